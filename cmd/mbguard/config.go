@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mbguard/mbguard/internal/config"
+	"github.com/mbguard/mbguard/internal/repo"
+)
+
+func newConfigCmd(e *env) *command {
+	c := &command{name: "config", short: "print the effective configuration and where each value came from",
+		flags: newFlags("config", "config [--json] [--keys]")}
+	asJSON := c.flags.Bool("json", false, "print JSON")
+	keys := c.flags.Bool("keys", false, "list the known keys with their environment variables")
+	c.run = func(ctx context.Context, args []string) int {
+		if *keys {
+			for _, k := range config.Keys() {
+				fmt.Fprintf(e.stdout, "%-30s %s\n", k, config.EnvName(k))
+			}
+			return exitOK
+		}
+		root := ""
+		if r, err := e.repo(); err == nil {
+			root = r.Root
+		} else if !errors.Is(err, repo.ErrNotRepo) {
+			return e.fail(err)
+		}
+		cfg, err := e.config(root)
+		if err != nil {
+			return e.fail(err)
+		}
+		if *asJSON {
+			type entry struct {
+				Key    string `json:"key"`
+				Value  any    `json:"value"`
+				Source string `json:"source"`
+			}
+			out := struct {
+				Values   []entry  `json:"values"`
+				Problems []string `json:"problems"`
+			}{Problems: cfg.Problems}
+			for _, k := range config.Keys() {
+				out.Values = append(out.Values, entry{k, cfg.Value(k), cfg.Sources[k]})
+			}
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(out); err != nil {
+				return e.fail(err)
+			}
+		} else {
+			for _, k := range config.Keys() {
+				fmt.Fprintf(e.stdout, "%-30s %-40s # %s\n", k, render(cfg.Value(k)), cfg.Sources[k])
+			}
+		}
+		if err := cfg.Err(); err != nil {
+			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+			return exitFindings
+		}
+		return exitOK
+	}
+	return c
+}
+
+func render(v any) string {
+	switch x := v.(type) {
+	case []string:
+		return "[" + strings.Join(x, ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}

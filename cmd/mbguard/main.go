@@ -1,0 +1,12 @@
+// Command mbguard enforces discipline on the memory-bank/ folder that AI coding agents use as
+// project memory: it gates agent tool calls, checks commits, and migrates legacy banks.
+package main
+
+import (
+	"context"
+	"os"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+)
+
+// version is set at build time with -ldflags "-X main.version=…"; otherwise read from the module.
+var version = ""
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func newVersionCmd(e *env) *command {
+	c := &command{name: "version", short: "print the version", flags: newFlags("version", "version")}
+	c.run = func(ctx context.Context, args []string) int {
+		fmt.Fprintln(e.stdout, "mbguard", versionString())
+		return exitOK
+	}
+	return c
+}

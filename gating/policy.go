@@ -1,0 +1,81 @@
+package gating
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Policy is the engine's configuration: the modes and every configurable list of SPEC §3.
+// internal/config builds it from the user's configuration; DefaultPolicy is the single source
+// of the defaults.
+type Policy struct {
+	Mode         Mode // read gate: off, warn (default), block
+	RecoveryMode Mode // recovery gate: default block
+	DocFirstMode Mode // Doc-First gate: default warn
+
+	// SensitivePaths are path patterns that make a write high risk. A pattern matches on whole
+	// path segments: "auth/" matches a directory segment named auth anywhere, "package.json" a
+	// file name, "*.pem" a file-name glob, ".env*" a glob, "infra/terraform/" a segment sequence.
+	SensitivePaths []string
+	// SafePaths are patterns that keep a single-file write low risk (progress.md, learnings/, …).
+	SafePaths []string
+	// SatisfyReads are canonical paths whose successful read satisfies the context requirement.
+	SatisfyReads []string
+	// ReaderAgents are subagent types whose call satisfies context and clears recovery.
+	ReaderAgents []string
+	// AnchorPrefixes are canonical path prefixes (or exact files) that are recovery anchors.
+	AnchorPrefixes []string
+	// FallbackAnchors are always added to the anchors on compaction, when they exist.
+	FallbackAnchors []string
+	// AnchorLRU is how many tracked anchors a session keeps (the most recent).
+	AnchorLRU int
+	// ShellMarkdownWrites allows shell writes of .md files into memory-bank/ (default false).
+	ShellMarkdownWrites bool
+	// AllowedBankFiles are non-.md file names that may be written into memory-bank/ (.gitkeep).
+	AllowedBankFiles []string
+}
+
+// DefaultPolicy returns the defaults from the seeds, extended as SPEC §3 asks.
+func DefaultPolicy() Policy {
+	return Policy{
+		Mode:         ModeWarn,
+		RecoveryMode: ModeBlock,
+		DocFirstMode: ModeWarn,
+		SensitivePaths: []string{
+			// auth and security code
+			"auth/", "security/", "sso/", "oauth/", "iam/", "permissions/", "crypto/",
+			// dependency manifests and lockfiles
+			"package.json", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "bun.lock",
+			"go.mod", "go.sum", "Cargo.toml", "Cargo.lock", "pyproject.toml", "poetry.lock", "uv.lock",
+			"Pipfile.lock", "requirements.txt", "Gemfile.lock", "composer.lock", "tsconfig.json",
+			// CI and infrastructure
+			".github/workflows/", ".gitlab-ci.yml", ".circleci/", "Jenkinsfile", ".ci/",
+			"docker/", "Dockerfile", "docker-compose.yml", "compose.yaml", "infra/", "terraform/", "*.tf",
+			"k8s/", "helm/", "deploy/",
+			// secrets, keys and certificates
+			".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "*.crt", "id_rsa", "id_ed25519", ".npmrc",
+			// migrations
+			"migrations/",
+		},
+		SafePaths: []string{
+			"memory-bank/details/progress.md", "memory-bank/details/learnings/",
+			"memory-bank/details/requirements/", "index.md",
+		},
+		SatisfyReads:     []string{"memory-bank/details/patterns.md"},
+		ReaderAgents:     []string{"memory-reader"},
+		AnchorPrefixes:   []string{"memory-bank/details/requirements/", "memory-bank/details/design/", "memory-bank/details/progress.md"},
+		FallbackAnchors:  []string{"memory-bank/MEMORY.md", "memory-bank/details/patterns.md"},
+		AnchorLRU:        5,
+		AllowedBankFiles: []string{".gitkeep"},
+	}
+}
+
+// ParseMode reads a mode case-insensitively ("Block", " warn "). An unknown value is an error,
+// never a silent default: the configuration layer reports it.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case ModeOff, ModeWarn, ModeBlock:
+		return m, nil
+	}
+	return "", fmt.Errorf("mode %q: want off, warn or block", s)
+}

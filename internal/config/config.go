@@ -1,0 +1,362 @@
+// Package config loads mbguard's configuration with koanf, in this order (later wins):
+// defaults → ~/.config/mbguard/config.yaml → .mbguard.yaml in the repository → environment
+// (MEMORY_BANK_GUARD_MODE, MEMORY_BANK_DOC_FIRST_MODE, MEMORY_BANK_MAX_CHARS, then MBGUARD_*)
+// → flags (--set key=value). Unknown keys are errors. It records where every value came from.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/knadh/koanf/parsers/yaml"
+	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/providers/rawbytes"
+	"github.com/knadh/koanf/v2"
+
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/gating"
+)
+
+// Config is the effective configuration.
+type Config struct {
+	Gating struct {
+		Mode                string   `koanf:"mode"`
+		DocFirst            string   `koanf:"doc_first"`
+		SensitivePaths      []string `koanf:"sensitive_paths"`
+		SafePaths           []string `koanf:"safe_paths"`
+		SatisfyReads        []string `koanf:"satisfy_reads"`
+		ReaderAgents        []string `koanf:"reader_agents"`
+		ShellMarkdownWrites bool     `koanf:"shell_markdown_writes"`
+	} `koanf:"gating"`
+	Recovery struct {
+		Mode      string   `koanf:"mode"`
+		Anchors   []string `koanf:"anchors"`
+		Fallbacks []string `koanf:"fallbacks"`
+		LRU       int      `koanf:"lru"`
+	} `koanf:"recovery"`
+	Context struct {
+		MaxChars int `koanf:"max_chars"`
+	} `koanf:"context"`
+	Templates struct {
+		Minimum string `koanf:"minimum"`
+	} `koanf:"templates"`
+	Check struct {
+		// AllowedFiles are non-.md file names allowed under memory-bank/ (commit checks and write guard).
+		AllowedFiles []string `koanf:"allowed_files"`
+	} `koanf:"check"`
+	State struct {
+		TTL string `koanf:"ttl"`
+	} `koanf:"state"`
+
+	// Sources maps every key to where its value came from ("default", a file path, "env NAME", "flag").
+	Sources map[string]string `koanf:"-"`
+	// Problems are values that were read but are not valid (e.g. gating.mode: blok). Load still
+	// returns the configuration so that doctor can report them; hooks must refuse to guess.
+	Problems []string `koanf:"-"`
+}
+
+func defaults() map[string]any {
+	p := gating.DefaultPolicy()
+	return map[string]any{
+		"gating.mode":                  string(p.Mode),
+		"gating.doc_first":             string(p.DocFirstMode),
+		"gating.sensitive_paths":       p.SensitivePaths,
+		"gating.safe_paths":            p.SafePaths,
+		"gating.satisfy_reads":         p.SatisfyReads,
+		"gating.reader_agents":         p.ReaderAgents,
+		"gating.shell_markdown_writes": p.ShellMarkdownWrites,
+		"recovery.mode":                string(p.RecoveryMode),
+		"recovery.anchors":             p.AnchorPrefixes,
+		"recovery.fallbacks":           p.FallbackAnchors,
+		"recovery.lru":                 p.AnchorLRU,
+		"context.max_chars":            12000,
+		"templates.minimum":            bank.CurrentTemplate.String(),
+		"check.allowed_files":          p.AllowedBankFiles,
+		"state.ttl":                    "24h",
+	}
+}
+
+// Keys lists every configuration key, sorted.
+func Keys() []string {
+	var ks []string
+	for k := range defaults() {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// legacyEnv are the environment names of the original plugin; MBGUARD_* names win over them.
+var legacyEnv = [][2]string{
+	{"MEMORY_BANK_GUARD_MODE", "gating.mode"},
+	{"MEMORY_BANK_DOC_FIRST_MODE", "gating.doc_first"},
+	{"MEMORY_BANK_MAX_CHARS", "context.max_chars"},
+}
+
+// EnvName is the MBGUARD_* variable for a key: gating.doc_first → MBGUARD_GATING_DOC_FIRST.
+func EnvName(key string) string {
+	return "MBGUARD_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// Options says where to look.
+type Options struct {
+	// RepoRoot is the repository root; empty when not in a repository.
+	RepoRoot string
+	// Getenv reads the environment (os.Getenv in main, a map in tests).
+	Getenv func(string) string
+	// Sets are flag overrides as key=value.
+	Sets []string
+}
+
+// UserFile is the per-user configuration file: $XDG_CONFIG_HOME/mbguard/config.yaml or
+// ~/.config/mbguard/config.yaml.
+func UserFile(getenv func(string) string) string {
+	if x := getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "mbguard", "config.yaml")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "mbguard", "config.yaml")
+	}
+	return ""
+}
+
+// RepoFile is the repository's configuration file name.
+const RepoFile = ".mbguard.yaml"
+
+// Load builds the effective configuration. It fails on unreadable files, YAML errors and
+// unknown keys; invalid values are collected in Problems.
+func Load(o Options) (*Config, error) {
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	def := defaults()
+	k := koanf.New(".")
+	src := map[string]string{}
+	if err := k.Load(confmap.Provider(def, "."), nil); err != nil {
+		return nil, fmt.Errorf("loading defaults: %w", err)
+	}
+	for key := range def {
+		src[key] = "default"
+	}
+	files := []string{UserFile(o.Getenv)}
+	if o.RepoRoot != "" {
+		files = append(files, filepath.Join(o.RepoRoot, RepoFile))
+	}
+	for _, f := range files {
+		if f == "" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f, err)
+		}
+		fk := koanf.New(".")
+		if err := fk.Load(rawbytes.Provider(b), yaml.Parser()); err != nil {
+			return nil, fmt.Errorf("%s: %w (fix the YAML; see mbguard config --help)", f, err)
+		}
+		for _, key := range fk.Keys() {
+			if _, ok := def[key]; !ok {
+				return nil, fmt.Errorf("%s: unknown key %q (known keys: mbguard config --keys)", f, key)
+			}
+			src[key] = f
+		}
+		if err := k.Merge(fk); err != nil {
+			return nil, fmt.Errorf("merging %s: %w", f, err)
+		}
+	}
+	over := map[string]any{}
+	set := func(key, raw, from string) error {
+		v, err := convert(def[key], raw)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", from, key, err)
+		}
+		over[key] = v
+		src[key] = from
+		return nil
+	}
+	for _, le := range legacyEnv {
+		if v := o.Getenv(le[0]); v != "" {
+			if err := set(le[1], v, "env "+le[0]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, key := range Keys() {
+		if v := o.Getenv(EnvName(key)); v != "" {
+			if err := set(key, v, "env "+EnvName(key)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, s := range o.Sets {
+		key, val, ok := strings.Cut(s, "=")
+		key = strings.TrimSpace(key)
+		if !ok {
+			return nil, fmt.Errorf("--set %q: want key=value", s)
+		}
+		if _, known := def[key]; !known {
+			return nil, fmt.Errorf("--set %q: unknown key %q (known keys: mbguard config --keys)", s, key)
+		}
+		if err := set(key, val, "flag --set"); err != nil {
+			return nil, err
+		}
+	}
+	if err := k.Load(confmap.Provider(over, "."), nil); err != nil {
+		return nil, fmt.Errorf("loading overrides: %w", err)
+	}
+	c := &Config{}
+	if err := k.UnmarshalWithConf("", c, koanf.UnmarshalConf{Tag: "koanf"}); err != nil {
+		return nil, fmt.Errorf("decoding configuration: %w", err)
+	}
+	c.Sources = src
+	c.validate()
+	return c, nil
+}
+
+func convert(like any, raw string) (any, error) {
+	switch like.(type) {
+	case []string:
+		var out []string
+		for _, p := range strings.Split(raw, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out, nil
+	case int:
+		n, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a whole number", raw)
+		}
+		return n, nil
+	case bool:
+		b, err := strconv.ParseBool(strings.TrimSpace(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not true or false", raw)
+		}
+		return b, nil
+	}
+	return raw, nil
+}
+
+func (c *Config) validate() {
+	for _, m := range []struct{ key, val string }{
+		{"gating.mode", c.Gating.Mode}, {"gating.doc_first", c.Gating.DocFirst}, {"recovery.mode", c.Recovery.Mode},
+	} {
+		if _, err := gating.ParseMode(m.val); err != nil {
+			c.Problems = append(c.Problems, fmt.Sprintf("%s = %q (from %s): want off, warn or block", m.key, m.val, c.Sources[m.key]))
+		}
+	}
+	if c.Context.MaxChars < 0 {
+		c.Problems = append(c.Problems, fmt.Sprintf("context.max_chars = %d (from %s): want 0 or more", c.Context.MaxChars, c.Sources["context.max_chars"]))
+	}
+	if c.Recovery.LRU < 1 {
+		c.Problems = append(c.Problems, fmt.Sprintf("recovery.lru = %d (from %s): want 1 or more", c.Recovery.LRU, c.Sources["recovery.lru"]))
+	}
+	if _, err := bank.ParseVersion(c.Templates.Minimum); err != nil {
+		c.Problems = append(c.Problems, fmt.Sprintf("templates.minimum = %q (from %s): want vMAJOR.MINOR such as v7.1", c.Templates.Minimum, c.Sources["templates.minimum"]))
+	}
+	if _, err := time.ParseDuration(c.State.TTL); err != nil {
+		c.Problems = append(c.Problems, fmt.Sprintf("state.ttl = %q (from %s): want a duration such as 24h", c.State.TTL, c.Sources["state.ttl"]))
+	}
+}
+
+// Err returns the configuration problems as one error, or nil.
+func (c *Config) Err() error {
+	if len(c.Problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("invalid configuration: %s (fix it, then run mbguard doctor)", strings.Join(c.Problems, "; "))
+}
+
+// Policy converts the configuration into the gating engine's policy. Invalid modes become
+// block: a hook that cannot read its mode must not silently allow what the user meant to stop.
+func (c *Config) Policy() gating.Policy {
+	p := gating.DefaultPolicy()
+	mode := func(s string) gating.Mode {
+		m, err := gating.ParseMode(s)
+		if err != nil {
+			return gating.ModeBlock
+		}
+		return m
+	}
+	p.Mode = mode(c.Gating.Mode)
+	p.DocFirstMode = mode(c.Gating.DocFirst)
+	p.RecoveryMode = mode(c.Recovery.Mode)
+	p.SensitivePaths = c.Gating.SensitivePaths
+	p.SafePaths = c.Gating.SafePaths
+	p.SatisfyReads = c.Gating.SatisfyReads
+	p.ReaderAgents = c.Gating.ReaderAgents
+	p.ShellMarkdownWrites = c.Gating.ShellMarkdownWrites
+	p.AnchorPrefixes = c.Recovery.Anchors
+	p.FallbackAnchors = c.Recovery.Fallbacks
+	if c.Recovery.LRU > 0 {
+		p.AnchorLRU = c.Recovery.LRU
+	}
+	p.AllowedBankFiles = c.Check.AllowedFiles
+	return p
+}
+
+// TTL is the session expiry, defaulting to 24h when invalid.
+func (c *Config) TTL() time.Duration {
+	d, err := time.ParseDuration(c.State.TTL)
+	if err != nil || d <= 0 {
+		return 24 * time.Hour
+	}
+	return d
+}
+
+// MinimumTemplate is templates.minimum parsed, defaulting to the current template.
+func (c *Config) MinimumTemplate() bank.Version {
+	v, err := bank.ParseVersion(c.Templates.Minimum)
+	if err != nil {
+		return bank.CurrentTemplate
+	}
+	return v
+}
+
+// Value returns the effective value of a key, for printing.
+func (c *Config) Value(key string) any {
+	switch key {
+	case "gating.mode":
+		return c.Gating.Mode
+	case "gating.doc_first":
+		return c.Gating.DocFirst
+	case "gating.sensitive_paths":
+		return c.Gating.SensitivePaths
+	case "gating.safe_paths":
+		return c.Gating.SafePaths
+	case "gating.satisfy_reads":
+		return c.Gating.SatisfyReads
+	case "gating.reader_agents":
+		return c.Gating.ReaderAgents
+	case "gating.shell_markdown_writes":
+		return c.Gating.ShellMarkdownWrites
+	case "recovery.mode":
+		return c.Recovery.Mode
+	case "recovery.anchors":
+		return c.Recovery.Anchors
+	case "recovery.fallbacks":
+		return c.Recovery.Fallbacks
+	case "recovery.lru":
+		return c.Recovery.LRU
+	case "context.max_chars":
+		return c.Context.MaxChars
+	case "templates.minimum":
+		return c.Templates.Minimum
+	case "check.allowed_files":
+		return c.Check.AllowedFiles
+	case "state.ttl":
+		return c.State.TTL
+	}
+	return nil
+}

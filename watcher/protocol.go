@@ -1,0 +1,66 @@
+package watcher
+
+import (
+	"encoding/json"
+
+	"github.com/mbguard/mbguard/gating"
+)
+
+// Request is one request of the JSON-lines protocol spoken by `mbguard serve --stdio` and by the
+// `mbguard watch` unix socket (docs/protocol.md). Requests are pipelined: a client may send many
+// before reading, and every request gets exactly one Response carrying its ID.
+type Request struct {
+	// ID is echoed back verbatim (a number or a string).
+	ID json.RawMessage `json:"id,omitempty"`
+	// Op is "event" (a gating event), "context" (the context block for a session), "status",
+	// "ping" or "shutdown".
+	Op string `json:"op"`
+	// Event is the gating event for Op "event".
+	Event *gating.Event `json:"event,omitempty"`
+	// Session names the session for Op "context".
+	Session string `json:"session,omitempty"`
+}
+
+// Response answers one Request.
+type Response struct {
+	ID json.RawMessage `json:"id,omitempty"`
+	// Decision is the engine's decision for Op "event".
+	Decision *gating.Decision `json:"decision,omitempty"`
+	// Context is the <memory-bank> block for Op "context" ("" when there is nothing to inject).
+	Context string `json:"context,omitempty"`
+	// Notice carries out-of-band findings from the file watcher that this session has not been
+	// told about yet; hosts append it to what the agent sees.
+	Notice string `json:"notice,omitempty"`
+	// Status is the answer to Op "status".
+	Status *Status `json:"status,omitempty"`
+	// Error is set when the request could not be served; Decision may still carry a fail-safe answer.
+	Error string `json:"error,omitempty"`
+}
+
+// Status is a snapshot for `mbguard status`.
+type Status struct {
+	Root     string          `json:"root"`
+	Sessions []SessionStatus `json:"sessions"`
+	Findings []Finding       `json:"findings"`
+	Watching bool            `json:"watching"`
+	PID      int             `json:"pid,omitempty"`
+}
+
+// SessionStatus summarises one session.
+type SessionStatus struct {
+	ID            string   `json:"id"`
+	Message       string   `json:"message,omitempty"`
+	Satisfied     bool     `json:"satisfied"`
+	RecoveryArmed bool     `json:"recovery_armed"`
+	UnreadAnchors []string `json:"unread_anchors,omitempty"`
+	Updated       int64    `json:"updated"`
+}
+
+// Finding is an out-of-band change the file watcher noticed in memory-bank/.
+type Finding struct {
+	Path    string `json:"path"`
+	Line    int    `json:"line,omitempty"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	Time    int64  `json:"time"` // Unix ms
+}
