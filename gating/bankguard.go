@@ -1,0 +1,203 @@
+package gating
+
+import (
+	"bytes"
+	"path"
+	"strings"
+
+	"github.com/mbguard/mbguard/bank"
+)
+
+// bankGuard is the memory-bank write guard (seed 004), on in every mode. It returns the block
+// message for the first violation ("" when none) and whether the call writes memory-bank files
+// through a permitted route (for Doc-First and the writing guideline).
+func (e *Engine) bankGuard(a *action, fx Facts, fold bool) (msg string, bankWrites bool) {
+	if a.kind == kindShell {
+		return e.shellBankGuard(a, fx, fold)
+	}
+	for i := range a.writes {
+		w := &a.writes[i]
+		lexBank := w.lexIn && inBank(w.lex)
+		resBank := w.inRepo && inBank(w.rel)
+		if !lexBank && !resBank {
+			continue
+		}
+		if lexBank != resBank {
+			return symlinkMessage(w), false
+		}
+		if m := e.checkBankWrite(w, fx, fold); m != "" {
+			return m, false
+		}
+		bankWrites = true
+	}
+	return "", bankWrites
+}
+
+func symlinkMessage(w *writeTarget) string {
+	if w.lexIn && inBank(w.lex) {
+		return prefixBank + "blocked: " + w.lex + " is a symlink that leads out of memory-bank/ (to " + w.rel +
+			"). Next: write a real .md file inside memory-bank/ with the write/edit tool."
+	}
+	return prefixBank + "blocked: " + w.raw + " leads into " + w.rel + " through a symlink. Next: write " + w.rel +
+		" by its own memory-bank/ path with the write/edit tool."
+}
+
+func (e *Engine) checkBankWrite(w *writeTarget, fx Facts, fold bool) string {
+	rel := w.rel
+	isEntry := rel == key(bankEntry, fold)
+	if w.op == opDelete || w.op == opMoveFrom {
+		if isEntry {
+			return prefixBank + "blocked: " + rel + " is the memory bank's entry file and must not be deleted or moved. " +
+				"Next: change its content with the edit tool instead."
+		}
+		return "" // removing a stray or obsolete file is tidying, not scribbling
+	}
+	if !isMarkdown(rel) && !e.allowedBankFile(rel) {
+		return prefixBank + "blocked: memory-bank/ holds only Markdown, and " + rel + " is not an .md file. " +
+			"Next: use the write/edit tool on an .md path such as " + mdPath(rel) + "."
+	}
+	old, exists := fx.Read(rel)
+	base, baseOK := old, exists
+	if w.op == opPatch && w.src != rel {
+		base, baseOK = fx.Read(w.src) // a move edits the source's content on the way
+	}
+	var next, added string
+	known := false
+	switch w.op {
+	case opWrite:
+		next, added, known = w.content, w.content, true
+	case opEdit:
+		if !baseOK {
+			base = ""
+		}
+		next, known = applyEdits(base, w.edits)
+		var b strings.Builder
+		for _, ed := range w.edits {
+			b.WriteString(ed.new)
+			b.WriteByte('\n')
+		}
+		added = b.String()
+	case opPatch:
+		if baseOK {
+			next, known = w.patch.Apply(base)
+		}
+		added = w.patch.Added
+	case opPartial:
+		added = w.content
+	}
+	if m := checkBlocks(rel, isEntry, base, baseOK, next, known, w.op); m != "" {
+		return m
+	}
+	if strings.TrimSpace(added) != "" {
+		if ids := fx.Secrets(rel, added); len(ids) > 0 {
+			return prefixBank + "blocked: the new content for " + rel + " contains a secret (" + strings.Join(ids, ", ") +
+				"). Next: remove it and retry; credentials never belong in memory-bank/."
+		}
+	}
+	return ""
+}
+
+// checkBlocks keeps the block markers well formed and USER_BLOCK byte-identical.
+func checkBlocks(rel string, isEntry bool, old string, exists bool, next string, known bool, op writeOp) string {
+	var ob bank.Blocks
+	had := false
+	if exists {
+		var ok bool
+		ob, ok = bank.ParseBlocks([]byte(old))
+		had = ok && (ob.HasMachine || ob.HasUser)
+	}
+	if !known {
+		if had {
+			what := "the edit's oldString is not in the file verbatim"
+			if op == opPatch {
+				what = "the patch does not apply to the file as it is"
+			}
+			return prefixBank + "blocked: " + what + ", so mbguard cannot check that " + rel +
+				" keeps its block markers and USER_BLOCK. Next: read " + rel + " again and retry with its exact text."
+		}
+		return ""
+	}
+	nb, nok := bank.ParseBlocks([]byte(next))
+	switch {
+	case !nok && (had || len(bank.ScanMarkers([]byte(next)).Markers) > 0):
+		return prefixBank + "blocked: this write would leave malformed block markers in " + rel +
+			" (each START before its END, once each, not nested). Next: retry keeping every <!-- ..._BLOCK_START/END --> line intact."
+	case had && (ob.HasMachine && !nb.HasMachine || ob.HasUser && !nb.HasUser):
+		return prefixBank + "blocked: this write would remove block markers from " + rel +
+			". Next: retry keeping the MACHINE_BLOCK and USER_BLOCK markers in place."
+	case isEntry && (!nb.HasMachine || !nb.HasUser):
+		return prefixBank + "blocked: " + rel + " must keep both a MACHINE_BLOCK and a USER_BLOCK. " +
+			"Next: retry with both blocks' markers present."
+	}
+	if had && ob.HasUser {
+		ou, _ := bank.UserBlock([]byte(old))
+		nu, _ := bank.UserBlock([]byte(next))
+		if !bytes.Equal(ou, nu) {
+			return prefixBank + "blocked: this write would change the USER_BLOCK of " + rel +
+				", which belongs to the user. Next: change only text outside <!-- USER_BLOCK_START --> … <!-- USER_BLOCK_END -->."
+		}
+	}
+	return ""
+}
+
+func (e *Engine) allowedBankFile(rel string) bool {
+	b := path.Base(rel)
+	for _, a := range e.Policy.AllowedBankFiles {
+		if strings.EqualFold(a, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// mdPath suggests the .md name for a non-Markdown bank path.
+func mdPath(rel string) string {
+	ext := path.Ext(rel)
+	if ext == "" || strings.Contains(ext, "/") {
+		return rel + ".md"
+	}
+	return strings.TrimSuffix(rel, ext) + ".md"
+}
+
+// shellBankGuard keeps shell commands out of memory-bank/: their effect on markers, USER_BLOCK
+// and secrets cannot be checked before they run.
+func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
+	if !a.isWrite() {
+		return "", false
+	}
+	next := " Next: use the write/edit tool on the memory-bank/ .md file instead."
+	cwd := canon(a.cwd, "", fx)
+	if a.shellUnknown && (cwd.inRepo && inBank(cwd.rel) || cwd.lexIn && inBank(cwd.lex)) {
+		return prefixBank + "blocked: this shell command runs inside memory-bank/ and writes somewhere mbguard cannot determine." + next, false
+	}
+	if a.interpreter && mentionsBank(a.cmd) {
+		return prefixBank + "blocked: inline interpreter code that names memory-bank/ may write into it." + next, false
+	}
+	var targets []*writeTarget
+	for i := range a.writes {
+		w := &a.writes[i]
+		if w.inRepo && inBank(w.rel) || w.lexIn && inBank(w.lex) {
+			targets = append(targets, w)
+		}
+	}
+	if len(targets) == 0 {
+		return "", false
+	}
+	first := targets[0].rel
+	if !e.Policy.ShellMarkdownWrites {
+		return prefixBank + "blocked: shell writes into memory-bank/ are not allowed (" + first + ")." + next, false
+	}
+	for _, w := range targets {
+		lexBank := w.lexIn && inBank(w.lex)
+		resBank := w.inRepo && inBank(w.rel)
+		switch {
+		case lexBank != resBank:
+			return symlinkMessage(w), false
+		case w.rel == key(bankEntry, fold):
+			return prefixBank + "blocked: " + w.rel + " may change only through the write/edit tool, which checks its blocks." + next, false
+		case !isMarkdown(w.rel) && !e.allowedBankFile(w.rel):
+			return prefixBank + "blocked: shell writes into memory-bank/ are allowed for .md files only (" + w.rel + ")." + next, false
+		}
+	}
+	return "", true
+}
