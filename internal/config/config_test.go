@@ -1,0 +1,165 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/gating"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func write(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, ".config/mbguard/config.yaml"), "gating:\n  mode: block\n  doc_first: off\ncontext:\n  max_chars: 100\n")
+	write(t, filepath.Join(root, RepoFile), "gating:\n  doc_first: block\nrecovery:\n  lru: 2\n")
+	tests := []struct {
+		name    string
+		env     map[string]string
+		sets    []string
+		key     string
+		want    any
+		wantSrc string
+	}{
+		{"default", nil, nil, "recovery.mode", "block", "default"},
+		{"user file", nil, nil, "gating.mode", "block", filepath.Join(home, ".config/mbguard/config.yaml")},
+		{"repo file beats user file", nil, nil, "gating.doc_first", "block", filepath.Join(root, RepoFile)},
+		{"legacy env beats files", map[string]string{"MEMORY_BANK_GUARD_MODE": "off"}, nil, "gating.mode", "off", "env MEMORY_BANK_GUARD_MODE"},
+		{"MBGUARD env beats legacy env", map[string]string{"MEMORY_BANK_GUARD_MODE": "off", "MBGUARD_GATING_MODE": "warn"}, nil, "gating.mode", "warn", "env MBGUARD_GATING_MODE"},
+		{"legacy max chars", map[string]string{"MEMORY_BANK_MAX_CHARS": "77"}, nil, "context.max_chars", 77, "env MEMORY_BANK_MAX_CHARS"},
+		{"legacy doc first", map[string]string{"MEMORY_BANK_DOC_FIRST_MODE": "warn"}, nil, "gating.doc_first", "warn", "env MEMORY_BANK_DOC_FIRST_MODE"},
+		{"flag beats env", map[string]string{"MBGUARD_RECOVERY_LRU": "4"}, []string{"recovery.lru=9"}, "recovery.lru", 9, "flag --set"},
+		{"env list is comma separated", map[string]string{"MBGUARD_GATING_READER_AGENTS": "memory-reader, scout"}, nil, "gating.reader_agents", []string{"memory-reader", "scout"}, "env MBGUARD_GATING_READER_AGENTS"},
+		{"env bool", map[string]string{"MBGUARD_GATING_SHELL_MARKDOWN_WRITES": "true"}, nil, "gating.shell_markdown_writes", true, "env MBGUARD_GATING_SHELL_MARKDOWN_WRITES"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"HOME": home}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c, err := Load(Options{RepoRoot: root, Getenv: envOf(env), Sets: tc.sets})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Value(tc.key); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%s = %#v, want %#v", tc.key, got, tc.want)
+			}
+			if c.Sources[tc.key] != tc.wantSrc {
+				t.Errorf("source of %s = %q, want %q", tc.key, c.Sources[tc.key], tc.wantSrc)
+			}
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name, user, repo string
+		env              map[string]string
+		sets             []string
+		want             string
+	}{
+		{"unknown key in repo file", "", "gating:\n  moed: block\n", nil, nil, `unknown key "gating.moed"`},
+		{"unknown key in user file", "surprise: 1\n", "", nil, nil, `unknown key "surprise"`},
+		{"bad yaml", "", "gating: [\n", nil, nil, "fix the YAML"},
+		{"bad int in env", "", "", map[string]string{"MEMORY_BANK_MAX_CHARS": "lots"}, nil, `"lots" is not a whole number`},
+		{"bad bool in env", "", "", map[string]string{"MBGUARD_GATING_SHELL_MARKDOWN_WRITES": "maybe"}, nil, "not true or false"},
+		{"set without value", "", "", nil, []string{"gating.mode"}, "want key=value"},
+		{"set unknown key", "", "", nil, []string{"nope=1"}, `unknown key "nope"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home, root := t.TempDir(), t.TempDir()
+			if tc.user != "" {
+				write(t, filepath.Join(home, ".config/mbguard/config.yaml"), tc.user)
+			}
+			if tc.repo != "" {
+				write(t, filepath.Join(root, RepoFile), tc.repo)
+			}
+			env := map[string]string{"HOME": home}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			_, err := Load(Options{RepoRoot: root, Getenv: envOf(env), Sets: tc.sets})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestProblemsAreReportedNotDefaulted(t *testing.T) {
+	c, err := Load(Options{Getenv: envOf(map[string]string{
+		"MEMORY_BANK_GUARD_MODE":     "blok",
+		"MBGUARD_RECOVERY_MODE":      "sometimes",
+		"MBGUARD_TEMPLATES_MINIMUM":  "seven",
+		"MBGUARD_STATE_TTL":          "forever",
+		"MBGUARD_RECOVERY_LRU":       "0",
+		"MEMORY_BANK_DOC_FIRST_MODE": "WARN",
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(c.Problems, "\n")
+	for _, want := range []string{`gating.mode = "blok" (from env MEMORY_BANK_GUARD_MODE)`, `recovery.mode = "sometimes"`, `templates.minimum = "seven"`, `state.ttl = "forever"`, `recovery.lru = 0`} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("problems %q lack %q", joined, want)
+		}
+	}
+	if strings.Contains(joined, "doc_first") {
+		t.Errorf("WARN is a valid mode (case-insensitive), but was reported: %s", joined)
+	}
+	if c.Err() == nil || !strings.Contains(c.Err().Error(), "mbguard doctor") {
+		t.Errorf("Err() = %v, want a message naming mbguard doctor", c.Err())
+	}
+	p := c.Policy()
+	if p.Mode != gating.ModeBlock || p.RecoveryMode != gating.ModeBlock {
+		t.Errorf("invalid modes must act as block, got read=%s recovery=%s", p.Mode, p.RecoveryMode)
+	}
+	if p.DocFirstMode != gating.ModeWarn {
+		t.Errorf("doc-first = %s, want warn", p.DocFirstMode)
+	}
+}
+
+func TestPolicyCarriesLists(t *testing.T) {
+	c, err := Load(Options{Getenv: envOf(map[string]string{
+		"MBGUARD_GATING_SENSITIVE_PATHS": "vault/,*.secret",
+		"MBGUARD_RECOVERY_ANCHORS":       "memory-bank/details/plan.md",
+		"MBGUARD_CHECK_ALLOWED_FILES":    ".gitkeep,.keep",
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Policy()
+	if !reflect.DeepEqual(p.SensitivePaths, []string{"vault/", "*.secret"}) ||
+		!reflect.DeepEqual(p.AnchorPrefixes, []string{"memory-bank/details/plan.md"}) ||
+		!reflect.DeepEqual(p.AllowedBankFiles, []string{".gitkeep", ".keep"}) {
+		t.Errorf("policy lists not carried over: %+v", p)
+	}
+}
+
+func TestDefaultsMatchGating(t *testing.T) {
+	c, err := Load(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Err(); err != nil {
+		t.Fatalf("defaults are invalid: %v", err)
+	}
+	if got, want := c.Policy(), gating.DefaultPolicy(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Policy() from defaults = %+v\nwant gating.DefaultPolicy() = %+v", got, want)
+	}
+}
