@@ -170,6 +170,11 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 	if a.shellUnknown && (cwd.inRepo && inBank(cwd.rel) || cwd.lexIn && inBank(cwd.lex)) {
 		return prefixBank + "blocked: this shell command runs inside memory-bank/ and writes somewhere mbguard cannot determine." + next, false
 	}
+	// An undeterminable write in a command that names memory-bank/ (cd memory-bank && … > $F)
+	// may well land there; an unrelated one (make > $LOG) does not name it.
+	if a.shellUnknown && mentionsBank(a.cmd) {
+		return prefixBank + "blocked: this shell command names memory-bank/ and writes somewhere mbguard cannot determine." + next, false
+	}
 	if a.interpreter && mentionsBank(a.cmd) {
 		return prefixBank + "blocked: inline interpreter code that names memory-bank/ may write into it." + next, false
 	}

@@ -31,6 +31,9 @@ type PatchFile struct {
 // added lines). Line numbers are ignored: agents' patches rarely have correct ones.
 type Hunk struct {
 	Old, New []string
+	// ops has one byte per body line (' ' context, '-' removed, '+' added) so Apply can keep the
+	// file's own spelling of context lines that matched loosely.
+	ops []byte
 }
 
 // ParsePatch reads the files a patch touches, in either unified diff form (git or plain) or
@@ -123,15 +126,19 @@ func parseCodexPatch(text string) []PatchFile {
 func hunkLine(h *Hunk, added *strings.Builder, line string) {
 	switch {
 	case strings.HasPrefix(line, "+"):
+		h.ops = append(h.ops, '+')
 		h.New = append(h.New, line[1:])
 		added.WriteString(line[1:])
 		added.WriteByte('\n')
 	case strings.HasPrefix(line, "-"):
+		h.ops = append(h.ops, '-')
 		h.Old = append(h.Old, line[1:])
 	case strings.HasPrefix(line, " "):
+		h.ops = append(h.ops, ' ')
 		h.Old = append(h.Old, line[1:])
 		h.New = append(h.New, line[1:])
 	case line == "":
+		h.ops = append(h.ops, ' ')
 		h.Old = append(h.Old, "")
 		h.New = append(h.New, "")
 	}
@@ -346,13 +353,7 @@ func (f PatchFile) Apply(old string) (string, bool) {
 	lines := strings.Split(old, "\n")
 	pos := 0
 	for _, h := range f.Hunks {
-		// Blank context lines at a hunk's end are usually the artefact of a trailing newline in
-		// the patch text, not real blank lines; requiring them would fail good patches.
-		k := 0
-		for k < len(h.Old) && k < len(h.New) && h.Old[len(h.Old)-1-k] == "" && h.New[len(h.New)-1-k] == "" {
-			k++
-		}
-		oldLines, newLines := h.Old[:len(h.Old)-k], h.New[:len(h.New)-k]
+		ops, oldLines, newLines := trimBlankContext(h)
 		if len(oldLines) == 0 {
 			// pure insertion without context: apply_patch appends at the end
 			tail := lines
@@ -372,12 +373,57 @@ func (f PatchFile) Apply(old string) (string, bool) {
 		}
 		next := make([]string, 0, len(lines)-len(oldLines)+len(newLines))
 		next = append(next, lines[:at]...)
-		next = append(next, newLines...)
-		next = append(next, lines[at+len(oldLines):]...)
+		fi, ni := at, 0
+		for _, op := range ops {
+			switch op {
+			case ' ':
+				next = append(next, lines[fi]) // the file's spelling, not the patch's
+				fi++
+				ni++
+			case '-':
+				fi++
+			case '+':
+				next = append(next, newLines[ni])
+				ni++
+			}
+		}
+		pos = len(next)
+		next = append(next, lines[fi:]...)
 		lines = next
-		pos = at + len(newLines)
 	}
 	return strings.Join(lines, "\n"), true
+}
+
+// trimBlankContext drops blank context lines at a hunk's end: they are usually the artefact of
+// a trailing newline in the patch text, not real blank lines, and requiring them would fail
+// good patches. A Hunk built by hand (no ops) counts as all-removed, then all-added.
+func trimBlankContext(h Hunk) ([]byte, []string, []string) {
+	ops := h.ops
+	if len(ops) != len(h.Old)+len(h.New)-countOps(ops, ' ') {
+		ops = make([]byte, 0, len(h.Old)+len(h.New))
+		for range h.Old {
+			ops = append(ops, '-')
+		}
+		for range h.New {
+			ops = append(ops, '+')
+		}
+	}
+	oldL, newL := h.Old, h.New
+	for len(ops) > 0 && ops[len(ops)-1] == ' ' && oldL[len(oldL)-1] == "" {
+		ops = ops[:len(ops)-1]
+		oldL, newL = oldL[:len(oldL)-1], newL[:len(newL)-1]
+	}
+	return ops, oldL, newL
+}
+
+func countOps(ops []byte, c byte) int {
+	n := 0
+	for _, o := range ops {
+		if o == c {
+			n++
+		}
+	}
+	return n
 }
 
 func findLines(lines, want []string, from int, loose bool) int {

@@ -42,19 +42,25 @@ func DefaultPolicy() Policy {
 		RecoveryMode: ModeBlock,
 		DocFirstMode: ModeWarn,
 		SensitivePaths: []string{
-			// auth and security code
-			"auth/", "security/", "sso/", "oauth/", "iam/", "permissions/", "crypto/",
-			// dependency manifests and lockfiles
-			"package.json", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "bun.lock",
-			"go.mod", "go.sum", "Cargo.toml", "Cargo.lock", "pyproject.toml", "poetry.lock", "uv.lock",
-			"Pipfile.lock", "requirements.txt", "Gemfile.lock", "composer.lock", "tsconfig.json",
-			// CI and infrastructure
-			".github/workflows/", ".gitlab-ci.yml", ".circleci/", "Jenkinsfile", ".ci/",
-			"docker/", "Dockerfile", "docker-compose.yml", "compose.yaml", "infra/", "terraform/", "*.tf",
-			"k8s/", "helm/", "deploy/",
+			// auth and security code (seed 000: src/auth/, src/security/)
+			"auth/", "authn/", "authz/", "security/", "sso/", "oauth/", "iam/", "permissions/", "crypto/", "secrets/",
+			// dependency manifests and lockfiles (seed 000: package.json, tsconfig.json)
+			"package.json", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "pnpm-workspace.yaml",
+			"bun.lockb", "bun.lock", ".npmrc", ".yarnrc.yml", "tsconfig.json", "tsconfig.*.json",
+			"go.mod", "go.sum", "go.work", "go.work.sum", "Cargo.toml", "Cargo.lock",
+			"pyproject.toml", "poetry.lock", "uv.lock", "Pipfile", "Pipfile.lock", "requirements*.txt", "setup.py", "setup.cfg",
+			"Gemfile", "Gemfile.lock", "composer.json", "composer.lock", "pom.xml", "build.gradle", "build.gradle.kts",
+			// CI (seed 000 left it out; a broken pipeline is as costly as a broken build)
+			".github/workflows/", ".github/actions/", ".gitlab-ci.yml", ".gitlab/", ".circleci/", ".buildkite/", "Jenkinsfile",
+			"azure-pipelines.yml", "bitbucket-pipelines.yml", ".travis.yml", ".pre-commit-config.yaml",
+			// containers and infrastructure (seed 000: docker/, infra/)
+			"docker/", "Dockerfile", "Dockerfile.*", "*.Dockerfile", "docker-compose*.yml", "docker-compose*.yaml",
+			"compose.yml", "compose.yaml", "infra/", "terraform/", "*.tf", "*.tfvars", "k8s/", "kubernetes/", "helm/",
+			"charts/", "ansible/", "deploy/", "Pulumi.yaml",
 			// secrets, keys and certificates
-			".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "*.crt", "id_rsa", "id_ed25519", ".npmrc",
-			// migrations
+			".env*", "*.pem", "*.key", "*.p12", "*.pfx", "*.crt", "*.cer", "*.jks", "*.keystore", "*.gpg",
+			"id_rsa*", "id_ecdsa*", "id_ed25519*", ".ssh/", ".pypirc", ".netrc", "credentials*",
+			// database migrations
 			"migrations/",
 		},
 		SafePaths: []string{

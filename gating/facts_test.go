@@ -1,0 +1,117 @@
+package gating
+
+import (
+	"strings"
+)
+
+// memFacts is an in-memory Facts: a repository of files, symlinks and a folding flag.
+type memFacts struct {
+	root    string
+	files   map[string]string // canonical rel → content
+	links   map[string]string // absolute link → absolute target
+	ci      bool
+	noBank  bool
+	secrets int // Secrets calls, to prove the engine calls it only for bank writes
+}
+
+const testRoot = "/repo"
+
+// secretToken is what memFacts.Secrets flags, standing in for gitleaks.
+const secretToken = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+
+func newFacts(files map[string]string) *memFacts {
+	if files == nil {
+		files = map[string]string{}
+	}
+	return &memFacts{root: testRoot, files: files, links: map[string]string{}}
+}
+
+// bankFiles is a small v7.1 bank.
+func bankFiles() map[string]string {
+	return map[string]string{
+		"memory-bank/MEMORY.md":                     memoryMD,
+		"memory-bank/details/patterns.md":           "# Patterns\n- use zustand\n",
+		"memory-bank/details/progress.md":           "# Progress\n",
+		"memory-bank/details/tech.md":               "# Tech\n",
+		"memory-bank/details/design/gating.md":      "# Gating design\n",
+		"memory-bank/details/requirements/REQ-1.md": "# REQ-1\n",
+		"memory-bank/details/requirements/REQ-2.md": "# REQ-2\n",
+		"src/app.ts": "console.log(1)\n",
+	}
+}
+
+const memoryMD = `# Project Memory
+<!-- MACHINE_BLOCK_START -->
+<!-- MEMORY_BANK_TEMPLATE:v7.1 -->
+## Project Snapshot
+A demo.
+
+## Current Focus
+- Goal: switch the store to zustand
+- In progress: src/store
+- Remaining: tests
+
+## Decision Highlights
+| date | decision |
+<!-- MACHINE_BLOCK_END -->
+
+<!-- USER_BLOCK_START -->
+my own notes, hands off
+<!-- USER_BLOCK_END -->
+`
+
+func (m *memFacts) Root() string          { return m.root }
+func (m *memFacts) BankExists() bool      { return !m.noBank }
+func (m *memFacts) CaseInsensitive() bool { return m.ci }
+
+func (m *memFacts) Resolve(abs string) string {
+	for range 8 {
+		changed := false
+		for link, target := range m.links {
+			if abs == link || strings.HasPrefix(abs, link+"/") {
+				abs = target + abs[len(link):]
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return abs
+}
+
+func (m *memFacts) lookup(rel string) (string, bool) {
+	if c, ok := m.files[rel]; ok {
+		return c, true
+	}
+	if m.ci {
+		for k, c := range m.files {
+			if strings.EqualFold(k, rel) {
+				return c, true
+			}
+		}
+	}
+	return "", false
+}
+
+func (m *memFacts) Exists(rel string) bool {
+	if _, ok := m.lookup(rel); ok {
+		return true
+	}
+	for k := range m.files {
+		if strings.HasPrefix(k, rel+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *memFacts) Read(rel string) (string, bool) { return m.lookup(rel) }
+
+func (m *memFacts) Secrets(rel, content string) []string {
+	m.secrets++
+	if strings.Contains(content, "ghp_") {
+		return []string{"github-pat"}
+	}
+	return nil
+}

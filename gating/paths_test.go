@@ -1,0 +1,140 @@
+package gating
+
+import (
+	"testing"
+)
+
+func TestCanon(t *testing.T) {
+	tests := []struct {
+		name, raw, cwd string
+		ci             bool
+		links          map[string]string
+		want           string
+		in             bool
+	}{
+		{name: "relative onto root", raw: "memory-bank/MEMORY.md", want: "memory-bank/MEMORY.md", in: true},
+		{name: "backslashes", raw: `memory-bank\details\patterns.md`, want: "memory-bank/details/patterns.md", in: true},
+		{name: "dot segments", raw: "./src/../memory-bank/./x.md", want: "memory-bank/x.md", in: true},
+		{name: "relative onto cwd", raw: "../memory-bank/x.md", cwd: "/repo/src", want: "memory-bank/x.md", in: true},
+		{name: "relative cwd from root", raw: "x.md", cwd: "memory-bank", want: "memory-bank/x.md", in: true},
+		{name: "absolute inside", raw: "/repo/src/a.go", want: "src/a.go", in: true},
+		{name: "root itself", raw: "/repo", want: ".", in: true},
+		{name: "escape with dotdot", raw: "../other/memory-bank/x.md", want: "/other/memory-bank/x.md"},
+		{name: "sibling with root prefix", raw: "/repo2/memory-bank/x.md", want: "/repo2/memory-bank/x.md"},
+		{name: "home", raw: "~/memory-bank/x.md", want: "/~/memory-bank/x.md"},
+		{name: "windows drive", raw: `C:\repo\x.md`, want: "C:/repo/x.md"},
+		{name: "symlink out", raw: "memory-bank/link.md", links: map[string]string{"/repo/memory-bank/link.md": "/etc/passwd"}, want: "/etc/passwd"},
+		{name: "symlinked dir inside", raw: "docs/x.md", links: map[string]string{"/repo/docs": "/repo/memory-bank"}, want: "memory-bank/x.md", in: true},
+		{name: "case folded when insensitive", raw: "Memory-Bank/MEMORY.md", ci: true, want: "memory-bank/memory.md", in: true},
+		{name: "root case folded", raw: "/REPO/src/A.go", ci: true, want: "src/a.go", in: true},
+		{name: "case kept when sensitive", raw: "Memory-Bank/MEMORY.md", want: "Memory-Bank/MEMORY.md", in: true},
+		{name: "root case matters when sensitive", raw: "/REPO/src/a.go", want: "/REPO/src/a.go"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFacts(nil)
+			fx.ci = tc.ci
+			if tc.links != nil {
+				fx.links = tc.links
+			}
+			got, in := Canon(tc.raw, tc.cwd, fx)
+			if got != tc.want || in != tc.in {
+				t.Errorf("Canon(%q, %q) = %q, %v; want %q, %v", tc.raw, tc.cwd, got, in, tc.want, tc.in)
+			}
+		})
+	}
+}
+
+func TestMatchPath(t *testing.T) {
+	tests := []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"auth/", "src/auth/login.ts", true},
+		{"auth/", "auth/x.go", true},
+		{"auth/", "src/author.go", false},
+		{"auth/", "src/oauth/x.go", false},
+		{"auth/", "infra/auth", true}, // rm -rf names the directory itself
+		{"sso/", "src/processor.ts", false},
+		{"sso/", "src/sso/saml.ts", true},
+		{"package.json", "web/package.json", true},
+		{"package.json", "web/package.json.bak", false},
+		{"package.json", "package.json/x", false},
+		{".env*", ".env", true},
+		{".env*", "api/.env.local", true},
+		{".env*", "src/env.ts", false},
+		{"*.pem", "certs/server.pem", true},
+		{"*.pem", "pem/readme.md", false},
+		{"infra/terraform/", "ops/infra/terraform/main.tf", true},
+		{"infra/terraform/", "infra/x/terraform/main.tf", false},
+		{".github/workflows/", ".github/workflows/ci.yml", true},
+		{"memory-bank/details/progress.md", "memory-bank/details/progress.md", true},
+		{"memory-bank/details/progress.md", "memory-bank/details/progress.md.bak", false},
+		{"memory-bank/details/learnings/", "memory-bank/details/learnings/auth/x.md", true},
+		{"index.md", "memory-bank/details/design/index.md", true},
+		{"", "x", false},
+		{"[", "[", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.pattern+"~"+tc.path, func(t *testing.T) {
+			if got := MatchPath(tc.pattern, tc.path); got != tc.want {
+				t.Errorf("MatchPath(%q, %q) = %v, want %v", tc.pattern, tc.path, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDefaultPolicySensitive(t *testing.T) {
+	e := New(DefaultPolicy())
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"src/auth/session.ts", true},
+		{"pkg/security/x.go", true},
+		{"package-lock.json", true},
+		{"go.sum", true},
+		{".github/workflows/release.yml", true},
+		{".gitlab-ci.yml", true},
+		{"Dockerfile", true},
+		{"deploy/k8s/app.yaml", true},
+		{"main.tf", true},
+		{".env.production", true},
+		{"certs/tls.key", true},
+		{"db/migrations/001.sql", true},
+		{"src/processor.ts", false},
+		{"src/author.go", false},
+		{"src/store/index.ts", false},
+		{"README.md", false},
+		{"memory-bank/details/learnings/auth/notes.md", false}, // safe beats sensitive
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			if got := e.sensitive(tc.path, false); got != tc.want {
+				t.Errorf("sensitive(%q) = %v, want %v", tc.path, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Mode
+		err  bool
+	}{
+		{"off", ModeOff, false},
+		{"WARN", ModeWarn, false},
+		{" Block ", ModeBlock, false},
+		{"", "", true},
+		{"strict", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseMode(tc.in)
+			if got != tc.want || (err != nil) != tc.err {
+				t.Errorf("ParseMode(%q) = %q, %v", tc.in, got, err)
+			}
+		})
+	}
+}
