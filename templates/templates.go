@@ -1,0 +1,115 @@
+package templates
+
+import (
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mbguard/mbguard/bank"
+)
+
+// The explicit list keeps the .go files and anything else out of the binary.
+//
+//go:embed files/MEMORY.md files/details/tech.md files/details/patterns.md files/details/progress.md
+//go:embed files/details/requirement.md files/details/design.md files/details/learning.md
+//go:embed files/details/archive.md files/details/index.md
+var files embed.FS
+
+// Names of the templates, relative to memory-bank/ for the ones init writes as they are.
+const (
+	Memory      = "MEMORY.md"
+	Tech        = "details/tech.md"
+	Patterns    = "details/patterns.md"
+	Progress    = "details/progress.md"
+	Requirement = "details/requirement.md" // for details/requirements/REQ-….md
+	Design      = "details/design.md"      // for details/design/….md
+	Learning    = "details/learning.md"    // for details/learnings/….md
+	Archive     = "details/archive.md"     // for details/archive/….md
+	Index       = "details/index.md"       // for a folder's optional index.md
+)
+
+// Fixed section headings of MEMORY.md, matched exactly by upgrade.
+const (
+	SnapshotHeading  = "## Project Snapshot"
+	FocusHeading     = "## Current Focus"
+	DecisionsHeading = "## Decision Highlights"
+	RoutingHeading   = "## Routing Rules (intent-driven)"
+	DrillHeading     = "## Drill-Down Protocol"
+	SafetyHeading    = "## Write Safety Rules"
+	AnswersHeading   = "## Top Quick Answers"
+	// LegacyRoutingHeading is the plain heading older templates used.
+	LegacyRoutingHeading = "## Routing Rules"
+)
+
+// defaults fill placeholders a caller leaves empty, so every rendered template is usable.
+var defaults = map[string]string{
+	"snapshot": "- (what the project is, who it is for, and what it must never break)",
+	"stack":    "- (languages, frameworks and their versions)",
+	"id":       "000",
+	"title":    "Untitled",
+}
+
+var parsed = sync.OnceValues(func() (map[string]string, error) {
+	m := make(map[string]string)
+	for _, n := range Names() {
+		b, err := files.ReadFile("files/" + n)
+		if err != nil {
+			return nil, fmt.Errorf("reading embedded template %s: %w", n, err)
+		}
+		m[n] = strings.ReplaceAll(string(b), "{{template_marker}}", bank.TemplateMarker(bank.CurrentTemplate))
+	}
+	return m, nil
+})
+
+// Names lists every template, sorted.
+func Names() []string {
+	n := []string{Memory, Tech, Patterns, Progress, Requirement, Design, Learning, Archive, Index}
+	sort.Strings(n)
+	return n
+}
+
+// Render returns template name with its {{placeholders}} replaced by vars, falling back to
+// neutral defaults for the ones vars lacks.
+func Render(name string, vars map[string]string) ([]byte, error) {
+	m, err := parsed()
+	if err != nil {
+		return nil, err
+	}
+	t, ok := m[name]
+	if !ok {
+		return nil, fmt.Errorf("no template %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	var pairs []string
+	for k, v := range defaults {
+		if x, ok := vars[k]; ok && x != "" {
+			v = x
+		}
+		pairs = append(pairs, "{{"+k+"}}", v)
+	}
+	return []byte(strings.NewReplacer(pairs...).Replace(t)), nil
+}
+
+// Section returns one fixed section of the MEMORY.md template, from its heading line up to the
+// next "## " heading or the end of the machine block, ending in a newline.
+func Section(heading string) (string, error) {
+	m, err := parsed()
+	if err != nil {
+		return "", err
+	}
+	t := m[Memory]
+	start := strings.Index(t, "\n"+heading+"\n")
+	if start < 0 {
+		return "", fmt.Errorf("MEMORY.md template has no section %q", heading)
+	}
+	rest := t[start+1:]
+	end := len(rest)
+	if i := strings.Index(rest[len(heading):], "\n## "); i >= 0 {
+		end = len(heading) + i + 1
+	}
+	if i := strings.Index(rest, bank.MachineEnd.String()); i >= 0 && i < end {
+		end = i
+	}
+	return strings.TrimRight(rest[:end], "\n") + "\n", nil
+}
