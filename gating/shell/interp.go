@@ -1,0 +1,287 @@
+package shell
+
+import (
+	"strings"
+)
+
+// interpreter describes how a language runtime takes inline code.
+type interpreter struct {
+	flags flagSpec
+	code  []string // options whose value is inline code
+	// sub is a subcommand whose first operand is code (deno eval).
+	sub string
+}
+
+var interpreters = map[string]interpreter{
+	"python":    {flags: flagSpec{short: "cmWXQ", stopAtOperand: true}, code: []string{"-c"}},
+	"node":      {flags: flagSpec{short: "eprC", long: []string{"--eval", "--print", "--require", "--import", "--input-type", "--loader", "--conditions"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}},
+	"ruby":      {flags: flagSpec{short: "erICEF", stopAtOperand: true}, code: []string{"-e"}},
+	"perl":      {flags: flagSpec{short: "eEIMmF", stopAtOperand: true}, code: []string{"-e", "-E"}},
+	"php":       {flags: flagSpec{short: "rfdcBRE", stopAtOperand: true}, code: []string{"-r", "-B", "-R", "-E"}},
+	"deno":      {flags: flagSpec{stopAtOperand: true}, sub: "eval"},
+	"bun":       {flags: flagSpec{short: "ep", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}, sub: "eval"},
+	"osascript": {flags: flagSpec{short: "els", stopAtOperand: true}, code: []string{"-e"}},
+	"lua":       {flags: flagSpec{short: "el", stopAtOperand: true}, code: []string{"-e"}},
+	"Rscript":   {flags: flagSpec{short: "e", stopAtOperand: true}, code: []string{"-e"}},
+	"julia":     {flags: flagSpec{short: "eEL", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "-E", "--eval", "--print"}},
+	"pwsh":      {flags: flagSpec{stopAtOperand: true}, code: []string{"-c", "-Command", "-command"}},
+	"tsx":       {flags: flagSpec{short: "ep", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}},
+	"ts-node":   {flags: flagSpec{short: "ep", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}},
+}
+
+// interpName folds versioned names (python3.12, nodejs, powershell) onto
+// their interpreter.
+func interpName(name string) string {
+	switch {
+	case strings.HasPrefix(name, "python"), name == "pypy", name == "pypy3":
+		return "python"
+	case name == "nodejs":
+		return "node"
+	case name == "powershell":
+		return "pwsh"
+	case strings.HasPrefix(name, "php"), strings.HasPrefix(name, "ruby"), strings.HasPrefix(name, "perl"), strings.HasPrefix(name, "lua"):
+		for _, p := range []string{"php", "ruby", "perl", "lua"} {
+			if strings.HasPrefix(name, p) && strings.Trim(name[len(p):], "0123456789.") == "" {
+				return p
+			}
+		}
+	}
+	return name
+}
+
+// interp classifies an interpreter run: inline code is scanned, a script
+// file is not (see the package doc).
+func (w *walker) interp(it interpreter, args []arg, e *env, in *stdin) {
+	if pwshStyle(it) {
+		// PowerShell options are single-dash words, not letter clusters.
+		for i, a := range args {
+			for _, c := range it.code {
+				if strings.EqualFold(a.s, c) && i+1 < len(args) {
+					w.inline(args[i+1], e)
+					return
+				}
+			}
+		}
+		return
+	}
+	opts, ops := parseArgs(args, it.flags)
+	seen := false
+	for _, o := range opts {
+		for _, c := range it.code {
+			if o.name == c && o.has {
+				w.inline(o.value, e)
+				seen = true
+			}
+		}
+	}
+	if seen {
+		return
+	}
+	if it.sub != "" && len(ops) > 0 && ops[0].s == it.sub {
+		// deno eval [opts] CODE
+		_, sub := parseArgs(ops[1:], flagSpec{stopAtOperand: true})
+		if len(sub) > 0 {
+			w.inline(sub[0], e)
+		}
+		return
+	}
+	if len(ops) == 0 || ops[0].s == "-" {
+		w.stdinCode(in, func(code string) { w.inline(arg{s: code, exact: true}, e) })
+	}
+}
+
+func pwshStyle(it interpreter) bool {
+	return len(it.code) > 1 && it.code[1] == "-Command"
+}
+
+// inplaceInterp handles perl and ruby, which besides -e code can edit files
+// in place with -i[SUFFIX].
+func (w *walker) inplaceInterp(name string, args []arg, e *env, in *stdin) {
+	it := interpreters[name]
+	spec := it.flags
+	spec.optional = "i"
+	spec.stopAtOperand = false
+	opts, ops := parseArgs(args, spec)
+	if !hasOpt(opts, "-i") {
+		w.interp(it, args, e, in)
+		return
+	}
+	code := false
+	for _, o := range opts {
+		for _, c := range it.code {
+			if o.name == c && o.has {
+				w.inline(o.value, e)
+				code = true
+			}
+		}
+	}
+	if !code && len(ops) > 0 {
+		ops = ops[1:] // the script file
+	}
+	w.writeAll(ops, name+" -i", e)
+}
+
+// literal is a string literal found in inline code.
+type literal struct {
+	value string
+	start int // offset of the opening quote
+}
+
+// stringLiterals scans code for '…', "…" and `…` literals. It knows no
+// language: it only has to find the paths a snippet names, and it errs
+// towards finding more.
+func stringLiterals(code string) []literal {
+	var out []literal
+	for i := 0; i < len(code); i++ {
+		q := code[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		var b strings.Builder
+		j := i + 1
+		for ; j < len(code) && code[j] != q; j++ {
+			if code[j] == '\\' && j+1 < len(code) {
+				j++
+			}
+			b.WriteByte(code[j])
+		}
+		if j >= len(code) {
+			break
+		}
+		out = append(out, literal{value: b.String(), start: i})
+		i = j
+	}
+	return out
+}
+
+// writeMarkers are calls through which inline code changes files.
+var writeMarkers = []string{
+	"write", "append", "unlink", "remove", "rmdir", "rmtree", "rename", "replace(",
+	"mkdir", "makedirs", "shutil", "copy", "move(", "truncate", "symlink", "link(",
+	"chmod", "chown", "touch(", "FileUtils", "file_put_contents", "fopen", "system",
+	"exec", "spawn", "subprocess", "popen", "child_process", "rm(", "rmSync", "cp(",
+	"cpSync", "open(", "open ", "sysopen", "print {", "eval", "__import__", "getattr",
+	"compile(", "Function(", "qx", "%x", "`", "do shell script", "delete", "save",
+	"to_csv", "to_json", "to_parquet", "to_excel", "dump(", "emptyDir", "outputFile",
+	"ensureFile", "ensureDir", "mkdtemp", "mkstemp", "NamedTemporaryFile",
+}
+
+// hasMarker reports m in src where it starts a word or follows a dot, so
+// that "perform(" is not "rm(" and "filesystem" is not "system".
+func hasMarker(src, m string) bool {
+	for off := 0; ; {
+		i := strings.Index(src[off:], m)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i == 0 || !isIdent(src[i-1]) || !isIdent(m[0]) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// writeMode reports an open() mode that writes.
+func writeMode(s string) bool {
+	if s == "" || len(s) > 4 || strings.Trim(s, "rwaxbt+U") != "" {
+		return false
+	}
+	return strings.ContainsAny(s, "wax+")
+}
+
+// inline classifies inline interpreter code. Path-like literals are writes
+// when the code can write at all; otherwise they are reads.
+func (w *walker) inline(code arg, e *env) {
+	w.res.Interpreter = true
+	if !code.exact {
+		// Code assembled at run time: anything goes.
+		w.unknownWrite()
+	}
+	src := code.s
+	lits := stringLiterals(src)
+	writes := false
+	for _, m := range writeMarkers {
+		if hasMarker(src, m) {
+			writes = true
+			break
+		}
+	}
+	if writes && !otherWriteMarker(src) {
+		// Python/Ruby open() only writes with a write mode, Perl's with
+		// '>' or '>>'.
+		writes = false
+		for _, l := range lits {
+			if writeMode(l.value) || strings.HasPrefix(l.value, ">") || strings.HasPrefix(l.value, "+<") {
+				writes = true
+				break
+			}
+		}
+		if strings.Contains(src, "mode=") {
+			writes = true
+		}
+	}
+	paths := 0
+	for _, l := range lits {
+		p := strings.TrimLeft(l.value, "+<> ") // Perl's open('>file')
+		if !looksLikePath(p) {
+			continue
+		}
+		paths++
+		a := arg{s: p, exact: true}
+		if writes {
+			w.writeArg(a, "interpreter", e)
+		} else {
+			w.readArg(a, "interpreter", e)
+		}
+	}
+	if !writes {
+		return
+	}
+	w.res.Write = true
+	if paths == 0 || builtPath(src) {
+		// The target is computed, or not a literal: it is unknown.
+		w.res.Unknown = true
+	}
+}
+
+// otherWriteMarker reports a write call other than open(), which alone may
+// be a read.
+func otherWriteMarker(src string) bool {
+	for _, m := range writeMarkers {
+		if m == "open(" || m == "open " {
+			continue
+		}
+		if hasMarker(src, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// builtPath reports code that assembles paths at run time (joins,
+// formatting, concatenation), so the literals found are only parts.
+func builtPath(src string) bool {
+	for _, m := range []string{"join(", "Path(", "resolve(", "format(", "${", "f'", "f\"", "%", " + ", "\" +", "' +", "+ '", "+ \"", "glob", "$", "sprintf", "/ '", "/ \"", "walk", "listdir", "readdir", "scandir", "argv", "environ", "getenv", "ENV", "input("} {
+		if strings.Contains(src, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikePath accepts literals with a slash or a file extension, and
+// rejects URLs, modes and prose.
+func looksLikePath(s string) bool {
+	if s == "" || len(s) > 4096 || strings.ContainsAny(s, " \t\n\r") || strings.Contains(s, "://") {
+		return false
+	}
+	if strings.Contains(s, "/") {
+		return true
+	}
+	return hasExt(s) || s == "memory-bank"
+}

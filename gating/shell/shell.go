@@ -1,0 +1,413 @@
+package shell
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// MaxInput is the largest command, in bytes, that Classify parses; anything
+// longer is reported as an unknown write without being parsed, so a huge
+// tool call cannot stall the hook.
+const MaxInput = 256 << 10
+
+// maxDepth bounds how often code nested in strings (bash -c, eval, heredocs fed
+// to a shell) is re-parsed; deeper code is an unknown write.
+const maxDepth = 4
+
+// Access is one path a command touches.
+type Access struct {
+	// Path is the path as written, joined onto the tracked working directory
+	// when relative and cleaned with path.Clean; globs are kept as written.
+	Path string
+	// Op names what touches the path: "redirect", "tee", "sed -i", "cp",
+	// "git mv", "interpreter", "find -delete", "curl -o", a read command's name …
+	Op string
+	// Unknown marks a path that is only a hint: the literal prefix of a word
+	// completed at run time (`> memory-bank/$NAME` gives "memory-bank/", slash
+	// kept), a directory whose unknown entries are touched (tar x, unzip), or
+	// a relative path under a working directory that could not be tracked.
+	Unknown bool
+}
+
+// Result is what Classify learnt about a command line.
+type Result struct {
+	// Reads are the paths named by read-only commands (cat, head, grep, sed -n,
+	// git log …) and by input redirects.
+	Reads []Access
+	// Writes are the paths created, changed, moved or deleted.
+	Writes []Access
+	// Write reports that the command writes anything at all, even where no
+	// path could be determined.
+	Write bool
+	// Unknown reports a write whose target could not be determined; callers
+	// should treat it as a write to any place, memory-bank/ included.
+	Unknown bool
+	// Interpreter reports inline interpreter code (python -c, node -e …).
+	Interpreter bool
+	// ParseError is set when the command did not parse or was too large; then
+	// Write and Unknown are set too.
+	ParseError string
+}
+
+// Classify parses cmd as bash and reports the paths it reads and writes.
+// Relative paths are joined onto cwd; when cwd is "" they stay relative.
+// Classify never panics and never touches the file system.
+func Classify(cmd string, cwd string) (res Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			// A classifier bug must not open the gate: fall back to the
+			// most restrictive answer.
+			res = Result{Write: true, Unknown: true, ParseError: "internal error in shell classifier"}
+		}
+	}()
+	return classify(cmd, cwd)
+}
+
+// classify is Classify without the recover, so the fuzz target sees panics.
+func classify(cmd, cwd string) Result {
+	var res Result
+	if len(cmd) > MaxInput {
+		res.ParseError = "command longer than 256 KiB"
+		res.Write, res.Unknown = true, true
+		return res
+	}
+	w := walker{res: &res}
+	e := env{dir: cleanDir(cwd), known: true}
+	if err := w.parse(cmd, &e, 0); err != nil {
+		res.ParseError = err.Error()
+		res.Write, res.Unknown = true, true
+	}
+	return res
+}
+
+// env is the shell state that matters for paths: the working directory.
+type env struct {
+	dir   string // "" means the caller's (relative) starting point
+	known bool
+}
+
+func cleanDir(d string) string {
+	if d == "" {
+		return ""
+	}
+	d = path.Clean(d)
+	if d == "." {
+		return ""
+	}
+	return d
+}
+
+type walker struct {
+	res *Result
+}
+
+func (w *walker) parse(src string, e *env, depth int) error {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return err
+	}
+	w.stmts(f.Stmts, e, depth)
+	return nil
+}
+
+// reparse classifies code found inside a string (bash -c, eval, a heredoc fed
+// to a shell); code too deep or not parsable is an unknown write.
+func (w *walker) reparse(src string, e *env, depth int) {
+	if depth >= maxDepth {
+		w.unknownWrite()
+		return
+	}
+	sub := *e
+	if err := w.parse(src, &sub, depth+1); err != nil {
+		w.unknownWrite()
+	}
+}
+
+func (w *walker) unknownWrite() {
+	w.res.Write, w.res.Unknown = true, true
+}
+
+func (w *walker) stmts(list []*syntax.Stmt, e *env, depth int) {
+	for _, s := range list {
+		w.stmt(s, e, depth, false)
+	}
+}
+
+// block walks statements that may or may not run (if/loop/case bodies): a cd
+// inside them leaves the directory after them unknown.
+func (w *walker) block(list []*syntax.Stmt, e *env, depth int) {
+	sub := *e
+	w.stmts(list, &sub, depth)
+	if sub != *e {
+		e.known = false
+	}
+}
+
+func (w *walker) stmt(s *syntax.Stmt, e *env, depth int, piped bool) {
+	if s == nil {
+		return
+	}
+	if s.Background || s.Coprocess || s.Disown {
+		// A background job runs in a subshell: its cd does not leak.
+		sub := *e
+		e = &sub
+	}
+	var in stdin
+	in.piped = piped
+	for _, r := range s.Redirs {
+		w.substs(r.Word, e, depth)
+		w.substs(r.Hdoc, e, depth)
+		w.redirect(r, e, &in)
+	}
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		for _, a := range c.Assigns {
+			w.substs(a, e, depth)
+		}
+		for _, a := range c.Args {
+			w.substs(a, e, depth)
+		}
+		if len(c.Args) > 0 {
+			w.call(words(c.Args), e, depth, &in)
+		}
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			// Each side of a pipeline runs in its own subshell.
+			x, y := *e, *e
+			w.stmt(c.X, &x, depth, piped)
+			w.stmt(c.Y, &y, depth, true)
+		default:
+			w.stmt(c.X, e, depth, piped)
+			w.stmt(c.Y, e, depth, piped)
+		}
+	case *syntax.Subshell:
+		sub := *e
+		w.stmts(c.Stmts, &sub, depth)
+	case *syntax.Block:
+		w.stmts(c.Stmts, e, depth)
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			w.block(ic.Cond, e, depth)
+			w.block(ic.Then, e, depth)
+		}
+	case *syntax.WhileClause:
+		w.block(c.Cond, e, depth)
+		w.block(c.Do, e, depth)
+	case *syntax.ForClause:
+		w.substs(c.Loop, e, depth)
+		w.block(c.Do, e, depth)
+	case *syntax.CaseClause:
+		w.substs(c.Word, e, depth)
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				w.substs(p, e, depth)
+			}
+			w.block(it.Stmts, e, depth)
+		}
+	case *syntax.FuncDecl:
+		// The body may be called later, from anywhere: classify it once, as
+		// if it ran here, without letting its cd leak.
+		sub := *e
+		w.stmt(c.Body, &sub, depth, false)
+	case *syntax.TimeClause:
+		w.stmt(c.Stmt, e, depth, piped)
+	case *syntax.CoprocClause:
+		sub := *e
+		w.stmt(c.Stmt, &sub, depth, false)
+	case *syntax.TestDecl:
+		sub := *e
+		w.stmt(c.Body, &sub, depth, false)
+	case nil:
+	default:
+		// DeclClause, LetClause, TestClause, ArithmCmd: only their
+		// substitutions can act.
+		w.substs(c, e, depth)
+	}
+}
+
+// substs classifies the commands inside command and process substitutions
+// found anywhere below n; each runs in a subshell.
+func (w *walker) substs(n syntax.Node, e *env, depth int) {
+	if n == nil {
+		return
+	}
+	if wd, ok := n.(*syntax.Word); ok && (wd == nil || isPlain(wd)) {
+		return // the common case: nothing to walk
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			sub := *e
+			w.stmts(x.Stmts, &sub, depth)
+			return false
+		case *syntax.ProcSubst:
+			sub := *e
+			w.stmts(x.Stmts, &sub, depth)
+			return false
+		}
+		return true
+	})
+}
+
+func isPlain(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// stdin is what a simple command reads its standard input from, which
+// matters for interpreters: `python3 <<EOF` runs the heredoc as code.
+type stdin struct {
+	piped bool
+	hdoc  *arg // heredoc or here-string text
+	file  bool
+}
+
+// devNull lists targets that discard or echo output rather than store it.
+func isDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/full":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/")
+}
+
+func (w *walker) redirect(r *syntax.Redirect, e *env, in *stdin) {
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
+		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
+		w.writeArg(wordArg(r.Word), "redirect", e)
+	case syntax.DplOut:
+		// >&2 and >&- duplicate descriptors; bash reads `>& file` as &> file.
+		a := wordArg(r.Word)
+		if a.exact && (a.s == "-" || isDigits(strings.TrimSuffix(a.s, "-"))) {
+			return
+		}
+		w.writeArg(a, "redirect", e)
+	case syntax.RdrIn:
+		a := wordArg(r.Word)
+		in.file = true
+		w.readArg(a, "redirect", e)
+	case syntax.Hdoc, syntax.DashHdoc:
+		a := wordArg(r.Hdoc)
+		in.hdoc = &a
+	case syntax.WordHdoc:
+		a := wordArg(r.Word)
+		in.hdoc = &a
+	}
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// resolve joins a literal path onto the working directory. ok is false when
+// the path is relative to a directory that could not be tracked.
+func resolve(p string, e *env) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	if p[0] == '/' || p[0] == '~' {
+		// ~ needs $HOME, which a pure package does not have: keep it as written.
+		if p[0] == '/' {
+			p = path.Clean(p)
+		}
+		return p, p[0] == '/'
+	}
+	if !e.known {
+		return path.Clean(p), false
+	}
+	return path.Join(e.dir, p), true
+}
+
+// writeArg records a write of the path in a. A word that is not fully literal
+// yields its literal prefix, with the trailing slash kept, so that a prefix
+// check for "memory-bank/" still matches `memory-bank/$X`.
+func (w *walker) writeArg(a arg, op string, e *env) {
+	if a.exact && isDevice(a.s) {
+		return
+	}
+	w.res.Write = true
+	if !a.exact {
+		w.res.Unknown = true
+		if a.s == "" {
+			return
+		}
+		p, _ := resolve(a.s, e)
+		if strings.HasSuffix(a.s, "/") && !strings.HasSuffix(p, "/") {
+			p += "/"
+		}
+		w.addWrite(Access{Path: p, Op: op, Unknown: true})
+		return
+	}
+	if a.s == "" {
+		return
+	}
+	p, ok := resolve(a.s, e)
+	if !ok {
+		w.res.Unknown = true
+	}
+	w.addWrite(Access{Path: p, Op: op, Unknown: !ok})
+}
+
+// writeDir records that unknown entries below the directory in a are
+// written. The path gets a trailing slash: it is a prefix, like the prefix
+// of a partly literal word.
+func (w *walker) writeDir(a arg, op string, e *env) {
+	w.res.Write, w.res.Unknown = true, true
+	if !a.exact {
+		w.writeArg(a, op, e)
+		return
+	}
+	p, _ := resolve(a.s, e)
+	if p == "" {
+		p = "."
+	}
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	w.addWrite(Access{Path: p, Op: op, Unknown: true})
+}
+
+// readArg records a read; reads that cannot be pinned down are dropped
+// because a read only ever relaxes the gate.
+func (w *walker) readArg(a arg, op string, e *env) {
+	if !a.exact || a.s == "" || a.s == "-" || isDevice(a.s) {
+		return
+	}
+	p, ok := resolve(a.s, e)
+	if !ok && !strings.HasPrefix(p, "~") {
+		return
+	}
+	for _, r := range w.res.Reads {
+		if r.Path == p && r.Op == op {
+			return
+		}
+	}
+	w.res.Reads = append(w.res.Reads, Access{Path: p, Op: op})
+}
+
+func (w *walker) addWrite(a Access) {
+	for _, x := range w.res.Writes {
+		if x == a {
+			return
+		}
+	}
+	w.res.Writes = append(w.res.Writes, a)
+}

@@ -1,0 +1,596 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// gitReads are git subcommands that leave the working tree alone; their
+// path-like operands are reads.
+var gitReads = map[string]bool{
+	"log": true, "diff": true, "show": true, "status": true, "blame": true, "grep": true,
+	"ls-files": true, "cat-file": true, "shortlog": true, "annotate": true, "whatchanged": true,
+	"ls-tree": true, "diff-tree": true, "diff-index": true, "diff-files": true, "range-diff": true,
+}
+
+// gitHarmless are git subcommands that change refs, the index, config or the
+// remote, but no file in the working tree.
+var gitHarmless = map[string]bool{
+	"describe": true, "rev-parse": true, "rev-list": true, "reflog": true, "help": true,
+	"version": true, "fetch": true, "push": true, "add": true, "commit": true, "notes": true,
+	"show-ref": true, "for-each-ref": true, "name-rev": true, "merge-base": true,
+	"count-objects": true, "fsck": true, "gc": true, "var": true, "check-ignore": true,
+	"check-attr": true, "symbolic-ref": true, "config": true, "remote": true, "branch": true,
+	"tag": true, "ls-remote": true, "hash-object": true, "update-index": true, "mktree": true,
+	"write-tree": true, "commit-tree": true, "update-ref": true, "verify-commit": true,
+	"verify-tag": true, "cherry": true, "check-ref-format": true, "maintenance": true,
+	"prune": true, "repack": true, "bundle": true, "credential": true, "--version": true, "--help": true,
+}
+
+// gitUnknown are git subcommands that rewrite files named nowhere in the
+// command line.
+var gitUnknown = map[string]bool{
+	"apply": true, "am": true, "stash": true, "merge": true, "rebase": true, "pull": true,
+	"cherry-pick": true, "revert": true, "bisect": true, "switch": true, "submodule": true,
+	"sparse-checkout": true, "read-tree": true, "checkout-index": true, "lfs": true,
+	"filter-branch": true, "filter-repo": true, "mergetool": true, "difftool": true,
+	"subtree": true, "reset": true, "clean": true,
+}
+
+func (w *walker) git(args []arg, e *env, depth int) {
+	// Global options come before the subcommand; -C stacks like cd.
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.exact || !strings.HasPrefix(a.s, "-") {
+			break
+		}
+		switch a.s {
+		case "-C":
+			if i+1 < len(args) {
+				i++
+				if args[i].s != "" || !args[i].exact {
+					e = chdir(e, args[i])
+				}
+			}
+		case "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix":
+			i++
+		}
+	}
+	if i >= len(args) {
+		return
+	}
+	if !args[i].exact {
+		w.unknownWrite()
+		return
+	}
+	sub, rest := args[i].s, args[i+1:]
+	op := "git " + sub
+	switch {
+	case sub == "mv" || sub == "rm":
+		_, ops := parseArgs(rest, flagSpec{long: []string{"--pathspec-from-file"}})
+		w.writeAll(ops, op, e)
+		if len(ops) == 0 {
+			w.res.Unknown = true
+		}
+	case sub == "restore":
+		_, ops := parseArgs(rest, flagSpec{short: "s", long: []string{"--source", "--pathspec-from-file", "--conflict"}})
+		w.writeAll(ops, op, e)
+		if len(ops) == 0 {
+			w.res.Unknown = true
+		}
+	case sub == "checkout":
+		w.gitCheckout(rest, e)
+	case sub == "apply":
+		opts, _ := parseArgs(rest, flagSpec{short: "pC", long: []string{"--directory", "--exclude", "--include", "--whitespace", "--build-fake-ancestor"}})
+		if hasOpt(opts, "--check", "--stat", "--numstat", "--summary") && !hasOpt(opts, "--apply") {
+			return
+		}
+		w.unknownWrite()
+	case sub == "stash":
+		if len(rest) > 0 && (rest[0].s == "list" || rest[0].s == "show") {
+			return
+		}
+		w.unknownWrite()
+	case sub == "reset":
+		opts, _ := parseArgs(rest, flagSpec{})
+		if hasOpt(opts, "--hard", "--merge", "--keep") {
+			w.unknownWrite()
+		}
+	case sub == "clean":
+		opts, _ := parseArgs(rest, flagSpec{short: "e", long: []string{"--exclude"}})
+		if hasOpt(opts, "-n", "--dry-run") {
+			return
+		}
+		w.unknownWrite()
+	case gitUnknown[sub]:
+		w.unknownWrite()
+	case sub == "clone":
+		_, ops := parseArgs(rest, flagSpec{short: "obcju", long: []string{"--origin", "--branch", "--config", "--depth", "--reference", "--separate-git-dir", "--template", "--upload-pack", "--jobs", "--filter", "--shallow-since", "--shallow-exclude"}})
+		w.res.Write = true
+		switch {
+		case len(ops) >= 2:
+			w.writeDir(ops[1], op, e)
+		case len(ops) == 1 && ops[0].exact:
+			b := strings.TrimSuffix(path.Base(strings.TrimRight(ops[0].s, "/")), ".git")
+			if i := strings.LastIndexByte(b, ':'); i >= 0 {
+				b = b[i+1:]
+			}
+			w.writeDir(arg{s: b, exact: true}, op, e)
+		default:
+			w.res.Unknown = true
+		}
+	case sub == "init":
+		_, ops := parseArgs(rest, flagSpec{short: "b", long: []string{"--template", "--separate-git-dir", "--initial-branch", "--object-format", "--shared"}})
+		dir := arg{s: ".", exact: true}
+		if len(ops) > 0 {
+			dir = ops[0]
+		}
+		if dir.exact {
+			w.writeArg(arg{s: path.Join(dir.s, ".git"), exact: true}, op, e)
+		} else {
+			w.writeArg(dir, op, e)
+		}
+	case sub == "worktree":
+		_, ops := parseArgs(rest, flagSpec{short: "b", long: []string{"--reason"}})
+		if len(ops) >= 2 && (ops[0].s == "add" || ops[0].s == "remove" || ops[0].s == "move") {
+			for _, o := range ops[1:] {
+				w.writeDir(o, op, e)
+				if ops[0].s != "move" {
+					break
+				}
+			}
+		} else if len(ops) > 0 && ops[0].s != "list" {
+			w.unknownWrite()
+		}
+	case sub == "archive" || sub == "format-patch" || sub == "bundle":
+		opts, _ := parseArgs(rest, flagSpec{short: "o", long: []string{"--output", "--output-directory", "--format", "--prefix", "--remote"}})
+		if o, ok := optValue(opts, "-o", "--output", "--output-directory"); ok {
+			w.writeArg(o, op, e)
+		}
+	case gitReads[sub]:
+		w.gitRead(sub, rest, e)
+	case gitHarmless[sub]:
+	default:
+		// An alias or an extension: it may do anything.
+		w.unknownWrite()
+	}
+}
+
+// gitCheckout: `git checkout [REF] -- PATHS` restores paths; without `--`
+// it may switch branches, rewriting files nobody named.
+func (w *walker) gitCheckout(rest []arg, e *env) {
+	for i, a := range rest {
+		if a.s == "--" && a.exact {
+			w.writeAll(rest[i+1:], "git checkout", e)
+			return
+		}
+	}
+	_, ops := parseArgs(rest, flagSpec{short: "bB", long: []string{"--orphan", "--conflict", "--pathspec-from-file"}})
+	w.unknownWrite()
+	for _, a := range ops {
+		if pathLike(a.s) {
+			w.writeArg(a, "git checkout", e)
+		}
+	}
+}
+
+func (w *walker) gitRead(sub string, rest []arg, e *env) {
+	opts, ops := parseArgs(rest, flagSpec{short: "neABCfmSGLO", long: []string{"--author", "--grep", "--since", "--until", "--format", "--pretty", "--max-count", "--skip", "--committer", "--regexp"}})
+	if o, ok := optValue(opts, "--output"); ok {
+		w.writeArg(o, "git "+sub, e)
+	}
+	if sub == "grep" && !hasOpt(opts, "-e", "-f") && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	after := false
+	for i, a := range rest {
+		if a.exact && a.s == "--" {
+			w.readAll(rest[i+1:], "git "+sub, e)
+			after = true
+			break
+		}
+	}
+	if after {
+		return
+	}
+	for _, a := range ops {
+		if pathLike(a.s) && !strings.Contains(a.s, ":") && !strings.Contains(a.s, "..") {
+			w.readArg(a, "git "+sub, e)
+		}
+	}
+}
+
+// pathLike guesses whether an operand that could be a ref is a path.
+func pathLike(s string) bool {
+	if s == "." || s == ".." || strings.Contains(s, "/") {
+		return true
+	}
+	return hasExt(s)
+}
+
+// hasExt reports a file name ending in .EXT with a letter in EXT.
+func hasExt(s string) bool {
+	dot := strings.LastIndexByte(s, '.')
+	if dot < 0 || dot == len(s)-1 || len(s)-dot > 9 {
+		return false
+	}
+	letter := false
+	for i := dot + 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			letter = true
+		case c >= '0' && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// findValue lists find primaries that take one argument.
+var findValue = map[string]bool{
+	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true,
+	"-iwholename": true, "-regex": true, "-iregex": true, "-type": true, "-xtype": true,
+	"-maxdepth": true, "-mindepth": true, "-newer": true, "-anewer": true, "-cnewer": true,
+	"-perm": true, "-size": true, "-mtime": true, "-atime": true, "-ctime": true, "-mmin": true,
+	"-amin": true, "-cmin": true, "-user": true, "-group": true, "-uid": true, "-gid": true,
+	"-links": true, "-inum": true, "-samefile": true, "-printf": true, "-fstype": true,
+	"-regextype": true, "-used": true, "-context": true, "-lname": true, "-ilname": true,
+	"-files0-from": true,
+}
+
+func (w *walker) find(args []arg, e *env, depth int) {
+	i := 0
+	for i < len(args) && args[i].exact {
+		s := args[i].s
+		if s == "-H" || s == "-L" || s == "-P" || strings.HasPrefix(s, "-O") {
+			i++
+		} else if s == "-D" {
+			i += 2
+		} else {
+			break
+		}
+	}
+	var roots []arg
+	for ; i < len(args); i++ {
+		s := args[i].s
+		if args[i].exact && (strings.HasPrefix(s, "-") || s == "(" || s == "!" || s == ")") {
+			break
+		}
+		roots = append(roots, args[i])
+	}
+	if len(roots) == 0 {
+		roots = []arg{{s: ".", exact: true}}
+	}
+	del, execWrite := false, false
+	for ; i < len(args); i++ {
+		s := args[i].s
+		switch {
+		case s == "-delete":
+			del = true
+		case s == "-exec" || s == "-execdir" || s == "-ok" || s == "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].s != ";" && args[j].s != "+" {
+				j++
+			}
+			if w.subWrites(args[i+1:j], e, depth) {
+				execWrite = true
+			}
+			i = j
+		case s == "-fprint" || s == "-fprint0" || s == "-fls" || s == "-fprintf":
+			if i+1 < len(args) {
+				i++
+				w.writeArg(args[i], "find "+s, e)
+			}
+			if s == "-fprintf" {
+				i++
+			}
+		case findValue[s]:
+			i++
+		}
+	}
+	for _, r := range roots {
+		switch {
+		case del:
+			w.writeDir(r, "find -delete", e)
+		case execWrite:
+			w.writeDir(r, "find -exec", e)
+		default:
+			w.readArg(r, "find", e)
+		}
+	}
+}
+
+// subWrites classifies a command run by find -exec on paths it is handed,
+// and reports whether it may write them. Only known read-only commands are
+// trusted not to.
+func (w *walker) subWrites(args []arg, e *env, depth int) bool {
+	if len(args) == 0 {
+		return false
+	}
+	sub := walker{res: &Result{}}
+	se := *e
+	sub.call(args, &se, depth, &stdin{})
+	w.res.Interpreter = w.res.Interpreter || sub.res.Interpreter
+	w.res.Unknown = w.res.Unknown || sub.res.Unknown
+	for _, a := range sub.res.Writes {
+		if !strings.Contains(a.Path, "{}") {
+			w.addWrite(a)
+		}
+	}
+	if sub.res.Write {
+		return true
+	}
+	name := path.Base(args[0].s)
+	if name == "sudo" || name == "env" || name == "nice" || name == "timeout" || name == "command" {
+		return true // wrapped: not worth unwrapping here, stay safe
+	}
+	_, reader := readers[name]
+	return !reader && name != "echo" && name != "printf" && name != "basename" && name != "dirname"
+}
+
+func (w *walker) curl(args []arg, e *env) {
+	opts, ops := parseArgs(args, flagSpec{
+		short: "bcCdDeEFHKmoPQrtTuUwxXyYzA",
+		long: []string{"--output", "--output-dir", "--dump-header", "--cookie-jar", "--data", "--data-raw",
+			"--data-binary", "--data-urlencode", "--header", "--request", "--user-agent", "--url", "--cookie",
+			"--form", "--upload-file", "--config", "--max-time", "--connect-timeout", "--retry", "--user",
+			"--proxy", "--write-out", "--referer", "--cert", "--key", "--cacert", "--range", "--stderr",
+			"--trace", "--trace-ascii", "--etag-save", "--etag-compare", "--json", "--resolve", "--proto",
+			"--retry-delay", "--retry-max-time", "--limit-rate", "--max-filesize", "--interface", "--unix-socket"},
+	})
+	base := e
+	if d, ok := optValue(opts, "--output-dir"); ok {
+		base = chdir(e, d)
+	}
+	for _, o := range opts {
+		switch o.name {
+		case "-o", "--output":
+			if o.has && o.value.s != "-" {
+				w.writeArg(o.value, "curl -o", base)
+			}
+		case "-D", "--dump-header", "-c", "--cookie-jar", "--stderr", "--trace", "--trace-ascii", "--etag-save":
+			if o.has && o.value.s != "-" {
+				w.writeArg(o.value, "curl "+o.name, e)
+			}
+		}
+	}
+	if hasOpt(opts, "-J", "--remote-header-name") {
+		w.writeDir(arg{s: ".", exact: true}, "curl -O", base)
+		return
+	}
+	if hasOpt(opts, "-O", "--remote-name", "--remote-name-all") {
+		urls := ops
+		if u, ok := optValue(opts, "--url"); ok {
+			urls = append(urls, u)
+		}
+		for _, u := range urls {
+			w.urlFile(u, "curl -O", base)
+		}
+	}
+}
+
+// urlFile records the file a download named after its URL creates.
+func (w *walker) urlFile(u arg, op string, e *env) {
+	if !u.exact {
+		w.writeDir(arg{s: ".", exact: true}, op, e)
+		return
+	}
+	s := u.s
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	b := ""
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		b = path.Base(s[i:])
+	}
+	if b == "" || b == "/" || b == "." {
+		b = "index.html"
+	}
+	w.writeArg(arg{s: b, exact: true}, op, e)
+}
+
+func (w *walker) wget(args []arg, e *env) {
+	opts, ops := parseArgs(args, flagSpec{
+		short: "OoaPeUTtwQlDARIXiB",
+		long: []string{"--output-document", "--output-file", "--append-output", "--directory-prefix",
+			"--user-agent", "--timeout", "--tries", "--wait", "--quota", "--level", "--domains",
+			"--accept", "--reject", "--include-directories", "--exclude-directories", "--input-file",
+			"--base", "--header", "--post-data", "--post-file", "--user", "--password", "--execute"},
+	})
+	for _, o := range opts {
+		switch o.name {
+		case "-o", "--output-file", "-a", "--append-output":
+			if o.has {
+				w.writeArg(o.value, "wget "+o.name, e)
+			}
+		}
+	}
+	if o, ok := optValue(opts, "-O", "--output-document"); ok {
+		if o.s != "-" {
+			w.writeArg(o, "wget -O", e)
+		}
+		return
+	}
+	base := e
+	if d, ok := optValue(opts, "-P", "--directory-prefix"); ok {
+		base = chdir(e, d)
+	}
+	if hasOpt(opts, "--spider") {
+		return
+	}
+	if hasOpt(opts, "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-i", "--input-file") {
+		w.writeDir(arg{s: ".", exact: true}, "wget", base)
+		return
+	}
+	for _, u := range ops {
+		w.urlFile(u, "wget", base)
+	}
+}
+
+// tar: extraction writes unknown entries below -C DIR (or the working
+// directory); creation writes the archive.
+func (w *walker) tar(args []arg, e *env) {
+	// Old-style first argument without a dash: "xzf archive.tar".
+	if len(args) > 0 && args[0].exact && args[0].s != "" && args[0].s[0] != '-' {
+		args = append([]arg{{s: "-" + args[0].s, exact: true}}, args[1:]...)
+	}
+	var mode byte
+	var archive, dir arg
+	hasArchive, hasDir := false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		s := a.s
+		if !a.exact || len(s) < 2 || s[0] != '-' {
+			continue
+		}
+		if strings.HasPrefix(s, "--") {
+			name, val, eq := strings.Cut(s, "=")
+			take := func() arg {
+				if eq {
+					return arg{s: val, exact: true}
+				}
+				if i+1 < len(args) {
+					i++
+					return args[i]
+				}
+				return arg{}
+			}
+			switch name {
+			case "--extract", "--get":
+				mode = 'x'
+			case "--create", "--append", "--update", "--delete", "--concatenate":
+				mode = 'c'
+			case "--list", "--diff", "--compare":
+				mode = 't'
+			case "--file":
+				archive, hasArchive = take(), true
+			case "--directory":
+				dir, hasDir = take(), true
+			}
+			continue
+		}
+		for j := 1; j < len(s); j++ {
+			switch c := s[j]; c {
+			case 'x':
+				mode = 'x'
+			case 'c', 'r', 'u', 'A':
+				mode = 'c'
+			case 't', 'd':
+				mode = 't'
+			case 'f', 'C', 'b', 'T', 'X', 'K', 'N', 'g', 'L', 'V', 'H':
+				var v arg
+				if j+1 < len(s) {
+					v = arg{s: s[j+1:], exact: true}
+				} else if i+1 < len(args) {
+					i++
+					v = args[i]
+				}
+				if c == 'f' {
+					archive, hasArchive = v, true
+				} else if c == 'C' {
+					dir, hasDir = v, true
+				}
+				j = len(s)
+			}
+		}
+	}
+	switch mode {
+	case 'x':
+		if hasArchive && archive.s != "-" {
+			w.readArg(archive, "tar", e)
+		}
+		if !hasDir {
+			dir = arg{s: ".", exact: true}
+		}
+		w.writeDir(dir, "tar x", e)
+	case 'c':
+		if hasDir {
+			e = chdir(e, dir)
+		}
+		if hasArchive && archive.s != "-" {
+			w.writeArg(archive, "tar c", e)
+		} else {
+			w.res.Write = true
+		}
+	}
+}
+
+func (w *walker) unzip(args []arg, e *env) {
+	opts, ops := parseArgs(args, flagSpec{short: "dP", long: []string{"--password"}})
+	if hasOpt(opts, "-l", "-t", "-p", "-Z", "-v", "-z") {
+		return
+	}
+	if len(ops) > 0 {
+		w.readArg(ops[0], "unzip", e)
+	}
+	dir, ok := optValue(opts, "-d")
+	if !ok {
+		dir = arg{s: ".", exact: true}
+	}
+	w.writeDir(dir, "unzip", e)
+}
+
+func (w *walker) sevenZip(args []arg, e *env) {
+	var ops []arg
+	out := arg{s: ".", exact: true}
+	for _, a := range args {
+		if a.exact && strings.HasPrefix(a.s, "-o") && len(a.s) > 2 {
+			out = arg{s: a.s[2:], exact: true}
+			continue
+		}
+		if a.exact && strings.HasPrefix(a.s, "-") {
+			continue
+		}
+		ops = append(ops, a)
+	}
+	if len(ops) == 0 {
+		return
+	}
+	switch ops[0].s {
+	case "x", "e":
+		w.writeDir(out, "7z x", e)
+	case "a", "u", "d", "rn":
+		w.res.Write = true
+		if len(ops) > 1 {
+			w.writeArg(ops[1], "7z "+ops[0].s, e)
+		}
+	}
+}
+
+// applyPatch reads the file headers of the Codex-style patch handed to
+// apply_patch as an argument or on stdin.
+func (w *walker) applyPatch(args []arg, in *stdin, e *env) {
+	w.res.Write = true
+	var body arg
+	switch {
+	case len(args) > 0:
+		body = args[0]
+	case in.hdoc != nil:
+		body = *in.hdoc
+	default:
+		w.res.Unknown = true
+		return
+	}
+	if !body.exact {
+		w.res.Unknown = true
+	}
+	found := false
+	for _, line := range strings.Split(body.s, "\n") {
+		line = strings.TrimSpace(line)
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if p, ok := strings.CutPrefix(line, h); ok {
+				found = true
+				w.writeArg(arg{s: strings.TrimSpace(p), exact: true}, "apply_patch", e)
+			}
+		}
+	}
+	if !found {
+		w.res.Unknown = true
+	}
+}

@@ -1,0 +1,211 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// arg is a shell word reduced to text. When exact is false the word holds an
+// expansion known only at run time and s is its literal prefix.
+type arg struct {
+	s     string
+	exact bool
+}
+
+func words(ws []*syntax.Word) []arg {
+	out := make([]arg, len(ws))
+	for i, wd := range ws {
+		out[i] = wordArg(wd)
+	}
+	return out
+}
+
+func wordArg(wd *syntax.Word) arg {
+	if wd == nil {
+		return arg{}
+	}
+	if len(wd.Parts) == 1 {
+		// Fast path: most words are one unquoted or quoted literal.
+		switch p := wd.Parts[0].(type) {
+		case *syntax.Lit:
+			return arg{s: unescape(p.Value), exact: true}
+		case *syntax.SglQuoted:
+			return arg{s: p.Value, exact: true}
+		}
+	}
+	var b strings.Builder
+	for _, part := range wd.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(p.Value))
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return arg{s: b.String()}
+				}
+				b.WriteString(unescapeDbl(l.Value))
+			}
+		case *syntax.ExtGlob:
+			b.WriteString(p.Op.String())
+			if p.Pattern != nil {
+				b.WriteString(p.Pattern.Value)
+			}
+			b.WriteByte(')')
+		default:
+			return arg{s: b.String()}
+		}
+	}
+	return arg{s: b.String(), exact: true}
+}
+
+// unescape removes the backslashes of an unquoted word (`a\ b`, `\rm`, a
+// backslash-newline continuation).
+func unescape(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unescapeDbl removes the backslashes that are escapes inside double quotes.
+func unescapeDbl(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// opt is one parsed command-line option: name is "-x" or "--long".
+type opt struct {
+	name  string
+	value arg
+	has   bool // value present
+}
+
+// flagSpec says which options of a command take a value, so the value is not
+// mistaken for an operand.
+type flagSpec struct {
+	short string   // short option letters that take a value
+	long  []string // long options (with dashes) that take a separate value
+	// optional lists short letters whose value is optional and only ever
+	// attached (sed -i.bak, perl -i.orig).
+	optional string
+	// stopAtOperand ends option parsing at the first operand (POSIX style,
+	// e.g. for interpreters whose later options belong to the script).
+	stopAtOperand bool
+}
+
+func (f *flagSpec) longTakesValue(name string) bool {
+	for _, l := range f.long {
+		if l == name {
+			return true
+		}
+	}
+	return false
+}
+
+// parseArgs splits args (without the command name) into options and operands.
+// Options may appear anywhere (GNU style) unless stopAtOperand; "--" ends them.
+func parseArgs(args []arg, spec flagSpec) (opts []opt, ops []arg) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		s := a.s
+		if !a.exact || len(s) < 2 || s[0] != '-' {
+			ops = append(ops, a)
+			if spec.stopAtOperand {
+				return opts, append(ops, args[i+1:]...)
+			}
+			continue
+		}
+		if s == "--" {
+			return opts, append(ops, args[i+1:]...)
+		}
+		if strings.HasPrefix(s, "--") {
+			if eq := strings.IndexByte(s, '='); eq >= 0 {
+				opts = append(opts, opt{name: s[:eq], value: arg{s: s[eq+1:], exact: true}, has: true})
+				continue
+			}
+			o := opt{name: s}
+			if spec.longTakesValue(s) && i+1 < len(args) {
+				i++
+				o.value, o.has = args[i], true
+			}
+			opts = append(opts, o)
+			continue
+		}
+		for j := 1; j < len(s); j++ {
+			c := s[j]
+			o := opt{name: "-" + string(c)}
+			if strings.IndexByte(spec.optional, c) >= 0 {
+				if j+1 < len(s) {
+					o.value, o.has = arg{s: s[j+1:], exact: true}, true
+				}
+				opts = append(opts, o)
+				break
+			}
+			if strings.IndexByte(spec.short, c) >= 0 {
+				if j+1 < len(s) {
+					o.value, o.has = arg{s: s[j+1:], exact: true}, true
+				} else if i+1 < len(args) {
+					i++
+					o.value, o.has = args[i], true
+				}
+				opts = append(opts, o)
+				break
+			}
+			opts = append(opts, o)
+		}
+	}
+	return opts, ops
+}
+
+func hasOpt(opts []opt, names ...string) bool {
+	for _, o := range opts {
+		for _, n := range names {
+			if o.name == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func optValue(opts []opt, names ...string) (arg, bool) {
+	var v arg
+	found := false
+	for _, o := range opts {
+		for _, n := range names {
+			if o.name == n && o.has {
+				v, found = o.value, true
+			}
+		}
+	}
+	return v, found
+}
