@@ -2,12 +2,39 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
+
+	"github.com/mbguard/mbguard/lifecycle"
 )
 
-// TODO(owner): replace this placeholder with the real command.
 func newUpgradeCmd(e *env) *command {
 	c := &command{name: "upgrade", short: "upgrade MEMORY.md in place to the current template", flags: newFlags("upgrade", "upgrade [--no-backup]")}
-	c.run = func(ctx context.Context, args []string) int { return e.fail(errors.New("upgrade: not built yet")) }
+	noBackup := c.flags.Bool("no-backup", false, "do not keep a copy of the old MEMORY.md under the git directory")
+	c.run = func(ctx context.Context, args []string) int {
+		if len(args) > 0 {
+			c.flags.Usage()
+			return exitUsage
+		}
+		r, err := e.repo()
+		if err != nil {
+			return e.fail(err)
+		}
+		res, err := lifecycle.Upgrade(lifecycle.UpgradeOptions{Root: r.Root, StateDir: r.StateDir(), NoBackup: *noBackup})
+		if err != nil {
+			return e.fail(err)
+		}
+		if !res.Changed {
+			fmt.Fprintf(e.stderr, "mbguard: %s is already at template %s; nothing to do\n", res.Path, res.From)
+			return exitOK
+		}
+		for _, a := range res.Actions {
+			fmt.Fprintf(e.stdout, "%s: %s\n", res.Path, a)
+		}
+		if res.Backup != "" {
+			fmt.Fprintf(e.stdout, "backup: %s\n", res.Backup)
+		}
+		fmt.Fprintf(e.stderr, "mbguard: upgraded %s from %s; the USER_BLOCK is unchanged: review it and commit\n", res.Path, res.From)
+		return exitOK
+	}
 	return c
 }

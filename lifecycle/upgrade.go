@@ -1,0 +1,306 @@
+package lifecycle
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/internal/fsutil"
+	"github.com/mbguard/mbguard/templates"
+)
+
+// WriteFunc writes a whole file; tests inject a failing one to simulate a full disk.
+type WriteFunc func(name string, data []byte, perm os.FileMode) error
+
+// UpgradeOptions configures Upgrade.
+type UpgradeOptions struct {
+	Root     string // repository root
+	StateDir string // repo.StateDir(): backups go to StateDir/backups, never into memory-bank/
+	NoBackup bool
+	Now      func() time.Time // backup names; time.Now when nil
+	Write    WriteFunc        // fsutil.WriteFileAtomic when nil
+}
+
+// UpgradeResult says what Upgrade did; Changed is false on a no-op.
+type UpgradeResult struct {
+	Path    string   // memory-bank/MEMORY.md
+	From    string   // the version found, or "no marker"
+	Actions []string // one line per change, for the plan and the report
+	Backup  string   // absolute path of the backup, when one was written
+	Changed bool
+}
+
+// fixedSections are MEMORY.md's sections in template order; Upgrade appends the missing ones.
+var fixedSections = []string{
+	templates.SnapshotHeading, templates.FocusHeading, templates.DecisionsHeading,
+	templates.RoutingHeading, templates.DrillHeading, templates.SafetyHeading, templates.AnswersHeading,
+}
+
+// legacyRoutingNote heads the new routing section when an older plain one stays above it.
+const legacyRoutingNote = "> The plain \"## Routing Rules\" section above is legacy; where the two differ, this intent-driven section wins."
+
+// Upgrade brings memory-bank/MEMORY.md to the current template in place, append-only: it sets
+// or inserts the version marker on the line after MACHINE_BLOCK_START and appends the missing
+// fixed sections before MACHINE_BLOCK_END; the USER_BLOCK stays byte-identical. It changes
+// nothing and returns an error when any of the four block markers is missing or malformed.
+func Upgrade(o UpgradeOptions) (UpgradeResult, error) {
+	res := UpgradeResult{Path: bank.Entry}
+	p := filepath.Join(o.Root, filepath.FromSlash(bank.Entry))
+	layout, err := DetectLayout(filepath.Join(o.Root, bank.Dir))
+	if err != nil {
+		return res, err
+	}
+	switch layout {
+	case bank.LayoutLegacy, bank.LayoutMixed:
+		return res, ErrLegacy
+	case bank.LayoutNone, bank.LayoutEmpty:
+		return res, errors.New("no memory-bank/MEMORY.md: run mbguard init")
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return res, fmt.Errorf("reading %s: %w", bank.Entry, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return res, fmt.Errorf("%s is not a regular file (a symlink?): replace it with the file itself, then run mbguard upgrade", bank.Entry)
+	}
+	old, err := os.ReadFile(p)
+	if err != nil {
+		return res, fmt.Errorf("reading %s: %w", bank.Entry, err)
+	}
+	next, from, actions, err := upgradeContent(old)
+	res.From, res.Actions = from, actions
+	if err != nil || bytes.Equal(next, old) {
+		return res, err
+	}
+	write := o.Write
+	if write == nil {
+		write = fsutil.WriteFileAtomic
+	}
+	if !o.NoBackup {
+		now := time.Now
+		if o.Now != nil {
+			now = o.Now
+		}
+		dir := filepath.Join(o.StateDir, "backups")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return res, fmt.Errorf("creating the backup folder: %w", err)
+		}
+		res.Backup = filepath.Join(dir, "MEMORY.md."+now().UTC().Format("20060102T150405.000000000Z")+".bak")
+		if err := write(res.Backup, old, 0o600); err != nil {
+			return res, fmt.Errorf("backing up %s (nothing changed; free space or use --no-backup): %w", bank.Entry, err)
+		}
+	}
+	if err := write(p, next, fi.Mode().Perm()); err != nil {
+		return res, fmt.Errorf("%w (%s is unchanged)", err, bank.Entry)
+	}
+	res.Changed = true
+	return res, nil
+}
+
+// upgradeContent computes the upgraded file; it is pure so the plan and the write agree.
+func upgradeContent(old []byte) (next []byte, from string, actions []string, err error) {
+	sc := bank.ScanMarkers(old)
+	var count [4]int
+	var start, end bank.Marker
+	for _, m := range sc.Markers {
+		count[m.Kind]++
+		switch m.Kind {
+		case bank.MachineStart:
+			start = m
+		case bank.MachineEnd:
+			end = m
+		}
+	}
+	for k := bank.MachineStart; k <= bank.UserEnd; k++ {
+		if count[k] == 0 {
+			return old, "", nil, fmt.Errorf("%s has no %s: restore the four block markers by hand, then run mbguard upgrade (nothing changed)", bank.Entry, k)
+		}
+	}
+	blocks, ok := bank.ParseBlocks(old)
+	if !ok {
+		return old, "", nil, fmt.Errorf("%s has malformed block markers (duplicated, out of order or nested): run mbguard check %s and fix them, then run mbguard upgrade (nothing changed)", bank.Entry, bank.Entry)
+	}
+	from = "no marker"
+	var onNext *bank.TemplateMark
+	var others []bank.TemplateMark
+	for i, t := range sc.Templates {
+		if t.Line == start.Line+1 {
+			onNext = &sc.Templates[i]
+		} else {
+			others = append(others, t)
+		}
+	}
+	if onNext != nil {
+		from = onNext.Raw
+		if onNext.Valid {
+			from = onNext.Version.String()
+			if bank.CurrentTemplate.Less(onNext.Version) {
+				return old, from, nil, nil // newer than this binary: never downgrade
+			}
+		}
+	} else if len(others) > 0 {
+		from = others[0].Raw
+	}
+	crlf := bytes.Count(old, []byte("\r\n"))*2 > bytes.Count(old, []byte("\n"))
+	nl := "\n"
+	if crlf {
+		nl = "\r\n"
+	}
+	lines := lineStarts(old)
+	marker := bank.TemplateMarker(bank.CurrentTemplate)
+
+	// Edits are applied back to front so earlier offsets stay valid.
+	type edit struct {
+		at, end int
+		text    string
+	}
+	var edits []edit
+
+	// 1. sections, appended before MACHINE_BLOCK_END
+	machine := string(old[blocks.Machine.Start:blocks.Machine.End])
+	have := headings(machine)
+	var add strings.Builder
+	for _, h := range fixedSections {
+		if have[h] {
+			continue
+		}
+		sec, err := templates.Section(h)
+		if err != nil {
+			return old, from, nil, err
+		}
+		if h == templates.RoutingHeading && have[templates.LegacyRoutingHeading] {
+			sec = strings.Replace(sec, h+"\n", h+"\n\n"+legacyRoutingNote+"\n", 1)
+			actions = append(actions, "append "+h+" (the older plain Routing Rules stays; the new one says it wins)")
+		} else {
+			actions = append(actions, "append "+h)
+		}
+		add.WriteString(sec)
+		add.WriteString("\n")
+	}
+	if add.Len() > 0 {
+		at := end.Offset
+		lineStart := lines[end.Line-1]
+		prefix := ""
+		if strings.TrimSpace(string(old[lineStart:at])) != "" {
+			prefix = nl // the end marker shares a line with text: start ours on a new line
+		} else {
+			at = lineStart
+		}
+		before := string(old[:at])
+		if !strings.HasSuffix(before, "\n\n") && !strings.HasSuffix(before, "\r\n\r\n") && prefix == "" {
+			prefix = nl
+		}
+		text := prefix + add.String()
+		if crlf {
+			text = strings.ReplaceAll(text, "\n", "\r\n")
+			text = strings.ReplaceAll(text, "\r\r\n", "\r\n")
+		}
+		edits = append(edits, edit{at, at, text})
+	}
+
+	// 2. the version marker on the line after MACHINE_BLOCK_START
+	switch {
+	case onNext != nil && onNext.Valid && onNext.Version == bank.CurrentTemplate:
+	case onNext != nil:
+		ls, le := lines[onNext.Line-1], lineEnd(old, lines, onNext.Line)
+		text := string(old[ls:le])
+		i := strings.Index(text, "<!--")
+		j := strings.Index(text[i:], "-->") + i + 3
+		edits = append(edits, edit{ls + i, ls + j, marker})
+		actions = append([]string{"set the template marker " + from + " → " + bank.CurrentTemplate.String()}, actions...)
+	default:
+		at := start.End
+		edits = append(edits, edit{at, at, nl + marker})
+		actions = append([]string{"insert " + marker + " after MACHINE_BLOCK_START"}, actions...)
+	}
+	// Older marks elsewhere in the machine block would be duplicates now; the user block is never touched.
+	for _, t := range others {
+		ls, le := lines[t.Line-1], lineEnd(old, lines, t.Line)
+		if ls < blocks.Machine.Start || le > blocks.Machine.End {
+			continue
+		}
+		text := string(old[ls:le])
+		i := strings.Index(text, "<!--")
+		j := strings.Index(text[i:], "-->") + i + 3
+		if strings.TrimSpace(text[:i]+text[j:]) == "" {
+			full := le
+			if full < len(old) && old[full] == '\n' {
+				full++
+			}
+			edits = append(edits, edit{ls, full, ""})
+		} else {
+			edits = append(edits, edit{ls + i, ls + j, ""})
+		}
+		actions = append(actions, fmt.Sprintf("remove the stray template marker on line %d", t.Line))
+	}
+	if len(edits) == 0 {
+		return old, from, nil, nil
+	}
+	// back to front
+	for i := 1; i < len(edits); i++ {
+		for j := i; j > 0 && edits[j].at > edits[j-1].at; j-- {
+			edits[j], edits[j-1] = edits[j-1], edits[j]
+		}
+	}
+	out := append([]byte(nil), old...)
+	for _, e := range edits {
+		out = append(out[:e.at], append([]byte(e.text), out[e.end:]...)...)
+	}
+	if u1, ok1 := bank.UserBlock(old); ok1 {
+		if u2, ok2 := bank.UserBlock(out); !ok2 || !bytes.Equal(u1, u2) {
+			return old, from, nil, errors.New("upgrade would change the USER_BLOCK (a bug): nothing changed; please report it")
+		}
+	}
+	return out, from, actions, nil
+}
+
+// headings returns the exact "## " heading lines of a block, outside fenced code.
+func headings(s string) map[string]bool {
+	m := make(map[string]bool)
+	fence := ""
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimRight(l, "\r \t")
+		t := strings.TrimLeft(l, " ")
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			switch {
+			case fence == "":
+				fence = t[:3]
+			case strings.HasPrefix(t, fence):
+				fence = ""
+			}
+			continue
+		}
+		if fence == "" && strings.HasPrefix(l, "## ") {
+			m[l] = true
+		}
+	}
+	return m
+}
+
+// lineStarts returns the byte offset of every line's start (line n at index n-1).
+func lineStarts(b []byte) []int {
+	s := []int{0}
+	for i, c := range b {
+		if c == '\n' && i+1 <= len(b) {
+			s = append(s, i+1)
+		}
+	}
+	return s
+}
+
+// lineEnd is the offset of line n's end, before its "\r\n" or "\n".
+func lineEnd(b []byte, starts []int, n int) int {
+	e := len(b)
+	if n < len(starts) {
+		e = starts[n] - 1
+	}
+	if e > 0 && e <= len(b) && e-1 >= starts[n-1] && b[e-1] == '\r' {
+		e--
+	}
+	return e
+}
