@@ -31,7 +31,23 @@ var markerText = [...]string{
 }
 
 // String returns the canonical marker text.
-func (k MarkerKind) String() string { return markerText[k] }
+func (k MarkerKind) String() string {
+	if k < MachineStart || k > UserEnd {
+		return "<!-- ? -->"
+	}
+	return markerText[k]
+}
+
+// Name is the marker's bare name, such as "MACHINE_BLOCK_START", for messages.
+func (k MarkerKind) Name() string {
+	return strings.TrimSuffix(strings.TrimPrefix(k.String(), "<!-- "), " -->")
+}
+
+// IsStart reports whether k opens a block.
+func (k MarkerKind) IsStart() bool { return k == MachineStart || k == UserStart }
+
+// Pair returns the other marker of k's block: MachineStart ↔ MachineEnd, UserStart ↔ UserEnd.
+func (k MarkerKind) Pair() MarkerKind { return k ^ 1 }
 
 // Marker is one well-formed marker found outside code.
 type Marker struct {
@@ -41,7 +57,7 @@ type Marker struct {
 	End    int // byte offset just past the marker
 }
 
-// NearMiss is a line outside code that looks like a marker but is not well formed, such as
+// NearMiss is text outside code that looks like a marker but is not well formed, such as
 // "<!--MACHINE_BLOCK_START-->" or "<!-- USER_BLOCK_STRAT -->".
 type NearMiss struct {
 	Line    int
@@ -49,7 +65,7 @@ type NearMiss struct {
 	Suggest MarkerKind // the marker it most likely meant
 }
 
-// Scan is the result of scanning one file's markers.
+// Scan is the result of scanning one file's markers. Markers are in file order.
 type Scan struct {
 	Markers   []Marker
 	NearMiss  []NearMiss
@@ -57,106 +73,136 @@ type Scan struct {
 }
 
 var (
-	// nearRe finds anything that mentions a block name in an HTML-comment-ish way.
-	nearRe = regexp.MustCompile(`(?i)<!?-*\s*(MACHINE|USER)[_ -]?BLOCK[_ -]?([A-Z]*)\s*-*>?`)
-	tmplRe = regexp.MustCompile(`<!--\s*MEMORY_BANK_TEMPLATE:\s*([^\s>]*)\s*-->`)
+	// nearRe finds anything that names a block in an HTML-comment-ish way, including common
+	// misspellings of BLOCK, START and END; exact markers are blanked out before it runs.
+	nearRe = regexp.MustCompile(`(?i)<!?-*\s*(MACHINE|USER)[_ -]?(BLOCK|BLOK|BLCOK|BOLCK|BLOKC)[_ -]?([A-Z]*)\s*-*>?`)
+	// tmplRe is lenient on spacing and the colon so that near misses become "malformed", not
+	// "missing": a user who wrote the mark deserves to hear what is wrong with it.
+	tmplRe = regexp.MustCompile(`(?i)<!--\s*MEMORY_BANK_TEMPLATE\s*(:?)\s*([^\s>]*?)\s*-*>`)
 )
 
 // ScanMarkers finds the block markers and template-version marks of content, skipping fenced
-// code blocks (``` and ~~~, CommonMark rules for fence length) and inline code spans.
-// It never fails: anything odd is reported as a NearMiss.
+// code blocks (``` and ~~~, CommonMark rules for fence length, also inside list items and
+// block quotes) and inline code spans. CRLF line endings are accepted. It never fails:
+// anything odd is reported as a NearMiss or an invalid TemplateMark.
 func ScanMarkers(content []byte) Scan {
 	var s Scan
 	var fence string // the open fence's run ("```" or "~~~~"), empty when outside
-	off := 0
 	line := 0
-	for off < len(content) || (off == len(content) && line == 0 && len(content) > 0) {
+	for off := 0; off < len(content); {
 		line++
-		end := bytes.IndexByte(content[off:], '\n')
-		var raw []byte
 		next := len(content)
-		if end >= 0 {
-			raw = content[off : off+end]
-			next = off + end + 1
-		} else {
-			raw = content[off:]
+		raw := content[off:]
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			raw = raw[:i]
+			next = off + i + 1
 		}
-		text := strings.TrimRight(string(raw), "\r")
-		trimmed := strings.TrimLeft(text, " ")
-		indent := len(text) - len(trimmed)
-		if indent <= 3 {
-			if f := fenceRun(trimmed); f != "" {
-				if fence == "" {
-					fence = f
-				} else if f[0] == fence[0] && len(f) >= len(fence) && strings.TrimSpace(trimmed[len(f):]) == "" {
-					fence = ""
+		raw = bytes.TrimSuffix(raw, []byte{'\r'})
+		if f, rest := fenceLine(raw); f != "" {
+			switch {
+			case fence == "":
+				if f[0] == '`' && bytes.IndexByte(rest, '`') >= 0 {
+					break // an info string may not hold a backtick: this is inline code
 				}
+				fence = f
 				off = next
-				if next == len(content) {
-					break
-				}
+				continue
+			case f[0] == fence[0] && len(f) >= len(fence) && len(bytes.TrimSpace(rest)) == 0:
+				fence = ""
+				off = next
 				continue
 			}
 		}
-		if fence == "" {
-			s.scanLine(text, off, line)
+		if fence == "" && bytes.ContainsAny(raw, "<>") {
+			s.scanLine(string(raw), off, line)
 		}
 		off = next
-		if next == len(content) {
-			break
-		}
 	}
 	return s
 }
 
-func fenceRun(s string) string {
+// fenceLine returns the fence run that starts line (after indentation and block-quote or
+// list prefixes) and what follows it; f is empty when the line is no fence.
+func fenceLine(line []byte) (f string, rest []byte) {
+	i := 0
+	for i < len(line) {
+		c := line[i]
+		if c == ' ' || c == '\t' || c == '>' {
+			i++
+			continue
+		}
+		// list item prefixes: "-", "*", "+" or "1." / "1)" followed by a space
+		if (c == '-' || c == '*' || c == '+') && i+1 < len(line) && line[i+1] == ' ' {
+			i += 2
+			continue
+		}
+		if c >= '0' && c <= '9' {
+			j := i
+			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j+1 < len(line) && (line[j] == '.' || line[j] == ')') && line[j+1] == ' ' {
+				i = j + 2
+				continue
+			}
+		}
+		break
+	}
+	s := line[i:]
 	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
-		return ""
+		return "", nil
 	}
 	n := 0
 	for n < len(s) && s[n] == s[0] {
 		n++
 	}
 	if n < 3 {
-		return ""
+		return "", nil
 	}
-	if s[0] == '`' && strings.Contains(s[n:], "`") {
-		return "" // an info string may not contain a backtick: this is inline code
-	}
-	return s[:n]
+	return string(s[:n]), s[n:]
 }
 
 // scanLine records markers on one line outside fences, ignoring inline code spans.
 func (s *Scan) scanLine(text string, lineOff, line int) {
-	if !strings.Contains(text, "BLOCK") && !strings.Contains(text, "block") && !strings.Contains(text, "MEMORY_BANK_TEMPLATE") {
-		return
-	}
 	visible := maskInlineCode(text)
+	var found []Marker
 	for k := MachineStart; k <= UserEnd; k++ {
 		m := markerText[k]
-		from := 0
-		for {
+		for from := 0; ; {
 			i := strings.Index(visible[from:], m)
 			if i < 0 {
 				break
 			}
 			at := from + i
-			s.Markers = append(s.Markers, Marker{Kind: k, Line: line, Offset: lineOff + at, End: lineOff + at + len(m)})
-			// blank it so the near-miss pass does not report it
-			visible = visible[:at] + strings.Repeat(" ", len(m)) + visible[at+len(m):]
+			found = append(found, Marker{Kind: k, Line: line, Offset: lineOff + at, End: lineOff + at + len(m)})
 			from = at + len(m)
 		}
 	}
-	sortMarkers(s.Markers)
+	if len(found) > 0 {
+		sortMarkers(found)
+		s.Markers = append(s.Markers, found...)
+		// blank exact markers so the near-miss pass does not report them
+		b := []byte(visible)
+		for _, m := range found {
+			for i := m.Offset - lineOff; i < m.End-lineOff; i++ {
+				b[i] = ' '
+			}
+		}
+		visible = string(b)
+	}
 	for _, loc := range nearRe.FindAllStringSubmatchIndex(visible, -1) {
 		frag := visible[loc[0]:loc[1]]
-		if !strings.Contains(frag, "<") && !strings.Contains(frag, ">") {
+		if !strings.ContainsAny(frag, "<>") {
 			continue // a bare word such as USER_BLOCK in prose is not a marker attempt
 		}
-		s.NearMiss = append(s.NearMiss, NearMiss{Line: line, Text: strings.TrimSpace(frag), Suggest: guess(visible[loc[2]:loc[3]], visible[loc[4]:loc[5]])})
+		s.NearMiss = append(s.NearMiss, NearMiss{Line: line, Text: strings.TrimSpace(frag), Suggest: guess(visible[loc[2]:loc[3]], visible[loc[6]:loc[7]])})
 	}
 	for _, loc := range tmplRe.FindAllStringSubmatchIndex(visible, -1) {
-		s.Templates = append(s.Templates, parseTemplateMark(visible[loc[2]:loc[3]], line))
+		m := parseTemplateMark(visible[loc[4]:loc[5]], line)
+		if loc[3] == loc[2] || visible[loc[0]:loc[1]] != strings.TrimSpace(visible[loc[0]:loc[1]]) || !strings.HasPrefix(visible[loc[0]:loc[1]], "<!-- MEMORY_BANK_TEMPLATE:") {
+			m.Valid = false // no colon, wrong case or spacing: well meant, not well formed
+		}
+		s.Templates = append(s.Templates, m)
 	}
 }
 
@@ -183,14 +229,14 @@ func sortMarkers(ms []Marker) {
 	}
 }
 
-// maskInlineCode replaces the content of backtick code spans with spaces, keeping offsets.
+// maskInlineCode replaces backtick code spans (with their backticks) by spaces, keeping
+// offsets. An unmatched backtick run is literal text, as in CommonMark.
 func maskInlineCode(text string) string {
 	if !strings.Contains(text, "`") {
 		return text
 	}
 	b := []byte(text)
-	i := 0
-	for i < len(b) {
+	for i := 0; i < len(b); {
 		if b[i] != '`' {
 			i++
 			continue
@@ -239,11 +285,15 @@ type Blocks struct {
 type Span struct{ Start, End int }
 
 // ParseBlocks returns the blocks of content when its markers are well formed: each marker at
-// most once, START before END, blocks not nested. ok is false otherwise (scanner reports why).
+// most once, START before END, blocks neither nested nor overlapping. ok is false otherwise
+// (scanner reports why).
 func ParseBlocks(content []byte) (b Blocks, ok bool) {
-	sc := ScanMarkers(content)
+	return blocksOf(ScanMarkers(content).Markers)
+}
+
+func blocksOf(markers []Marker) (b Blocks, ok bool) {
 	var seen [4][]Marker
-	for _, m := range sc.Markers {
+	for _, m := range markers {
 		seen[m.Kind] = append(seen[m.Kind], m)
 	}
 	for _, v := range seen {
@@ -251,7 +301,7 @@ func ParseBlocks(content []byte) (b Blocks, ok bool) {
 			return b, false
 		}
 	}
-	pair := func(s, e MarkerKind) (Span, bool, bool) {
+	pair := func(s, e MarkerKind) (span Span, has, good bool) {
 		if len(seen[s]) == 0 && len(seen[e]) == 0 {
 			return Span{}, false, true
 		}
@@ -267,8 +317,13 @@ func ParseBlocks(content []byte) (b Blocks, ok bool) {
 	if b.User, b.HasUser, good = pair(UserStart, UserEnd); !good {
 		return b, false
 	}
-	if b.HasMachine && b.HasUser && b.Machine.End > b.User.Start-len(markerText[UserStart]) && b.User.End > b.Machine.Start-len(markerText[MachineStart]) {
-		return b, false // overlapping or nested
+	if b.HasMachine && b.HasUser {
+		// the two blocks, markers included, must be disjoint
+		mS, mE := seen[MachineStart][0].Offset, seen[MachineEnd][0].End
+		uS, uE := seen[UserStart][0].Offset, seen[UserEnd][0].End
+		if mS < uE && uS < mE {
+			return b, false
+		}
 	}
 	return b, true
 }

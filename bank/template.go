@@ -32,7 +32,7 @@ func ParseVersion(s string) (Version, error) {
 	}
 	a, err1 := strconv.Atoi(maj)
 	b, err2 := strconv.Atoi(min)
-	if err1 != nil || err2 != nil || a < 0 || b < 0 || len(maj) > 6 || len(min) > 6 {
+	if err1 != nil || err2 != nil || !digits(maj) || !digits(min) || len(maj) > 6 || len(min) > 6 {
 		return Version{}, fmt.Errorf("template version %q: want vMAJOR.MINOR such as v7.1", s)
 	}
 	return Version{a, b}, nil
@@ -57,4 +57,17 @@ func parseTemplateMark(raw string, line int) TemplateMark {
 		}
 	}
 	return m
+}
+
+// digits reports whether s is one or more ASCII digits (Atoi alone would accept "+7").
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

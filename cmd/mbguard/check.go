@@ -3,11 +3,156 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/scanner"
 )
 
-// TODO(owner): replace this placeholder with the real command.
 func newCheckCmd(e *env) *command {
-	c := &command{name: "check", short: "check memory-bank/ (markers, template, secrets, stray files)", flags: newFlags("check", "check [--staged | --all | paths...] [--format text|json|sarif]")}
-	c.run = func(ctx context.Context, args []string) int { return e.fail(errors.New("check: not built yet")) }
+	c := &command{name: "check", short: "check memory-bank/ (markers, template, secrets, stray files)",
+		flags: newFlags("check", "check (--staged | --all | paths...) [--format text|json|sarif]\n\n"+
+			"  --staged  what the next commit holds: index blobs; secrets only in the lines it adds\n"+
+			"  --all     every file under memory-bank/ in the working tree\n"+
+			"  paths     these files or directories (as the pre-commit framework passes them)")}
+	staged := c.flags.Bool("staged", false, "check what the next commit holds (the index, not the working tree)")
+	all := c.flags.Bool("all", false, "check every file under memory-bank/")
+	format := c.flags.String("format", "text", "output format: text, json or sarif (SARIF 2.1.0)")
+	c.run = func(ctx context.Context, args []string) int {
+		modes := 0
+		for _, on := range []bool{*staged, *all, len(args) > 0} {
+			if on {
+				modes++
+			}
+		}
+		if modes != 1 {
+			fmt.Fprintln(e.stderr, "mbguard: check needs exactly one of --staged, --all or paths (see mbguard check --help)")
+			return exitUsage
+		}
+		switch *format {
+		case "text", "json", "sarif":
+		default:
+			fmt.Fprintf(e.stderr, "mbguard: --format %q: want text, json or sarif\n", *format)
+			return exitUsage
+		}
+		r, err := e.repo()
+		if err != nil {
+			if bareRepo(e.dir) {
+				return e.fail(errors.New("this is a bare repository: it has no index or work tree to check (run mbguard check in a clone with a work tree)"))
+			}
+			return e.fail(err)
+		}
+		cfg, err := e.config(r.Root)
+		if err != nil {
+			return e.fail(err)
+		}
+		if _, err := bank.ParseVersion(cfg.Templates.Minimum); err != nil {
+			return e.fail(cfg.Err())
+		}
+		o := scanner.Options{Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: scanner.NewSecrets(r.Root)}
+
+		var produce func(emit func(scanner.File) error) error
+		switch {
+		case *staged:
+			if _, err := os.Stat(filepath.Join(r.GitDir, "MERGE_HEAD")); err == nil {
+				e.logf("merge in progress: checking the merge result as staged")
+			}
+			produce = func(emit func(scanner.File) error) error { return scanner.Staged(ctx, r.Root, emit) }
+		case *all:
+			if fi, err := os.Stat(r.BankDir()); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+				fmt.Fprintf(e.stderr, "mbguard: no %s/ in %s: nothing to check (mbguard init creates one)\n", bank.Dir, r.Root)
+				return writeFindings(e, *format, nil)
+			}
+			produce = func(emit func(scanner.File) error) error {
+				return scanner.Disk(ctx, r.Root, []string{bank.Dir}, emit)
+			}
+		default:
+			rels, err := repoPaths(e.dir, r.Root, args)
+			if err != nil {
+				return e.fail(err)
+			}
+			produce = func(emit func(scanner.File) error) error { return scanner.Disk(ctx, r.Root, rels, emit) }
+		}
+		var files atomic.Int64
+		findings, err := scanner.Check(ctx, o, func(emit func(scanner.File) error) error {
+			return produce(func(f scanner.File) error { files.Add(1); return emit(f) })
+		})
+		if err != nil {
+			return e.fail(err)
+		}
+		e.logf("checked %d files, %d findings", files.Load(), len(findings))
+		return writeFindings(e, *format, findings)
+	}
 	return c
+}
+
+// writeFindings prints the report on stdout and a one-line summary for people on stderr.
+func writeFindings(e *env, format string, findings []scanner.Finding) int {
+	var err error
+	switch format {
+	case "json":
+		err = scanner.WriteJSON(e.stdout, findings)
+	case "sarif":
+		err = scanner.WriteSARIF(e.stdout, findings, versionString())
+	default:
+		err = scanner.WriteText(e.stdout, findings)
+	}
+	if err != nil {
+		return e.fail(fmt.Errorf("writing the report: %w", err))
+	}
+	if !scanner.Failing(findings) {
+		return exitOK
+	}
+	if format == "text" {
+		n := 0
+		for _, f := range findings {
+			if f.Severity == scanner.SeverityError {
+				n++
+			}
+		}
+		fmt.Fprintf(e.stderr, "mbguard: %d problem(s) in memory-bank/: fix them as shown above, then check again (MBGUARD=0 skips the git hook once)\n", n)
+	}
+	return exitFindings
+}
+
+// repoPaths turns command-line paths (relative to dir) into repository-relative ones.
+func repoPaths(dir, root string, args []string) ([]string, error) {
+	base, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("locating %s: %w", dir, err)
+	}
+	var out []string
+	for _, a := range args {
+		p := a
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(base, p)
+		}
+		p = filepath.Clean(p)
+		// resolve the parent's links (e.g. /tmp → /private/tmp) but not the file's own: a
+		// symlink in memory-bank/ is a finding, not something to follow
+		if d, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(d, filepath.Base(p))
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, fmt.Errorf("%s is outside the repository %s (pass paths inside it)", a, root)
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out, nil
+}
+
+// bareRepo reports whether dir is inside a bare repository, to explain why there is nothing
+// to check instead of saying "not a git repository".
+func bareRepo(dir string) bool {
+	cmd := exec.Command("git", "rev-parse", "--is-bare-repository")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	return err == nil && strings.TrimSpace(string(out)) == "true"
 }

@@ -1,0 +1,153 @@
+package scanner
+
+import (
+	"fmt"
+
+	"github.com/mbguard/mbguard/bank"
+)
+
+// CheckMarkdown applies the block-marker rules to one Markdown file and, when entry is true
+// (the file is memory-bank/MEMORY.md), the entry and template-version rules against minimum.
+// Markers inside fenced or inline code are text and never checked.
+func CheckMarkdown(path string, content []byte, entry bool, minimum bank.Version) []Finding {
+	sc := bank.ScanMarkers(content)
+	var out []Finding
+	add := func(line int, rule string, sev Severity, fix, format string, a ...any) {
+		out = append(out, Finding{Path: path, Line: line, Rule: rule, Severity: sev, Message: fmt.Sprintf(format, a...), Fix: fix})
+	}
+
+	suggested := map[bank.MarkerKind]bool{}
+	for _, nm := range sc.NearMiss {
+		suggested[nm.Suggest] = true
+		add(nm.Line, RuleMarkerMalformed, SeverityError,
+			fmt.Sprintf("write it exactly as %s", nm.Suggest),
+			"%q is not a block marker (did you mean %s?)", nm.Text, nm.Suggest)
+	}
+
+	var byKind [4][]bank.Marker
+	for _, m := range sc.Markers {
+		byKind[m.Kind] = append(byKind[m.Kind], m)
+	}
+	for k, ms := range byKind {
+		for _, m := range ms[min(1, len(ms)):] {
+			add(m.Line, RuleMarkerDuplicate, SeverityError,
+				fmt.Sprintf("keep one %s: merge the two blocks and delete this marker", bank.MarkerKind(k).Name()),
+				"%s appears again (first on line %d)", bank.MarkerKind(k).Name(), ms[0].Line)
+		}
+	}
+
+	// complete[k] holds the first START and END of a block when both exist in order.
+	type span struct{ start, end bank.Marker }
+	var blocks [2]*span
+	for i, k := range []bank.MarkerKind{bank.MachineStart, bank.UserStart} {
+		s, e := byKind[k], byKind[k.Pair()]
+		switch {
+		case len(s) > 0 && len(e) == 0:
+			add(s[0].Line, RuleMarkerUnclosed, SeverityError,
+				fmt.Sprintf("add %s where the block ends", k.Pair()),
+				"%s has no %s", k.Name(), k.Pair().Name())
+		case len(s) == 0 && len(e) > 0:
+			add(e[0].Line, RuleMarkerUnclosed, SeverityError,
+				fmt.Sprintf("add %s where the block begins, or delete this marker", k),
+				"%s has no %s before it", k.Pair().Name(), k.Name())
+		case len(s) > 0 && e[0].Offset < s[0].Offset:
+			add(e[0].Line, RuleMarkerOrder, SeverityError,
+				fmt.Sprintf("move %s below %s (line %d)", k.Pair(), k, s[0].Line),
+				"%s comes before %s (line %d)", k.Pair().Name(), k.Name(), s[0].Line)
+		case len(s) > 0:
+			blocks[i] = &span{s[0], e[0]}
+		}
+	}
+	if m, u := blocks[0], blocks[1]; m != nil && u != nil {
+		switch {
+		case u.start.Offset > m.start.Offset && u.start.Offset < m.end.Offset:
+			add(u.start.Line, RuleMarkerNesting, SeverityError,
+				fmt.Sprintf("close the MACHINE block with %s before %s", bank.MachineEnd, bank.UserStart),
+				"USER_BLOCK_START is inside the MACHINE block (lines %d-%d)", m.start.Line, m.end.Line)
+		case m.start.Offset > u.start.Offset && m.start.Offset < u.end.Offset:
+			add(m.start.Line, RuleMarkerNesting, SeverityError,
+				fmt.Sprintf("close the USER block with %s before %s, then move the USER block below the MACHINE block", bank.UserEnd, bank.MachineStart),
+				"MACHINE_BLOCK_START is inside the USER block (lines %d-%d)", u.start.Line, u.end.Line)
+		case u.start.Offset < m.start.Offset:
+			add(u.start.Line, RuleMarkerOrder, SeverityError,
+				"move the USER block (USER_BLOCK_START … USER_BLOCK_END) below MACHINE_BLOCK_END",
+				"the USER block comes before the MACHINE block (line %d)", m.start.Line)
+		}
+	}
+
+	if !entry {
+		return out
+	}
+	for _, k := range []bank.MarkerKind{bank.MachineStart, bank.UserStart} {
+		if len(byKind[k]) == 0 && len(byKind[k.Pair()]) == 0 && !suggested[k] && !suggested[k.Pair()] {
+			name, part := "MACHINE", "the agent's part"
+			if k == bank.UserStart {
+				name, part = "USER", "your own notes"
+			}
+			add(1, RuleEntryMissingBlock, SeverityError,
+				fmt.Sprintf("add %s … %s around %s", k, k.Pair(), part),
+				"MEMORY.md has no %s block", name)
+		}
+	}
+	out = append(out, checkTemplate(path, sc, byKind[bank.MachineStart], minimum)...)
+	return out
+}
+
+func checkTemplate(path string, sc bank.Scan, machineStarts []bank.Marker, minimum bank.Version) []Finding {
+	var out []Finding
+	add := func(line int, rule string, sev Severity, fix, format string, a ...any) {
+		out = append(out, Finding{Path: path, Line: line, Rule: rule, Severity: sev, Message: fmt.Sprintf(format, a...), Fix: fix})
+	}
+	want := bank.TemplateMarker(bank.CurrentTemplate)
+	if len(sc.Templates) == 0 {
+		line := 1
+		where := "near the top"
+		if len(machineStarts) > 0 {
+			line = machineStarts[0].Line
+			where = "on the line after " + bank.MachineStart.String()
+		}
+		add(line, RuleTemplateMissing, SeverityError,
+			fmt.Sprintf("add %s %s, or run mbguard upgrade", want, where),
+			"MEMORY.md has no template version marker")
+		return out
+	}
+	newest := -1
+	for i, t := range sc.Templates {
+		if t.Valid && (newest < 0 || sc.Templates[newest].Version.Less(t.Version)) {
+			newest = i
+		}
+	}
+	for i, t := range sc.Templates {
+		if !t.Valid {
+			fix := want
+			if v, err := bank.ParseVersion(t.Raw); err == nil {
+				fix = bank.TemplateMarker(v)
+			}
+			add(t.Line, RuleTemplateMalformed, SeverityError,
+				fmt.Sprintf("write it exactly as %s", fix),
+				"the template version marker is not well formed (want <!-- MEMORY_BANK_TEMPLATE:vMAJOR.MINOR -->)")
+		}
+		if i == 0 {
+			continue
+		}
+		keep := "the first"
+		if newest >= 0 {
+			keep = "the one for " + sc.Templates[newest].Version.String()
+		}
+		add(t.Line, RuleTemplateDuplicate, SeverityError,
+			fmt.Sprintf("keep only %s and delete the others", keep),
+			"a second template version marker (first on line %d)", sc.Templates[0].Line)
+	}
+	first := sc.Templates[0]
+	if first.Valid && first.Version.Less(minimum) {
+		add(first.Line, RuleTemplateOutdated, SeverityError,
+			"run mbguard upgrade",
+			"template %s is older than the minimum %s (templates.minimum)", first.Version, minimum)
+	}
+	if first.Valid && len(machineStarts) == 1 && first.Line != machineStarts[0].Line+1 {
+		add(first.Line, RuleTemplateMalformed, SeverityWarning,
+			fmt.Sprintf("move %s to line %d, right after %s", bank.TemplateMarker(first.Version), machineStarts[0].Line+1, bank.MachineStart),
+			"the template version marker is not on the line after MACHINE_BLOCK_START")
+	}
+	return out
+}

@@ -1,0 +1,302 @@
+package scanner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mbguard/mbguard/bank"
+)
+
+// Staged emits the files under memory-bank/ as the next commit will hold them: index blobs
+// (never the working tree), each with the lines the commit adds (git diff --cached -U0, as
+// gitleaks' pre-commit mode reads them). A file deleted in the index is not emitted. It works
+// in a repository without commits, and honours GIT_INDEX_FILE (git commit <paths> runs the hook
+// with a temporary index).
+func Staged(ctx context.Context, root string, emit func(File) error) error {
+	type diffResult struct {
+		added map[string][]int
+		err   error
+	}
+	diffc := make(chan diffResult, 1)
+	go func() {
+		out, err := git(ctx, root, nil, "-c", "core.quotePath=false", "diff", "--cached", "-U0", "-M", "--no-color",
+			"--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--", bank.Dir+"/")
+		if err != nil {
+			diffc <- diffResult{err: fmt.Errorf("reading the staged diff: %w", err)}
+			return
+		}
+		diffc <- diffResult{added: addedLines(out)}
+	}()
+	ls, err := git(ctx, root, nil, "ls-files", "-s", "-z", "--", bank.Dir+"/")
+	if err != nil {
+		return fmt.Errorf("listing the index: %w", err)
+	}
+	type entry struct {
+		mode uint32
+		oid  string
+		path string
+	}
+	var entries []entry
+	var unmerged []string
+	for _, rec := range bytes.Split(ls, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
+		fields := strings.Fields(string(meta))
+		if !ok || len(fields) != 3 {
+			return fmt.Errorf("listing the index: unexpected line %q", rec)
+		}
+		mode, err := strconv.ParseUint(fields[0], 8, 32)
+		if err != nil {
+			return fmt.Errorf("listing the index: unexpected mode in %q", rec)
+		}
+		if fields[2] != "0" {
+			if len(unmerged) == 0 || unmerged[len(unmerged)-1] != string(p) {
+				unmerged = append(unmerged, string(p))
+			}
+			continue
+		}
+		entries = append(entries, entry{uint32(mode), fields[1], string(p)})
+	}
+	if len(unmerged) > 0 {
+		return fmt.Errorf("%s has unresolved merge conflicts (resolve them and git add the file, then check again)", strings.Join(unmerged, ", "))
+	}
+	d := <-diffc
+	if d.err != nil {
+		return d.err
+	}
+	var blobs []entry
+	for _, e := range entries {
+		switch e.mode {
+		case ModeSymlink, ModeGitlink:
+			if err := emit(File{Path: e.path, Mode: e.mode, AddedOnly: true}); err != nil {
+				return err
+			}
+		default:
+			blobs = append(blobs, e)
+		}
+	}
+	if len(blobs) == 0 {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("reading staged files: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("reading staged files: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("reading staged files: %w", err)
+	}
+	go func() {
+		w := bufio.NewWriter(stdin)
+		for _, e := range blobs {
+			w.WriteString(e.oid)
+			w.WriteByte('\n')
+		}
+		w.Flush()
+		stdin.Close()
+	}()
+	r := bufio.NewReaderSize(stdout, 1<<16)
+	var readErr error
+	for _, e := range blobs {
+		f, err := readBlob(r, e.oid)
+		if err != nil {
+			readErr = fmt.Errorf("reading staged %s: %w", e.path, err)
+			break
+		}
+		f.Path, f.Mode, f.AddedOnly, f.Added = e.path, e.mode, true, d.added[e.path]
+		if err := emit(f); err != nil {
+			readErr = err
+			break
+		}
+	}
+	if readErr != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return readErr
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("reading staged files: git cat-file: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// readBlob reads one `git cat-file --batch` answer. A blob over MaxFileSize is skipped over
+// and returned with its size only.
+func readBlob(r *bufio.Reader, oid string) (File, error) {
+	head, err := r.ReadString('\n')
+	if err != nil {
+		return File{}, err
+	}
+	fields := strings.Fields(head)
+	if len(fields) == 2 && fields[1] == "missing" {
+		return File{}, fmt.Errorf("object %s is missing from the repository", oid)
+	}
+	if len(fields) != 3 {
+		return File{}, fmt.Errorf("unexpected git cat-file answer %q", strings.TrimSpace(head))
+	}
+	size, err := strconv.ParseInt(fields[2], 10, 64)
+	if err != nil {
+		return File{}, fmt.Errorf("unexpected git cat-file answer %q", strings.TrimSpace(head))
+	}
+	f := File{Size: size}
+	if size > MaxFileSize {
+		if _, err := io.CopyN(io.Discard, r, size+1); err != nil {
+			return File{}, err
+		}
+		return f, nil
+	}
+	f.Content = make([]byte, size+1)
+	if _, err := io.ReadFull(r, f.Content); err != nil {
+		return File{}, err
+	}
+	f.Content = f.Content[:size] // drop the newline that ends each answer
+	return f, nil
+}
+
+// addedLines parses `git diff -U0` output into the added line numbers of each new-side path.
+func addedLines(diff []byte) map[string][]int {
+	out := map[string][]int{}
+	var cur string
+	for len(diff) > 0 {
+		line := diff
+		if i := bytes.IndexByte(diff, '\n'); i >= 0 {
+			line, diff = diff[:i], diff[i+1:]
+		} else {
+			diff = nil
+		}
+		switch {
+		case bytes.HasPrefix(line, []byte("diff --git ")):
+			cur = ""
+		case bytes.HasPrefix(line, []byte("+++ ")):
+			cur = diffPath(string(line[4:]))
+		case bytes.HasPrefix(line, []byte("@@ ")) && cur != "":
+			// @@ -a[,b] +c[,d] @@
+			f := strings.Fields(string(line))
+			if len(f) < 3 || !strings.HasPrefix(f[2], "+") {
+				continue
+			}
+			startS, countS, hasCount := strings.Cut(f[2][1:], ",")
+			start, err := strconv.Atoi(startS)
+			if err != nil {
+				continue
+			}
+			count := 1
+			if hasCount {
+				if count, err = strconv.Atoi(countS); err != nil {
+					continue
+				}
+			}
+			for l := start; l < start+count; l++ {
+				out[cur] = append(out[cur], l)
+			}
+		}
+	}
+	return out
+}
+
+// diffPath turns a "+++ b/path" name (possibly C-quoted) into a repository-relative path.
+func diffPath(s string) string {
+	s = strings.TrimRight(s, "\t")
+	if strings.HasPrefix(s, `"`) {
+		if u, err := strconv.Unquote(s); err == nil {
+			s = u
+		}
+	}
+	if s == "/dev/null" {
+		return ""
+	}
+	return strings.TrimPrefix(s, "b/")
+}
+
+// Disk emits files from the working tree: every file under each of paths (files or
+// directories, relative to root). Symbolic links are emitted as links, never followed.
+func Disk(ctx context.Context, root string, paths []string, emit func(File) error) error {
+	for _, p := range paths {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		err := filepath.WalkDir(abs, func(name string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && name == abs {
+					return fmt.Errorf("%s: no such file or directory (check the path)", p)
+				}
+				return fmt.Errorf("reading %s: %w", rel(root, name), unwrapPath(err))
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if d.IsDir() {
+				if d.Name() == ".git" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			f := File{Path: rel(root, name)}
+			if d.Type()&fs.ModeSymlink != 0 {
+				f.Mode = ModeSymlink
+				return emit(f)
+			}
+			if !d.Type().IsRegular() {
+				return nil // sockets, fifos: nothing a commit can hold
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", f.Path, unwrapPath(err))
+			}
+			f.Size = fi.Size()
+			if f.Size <= MaxFileSize {
+				if f.Content, err = os.ReadFile(name); err != nil {
+					return fmt.Errorf("reading %s: %w", f.Path, unwrapPath(err))
+				}
+			}
+			return emit(f)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func rel(root, name string) string {
+	r, err := filepath.Rel(root, name)
+	if err != nil {
+		return filepath.ToSlash(name)
+	}
+	return filepath.ToSlash(r)
+}
+
+// git runs git in dir and returns its stdout; the error carries git's stderr.
+func git(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			return nil, err
+		}
+		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out, nil
+}
