@@ -64,6 +64,14 @@ func (w *walker) interp(it interpreter, args []arg, e *env, in *stdin) {
 		}
 		return
 	}
+	if len(it.code) > 0 && it.code[0] == "-e" && strings.HasPrefix(it.flags.short, "ep") {
+		// node -pe CODE: both letters ask for the next argument as code.
+		for i, a := range args {
+			if a.exact && (a.s == "-pe" || a.s == "-ep") {
+				args = append(append(args[:i:i], arg{s: "-p", exact: true}), args[i+1:]...)
+			}
+		}
+	}
 	opts, ops := parseArgs(args, it.flags)
 	seen := false
 	for _, o := range opts {

@@ -101,10 +101,51 @@ func cleanDir(d string) string {
 
 type walker struct {
 	res *Result
+	// parser is reused for code nested in strings: a parser costs about
+	// 5 KB to set up, more than classifying a typical command.
+	parser *syntax.Parser
+	// seen deduplicates accesses once there are many, so that a command
+	// naming thousands of files stays linear.
+	seen map[seenKey]bool
+}
+
+type seenKey struct {
+	a     Access
+	write bool
+}
+
+// add appends a to list unless it is already there.
+func (w *walker) add(list []Access, a Access, write bool) []Access {
+	if w.seen == nil {
+		for _, x := range list {
+			if x == a {
+				return list
+			}
+		}
+		if len(list) < 16 {
+			return append(list, a)
+		}
+		w.seen = map[seenKey]bool{}
+		for _, x := range w.res.Reads {
+			w.seen[seenKey{x, false}] = true
+		}
+		for _, x := range w.res.Writes {
+			w.seen[seenKey{x, true}] = true
+		}
+	}
+	k := seenKey{a, write}
+	if w.seen[k] {
+		return list
+	}
+	w.seen[k] = true
+	return append(list, a)
 }
 
 func (w *walker) parse(src string, e *env, depth int) error {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if w.parser == nil {
+		w.parser = syntax.NewParser(syntax.Variant(syntax.LangBash))
+	}
+	f, err := w.parser.Parse(strings.NewReader(src), "")
 	if err != nil {
 		return err
 	}
@@ -395,19 +436,9 @@ func (w *walker) readArg(a arg, op string, e *env) {
 	if !ok && !strings.HasPrefix(p, "~") {
 		return
 	}
-	for _, r := range w.res.Reads {
-		if r.Path == p && r.Op == op {
-			return
-		}
-	}
-	w.res.Reads = append(w.res.Reads, Access{Path: p, Op: op})
+	w.res.Reads = w.add(w.res.Reads, Access{Path: p, Op: op}, false)
 }
 
 func (w *walker) addWrite(a Access) {
-	for _, x := range w.res.Writes {
-		if x == a {
-			return
-		}
-	}
-	w.res.Writes = append(w.res.Writes, a)
+	w.res.Writes = w.add(w.res.Writes, a, true)
 }

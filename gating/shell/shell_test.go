@@ -195,6 +195,7 @@ var cases = []tc{
 	{"python versioned", `python3.12 -c "import os; os.unlink('a.txt')"`, w("/repo/a.txt"), nil, "WI"},
 	{"node -e", `node -e "require('fs').writeFileSync('memory-bank/a.md','x')"`, w("/repo/memory-bank/a.md"), nil, "WI"},
 	{"node --eval", `node --eval "fs.unlinkSync('a.json')"`, w("/repo/a.json"), nil, "WI"},
+	{"node -pe", `node -pe "fs.rmSync('memory-bank', {recursive: true})"`, w("/repo/memory-bank"), nil, "WI"},
 	{"node -e read", `node -e "console.log(require('fs').readFileSync('package.json','utf8'))"`, nil, w("/repo/package.json"), "I"},
 	{"ruby -e", `ruby -e "File.write('memory-bank/a.md', 'x')"`, w("/repo/memory-bank/a.md"), nil, "WI"},
 	{"perl -e", `perl -e 'unlink "memory-bank/a.md"'`, w("/repo/memory-bank/a.md"), nil, "WI"},
@@ -389,5 +390,21 @@ func TestHugeInput(t *testing.T) {
 	r := Classify("echo "+strings.Repeat("a", MaxInput), "/repo")
 	if r.ParseError == "" || !r.Write || !r.Unknown {
 		t.Errorf("huge input = %+v, want fail-safe", r)
+	}
+}
+
+func TestManyFilesStayLinear(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("rm")
+	for i := 0; b.Len() < MaxInput-16; i++ {
+		b.WriteString(" f")
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteString(string(rune('a' + i%26)))
+		b.WriteString(string(rune('a' + i/26%26)))
+		b.WriteString(string(rune('a' + i/676%26)))
+	}
+	r := Classify(b.String(), "/repo")
+	if !r.Write || len(r.Writes) < 1000 {
+		t.Errorf("got %d writes", len(r.Writes))
 	}
 }

@@ -310,7 +310,7 @@ func (w *walker) subWrites(args []arg, e *env, depth int) bool {
 	if len(args) == 0 {
 		return false
 	}
-	sub := walker{res: &Result{}}
+	sub := walker{res: &Result{}, parser: w.parser}
 	se := *e
 	sub.call(args, &se, depth, &stdin{})
 	w.res.Interpreter = w.res.Interpreter || sub.res.Interpreter
