@@ -19,4 +19,11 @@
 // deliberately not a write: its effects are not visible in the command line,
 // and treating every script run as an unknown write would make the gate
 // useless. Only code written inline in the command is inspected.
+//
+// Known gaps, left on purpose: commands run elsewhere (ssh, docker run,
+// kubectl exec) are not classified; build tools and package managers (make,
+// npm, go, pip) are not writes; sed scripts' own w/W/e commands are not
+// read; inline interpreter code is scanned for string literals and a list of
+// write calls, not parsed, so it errs towards writes; git show REV:path is
+// not a read of the working-tree file.
 package shell

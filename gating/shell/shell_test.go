@@ -141,6 +141,9 @@ var cases = []tc{
 	{"mv -t", "mv -t docs memory-bank/a.md", w("/repo/memory-bank/a.md", "/repo/docs/a.md"), nil, "W"},
 	{"rm -rf", "rm -rf memory-bank", w("/repo/memory-bank"), nil, "W"},
 	{"rm after dashdash", "rm -- -weird", w("/repo/-weird"), nil, "W"},
+	{"mv brace expansion", "mv memory-bank/{a,b}.md", w("/repo/memory-bank/a.md", "/repo/memory-bank/b.md"), nil, "W"},
+	{"brace nested", "touch x/{a,b{1,2}}.md", w("/repo/x/a.md", "/repo/x/b1.md", "/repo/x/b2.md"), nil, "W"},
+	{"quoted brace is literal", "touch 'x/{a,b}'", w("/repo/x/{a,b}"), nil, "W"},
 	{"mkdir -p", "mkdir -p memory-bank/details", w("/repo/memory-bank/details"), nil, "W"},
 	{"touch", "touch -d yesterday memory-bank/a.md", w("/repo/memory-bank/a.md"), nil, "W"},
 	{"rmdir shred unlink", "rmdir d; shred -n 3 f; unlink g", w("/repo/d", "/repo/f", "/repo/g"), nil, "W"},
@@ -405,6 +408,14 @@ func TestManyFilesStayLinear(t *testing.T) {
 	}
 	r := Classify(b.String(), "/repo")
 	if !r.Write || len(r.Writes) < 1000 {
+		t.Errorf("got %d writes", len(r.Writes))
+	}
+}
+
+func TestBraceBombStaysCheap(t *testing.T) {
+	alts := "{" + strings.Repeat("a,", 200) + "b}"
+	r := Classify("touch x/"+strings.Repeat(alts, 12), "/repo")
+	if !r.Write || len(r.Writes) == 0 || len(r.Writes) > maxBraces {
 		t.Errorf("got %d writes", len(r.Writes))
 	}
 }

@@ -14,11 +14,82 @@ type arg struct {
 }
 
 func words(ws []*syntax.Word) []arg {
-	out := make([]arg, len(ws))
-	for i, wd := range ws {
-		out[i] = wordArg(wd)
+	out := make([]arg, 0, len(ws))
+	for _, wd := range ws {
+		a := wordArg(wd)
+		if a.exact && hasBraceLit(wd) {
+			// mv memory-bank/{a,b}.md is two operands, not one.
+			budget := 256
+			for _, s := range expandBraces(a.s, &budget) {
+				out = append(out, arg{s: s, exact: true})
+			}
+			continue
+		}
+		out = append(out, a)
 	}
 	return out
+}
+
+// hasBraceLit reports an unquoted part that may hold a brace expansion.
+func hasBraceLit(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 && strings.IndexByte(l.Value, ',') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// maxBraces bounds brace expansion, which grows exponentially.
+const maxBraces = 64
+
+// expandBraces expands {a,b} alternatives (not {1..3} sequences). Text it
+// cannot expand within the budget of calls is returned as is, which callers
+// still match as a prefix.
+func expandBraces(s string, budget *int) []string {
+	open := strings.IndexByte(s, '{')
+	if open < 0 || *budget <= 0 {
+		return []string{s}
+	}
+	*budget--
+	level, start := 0, open+1
+	var alts []string
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			level++
+		case '}':
+			level--
+			if level == 0 {
+				if alts == nil {
+					// {x} without a comma is literal; look further on.
+					rest := expandBraces(s[i+1:], budget)
+					out := make([]string, len(rest))
+					for j, r := range rest {
+						out[j] = s[:i+1] + r
+					}
+					return out
+				}
+				alts = append(alts, s[start:i])
+				var out []string
+				for _, a := range alts {
+					for _, x := range expandBraces(s[:open]+a+s[i+1:], budget) {
+						if len(out) == maxBraces {
+							return []string{s}
+						}
+						out = append(out, x)
+					}
+				}
+				return out
+			}
+		case ',':
+			if level == 1 {
+				alts = append(alts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return []string{s}
 }
 
 func wordArg(wd *syntax.Word) arg {
