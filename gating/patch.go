@@ -170,6 +170,9 @@ func parseUnifiedPatch(text string) []PatchFile {
 		if cur.Path == "" {
 			cur.Path = cur.To
 		}
+		if cur.Op == PatchMove && (cur.To == "" || cur.To == cur.Path) {
+			cur.Op, cur.To = PatchUpdate, ""
+		}
 		if cur.Path != "" {
 			files = append(files, *cur)
 		}
@@ -208,7 +211,7 @@ func parseUnifiedPatch(text string) []PatchFile {
 			start()
 			a, b := splitGitHeader(line[len("diff --git "):])
 			cur.Path, newName = stripAB(a), stripAB(b)
-			if newName != cur.Path {
+			if newName != "" && newName != cur.Path {
 				cur.Op, cur.To = PatchMove, newName
 			}
 		case strings.HasPrefix(line, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
@@ -226,6 +229,7 @@ func parseUnifiedPatch(text string) []PatchFile {
 		case strings.HasPrefix(line, "+++ ") && cur != nil:
 			newName = headerName(line[4:])
 			switch {
+			case newName == "":
 			case newName == "/dev/null":
 				cur.Op = PatchDelete
 			case cur.Op == PatchAdd:
@@ -236,10 +240,9 @@ func parseUnifiedPatch(text string) []PatchFile {
 			if cur.Path == "" {
 				cur.Path = stripAB(newName)
 			}
-		case strings.HasPrefix(line, "rename from ") && cur != nil:
+		case strings.HasPrefix(line, "rename from ") && cur != nil && len(line) > len("rename from "):
 			cur.Path = unquote(strings.TrimPrefix(line, "rename from "))
-			cur.Op = PatchMove
-		case strings.HasPrefix(line, "rename to ") && cur != nil:
+		case strings.HasPrefix(line, "rename to ") && cur != nil && len(line) > len("rename to "):
 			cur.To = unquote(strings.TrimPrefix(line, "rename to "))
 			cur.Op = PatchMove
 		case strings.HasPrefix(line, "new file mode") && cur != nil:

@@ -35,7 +35,7 @@ func canon(raw, cwd string, fx Facts) canonPath {
 	res := abs
 	if r := fx.Resolve(abs); r != "" {
 		res = slashClean(r)
-		if !isAbs(res) {
+		if !isAbs(res, root) {
 			res = path.Join(root, res)
 		}
 	}
@@ -55,12 +55,12 @@ func absolute(raw, cwd, root string) string {
 		// land inside the repository by accident.
 		return path.Clean("/~" + p[1:])
 	}
-	if isAbs(p) {
+	if isAbs(p, root) {
 		return slashClean(p)
 	}
 	base := root
 	if c := strings.ReplaceAll(cwd, `\`, "/"); c != "" {
-		if isAbs(c) {
+		if isAbs(c, root) {
 			base = c
 		} else {
 			base = path.Join(root, c)
@@ -89,25 +89,25 @@ func relTo(abs, root string, fold bool) (string, bool) {
 	return a, false
 }
 
-// isAbs accepts POSIX absolute paths and Windows drive paths (C:/x) after slash conversion.
-func isAbs(p string) bool {
+// isAbs accepts POSIX absolute paths, and drive paths (C:/x) when the repository itself is on
+// a drive: on a POSIX root "c:x" is an ordinary relative name, and reading it as a drive
+// would make Canon disagree with itself.
+func isAbs(p, root string) bool {
 	if strings.HasPrefix(p, "/") {
 		return true
 	}
-	return len(p) >= 3 && p[1] == ':' && p[2] == '/' && isLetter(p[0])
+	return hasDrive(p) && hasDrive(root)
 }
+
+func hasDrive(p string) bool { return len(p) >= 2 && p[1] == ':' && isLetter(p[0]) }
 
 func isLetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
 
 // slashClean converts separators and cleans; a drive path keeps its drive.
 func slashClean(p string) string {
 	p = strings.ReplaceAll(p, `\`, "/")
-	if len(p) >= 2 && p[1] == ':' && isLetter(p[0]) {
-		rest := p[2:]
-		if rest == "" {
-			rest = "/"
-		}
-		return p[:2] + path.Clean(rest)
+	if hasDrive(p) {
+		return p[:2] + path.Clean("/"+p[2:])
 	}
 	if p == "" {
 		return "/"

@@ -7,6 +7,7 @@ import (
 func TestCanon(t *testing.T) {
 	tests := []struct {
 		name, raw, cwd string
+		root           string
 		ci             bool
 		links          map[string]string
 		want           string
@@ -22,7 +23,10 @@ func TestCanon(t *testing.T) {
 		{name: "escape with dotdot", raw: "../other/memory-bank/x.md", want: "/other/memory-bank/x.md"},
 		{name: "sibling with root prefix", raw: "/repo2/memory-bank/x.md", want: "/repo2/memory-bank/x.md"},
 		{name: "home", raw: "~/memory-bank/x.md", want: "/~/memory-bank/x.md"},
-		{name: "windows drive", raw: `C:\repo\x.md`, want: "C:/repo/x.md"},
+		{name: "drive-like name on a POSIX root is relative", raw: `C:\repo\x.md`, want: "C:/repo/x.md", in: true},
+		{name: "windows root", root: `C:\work\repo`, raw: `C:\work\repo\memory-bank\x.md`, want: "memory-bank/x.md", in: true},
+		{name: "windows root, other drive", root: `C:\work\repo`, raw: `D:\work\repo\x.md`, want: "D:/work/repo/x.md"},
+		{name: "windows root folded", root: `C:\Work\Repo`, ci: true, raw: `c:\work\repo\SRC\A.go`, want: "src/a.go", in: true},
 		{name: "symlink out", raw: "memory-bank/link.md", links: map[string]string{"/repo/memory-bank/link.md": "/etc/passwd"}, want: "/etc/passwd"},
 		{name: "symlinked dir inside", raw: "docs/x.md", links: map[string]string{"/repo/docs": "/repo/memory-bank"}, want: "memory-bank/x.md", in: true},
 		{name: "case folded when insensitive", raw: "Memory-Bank/MEMORY.md", ci: true, want: "memory-bank/memory.md", in: true},
@@ -34,6 +38,9 @@ func TestCanon(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fx := newFacts(nil)
 			fx.ci = tc.ci
+			if tc.root != "" {
+				fx.root = tc.root
+			}
 			if tc.links != nil {
 				fx.links = tc.links
 			}
