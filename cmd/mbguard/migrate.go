@@ -3,11 +3,117 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+
+	"github.com/mbguard/mbguard/lifecycle"
 )
 
-// TODO(owner): replace this placeholder with the real command.
 func newMigrateCmd(e *env) *command {
 	c := &command{name: "migrate", short: "migrate a legacy memory bank to v7.1 (plan; --apply to execute)", flags: newFlags("migrate", "migrate [--apply] [--rollback] [--git-cli] [--no-git]")}
-	c.run = func(ctx context.Context, args []string) int { return e.fail(errors.New("migrate: not built yet")) }
+	apply := c.flags.Bool("apply", false, "execute the plan (two commits: the moves, then MEMORY.md); resumes an interrupted run")
+	rollback := c.flags.Bool("rollback", false, "undo a migration: restore memory-bank/ and the branch to the starting commit")
+	gitCLI := c.flags.Bool("git-cli", false, "move and commit through the git CLI, so hooks, signing and filters apply")
+	noGit := c.flags.Bool("no-git", false, "move files without git: no commits, no history, no rollback")
+	c.run = func(ctx context.Context, args []string) int {
+		if len(args) > 0 || (*rollback && (*apply || *noGit)) {
+			c.flags.Usage()
+			return exitUsage
+		}
+		o := lifecycle.MigrateOptions{Apply: *apply, Rollback: *rollback, GitCLI: *gitCLI, NoGit: *noGit,
+			// Fault injection for the resume tests; an unset variable is the real world.
+			FailAfter: e.getenv("MBGUARD_TEST_FAIL_AFTER")}
+		r, err := e.repo()
+		switch {
+		case err == nil:
+			o.Root, o.GitDir, o.StateDir = r.Root, r.GitDir, r.StateDir()
+		case *noGit:
+			if o.Root, err = absDir(e.dir); err != nil {
+				return e.fail(err)
+			}
+		default:
+			return e.fail(fmt.Errorf("%w; or pass --no-git for plain moves without history", err))
+		}
+		if e.isTerminal() {
+			o.Progress = func(done, total int) {
+				if total < 200 {
+					return
+				}
+				fmt.Fprintf(e.stderr, "\rmbguard: moving %d/%d", done, total)
+				if done == total {
+					fmt.Fprintln(e.stderr)
+				}
+			}
+		}
+		res, err := lifecycle.Migrate(ctx, o)
+		for _, w := range res.Warnings {
+			fmt.Fprintf(e.stderr, "mbguard: warning: %s\n", w)
+		}
+		if err != nil {
+			if errors.Is(err, lifecycle.ErrRefused) {
+				printPlan(e, res.Plan)
+			}
+			return e.fail(err)
+		}
+		switch {
+		case res.RolledBack != "":
+			fmt.Fprintf(e.stdout, "rolled back to %s\n", res.RolledBack)
+			fmt.Fprintln(e.stderr, "mbguard: memory-bank/ is as it was before the migration; run mbguard migrate to see the plan again")
+		case res.NoOp:
+			fmt.Fprintln(e.stderr, "mbguard: memory-bank/ already has MEMORY.md; nothing to migrate (run mbguard upgrade for an older template)")
+		case !res.Applied:
+			printPlan(e, res.Plan)
+			fmt.Fprintln(e.stderr, "mbguard: this is the plan; nothing changed: run mbguard migrate --apply")
+		default:
+			if res.Resumed {
+				fmt.Fprintln(e.stderr, "mbguard: resumed the interrupted migration")
+			}
+			for _, h := range res.Commits {
+				fmt.Fprintf(e.stdout, "commit %s\n", h)
+			}
+			if res.Legacy {
+				fmt.Fprintln(e.stdout, "created memory-bank/legacy.md")
+			}
+			fmt.Fprintln(e.stderr, "mbguard: migrated memory-bank/ to v7.1: review MEMORY.md (and legacy.md), then run mbguard check --all")
+		}
+		return exitOK
+	}
 	return c
+}
+
+func printPlan(e *env, p lifecycle.Plan) {
+	for _, m := range p.Moves {
+		fmt.Fprintf(e.stdout, "%-8s %s -> %s\n", "move", m.From, m.To)
+	}
+	for _, c := range p.Create {
+		fmt.Fprintf(e.stdout, "%-8s %s\n", "create", c)
+	}
+	fmt.Fprintf(e.stdout, "%-8s %s\n", "maybe", "memory-bank/legacy.md (text from _index.md, and anything else with no place in MEMORY.md)")
+	for _, d := range p.Delete {
+		fmt.Fprintf(e.stdout, "%-8s %s\n", "delete", d)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(e.stdout, "%-8s %s\n", "note", n)
+	}
+	for _, r := range p.Refusals {
+		fmt.Fprintf(e.stdout, "%-8s %s\n", "refuse", r)
+	}
+}
+
+// isTerminal reports whether stderr is a terminal (a character device): progress bars only there.
+func (e *env) isTerminal() bool {
+	f, ok := e.stderr.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func absDir(d string) (string, error) {
+	fi, err := os.Stat(d)
+	if err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", d)
+	}
+	return d, nil
 }

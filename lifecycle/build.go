@@ -1,0 +1,214 @@
+package lifecycle
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/templates"
+)
+
+// legacyInputs are the old entry files' bytes as committed (nil when absent).
+type legacyInputs struct {
+	Brief, Active, Index, Patterns []byte
+}
+
+var (
+	atxRe  = regexp.MustCompile(`^(#{1,2})(\s+\S.*|\s*)$`)
+	bomUTF = []byte("\ufeff")
+)
+
+// split separates a file into the text an agent maintained (everything outside the USER_BLOCK,
+// marker lines dropped) and the raw USER_BLOCK bytes. ok is false when the markers are
+// malformed: then the whole file is body and must be kept verbatim in a fence.
+func split(b []byte) (body string, user []byte, hasUser, ok bool) {
+	b = bytes.TrimPrefix(b, bomUTF)
+	blocks, ok := bank.ParseBlocks(b)
+	if !ok {
+		return string(b), nil, false, false
+	}
+	var rest []byte
+	if blocks.HasUser {
+		user = b[blocks.User.Start:blocks.User.End]
+		us := blocks.User.Start - len(bank.UserStart.String())
+		ue := blocks.User.End + len(bank.UserEnd.String())
+		rest = append(append(append(rest, b[:us]...), '\n'), b[ue:]...)
+	} else {
+		rest = b
+	}
+	var out []string
+	for _, l := range strings.Split(strings.ReplaceAll(string(rest), "\r\n", "\n"), "\n") {
+		t := strings.TrimSpace(l)
+		if t == bank.MachineStart.String() || t == bank.MachineEnd.String() {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n"), user, blocks.HasUser, true
+}
+
+// demote turns level-1 and level-2 headings into level-3 ones so imported text nests under
+// MEMORY.md's own "## " sections; the heading text is kept as it was.
+func demote(s string) string {
+	lines := strings.Split(s, "\n")
+	fence := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+		}
+		if !fence && atxRe.MatchString(l) {
+			lines[i] = "###" + strings.TrimLeft(l, "#")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func trimBlank(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fenced keeps text verbatim and inert (markers inside a fence are text to the bank parser).
+func fenced(s string) string {
+	f := "```"
+	for strings.Contains(s, f) {
+		f += "`"
+	}
+	return f + "text\n" + s + "\n" + f
+}
+
+// buildMemory makes MEMORY.md and legacy.md from the legacy entry files, losing no non-blank
+// line: brief → Project Snapshot, active → Current Focus (its USER_BLOCK byte-identical into
+// MEMORY.md's), patterns' headings → Decision Highlights (patterns.md itself moves to details/),
+// and everything else — _index.md's topic routing, other user blocks, files with broken
+// markers — into legacy.md. legacy is nil when nothing needed it.
+func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
+	var leg []string
+	addLegacy := func(title, text string) {
+		if text = trimBlank(text); text != "" {
+			leg = append(leg, "## "+title+"\n\n"+text)
+		}
+	}
+	section := func(name string, b []byte) string {
+		if b == nil {
+			return ""
+		}
+		body, user, hasUser, ok := split(b)
+		if !ok {
+			addLegacy(name+" (its block markers were malformed; kept verbatim)", fenced(trimBlank(body)))
+			return ""
+		}
+		if hasUser && name != "active.md" {
+			addLegacy("From "+name+" (its user block)", string(user))
+		}
+		return trimBlank(demote(body))
+	}
+	snapshot := section("brief.md", in.Brief)
+	focus := section("active.md", in.Active)
+	if in.Index != nil {
+		body, user, hasUser, ok := split(in.Index)
+		if !ok {
+			addLegacy("Legacy Routing (Topic), from _index.md (malformed markers; kept verbatim)", fenced(trimBlank(body)))
+		} else {
+			addLegacy("Legacy Routing (Topic), from _index.md", demote(body))
+			if hasUser {
+				addLegacy("From _index.md (its user block)", string(user))
+			}
+		}
+	}
+
+	var userRaw []byte
+	crlf := false
+	if in.Active != nil {
+		a := bytes.TrimPrefix(in.Active, bomUTF)
+		crlf = bytes.Count(a, []byte("\r\n"))*2 > bytes.Count(a, []byte("\n"))
+		if _, u, has, ok := split(a); ok && has {
+			userRaw = u
+		}
+	}
+	if userRaw == nil {
+		userRaw = []byte("\n## Notes\n\n(Yours to edit. Agents never change this block.)\n")
+	}
+
+	fixed := func(h string) string {
+		s, e := templates.Section(h)
+		if e != nil && err == nil {
+			err = e
+		}
+		return s
+	}
+	if snapshot == "" {
+		snapshot = "- (what the project is, who it is for, and what it must never break)"
+	}
+	if focus == "" {
+		focus = "- (nothing recorded yet: write the task in hand, what is done and what is next)"
+	}
+	decisions := fixed(templates.DecisionsHeading)
+	if hs := decisionHeadings(in.Patterns); len(hs) > 0 {
+		decisions = templates.DecisionsHeading + "\n\nRecorded in details/patterns.md (read it for the why):\n\n- " + strings.Join(hs, "\n- ") + "\n"
+	}
+	var b strings.Builder
+	b.WriteString("# Project Memory\n\n")
+	b.WriteString(bank.MachineStart.String() + "\n" + bank.TemplateMarker(bank.CurrentTemplate) + "\n\n")
+	b.WriteString(templates.SnapshotHeading + "\n\n" + snapshot + "\n\n")
+	b.WriteString(templates.FocusHeading + "\n\n" + focus + "\n\n")
+	b.WriteString(decisions + "\n")
+	for _, h := range []string{templates.RoutingHeading, templates.DrillHeading, templates.SafetyHeading, templates.AnswersHeading} {
+		b.WriteString(fixed(h) + "\n")
+	}
+	if len(leg) > 0 {
+		b.WriteString("Older notes that had no place here are kept in legacy.md.\n\n")
+	}
+	b.WriteString(bank.MachineEnd.String() + "\n\n" + bank.UserStart.String())
+	head := b.String()
+	tail := bank.UserEnd.String() + "\n"
+	if crlf {
+		head = strings.ReplaceAll(head, "\n", "\r\n")
+		tail = strings.ReplaceAll(tail, "\n", "\r\n")
+	}
+	memory = append(append([]byte(head), userRaw...), tail...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if got, ok := bank.UserBlock(memory); !ok || !bytes.Equal(got, userRaw) {
+		return nil, nil, fmt.Errorf("building MEMORY.md: the user block would not survive intact (a bug; nothing changed)")
+	}
+	if len(leg) > 0 {
+		legacy = []byte("# Legacy memory\n\nText from the legacy entry files (_index.md, brief.md, active.md) that has no place in\nthe v7.1 layout, kept verbatim by mbguard migrate. Move what still matters into MEMORY.md or\ndetails/, then delete this file.\n\n" + strings.Join(leg, "\n\n") + "\n")
+	}
+	return memory, legacy, nil
+}
+
+// decisionHeadings lists the section headings of patterns.md (at most 20) as the summary.
+func decisionHeadings(b []byte) []string {
+	if b == nil {
+		return nil
+	}
+	var out []string
+	fence := false
+	for _, l := range strings.Split(string(bytes.TrimPrefix(b, bomUTF)), "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+			continue
+		}
+		if fence {
+			continue
+		}
+		for _, p := range []string{"## ", "### "} {
+			if h, ok := strings.CutPrefix(t, p); ok && strings.TrimSpace(h) != "" && len(out) < 20 {
+				out = append(out, strings.TrimSpace(h))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,476 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/mbguard/mbguard/bank"
+)
+
+// open opens the repository; EnableDotGitCommonDir makes linked worktrees work.
+func open(root string) (*git.Repository, error) {
+	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, fmt.Errorf("opening the repository at %s: %w", root, err)
+	}
+	return r, nil
+}
+
+func headOf(o MigrateOptions) (hash, branch string, err error) {
+	r, err := open(o.Root)
+	if err != nil {
+		return "", "", err
+	}
+	ref, err := r.Head()
+	if err != nil {
+		return "", "", refuse("the repository has no commit yet: commit memory-bank/ first")
+	}
+	if ref.Name().IsBranch() {
+		branch = ref.Name().String()
+	}
+	return ref.Hash().String(), branch, nil
+}
+
+// runGit carries a journaled migration from wherever it stands to the end.
+func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResult) error {
+	r, err := open(o.Root)
+	if err != nil {
+		return err
+	}
+	headHash := func() (plumbing.Hash, error) {
+		ref, err := r.Head()
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("reading HEAD: %w", err)
+		}
+		return ref.Hash(), nil
+	}
+	ours := func(h plumbing.Hash, msg string, parent string) bool {
+		c, err := r.CommitObject(h)
+		return err == nil && c.Message == msg && len(c.ParentHashes) == 1 && c.ParentHashes[0].String() == parent
+	}
+	moved := func(h plumbing.Hash) error {
+		j.Commit1, j.Phase = h.String(), phaseMoved
+		res.Commits = append(res.Commits, h.String())
+		return j.save(o.StateDir)
+	}
+	if j.Phase == phaseStarted {
+		h, err := headHash()
+		if err != nil {
+			return err
+		}
+		switch {
+		case h.String() == j.Start:
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if h, err = commitMoves(r, o, j); err != nil {
+				return err
+			}
+			if err := moved(h); err != nil {
+				return err
+			}
+		case ours(h, msgMoves, j.Start):
+			if err := moved(h); err != nil { // killed after the commit, before the journal knew
+				return err
+			}
+		default:
+			return fmt.Errorf("HEAD moved to %s since the migration started at %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Start[:12])
+		}
+	}
+	if o.FailAfter == "commit1" {
+		return ErrInjected
+	}
+	if j.Phase == phaseMoved {
+		h, err := headHash()
+		if err != nil {
+			return err
+		}
+		switch {
+		case h.String() == j.Commit1:
+			if h, err = commitMemory(r, o, j, res); err != nil {
+				return err
+			}
+		case ours(h, msgMemory, j.Commit1):
+		default:
+			return fmt.Errorf("HEAD moved to %s since the first migration commit %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Commit1[:12])
+		}
+		j.Commit2, j.Phase = h.String(), phaseDone
+		res.Commits = append(res.Commits, h.String())
+		if err := j.save(o.StateDir); err != nil {
+			return err
+		}
+	}
+	res.Applied = true
+	return nil
+}
+
+// commitMoves is commit 1: pure renames. With go-git it edits one loaded index and writes it
+// once (Worktree.Move would rewrite the whole index per file); with --git-cli it runs git mv.
+func commitMoves(r *git.Repository, o MigrateOptions, j *journal) (plumbing.Hash, error) {
+	moves := j.Plan.Moves
+	if len(moves) == 0 {
+		return plumbing.NewHash(j.Start), nil // nothing to rename: commit 1 is the start
+	}
+	if o.GitCLI {
+		if err := gitMoves(o.Root, moves, o.FailAfter); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if _, err := gitOut(o.Root, "commit", "-q", "-m", msgMoves); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("committing the moves (run mbguard migrate --apply again to resume): %w", err)
+		}
+		return headAfter(r)
+	}
+	if err := renameOnDisk(o.Root, moves, o.Progress); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if o.FailAfter == "moves" {
+		return plumbing.ZeroHash, ErrInjected
+	}
+	idx, err := r.Storer.Index()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("reading the git index: %w", err)
+	}
+	byName := make(map[string]*index.Entry, len(idx.Entries))
+	for _, e := range idx.Entries {
+		byName[e.Name] = e
+	}
+	for _, m := range moves {
+		e := byName[m.From]
+		if e == nil {
+			continue // ignored file, moved on disk only; or renamed by an interrupted run
+		}
+		e.Name = m.To
+		if fi, err := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(m.To))); err == nil {
+			refreshStat(e, fi) // a rename changes ctime; keep git status from rehashing
+		}
+	}
+	if err := r.Storer.SetIndex(idx); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("writing the git index: %w", err)
+	}
+	return commit(r, o.Root, msgMoves)
+}
+
+func headAfter(r *git.Repository) (plumbing.Hash, error) {
+	ref, err := r.Head()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("reading HEAD: %w", err)
+	}
+	return ref.Hash(), nil
+}
+
+// gitMoves renames whole folders with one git mv each where it can, file by file where an
+// interrupted run left a folder half moved.
+func gitMoves(root string, moves []Move, failAfter string) error {
+	if err := os.MkdirAll(filepath.Join(root, bank.Dir, "details"), 0o755); err != nil {
+		return fmt.Errorf("creating memory-bank/details: %w", err)
+	}
+	var top []string
+	for _, f := range fileMoves {
+		if _, err := os.Lstat(filepath.Join(root, bank.Dir, f)); err == nil {
+			top = append(top, bank.Dir+"/"+f)
+		}
+	}
+	if len(top) > 0 {
+		if _, err := gitOut(root, append(append([]string{"mv", "--"}, top...), bank.Dir+"/details/")...); err != nil {
+			return fmt.Errorf("moving files (run mbguard migrate --apply again to resume): %w", err)
+		}
+	}
+	for _, dm := range dirMoves {
+		src, dst := bank.Dir+"/"+dm[0], bank.Dir+"/"+dm[1]
+		if fi, err := os.Lstat(filepath.Join(root, src)); err != nil || !fi.IsDir() {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(root, dst)); err != nil {
+			if _, err := gitOut(root, "mv", "--", src, dst); err != nil {
+				return fmt.Errorf("moving %s (run mbguard migrate --apply again to resume): %w", src, err)
+			}
+			continue
+		}
+		for _, m := range moves {
+			if !strings.HasPrefix(m.From, src+"/") {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(root, m.From)); err != nil {
+				continue
+			}
+			os.MkdirAll(filepath.Dir(filepath.Join(root, m.To)), 0o755)
+			if _, err := gitOut(root, "mv", "--", m.From, m.To); err != nil {
+				return fmt.Errorf("moving %s (run mbguard migrate --apply again to resume): %w", m.From, err)
+			}
+		}
+		removeEmptyDirs(filepath.Join(root, src))
+	}
+	if failAfter == "moves" {
+		return ErrInjected
+	}
+	return nil
+}
+
+// commit commits the index with go-git. The identity comes from git itself when it is
+// installed (so GIT_AUTHOR_* and every config scope apply), else from go-git's config reading.
+func commit(r *git.Repository, root, msg string) (plumbing.Hash, error) {
+	w, err := r.Worktree()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("opening the work tree: %w", err)
+	}
+	opts := &git.CommitOptions{}
+	if _, err := exec.LookPath("git"); err == nil {
+		opts.Author = ident(root, "GIT_AUTHOR_IDENT")
+		opts.Committer = ident(root, "GIT_COMMITTER_IDENT")
+	}
+	h, err := w.Commit(msg, opts)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("committing (set user.name and user.email, then run mbguard migrate --apply again): %w", err)
+	}
+	return h, nil
+}
+
+// ident parses `git var GIT_AUTHOR_IDENT`: "Name <email> 1700000000 +0100".
+func ident(root, which string) *object.Signature {
+	out, err := gitOut(root, "var", which)
+	if err != nil {
+		return nil
+	}
+	lt, gt := strings.LastIndex(out, "<"), strings.LastIndex(out, ">")
+	if lt < 0 || gt < lt {
+		return nil
+	}
+	s := &object.Signature{Name: strings.TrimSpace(out[:lt]), Email: out[lt+1 : gt], When: time.Now()}
+	f := strings.Fields(out[gt+1:])
+	if len(f) == 2 {
+		if sec, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			if t, err := time.Parse("-0700", f[1]); err == nil {
+				s.When = time.Unix(sec, 0).In(t.Location())
+			}
+		}
+	}
+	return s
+}
+
+// commitMemory is commit 2: MEMORY.md (and legacy.md) built from the entry files as commit 1
+// recorded them — never from the disk, so a run killed halfway through rebuilds the same bytes —
+// then the old entry files removed.
+func commitMemory(r *git.Repository, o MigrateOptions, j *journal, res *MigrateResult) (plumbing.Hash, error) {
+	c1, err := r.CommitObject(plumbing.NewHash(j.Commit1))
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("reading commit %s: %w", j.Commit1, err)
+	}
+	tree, err := c1.Tree()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("reading commit %s: %w", j.Commit1, err)
+	}
+	get := func(p string) []byte {
+		f, err := tree.File(p)
+		if err != nil {
+			return nil
+		}
+		s, err := f.Contents()
+		if err != nil {
+			return nil
+		}
+		return []byte(s)
+	}
+	in := legacyInputs{Brief: get("memory-bank/brief.md"), Active: get("memory-bank/active.md"), Index: get("memory-bank/_index.md"), Patterns: get("memory-bank/details/patterns.md")}
+	mem, leg, err := buildMemory(in)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := writeOutputs(o, mem, leg); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	res.Legacy = leg != nil
+	if o.FailAfter == "memory" {
+		return plumbing.ZeroHash, ErrInjected
+	}
+	outputs := []string{bank.Entry}
+	if leg != nil {
+		outputs = append(outputs, bank.Dir+"/legacy.md")
+	}
+	for _, d := range j.Plan.Delete {
+		if err := os.Remove(filepath.Join(o.Root, filepath.FromSlash(d))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return plumbing.ZeroHash, fmt.Errorf("removing %s: %w", d, err)
+		}
+	}
+	if o.GitCLI {
+		if len(j.Plan.Delete) > 0 {
+			if _, err := gitOut(o.Root, append([]string{"rm", "-q", "--cached", "--ignore-unmatch", "--"}, j.Plan.Delete...)...); err != nil {
+				return plumbing.ZeroHash, err
+			}
+		}
+		if _, err := gitOut(o.Root, append([]string{"add", "--"}, outputs...)...); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if _, err := gitOut(o.Root, "commit", "-q", "-m", msgMemory); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("committing MEMORY.md (run mbguard migrate --apply again to resume): %w", err)
+		}
+		return headAfter(r)
+	}
+	idx, err := r.Storer.Index()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("reading the git index: %w", err)
+	}
+	drop := map[string]bool{}
+	for _, d := range append(append([]string{}, j.Plan.Delete...), outputs...) {
+		drop[d] = true
+	}
+	kept := idx.Entries[:0]
+	for _, e := range idx.Entries {
+		if !drop[e.Name] {
+			kept = append(kept, e)
+		}
+	}
+	idx.Entries = kept
+	for _, p := range outputs {
+		full := filepath.Join(o.Root, filepath.FromSlash(p))
+		b, err := os.ReadFile(full)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("reading %s: %w", p, err)
+		}
+		obj := r.Storer.NewEncodedObject()
+		obj.SetType(plumbing.BlobObject)
+		wr, _ := obj.Writer()
+		wr.Write(b)
+		wr.Close()
+		h, err := r.Storer.SetEncodedObject(obj)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("storing %s: %w", p, err)
+		}
+		e := &index.Entry{Name: p, Hash: h, Mode: filemode.Regular, Size: uint32(len(b))}
+		if fi, err := os.Lstat(full); err == nil {
+			refreshStat(e, fi)
+		}
+		idx.Entries = append(idx.Entries, e)
+	}
+	if err := r.Storer.SetIndex(idx); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("writing the git index: %w", err)
+	}
+	return commit(r, o.Root, msgMemory)
+}
+
+// rollback restores memory-bank/ and the branch to the commit the journal started from, when
+// every commit since is one of ours.
+func rollback(o MigrateOptions) (MigrateResult, error) {
+	var res MigrateResult
+	j, err := readJournal(o.StateDir)
+	if err != nil {
+		return res, err
+	}
+	if j == nil {
+		return res, refuse("no migration is recorded in %s: nothing to roll back", JournalPath(o.StateDir))
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return res, errors.New("--rollback needs the git CLI: install git, or run git reset to " + j.Start)
+	}
+	subjects, err := gitOut(o.Root, "log", "--format=%s", j.Start+"..HEAD")
+	if err != nil {
+		return res, fmt.Errorf("the starting commit %s is not behind HEAD: roll back by hand: %w", j.Start[:12], err)
+	}
+	for _, s := range strings.Split(subjects, "\n") {
+		if s != "" && s != strings.SplitN(msgMoves, "\n", 2)[0] && s != strings.SplitN(msgMemory, "\n", 2)[0] {
+			return res, fmt.Errorf("HEAD has commits since the migration that mbguard did not make (%q): roll back by hand with git revert", s)
+		}
+	}
+	for _, args := range [][]string{
+		{"reset", "-q", "--soft", j.Start},
+		{"restore", "--source=" + j.Start, "--staged", "--worktree", "--", bank.Dir},
+		{"clean", "-fdq", "--", bank.Dir},
+	} {
+		if _, err := gitOut(o.Root, args...); err != nil {
+			return res, fmt.Errorf("rolling back to %s: %w", j.Start[:12], err)
+		}
+	}
+	if err := os.Remove(JournalPath(o.StateDir)); err != nil {
+		return res, fmt.Errorf("removing the migration journal: %w", err)
+	}
+	res.RolledBack = j.Start
+	return res, nil
+}
+
+// dirtyGoGit is the clean-tree check without the git CLI: the index against HEAD and the disk
+// against the index, under memory-bank/ only (never Worktree.Status, which walks everything).
+func dirtyGoGit(o MigrateOptions) error {
+	r, err := open(o.Root)
+	if err != nil {
+		return err
+	}
+	idx, err := r.Storer.Index()
+	if err != nil {
+		return fmt.Errorf("reading the git index: %w", err)
+	}
+	inIndex := map[string]*index.Entry{}
+	for _, e := range idx.Entries {
+		if strings.HasPrefix(e.Name, bank.Dir+"/") {
+			inIndex[e.Name] = e
+		}
+	}
+	head, err := r.Head()
+	if err != nil {
+		return refuse("the repository has no commit yet: commit memory-bank/ first")
+	}
+	c, err := r.CommitObject(head.Hash())
+	if err != nil {
+		return fmt.Errorf("reading HEAD: %w", err)
+	}
+	tree, _ := c.Tree()
+	seen := 0
+	err = tree.Files().ForEach(func(f *object.File) error {
+		if !strings.HasPrefix(f.Name, bank.Dir+"/") {
+			return nil
+		}
+		seen++
+		if e := inIndex[f.Name]; e == nil || e.Hash != f.Hash {
+			return refuse("uncommitted changes under memory-bank/ (%s): commit or stash them first", f.Name)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if seen != len(inIndex) {
+		return refuse("uncommitted changes under memory-bank/ (staged files): commit or stash them first")
+	}
+	return filepath.WalkDir(filepath.Join(o.Root, bank.Dir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(o.Root, p)
+		rel = filepath.ToSlash(rel)
+		e := inIndex[rel]
+		if e == nil {
+			return refuse("untracked file under memory-bank/ (%s): commit or remove it first", rel)
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if fi.Size() == int64(e.Size) && fi.ModTime().Equal(e.ModifiedAt) {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			t, _ := os.Readlink(p)
+			b = []byte(t)
+		}
+		if plumbing.ComputeHash(plumbing.BlobObject, b) != e.Hash {
+			return refuse("uncommitted changes under memory-bank/ (%s): commit or stash them first", rel)
+		}
+		return nil
+	})
+}
