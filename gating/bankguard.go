@@ -22,7 +22,10 @@ func (e *Engine) bankGuard(a *action, fx Facts, fold bool) (msg string, bankWrit
 		if !lexBank && !resBank {
 			continue
 		}
-		if lexBank != resBank {
+		// Only a path that is lexically inside the repository can escape through a symlink;
+		// one that reaches the repository from outside (macOS /var → /private/var, a link to
+		// the checkout) is judged by where it lands.
+		if w.lexIn && lexBank != resBank {
 			return symlinkMessage(w), false
 		}
 		if m := e.checkBankWrite(w, fx, fold); m != "" {
@@ -196,7 +199,7 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 		lexBank := w.lexIn && inBank(w.lex)
 		resBank := w.inRepo && inBank(w.rel)
 		switch {
-		case lexBank != resBank:
+		case w.lexIn && lexBank != resBank:
 			return symlinkMessage(w), false
 		case w.rel == key(bankEntry, fold):
 			return prefixBank + "blocked: " + w.rel + " may change only through the write/edit tool, which checks its blocks." + next, false

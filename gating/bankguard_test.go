@@ -58,6 +58,10 @@ func TestBankGuard(t *testing.T) {
 			run: func(s *session) Decision { return s.write("memory-bank/out.md", "x") }, want: Block, inMsg: []string{"symlink"}},
 		{name: "symlink into the bank", prep: func(fx *memFacts) { fx.links[testRoot+"/notes"] = testRoot + "/memory-bank/details" },
 			run: func(s *session) Decision { return s.write("notes/tech.md", "x") }, want: Block, inMsg: []string{"symlink", "memory-bank/details/tech.md"}},
+		{name: "an alias of the repository root is no escape", prep: func(fx *memFacts) { fx.links["/private/repo"] = testRoot },
+			run: func(s *session) Decision { return s.write("/private/repo/memory-bank/details/tech.md", "# Tech\nGo\n") }, want: Allow},
+		{name: "an alias still meets the rules", prep: func(fx *memFacts) { fx.links["/private/repo"] = testRoot },
+			run: func(s *session) Decision { return s.write("/private/repo/memory-bank/x.json", "{}") }, want: Block},
 		{name: "edit of machine block", run: func(s *session) Decision {
 			return s.edit("memory-bank/MEMORY.md", "- Remaining: tests", "- Remaining: docs")
 		}, want: Allow},

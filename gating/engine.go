@@ -172,7 +172,7 @@ func (e *Engine) before(st *State, a *action, ev Event, fx Facts) Decision {
 		return e.beforeBatch(st, a, ev, fx)
 	}
 	if !a.isWrite() {
-		return allow
+		return Decision{Verdict: Allow, Risk: RiskNone}
 	}
 	return e.gate(st, a, ev, fx)
 }

@@ -34,6 +34,23 @@ func TestReadGate(t *testing.T) {
 			tool: "edit", args: highEdit, want: Block, gate: GateRead, risk: RiskHigh},
 		{name: "reader subagent satisfies", mode: ModeBlock, prep: func(s *session) { s.reader() },
 			tool: "edit", args: highEdit, want: Allow, risk: RiskHigh},
+		{name: "proxy_task reader satisfies", mode: ModeBlock, prep: func(s *session) {
+			s.call("proxy_task", map[string]any{"subagent_type": "memory-reader"})
+		}, tool: "edit", args: highEdit, want: Allow, risk: RiskHigh},
+		{name: "older Claude Task reader satisfies", mode: ModeBlock, prep: func(s *session) {
+			s.call("Task", map[string]any{"subagent_type": "memory-reader", "description": "x"})
+		}, tool: "edit", args: highEdit, want: Allow, risk: RiskHigh},
+		{name: "a reader call that did not run does not count", mode: ModeBlock, prep: func(s *session) {
+			s.before("task", map[string]any{"subagent_type": "memory-reader"})
+		}, tool: "edit", args: highEdit, want: Block, gate: GateRead, risk: RiskHigh},
+		{name: "read inside a batch counts", mode: ModeBlock, prep: func(s *session) {
+			s.call("batch", map[string]any{"tool_calls": []any{
+				map[string]any{"tool": "read", "parameters": map[string]any{"filePath": "memory-bank/details/patterns.md"}},
+			}})
+		}, tool: "edit", args: highEdit, want: Allow, risk: RiskHigh},
+		{name: "a write's success is not a read", mode: ModeBlock, prep: func(s *session) {
+			s.call("write", map[string]any{"filePath": "memory-bank/details/patterns.md", "content": "# P\n"})
+		}, tool: "edit", args: highEdit, want: Block, gate: GateRead, risk: RiskHigh},
 		{name: "other subagent does not satisfy", mode: ModeBlock, prep: func(s *session) {
 			s.call("task", map[string]any{"subagent_type": "general"})
 		}, tool: "edit", args: highEdit, want: Block, gate: GateRead, risk: RiskHigh},
@@ -53,7 +70,7 @@ func TestReadGate(t *testing.T) {
 		}, tool: "edit", args: highEdit, want: Block, gate: GateRead, risk: RiskHigh},
 		{name: "shell write is medium", mode: ModeBlock, tool: "bash", args: map[string]any{"command": "sed -i s/a/b/ src/app.ts"}, want: Warn, gate: GateRead, risk: RiskMedium},
 		{name: "shell write to sensitive is high", mode: ModeBlock, tool: "bash", args: map[string]any{"command": "rm -rf infra"}, want: Block, gate: GateRead, risk: RiskHigh},
-		{name: "read-only shell is not gated", mode: ModeBlock, tool: "bash", args: map[string]any{"command": "ls -la && cat go.mod"}, want: Allow, risk: ""},
+		{name: "read-only shell is not gated", mode: ModeBlock, tool: "bash", args: map[string]any{"command": "ls -la && cat go.mod"}, want: Allow, risk: RiskNone},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,7 +136,7 @@ func TestRisk(t *testing.T) {
 		{"shell write", "bash", map[string]any{"command": "echo x >> src/app.ts"}, RiskMedium},
 		{"shell unknown target", "bash", map[string]any{"command": "echo x > $OUT"}, RiskMedium},
 		{"shell write to sensitive", "bash", map[string]any{"command": "npm i x && cp a package.json"}, RiskHigh},
-		{"read is no write", "read", map[string]any{"filePath": "package.json"}, ""},
+		{"read is no write", "read", map[string]any{"filePath": "package.json"}, RiskNone},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,7 +60,9 @@ func parseCodexPatch(text string) []PatchFile {
 			cur.Hunks = append(cur.Hunks, *h)
 		}
 		cur.Added = added.String()
-		files = append(files, *cur)
+		if cur.Path != "" {
+			files = append(files, *cur)
+		}
 		cur, h = nil, nil
 		added.Reset()
 	}

@@ -59,7 +59,9 @@ func absolute(raw, cwd, root string) string {
 		return slashClean(p)
 	}
 	base := root
-	if c := strings.ReplaceAll(cwd, `\`, "/"); c != "" {
+	if c := strings.ReplaceAll(cwd, `\`, "/"); c == "~" || strings.HasPrefix(c, "~/") {
+		base = path.Clean("/~" + c[1:])
+	} else if c != "" {
 		if isAbs(c, root) {
 			base = c
 		} else {
@@ -84,7 +86,12 @@ func relTo(abs, root string, fold bool) (string, bool) {
 		prefix = "/"
 	}
 	if strings.HasPrefix(a, prefix) {
-		return a[len(prefix):], true
+		rel := a[len(prefix):]
+		if rel == "~" || strings.HasPrefix(rel, "~/") {
+			// a directory really named "~": spelt so that Canon does not read it as home
+			rel = "./" + rel
+		}
+		return rel, true
 	}
 	return a, false
 }

@@ -23,6 +23,8 @@ func TestCanon(t *testing.T) {
 		{name: "escape with dotdot", raw: "../other/memory-bank/x.md", want: "/other/memory-bank/x.md"},
 		{name: "sibling with root prefix", raw: "/repo2/memory-bank/x.md", want: "/repo2/memory-bank/x.md"},
 		{name: "home", raw: "~/memory-bank/x.md", want: "/~/memory-bank/x.md"},
+		{name: "home as cwd", raw: "memory-bank/x.md", cwd: "~", want: "/~/memory-bank/x.md"},
+		{name: "a directory named ~ in the repository", raw: "/repo/~/x", want: "./~/x", in: true},
 		{name: "drive-like name on a POSIX root is relative", raw: `C:\repo\x.md`, want: "C:/repo/x.md", in: true},
 		{name: "windows root", root: `C:\work\repo`, raw: `C:\work\repo\memory-bank\x.md`, want: "memory-bank/x.md", in: true},
 		{name: "windows root, other drive", root: `C:\work\repo`, raw: `D:\work\repo\x.md`, want: "D:/work/repo/x.md"},

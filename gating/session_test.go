@@ -37,7 +37,9 @@ func (s *session) message(attached ...string) Decision {
 		Attached: attached, Cwd: testRoot, Now: s.now}, s.fx)
 }
 
-func (s *session) before(tool string, args map[string]any) Decision { return s.ev(EvToolBefore, tool, args) }
+func (s *session) before(tool string, args map[string]any) Decision {
+	return s.ev(EvToolBefore, tool, args)
+}
 
 // call runs before and, unless blocked, after: a tool call that succeeded.
 func (s *session) call(tool string, args map[string]any) Decision {
