@@ -2,10 +2,23 @@ package watcher
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/internal/config"
+	"github.com/mbguard/mbguard/internal/declog"
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/internal/state"
+	"github.com/mbguard/mbguard/scanner"
 )
 
 // ServiceOptions tunes a Service.
@@ -19,33 +32,478 @@ type ServiceOptions struct {
 }
 
 // Service answers gating requests for one repository with one engine and one state store.
-// TODO(runtime owner): this is the agreed skeleton; fill it in.
+// It is safe for concurrent use.
 type Service struct {
 	Repo repo.Repo
 	Cfg  *config.Config
 	opts ServiceOptions
+
+	engine  *gating.Engine
+	store   *state.Store
+	logPath string
+
+	secretsOnce sync.Once
+	secrets     *scanner.Secrets
+
+	mu       sync.Mutex
+	sessions map[string]*gating.State // resident cache
+	findings []Finding
+	told     map[string]int // session → how many of findings it was told about
+	memo     contextMemo
 }
+
+// contextMemo caches the rendered context block until MEMORY.md changes.
+type contextMemo struct {
+	valid   bool
+	mtime   time.Time
+	size    int64
+	layout  bank.Layout
+	block   string
+	secrets []scanner.SecretFinding
+	scanErr error
+}
+
+// maxFindings bounds the findings kept for status and notices; the oldest are dropped.
+const maxFindings = 200
 
 // NewService makes the Service for repository r.
 func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Service{Repo: r, Cfg: cfg, opts: o}
+	if cfg == nil {
+		cfg, _ = config.Load(config.Options{RepoRoot: r.Root})
+	}
+	s := &Service{Repo: r, Cfg: cfg, opts: o,
+		engine:   gating.New(cfg.Policy()),
+		store:    state.New(filepath.Join(r.StateDir(), "sessions"), cfg.TTL(), o.Now),
+		logPath:  declog.Path(r.StateDir()),
+		sessions: map[string]*gating.State{},
+		told:     map[string]int{},
+	}
+	return s
 }
+
+// detector is the repository's gitleaks detector, constructed on first use only: building
+// it costs tens of milliseconds and no code-file write needs it.
+func (s *Service) detector() *scanner.Secrets {
+	s.secretsOnce.Do(func() { s.secrets = scanner.NewSecrets(s.Repo.Root) })
+	return s.secrets
+}
+
+func (s *Service) facts() *Facts { return NewFacts(s.Repo.Root, s.detector) }
 
 // Handle serves one request. It never panics on bad input and always returns a Response
 // carrying req.ID.
-func (s *Service) Handle(ctx context.Context, req Request) Response {
-	return Response{ID: req.ID, Error: "not built yet"}
+func (s *Service) Handle(ctx context.Context, req Request) (resp Response) {
+	defer func() {
+		if p := recover(); p != nil {
+			resp = Response{ID: req.ID, Error: fmt.Sprintf("internal error: %v (please report it with `mbguard status` output)", p)}
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return Response{ID: req.ID, Error: err.Error()}
+	}
+	switch req.Op {
+	case "ping", "shutdown":
+		return Response{ID: req.ID}
+	case "event":
+		return s.event(req)
+	case "context":
+		return s.context(req)
+	case "status":
+		st, err := s.Status()
+		r := Response{ID: req.ID, Status: st}
+		if err != nil {
+			r.Error = err.Error()
+		}
+		return r
+	case "":
+		return Response{ID: req.ID, Error: `request has no "op": want event, context, status or ping`}
+	}
+	return Response{ID: req.ID, Error: fmt.Sprintf("unknown op %q: want event, context, status or ping", req.Op)}
+}
+
+// session is one loaded session: the state, and how to save and release it.
+type session struct {
+	st      *gating.State
+	before  []byte
+	updated int64
+	lock    *state.Lock
+	notes   []string // reported to the agent: corrupt state, unsaved state
+	err     error    // the state could not be read or saved
+}
+
+// open loads a session: from the resident cache, else its file under its lock. A corrupt
+// file is replaced by a fresh state that is careful: context not satisfied and, since a lost
+// state could hide an armed recovery gate, recovery armed on the fallback anchors.
+func (s *Service) open(id string, fx gating.Facts) *session {
+	ss := &session{}
+	if s.opts.Resident {
+		if st, ok := s.sessions[id]; ok {
+			ss.st = st
+			ss.before, ss.updated = snapshot(st)
+			return ss
+		}
+	} else {
+		lk, err := s.store.Lock(id)
+		if err != nil {
+			ss.err = err
+		}
+		ss.lock = lk
+	}
+	st, outcome, err := s.store.Load(id)
+	switch {
+	case outcome == state.Corrupt:
+		s.arm(&st, fx)
+		ss.notes = append(ss.notes, fmt.Sprintf("mbguard: %v; started this session's state afresh with the memory unread%s.", err, recoveryNote(st)))
+		s.log(declog.Entry{Session: id, Event: "state", Verdict: string(gating.Warn), Recovery: recoveryWord(st), Message: err.Error()})
+	case err != nil:
+		ss.err = err
+	}
+	ss.st = &st
+	if outcome == state.Corrupt {
+		ss.before = nil // always save the repaired state
+	} else {
+		ss.before, ss.updated = snapshot(ss.st)
+	}
+	if s.opts.Resident {
+		s.sessions[id] = ss.st
+	}
+	return ss
+}
+
+func recoveryNote(st gating.State) string {
+	if st.Recovery == nil {
+		return ""
+	}
+	return " and the recovery gate armed: read " + strings.Join(st.Recovery.Anchors, ", ") + " before writing"
+}
+
+func recoveryWord(st gating.State) string {
+	if st.Recovery != nil {
+		return "armed"
+	}
+	return ""
+}
+
+// arm arms recovery on the fallback anchors that exist.
+func (s *Service) arm(st *gating.State, fx gating.Facts) {
+	if !fx.BankExists() {
+		return
+	}
+	var anchors []string
+	for _, a := range s.engine.Policy.FallbackAnchors {
+		if fx.Exists(a) {
+			anchors = append(anchors, a)
+		}
+	}
+	if len(anchors) > 0 {
+		st.Recovery = &gating.Recovery{Anchors: anchors, Since: s.opts.Now().UnixMilli()}
+	}
+}
+
+// snapshot encodes st without its timestamp, to tell a real change from a touch.
+func snapshot(st *gating.State) ([]byte, int64) {
+	u := st.Updated
+	st.Updated = 0
+	b, _ := json.Marshal(st)
+	st.Updated = u
+	return b, u
+}
+
+// touchEvery is how stale a session's timestamp may get before a call that changed nothing
+// else rewrites the file: expiry needs minutes, not milliseconds, and most PreToolUse calls
+// then write nothing at all.
+const touchEvery = time.Minute
+
+// close saves a changed session and releases its lock.
+func (s *Service) close(ss *session) {
+	defer ss.lock.Unlock()
+	after, _ := snapshot(ss.st)
+	if ss.before != nil && string(after) == string(ss.before) && ss.st.Updated-ss.updated < touchEvery.Milliseconds() {
+		return
+	}
+	if err := s.store.Save(ss.st); err != nil {
+		if ss.err == nil {
+			ss.err = err
+		}
+	}
+}
+
+func (s *Service) event(req Request) Response {
+	r := Response{ID: req.ID}
+	ev := req.Event
+	if ev == nil {
+		r.Error = `op "event" needs an "event" object`
+		return r
+	}
+	if ev.Session == "" {
+		r.Error = "event has no session id: the host must send one"
+		return r
+	}
+	switch ev.Kind {
+	case gating.EvMessage, gating.EvToolBefore, gating.EvToolAfter, gating.EvCompaction, gating.EvSessionEnd:
+	default:
+		r.Error = fmt.Sprintf("unknown event kind %q: want message, tool.before, tool.after, compaction or session.end", ev.Kind)
+		return r
+	}
+	e := *ev
+	if e.Now == 0 {
+		e.Now = s.opts.Now().UnixMilli()
+	}
+	fx := s.facts()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.open(e.Session, fx)
+	if e.Kind == gating.EvSessionEnd {
+		delete(s.sessions, e.Session)
+		delete(s.told, e.Session)
+		err := s.store.Remove(e.Session)
+		ss.lock.Unlock()
+		d := gating.Decision{Verdict: gating.Allow}
+		r.Decision = &d
+		if err != nil {
+			r.Error = err.Error()
+		}
+		return r
+	}
+	var d gating.Decision
+	if e.Kind == gating.EvCompaction && ss.st.Recovery != nil && len(ss.st.Recovery.Read) == 0 && fx.BankExists() {
+		// A host that reports one compaction twice (Claude Code: PreCompact, then SessionStart
+		// with source "compact") arms once; the second report gets the same anchor block.
+		mem, _ := fx.Read("memory-bank/MEMORY.md")
+		ss.st.Updated = e.Now
+		d = gating.Decision{Verdict: gating.Allow, Paths: ss.st.Recovery.Anchors,
+			Advice: gating.AnchorBlock(ss.st.Recovery.Anchors, gating.CurrentFocus(mem))}
+	} else {
+		d = s.engine.Handle(ss.st, e, fx)
+	}
+	s.close(ss)
+	if d.Verdict != gating.Allow || d.Recovery != "" {
+		s.log(declog.Entry{Session: e.Session, Host: e.Host, Event: string(e.Kind), Tool: e.Tool, Gate: string(d.Gate),
+			Verdict: string(d.Verdict), Risk: string(d.Risk), Recovery: d.Recovery, Paths: d.Paths, Message: d.Message})
+	}
+	r.Decision = &d
+	notes := ss.notes
+	if err := s.Cfg.Err(); err != nil && (d.Verdict != gating.Allow || e.Kind == gating.EvMessage) {
+		notes = append(notes, configNote(err))
+	}
+	if n := s.pendingFindings(e.Session); n != "" {
+		notes = append(notes, n)
+	}
+	r.Notice = strings.Join(notes, "\n")
+	if ss.err != nil {
+		r.Error = fmt.Sprintf("session state: %v (check that %s is writable)", ss.err, s.store.Dir())
+	}
+	return r
+}
+
+func configNote(err error) string {
+	return "mbguard: " + err.Error() + "; until then a gate with an invalid mode blocks."
+}
+
+// log appends to the decision log; a log that cannot be written never changes a decision.
+func (s *Service) log(e declog.Entry) {
+	if e.Time.IsZero() {
+		e.Time = s.opts.Now().UTC()
+	}
+	_ = declog.Append(s.logPath, e)
+}
+
+// pendingFindings renders the findings session has not been told about and marks them told.
+// Called with s.mu held.
+func (s *Service) pendingFindings(session string) string {
+	n := s.told[session]
+	if n > len(s.findings) {
+		n = 0
+	}
+	if n == len(s.findings) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("mbguard noticed changes to memory-bank/ made outside the agent's tools:")
+	for _, f := range s.findings[n:] {
+		loc := f.Path
+		if f.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", f.Path, f.Line)
+		}
+		fmt.Fprintf(&b, "\n- %s: %s (%s)", loc, f.Message, f.Rule)
+	}
+	b.WriteString("\nRun `mbguard check --all` to see how to fix them.")
+	s.told[session] = len(s.findings)
+	return b.String()
 }
 
 // AddFinding records an out-of-band change noticed by the file watcher; every session is told
 // about it once, at its next tool call or context injection.
-func (s *Service) AddFinding(f Finding) {}
+func (s *Service) AddFinding(f Finding) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.Time == 0 {
+		f.Time = s.opts.Now().UnixMilli()
+	}
+	s.findings = append(s.findings, f)
+	if drop := len(s.findings) - maxFindings; drop > 0 {
+		s.findings = append(s.findings[:0], s.findings[drop:]...)
+		for k, n := range s.told {
+			s.told[k] = max(0, n-drop)
+		}
+	}
+	s.log(declog.Entry{Event: "finding", Verdict: string(gating.Warn), Gate: f.Rule, Paths: []string{f.Path}, Message: f.Message})
+}
 
 // InvalidateContext drops the cached context block (MEMORY.md changed).
-func (s *Service) InvalidateContext() {}
+func (s *Service) InvalidateContext() {
+	s.mu.Lock()
+	s.memo.valid = false
+	s.mu.Unlock()
+}
 
-// Close persists what is pending and releases resources.
+// Close persists what is pending and releases resources. Sessions are saved as they change,
+// so there is nothing left to flush.
 func (s *Service) Close() error { return nil }
+
+// context serves Op "context": the <memory-bank> block for a session, marking it injected.
+func (s *Service) context(req Request) Response {
+	r := Response{ID: req.ID}
+	id := req.Session
+	if id == "" && req.Event != nil {
+		id = req.Event.Session
+	}
+	if id == "" {
+		r.Error = `op "context" needs a "session"`
+		return r
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.opts.Resident {
+		// session start is the rare moment to clear out expired sessions
+		_, _ = s.store.Sweep()
+	}
+	block, notes, err := s.contextBlock(id)
+	r.Context = block
+	fx := s.facts()
+	ss := s.open(id, fx)
+	ss.st.Injected = block != "" || ss.st.Injected
+	ss.st.Updated = s.opts.Now().UnixMilli()
+	s.close(ss)
+	notes = append(ss.notes, notes...)
+	if cerr := s.Cfg.Err(); cerr != nil {
+		notes = append(notes, configNote(cerr))
+	}
+	if n := s.pendingFindings(id); n != "" {
+		notes = append(notes, n)
+	}
+	r.Notice = strings.Join(notes, "\n")
+	switch {
+	case err != nil:
+		r.Error = err.Error()
+	case ss.err != nil:
+		r.Error = fmt.Sprintf("session state: %v (check that %s is writable)", ss.err, s.store.Dir())
+	}
+	return r
+}
+
+// contextBlock renders (or reuses) the context block. A secret in MEMORY.md is redacted
+// before it goes into the block and reported, on every injection, until it is removed.
+// Called with s.mu held.
+func (s *Service) contextBlock(session string) (string, []string, error) {
+	dir := s.Repo.BankDir()
+	ents, derr := os.ReadDir(dir)
+	if derr != nil && !errors.Is(derr, os.ErrNotExist) {
+		return "", nil, fmt.Errorf("reading %s: %w", dir, derr)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	layout := bank.DetectLayout(derr == nil, names)
+	memPath := filepath.Join(dir, "MEMORY.md")
+	fi, serr := os.Stat(memPath)
+	m := &s.memo
+	if !(m.valid && m.layout == layout && serr == nil && fi.ModTime().Equal(m.mtime) && fi.Size() == m.size) {
+		*m = contextMemo{layout: layout}
+		var mem []byte
+		if serr == nil && (layout == bank.LayoutV7 || layout == bank.LayoutMixed) {
+			b, err := os.ReadFile(memPath)
+			if err != nil {
+				return "", nil, fmt.Errorf("reading %s: %w", memPath, err)
+			}
+			mem = b
+			m.mtime, m.size = fi.ModTime(), fi.Size()
+		}
+		redact := func(text string) string {
+			fs, err := s.detector().Scan("memory-bank/MEMORY.md", []byte(text))
+			if err != nil {
+				m.scanErr = err
+				return "[MEMORY.md withheld: the secret scan failed; run `mbguard doctor`]\n"
+			}
+			m.secrets = fs
+			return string(scanner.Redact([]byte(text), fs))
+		}
+		m.block = gating.ContextBlock(string(mem), layout, s.Cfg.Context.MaxChars, redact)
+		m.valid = serr == nil || layout != bank.LayoutV7
+	}
+	var notes []string
+	if len(m.secrets) > 0 {
+		var where []string
+		for _, f := range m.secrets {
+			where = append(where, fmt.Sprintf("memory-bank/MEMORY.md:%d (%s)", f.Line, f.Rule))
+		}
+		msg := "MEMORY.md holds a secret at " + strings.Join(where, ", ") +
+			"; it was redacted before injection. Remove it from the file and rotate it."
+		notes = append(notes, "mbguard: "+msg)
+		s.log(declog.Entry{Session: session, Event: "context", Gate: "secret", Verdict: string(gating.Warn), Paths: []string{"memory-bank/MEMORY.md"}, Message: msg})
+	}
+	if m.scanErr != nil {
+		msg := fmt.Sprintf("MEMORY.md was withheld from the context: the secret scan failed: %v; run `mbguard doctor`.", m.scanErr)
+		notes = append(notes, "mbguard: "+msg)
+		s.log(declog.Entry{Session: session, Event: "context", Gate: "secret", Verdict: string(gating.Warn), Paths: []string{"memory-bank/MEMORY.md"}, Message: msg})
+	}
+	return m.block, notes, nil
+}
+
+// Status is a snapshot of the sessions (files and, when resident, memory) and findings.
+func (s *Service) Status() (*Status, error) {
+	st := &Status{Root: s.Repo.Root, Watching: s.opts.Resident}
+	if s.opts.Resident {
+		st.PID = os.Getpid()
+	}
+	list, err := s.store.List()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := map[string]bool{}
+	for _, m := range s.sessions {
+		st.Sessions = append(st.Sessions, sessionStatus(m))
+		seen[m.Session] = true
+	}
+	for i := range list {
+		if !seen[list[i].Session] {
+			st.Sessions = append(st.Sessions, sessionStatus(&list[i]))
+		}
+	}
+	sort.Slice(st.Sessions, func(i, j int) bool { return st.Sessions[i].Updated > st.Sessions[j].Updated })
+	st.Findings = append([]Finding(nil), s.findings...)
+	if st.Sessions == nil {
+		st.Sessions = []SessionStatus{}
+	}
+	if st.Findings == nil {
+		st.Findings = []Finding{}
+	}
+	return st, err
+}
+
+func sessionStatus(g *gating.State) SessionStatus {
+	ss := SessionStatus{ID: g.Session, Message: g.Message, Satisfied: g.Satisfied, Updated: g.Updated}
+	if g.Recovery != nil {
+		ss.RecoveryArmed = true
+		for _, a := range g.Recovery.Anchors {
+			if !contains(g.Recovery.Read, a) {
+				ss.UnreadAnchors = append(ss.UnreadAnchors, a)
+			}
+		}
+	}
+	return ss
+}

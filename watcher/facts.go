@@ -1,0 +1,151 @@
+package watcher
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/scanner"
+)
+
+// Facts is the file-system-backed gating.Facts for one repository. Everything is computed on
+// first use: a PreToolUse decision for a code file touches no more than a few stats, and the
+// gitleaks detector is built only when a write into memory-bank/ needs its content scanned.
+type Facts struct {
+	root    string
+	secrets func() *scanner.Secrets
+
+	bankOnce sync.Once
+	bank     bool
+	foldOnce sync.Once
+	fold     bool
+}
+
+// NewFacts returns the facts for the repository at root (absolute, symlink-resolved).
+// secrets returns the repository's detector; it is called only when content must be scanned.
+func NewFacts(root string, secrets func() *scanner.Secrets) *Facts {
+	return &Facts{root: root, secrets: secrets}
+}
+
+var _ gating.Facts = (*Facts)(nil)
+
+// Root is the repository root.
+func (f *Facts) Root() string { return f.root }
+
+// BankExists reports whether memory-bank/ is a directory (a symlinked bank counts).
+func (f *Facts) BankExists() bool {
+	f.bankOnce.Do(func() {
+		fi, err := os.Stat(filepath.Join(f.root, "memory-bank"))
+		f.bank = err == nil && fi.IsDir()
+	})
+	return f.bank
+}
+
+// Resolve returns abs with symlinks resolved on its longest existing prefix; the part that
+// does not exist yet (a file about to be created) is appended unchanged.
+func (f *Facts) Resolve(abs string) string {
+	abs = filepath.Clean(abs)
+	if len(abs) <= maxPath {
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			return r
+		}
+	}
+	var rest []string
+	for d := abs; ; {
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs
+		}
+		rest = append(rest, filepath.Base(d))
+		d = parent
+		if len(d) > maxPath {
+			continue // no such path can exist; skip the system calls
+		}
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			for i := len(rest) - 1; i >= 0; i-- {
+				r = filepath.Join(r, rest[i])
+			}
+			return r
+		}
+	}
+}
+
+// maxPath is the longest path the kernel resolves (PATH_MAX); a longer prefix cannot exist.
+const maxPath = 4096
+
+// CaseInsensitive reports whether the repository's file system folds case, detected once by
+// looking up the root's .git under a different case.
+func (f *Facts) CaseInsensitive() bool {
+	f.foldOnce.Do(func() {
+		a, err := os.Lstat(filepath.Join(f.root, ".git"))
+		if err != nil {
+			return
+		}
+		b, err := os.Lstat(filepath.Join(f.root, ".GIT"))
+		f.fold = err == nil && os.SameFile(a, b)
+	})
+	return f.fold
+}
+
+// Exists reports whether the canonical repository-relative path exists (a dangling symlink
+// exists: deleting or overwriting it is still a write).
+func (f *Facts) Exists(rel string) bool {
+	_, err := os.Lstat(f.abs(rel))
+	return err == nil
+}
+
+// maxRead bounds what the engine may read to compare an edit (markers, USER_BLOCK).
+const maxRead = 32 << 20
+
+// Read returns the content of a canonical repository-relative path.
+func (f *Facts) Read(rel string) (string, bool) {
+	p := f.abs(rel)
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxRead {
+		return "", false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// Secrets returns the gitleaks rule ids of secrets in content that would be written to rel.
+// A detector that cannot run reports "secret-scan-error": a bank write that cannot be checked
+// is refused rather than waved through.
+func (f *Facts) Secrets(rel, content string) []string {
+	if f.secrets == nil || content == "" {
+		return nil
+	}
+	fs, err := f.secrets().Scan(rel, []byte(content))
+	if err != nil {
+		return []string{"secret-scan-error"}
+	}
+	var ids []string
+	for _, x := range fs {
+		if !contains(ids, x.Rule) {
+			ids = append(ids, x.Rule)
+		}
+	}
+	return ids
+}
+
+func (f *Facts) abs(rel string) string {
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "..") {
+		// never outside the repository: the engine passes canonical relative paths only
+		return filepath.Join(f.root, ".mbguard-invalid-path")
+	}
+	return filepath.Join(f.root, filepath.FromSlash(rel))
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
