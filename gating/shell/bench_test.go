@@ -1,6 +1,11 @@
 package shell
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 var benchCommands = []struct{ name, cmd string }{
 	{"cat", "cat memory-bank/details/patterns.md"},
@@ -18,6 +23,20 @@ func BenchmarkClassify(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				Classify(c.cmd, "/repo")
+			}
+		})
+	}
+}
+
+// BenchmarkParseOnly is the baseline: parsing alone, with a fresh parser as
+// Classify uses. Compare ns/op against BenchmarkClassify from the same run,
+// since absolute numbers move with machine load.
+func BenchmarkParseOnly(b *testing.B) {
+	for _, c := range benchCommands {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(c.cmd), "")
 			}
 		})
 	}

@@ -24,6 +24,9 @@ func FuzzClassify(f *testing.F) {
 		if r.ParseError != "" && (!r.Write || !r.Unknown) {
 			t.Errorf("parse error without fail-safe write: %+v", r)
 		}
+		if r.Unknown && !r.Write {
+			t.Errorf("Unknown without Write: %+v", r)
+		}
 		if len(r.Writes) > 0 && !r.Write {
 			t.Errorf("writes without Write: %+v", r)
 		}
