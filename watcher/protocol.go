@@ -35,6 +35,12 @@ type Response struct {
 	Status *Status `json:"status,omitempty"`
 	// Error is set when the request could not be served; Decision may still carry a fail-safe answer.
 	Error string `json:"error,omitempty"`
+	// Mode is the read gate's mode in effect ("off", "warn", "block"). Hosts keep the last one
+	// they saw so they can fail safe (block writes) when a later request goes unanswered.
+	Mode string `json:"mode,omitempty"`
+	// RecoveryArmed is true while the session's post-compaction recovery gate is armed after this
+	// request; like Mode it lets a host fail safe when the server stops answering.
+	RecoveryArmed bool `json:"recovery_armed,omitempty"`
 }
 
 // Status is a snapshot for `mbguard status`.
