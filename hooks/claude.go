@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -117,11 +118,13 @@ func (c *Claude) Handle(ctx context.Context, payload []byte) ClaudeReply {
 	if p.SessionID == "" {
 		return c.unsure(&p, nil, `the hook payload has no "session_id"`)
 	}
-	dir := p.Cwd
-	if dir == "" {
-		dir = c.Dir
+	if p.Cwd == "" {
+		// Claude Code always sends cwd; without it, relative paths start where the hook runs.
+		if abs, err := filepath.Abs(c.Dir); err == nil {
+			p.Cwd = abs
+		}
 	}
-	r, err := repo.Find(dir)
+	r, err := repo.Find(p.Cwd)
 	if err != nil {
 		// Outside a git work tree there is no memory-bank/ to guard.
 		return ClaudeReply{Event: p.HookEventName}
@@ -298,11 +301,13 @@ func (h *claudeCall) context(reply *ClaudeReply, event string, parts ...string) 
 		return
 	}
 	out := map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}
-	b, err := json.Marshal(out)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep <memory-bank> readable in transcripts
+	if enc.Encode(out) != nil {
 		return
 	}
-	reply.Stdout = append(b, '\n')
+	reply.Stdout = b.Bytes()
 }
 
 func joinText(parts ...string) string {

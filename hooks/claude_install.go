@@ -1,6 +1,276 @@
 package hooks
 
-import "errors"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
-// InstallClaude is a placeholder. TODO(owner): replace.
-func InstallClaude(o InstallOptions) ([]Change, error) { return nil, errors.New("not built yet") }
+	"github.com/mbguard/mbguard/internal/fsutil"
+)
+
+// claudeToolEvents take a tool-name matcher; the others fire without one.
+var claudeToolEvents = map[string]bool{claudePreTool: true, claudePostTool: true}
+
+// ClaudeSettingsPath is the settings file install writes: the project's .claude/settings.json,
+// or ~/.claude/settings.json with Global.
+func ClaudeSettingsPath(o InstallOptions) string {
+	if o.Global {
+		return filepath.Join(o.Home, ".claude", "settings.json")
+	}
+	return filepath.Join(o.Root, ".claude", "settings.json")
+}
+
+// InstallClaude merges mbguard's hook entries into Claude Code's settings.json: one
+// `<binary> hook claude` command for each event in ClaudeEvents. The user's own hooks, other
+// keys and their order are kept; entries are recognised as mbguard's by their command, so a
+// second run replaces only those and Uninstall removes only those. Invalid JSON is refused
+// without touching the file. The file is written atomically.
+func InstallClaude(o InstallOptions) ([]Change, error) {
+	if o.Global && o.Home == "" {
+		return nil, errors.New("--global needs HOME to find ~/.claude")
+	}
+	if !o.Global && o.Root == "" {
+		return nil, errors.New("not inside a git work tree: run it in your project, or use --global")
+	}
+	path := ClaudeSettingsPath(o)
+	show := displayPath(o.Root, path)
+	old, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("reading %s: %w", show, err)
+	}
+	top := &jsonObject{}
+	if exists && len(bytes.TrimSpace(old)) > 0 {
+		if top, err = parseObject(old); err != nil {
+			return nil, fmt.Errorf("%s is not a valid JSON object (%v): fix it by hand and run this again; nothing was changed", show, err)
+		}
+	}
+	hooks := &jsonObject{}
+	if raw, ok := top.get("hooks"); ok {
+		if hooks, err = parseObject(raw); err != nil {
+			return nil, fmt.Errorf(`%s: "hooks" is not a JSON object (%v): fix it by hand and run this again; nothing was changed`, show, err)
+		}
+	}
+	command := claudeCommand(o.Binary)
+	for _, ev := range ClaudeEvents {
+		var groups []json.RawMessage
+		if raw, ok := hooks.get(ev); ok {
+			if err := json.Unmarshal(raw, &groups); err != nil {
+				return nil, fmt.Errorf(`%s: "hooks.%s" is not a JSON array: fix it by hand and run this again; nothing was changed`, show, ev)
+			}
+		}
+		kept := groups[:0]
+		for _, g := range groups {
+			if !isOurClaudeGroup(g) {
+				kept = append(kept, g)
+			}
+		}
+		if !o.Uninstall {
+			kept = append(kept, ourClaudeGroup(ev, command))
+		}
+		if len(kept) == 0 {
+			hooks.del(ev)
+			continue
+		}
+		b, _ := json.Marshal(kept)
+		hooks.set(ev, b)
+	}
+	if len(hooks.keys) == 0 {
+		top.del("hooks")
+	} else {
+		top.set("hooks", hooks.encode())
+	}
+	if o.Uninstall && len(top.keys) == 0 {
+		if !exists {
+			return []Change{{Path: show, Action: "unchanged"}}, nil
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("removing %s: %w", show, err)
+		}
+		return []Change{{Path: show, Action: "removed", Note: "it held only mbguard's hooks"}}, nil
+	}
+	if o.Uninstall && !exists {
+		return []Change{{Path: show, Action: "unchanged"}}, nil
+	}
+	out, err := indentJSON(top.encode())
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", show, err)
+	}
+	if exists && bytes.Equal(bytes.TrimSpace(old), bytes.TrimSpace(out)) {
+		return []Change{{Path: show, Action: "unchanged"}}, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(show), err)
+	}
+	perm := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	if err := fsutil.WriteFileAtomic(path, out, perm); err != nil {
+		return nil, err
+	}
+	action := "updated"
+	if !exists {
+		action = "created"
+	}
+	note := ""
+	if !o.Uninstall {
+		note = "hooks: " + strings.Join(ClaudeEvents, ", ")
+	}
+	return []Change{{Path: show, Action: action, Note: note}}, nil
+}
+
+// claudeCommand is the hook command line; a binary path with shell-special characters is quoted.
+func claudeCommand(binary string) string {
+	if binary == "" {
+		binary = "mbguard"
+	}
+	if strings.ContainsAny(binary, " \t'\"$`\\!*?[]{}()<>|&;#~") {
+		binary = "'" + strings.ReplaceAll(binary, "'", `'\''`) + "'"
+	}
+	return binary + " hook claude"
+}
+
+type claudeHook struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout,omitempty"`
+}
+
+type claudeGroup struct {
+	Matcher *string      `json:"matcher,omitempty"`
+	Hooks   []claudeHook `json:"hooks"`
+}
+
+func ourClaudeGroup(event, command string) json.RawMessage {
+	g := claudeGroup{Hooks: []claudeHook{{Type: "command", Command: command, Timeout: 30}}}
+	if claudeToolEvents[event] {
+		all := "*"
+		g.Matcher = &all
+	}
+	b, _ := json.Marshal(g)
+	return b
+}
+
+// isOurClaudeGroup recognises a group install wrote: every hook in it runs `… mbguard… hook
+// claude`. A group the user extended with hooks of their own is theirs and stays.
+func isOurClaudeGroup(raw json.RawMessage) bool {
+	var g claudeGroup
+	if json.Unmarshal(raw, &g) != nil || len(g.Hooks) == 0 {
+		return false
+	}
+	for _, h := range g.Hooks {
+		c := strings.TrimSpace(h.Command)
+		if h.Type != "command" || !strings.HasSuffix(c, " hook claude") || !strings.Contains(c, "mbguard") {
+			return false
+		}
+	}
+	return true
+}
+
+func displayPath(root, p string) string {
+	if root != "" {
+		if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return p
+}
+
+// jsonObject is a JSON object that keeps its members' order, so rewriting a user's settings
+// file moves nothing but what mbguard changes.
+type jsonObject struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+func parseObject(b []byte) (*jsonObject, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := t.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("not an object")
+	}
+	o := &jsonObject{vals: map[string]json.RawMessage{}}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if _, dup := o.vals[k]; !dup {
+			o.keys = append(o.keys, k)
+		}
+		o.vals[k] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("trailing data after the object")
+	}
+	return o, nil
+}
+
+func (o *jsonObject) get(k string) (json.RawMessage, bool) {
+	v, ok := o.vals[k]
+	return v, ok
+}
+
+func (o *jsonObject) set(k string, v json.RawMessage) {
+	if o.vals == nil {
+		o.vals = map[string]json.RawMessage{}
+	}
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func (o *jsonObject) del(k string) {
+	if _, ok := o.vals[k]; !ok {
+		return
+	}
+	delete(o.vals, k)
+	for i, x := range o.keys {
+		if x == k {
+			o.keys = append(o.keys[:i], o.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+func (o *jsonObject) encode() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(o.vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func indentJSON(b []byte) ([]byte, error) {
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
