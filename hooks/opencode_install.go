@@ -1,6 +1,148 @@
 package hooks
 
-import "errors"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
-// InstallOpenCode is a placeholder. TODO(owner): replace.
-func InstallOpenCode(o InstallOptions) ([]Change, error) { return nil, errors.New("not built yet") }
+	"github.com/mbguard/mbguard/internal/fsutil"
+)
+
+// openCodeHeader starts every plugin file mbguard writes; what follows it on the first line is
+// "asset:<hash of the embedded plugin> sum:<hash of the rest of the file>".
+const openCodeHeader = "// mbguard-opencode-plugin "
+
+// openCodeBinLine is the line of the asset that install rewrites with the binary to call.
+const openCodeBinLine = `const DEFAULT_BIN = "mbguard"`
+
+// OpenCodePluginPath is where install writes the plugin: the project's
+// .opencode/plugin/mbguard.js, or with Global OpenCode's configuration folder
+// ($XDG_CONFIG_HOME/opencode, else ~/.config/opencode).
+func OpenCodePluginPath(o InstallOptions) string {
+	if o.Global {
+		// InstallOptions has no field for it; the environment is the user's own setting.
+		base := os.Getenv("XDG_CONFIG_HOME")
+		if base == "" {
+			base = filepath.Join(o.Home, ".config")
+		}
+		return filepath.Join(base, "opencode", "plugin", "mbguard.js")
+	}
+	return filepath.Join(o.Root, ".opencode", "plugin", "mbguard.js")
+}
+
+// PluginState is what OpenCodePluginState found at the plugin path.
+type PluginState string
+
+// Plugin states, for `mbguard doctor`.
+const (
+	PluginMissing PluginState = "missing" // no file
+	PluginCurrent PluginState = "current" // ours, untouched, from this binary's asset
+	PluginStale   PluginState = "stale"   // ours, untouched, from another mbguard version
+	PluginEdited  PluginState = "edited"  // ours, but changed by hand since install
+	PluginForeign PluginState = "foreign" // a file mbguard did not write
+)
+
+// OpenCodePluginState reports whether the plugin at OpenCodePluginPath(o) is installed and current.
+func OpenCodePluginState(o InstallOptions) (string, PluginState, error) {
+	path := OpenCodePluginPath(o)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return path, PluginMissing, nil
+	}
+	if err != nil {
+		return path, "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	return path, pluginState(string(b)), nil
+}
+
+func pluginState(content string) PluginState {
+	first, body, _ := strings.Cut(content, "\n")
+	meta, ours := strings.CutPrefix(first, openCodeHeader)
+	if !ours {
+		return PluginForeign
+	}
+	var asset, sum string
+	for _, f := range strings.Fields(meta) {
+		if v, ok := strings.CutPrefix(f, "asset:"); ok {
+			asset = v
+		} else if v, ok := strings.CutPrefix(f, "sum:"); ok {
+			sum = v
+		}
+	}
+	switch {
+	case sum != shortHash(body):
+		return PluginEdited
+	case asset != OpenCodePluginHash():
+		return PluginStale
+	}
+	return PluginCurrent
+}
+
+// renderOpenCodePlugin is the file install writes: the header, then the asset calling binary.
+func renderOpenCodePlugin(binary string) string {
+	body := openCodePlugin
+	if binary != "" && binary != "mbguard" {
+		q, _ := json.Marshal(binary)
+		body = strings.Replace(body, openCodeBinLine, "const DEFAULT_BIN = "+string(q), 1)
+	}
+	return fmt.Sprintf("%sasset:%s sum:%s\n%s", openCodeHeader, OpenCodePluginHash(), shortHash(body), body)
+}
+
+// InstallOpenCode writes the OpenCode plugin (one file, loaded by OpenCode from its plugin
+// folder) that forwards the agent's hooks to `mbguard serve --stdio`. A second run leaves an
+// identical file unchanged and replaces a stale one; a file someone else wrote, or ours edited
+// by hand, is kept. Uninstall removes only our file.
+func InstallOpenCode(o InstallOptions) ([]Change, error) {
+	if o.Global && o.Home == "" && os.Getenv("XDG_CONFIG_HOME") == "" {
+		return nil, errors.New("--global needs HOME or XDG_CONFIG_HOME to find OpenCode's configuration")
+	}
+	if !o.Global && o.Root == "" {
+		return nil, errors.New("not inside a git work tree: run it in your project, or use --global")
+	}
+	path := OpenCodePluginPath(o)
+	show := displayPath(o.Root, path)
+	old, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("reading %s: %w", show, err)
+	}
+	state := PluginMissing
+	if exists {
+		state = pluginState(string(old))
+	}
+	if o.Uninstall {
+		switch state {
+		case PluginMissing:
+			return []Change{{Path: show, Action: "unchanged", Note: "not installed"}}, nil
+		case PluginForeign:
+			return []Change{{Path: show, Action: "skipped", Note: "not written by mbguard; left in place"}}, nil
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("removing %s: %w", show, err)
+		}
+		return []Change{{Path: show, Action: "removed"}}, nil
+	}
+	want := renderOpenCodePlugin(o.Binary)
+	switch state {
+	case PluginForeign:
+		return []Change{{Path: show, Action: "skipped", Note: "a file mbguard did not write is in the way; move it and run this again"}}, nil
+	case PluginEdited:
+		return []Change{{Path: show, Action: "kept", Note: "edited by you; delete it and run this again to get the current plugin"}}, nil
+	}
+	if string(old) == want {
+		return []Change{{Path: show, Action: "unchanged"}}, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(show), err)
+	}
+	if err := fsutil.WriteFileAtomic(path, []byte(want), 0o644); err != nil {
+		return nil, err
+	}
+	if exists {
+		return []Change{{Path: show, Action: "updated"}}, nil
+	}
+	return []Change{{Path: show, Action: "created", Note: "restart OpenCode to load it"}}, nil
+}
