@@ -515,47 +515,20 @@ func (w *Watcher) logf(format string, a ...any) {
 	}
 }
 
-// markerFindings reports broken block markers with the rule names `mbguard check` uses.
+// markerFindings reports broken block markers with `mbguard check`'s own rules (one parser,
+// one rule set). The template minimum is left out: an old template is not an out-of-band
+// change, and `mbguard doctor` reports it.
 func markerFindings(rel string, b []byte) []Finding {
-	sc := bank.ScanMarkers(b)
 	var out []Finding
-	add := func(line int, rule, msg string) {
-		out = append(out, Finding{Path: rel, Line: line, Rule: rule, Message: fmt.Sprintf("%s:%d: %s", rel, line, msg)})
-	}
-	for _, n := range sc.NearMiss {
-		add(n.Line, "marker-malformed", fmt.Sprintf("%q is not a block marker; write %s", n.Text, n.Suggest))
-	}
-	var seen [4][]bank.Marker
-	for _, m := range sc.Markers {
-		seen[m.Kind] = append(seen[m.Kind], m)
-	}
-	for k, ms := range seen {
-		if len(ms) > 1 {
-			add(ms[1].Line, "marker-duplicate", fmt.Sprintf("%s appears %d times; keep one", bank.MarkerKind(k), len(ms)))
+	for _, f := range scanner.CheckMarkdown(rel, b, rel == bank.Entry, bank.Version{}) {
+		msg := f.Message
+		if f.Line > 0 {
+			msg = fmt.Sprintf("%s:%d: %s", rel, f.Line, msg)
 		}
-	}
-	for _, p := range [][2]bank.MarkerKind{{bank.MachineStart, bank.MachineEnd}, {bank.UserStart, bank.UserEnd}} {
-		s, e := seen[p[0]], seen[p[1]]
-		switch {
-		case len(s) > 0 && len(e) == 0:
-			add(s[0].Line, "marker-unclosed", fmt.Sprintf("%s has no %s; add it", p[0], p[1]))
-		case len(s) == 0 && len(e) > 0:
-			add(e[0].Line, "marker-unclosed", fmt.Sprintf("%s has no %s; add it", p[1], p[0]))
-		case len(s) > 0 && len(e) > 0 && s[0].Offset > e[0].Offset:
-			add(e[0].Line, "marker-order", fmt.Sprintf("%s comes before %s; swap them", p[1], p[0]))
+		if f.Fix != "" {
+			msg += "; " + f.Fix
 		}
-	}
-	if len(out) == 0 {
-		if _, ok := bank.ParseBlocks(b); !ok {
-			add(1, "marker-nesting", "MACHINE_BLOCK and USER_BLOCK overlap; close one before opening the other")
-		}
-	}
-	if len(out) == 0 && rel == bank.Entry {
-		for _, k := range []bank.MarkerKind{bank.MachineStart, bank.UserStart} {
-			if len(seen[k]) == 0 {
-				add(1, "entry-missing-block", fmt.Sprintf("MEMORY.md has no %s block; restore it with git checkout -p -- %s", strings.TrimSuffix(strings.TrimPrefix(k.String(), "<!-- "), "_START -->"), rel))
-			}
-		}
+		out = append(out, Finding{Path: rel, Line: f.Line, Rule: f.Rule, Message: msg})
 	}
 	return out
 }

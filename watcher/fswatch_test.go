@@ -204,7 +204,7 @@ func TestLoopFindings(t *testing.T) {
 		{"unclosed marker", "memory-bank/details/patterns.md", "<!-- USER_BLOCK_START -->\nx\n", false, []string{"memory-bank/details/patterns.md marker-unclosed"}},
 		{"marker order", "memory-bank/details/patterns.md", "<!-- USER_BLOCK_END -->\nx\n<!-- USER_BLOCK_START -->\n", false, []string{"memory-bank/details/patterns.md marker-order"}},
 		{"malformed marker", "memory-bank/details/patterns.md", "<!--USER_BLOCK_STRAT-->\n", false, []string{"memory-bank/details/patterns.md marker-malformed"}},
-		{"entry without user block", "memory-bank/MEMORY.md", "<!-- MACHINE_BLOCK_START -->\n<!-- MACHINE_BLOCK_END -->\n", false, []string{"memory-bank/MEMORY.md entry-missing-block"}},
+		{"entry without user block", "memory-bank/MEMORY.md", "<!-- MACHINE_BLOCK_START -->\n<!-- MACHINE_BLOCK_END -->\n", false, []string{"memory-bank/MEMORY.md entry-missing-block", "memory-bank/MEMORY.md template-missing"}},
 		{"user block changed", "memory-bank/MEMORY.md", strings.Replace(goodMemory, "mine", "theirs", 1), false, []string{"memory-bank/MEMORY.md user-block-changed"}},
 		{"machine block changed", "memory-bank/MEMORY.md", strings.Replace(goodMemory, "focus", "new focus", 1), false, nil},
 		{"markers in code are text", "memory-bank/details/design/a.md", "```\n<!-- USER_BLOCK_START -->\n```\n", false, nil},
