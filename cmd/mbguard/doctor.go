@@ -2,12 +2,303 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/hooks"
+	"github.com/mbguard/mbguard/internal/config"
+	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/scanner"
+	"github.com/mbguard/mbguard/watcher"
 )
 
-// TODO(owner): replace this placeholder with the real command.
+// Check outcomes.
+const (
+	checkOK   = "OK"
+	checkWarn = "WARN"
+	checkFail = "FAIL"
+)
+
+// doctorCheck is one line of `mbguard doctor`.
+type doctorCheck struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	Next   string `json:"next,omitempty"`
+}
+
+// newDoctorCmd checks that mbguard is installed and working for this repository.
 func newDoctorCmd(e *env) *command {
 	c := &command{name: "doctor", short: "check installation, configuration, hooks, watcher and bank health", flags: newFlags("doctor", "doctor [--json]")}
-	c.run = func(ctx context.Context, args []string) int { return e.fail(errors.New("doctor: not built yet")) }
+	asJSON := c.flags.Bool("json", false, "print JSON")
+	c.run = func(ctx context.Context, args []string) int {
+		if len(args) > 0 {
+			c.flags.Usage()
+			return exitUsage
+		}
+		r, err := e.repo()
+		if err != nil {
+			return e.fail(err)
+		}
+		checks := []doctorCheck{checkBinary()}
+		cfg, cerr := e.config(r.Root)
+		checks = append(checks, checkConfig(cfg, cerr))
+		home := e.getenv("HOME")
+		checks = append(checks,
+			checkClaude(r, home),
+			checkOpenCode(r, home),
+			checkGitHook(r),
+			checkWatcher(ctx, r),
+		)
+		checks = append(checks, checkBank(r, cfg)...)
+		failed := false
+		for _, ch := range checks {
+			failed = failed || ch.Status == checkFail
+		}
+		if *asJSON {
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(struct {
+				OK     bool          `json:"ok"`
+				Checks []doctorCheck `json:"checks"`
+			}{!failed, checks}); err != nil {
+				return e.fail(err)
+			}
+		} else {
+			printDoctor(e, checks)
+		}
+		if failed {
+			return exitFindings
+		}
+		return exitOK
+	}
 	return c
+}
+
+func printDoctor(e *env, checks []doctorCheck) {
+	next := ""
+	for _, pass := range []string{checkFail, checkWarn} {
+		for _, ch := range checks {
+			if ch.Status == pass && next == "" {
+				next = ch.Next
+			}
+		}
+	}
+	for _, ch := range checks {
+		fmt.Fprintf(e.stdout, "%-4s  %-10s %s\n", ch.Status, ch.Name, ch.Detail)
+		if ch.Status != checkOK && ch.Next != "" {
+			fmt.Fprintf(e.stdout, "      %-10s next: %s\n", "", ch.Next)
+		}
+	}
+	if next == "" {
+		next = "nothing to do"
+	}
+	fmt.Fprintln(e.stdout, "next: "+next)
+}
+
+func checkBinary() doctorCheck {
+	ch := doctorCheck{Name: "binary"}
+	self, _ := os.Executable()
+	if s, err := filepath.EvalSymlinks(self); err == nil {
+		self = s
+	}
+	found, err := exec.LookPath("mbguard")
+	if err != nil {
+		ch.Status, ch.Detail = checkWarn, "mbguard is not on PATH; hooks installed by name will not find it"
+		ch.Next = "go install github.com/mbguard/mbguard/cmd/mbguard@latest (or add " + filepath.Dir(self) + " to PATH)"
+		return ch
+	}
+	abs, _ := filepath.Abs(found)
+	if s, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = s
+	}
+	if abs != self {
+		ch.Status, ch.Detail = checkWarn, fmt.Sprintf("PATH runs %s, not this binary (%s)", abs, self)
+		ch.Next = "reinstall mbguard so hooks run the version you are checking"
+		return ch
+	}
+	ch.Status, ch.Detail = checkOK, abs
+	return ch
+}
+
+func checkConfig(cfg *config.Config, err error) doctorCheck {
+	ch := doctorCheck{Name: "config"}
+	switch {
+	case err != nil:
+		ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), "fix the file named above; mbguard config shows the effective values"
+	case cfg.Err() != nil:
+		ch.Status, ch.Detail = checkFail, cfg.Err().Error()
+		ch.Next = "fix the value (mbguard config shows where it came from); until then hooks apply the strict fallback"
+	default:
+		ch.Status, ch.Detail = checkOK, "valid (mode "+cfg.Gating.Mode+")"
+	}
+	return ch
+}
+
+func checkClaude(r repo.Repo, home string) doctorCheck {
+	ch := doctorCheck{Name: "claude"}
+	var where []string
+	for _, p := range []string{filepath.Join(r.Root, ".claude", "settings.json"), filepath.Join(r.Root, ".claude", "settings.local.json"), filepath.Join(home, ".claude", "settings.json")} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var v any
+		if json.Unmarshal(b, &v) != nil {
+			ch.Status, ch.Detail, ch.Next = checkFail, p+" is not valid JSON (Claude Code ignores it)", "fix the JSON, then run mbguard install --agent claude"
+			return ch
+		}
+		if strings.Contains(string(b), "hook claude") {
+			where = append(where, p)
+		}
+	}
+	if len(where) == 0 {
+		ch.Status, ch.Detail, ch.Next = checkWarn, "Claude Code hooks not installed", "mbguard install --agent claude"
+		return ch
+	}
+	ch.Status, ch.Detail = checkOK, "hooks in "+strings.Join(where, ", ")
+	return ch
+}
+
+func checkOpenCode(r repo.Repo, home string) doctorCheck {
+	ch := doctorCheck{Name: "opencode"}
+	best := ""
+	var bestState hooks.PluginState = hooks.PluginMissing
+	for _, global := range []bool{false, true} {
+		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, Global: global}
+		path, st, err := hooks.OpenCodePluginState(o)
+		if err != nil {
+			ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), "mbguard install --agent opencode"
+			return ch
+		}
+		if st == hooks.PluginCurrent || bestState == hooks.PluginMissing {
+			best, bestState = path, st
+		}
+	}
+	switch bestState {
+	case hooks.PluginCurrent:
+		ch.Status, ch.Detail = checkOK, "plugin current at "+best
+	case hooks.PluginMissing:
+		ch.Status, ch.Detail, ch.Next = checkWarn, "OpenCode plugin not installed", "mbguard install --agent opencode"
+	case hooks.PluginStale:
+		ch.Status, ch.Detail, ch.Next = checkWarn, best+" is from another mbguard version", "mbguard install --agent opencode"
+	case hooks.PluginEdited:
+		ch.Status, ch.Detail, ch.Next = checkWarn, best+" was edited by hand", "mbguard install --agent opencode (your edits are replaced)"
+	default:
+		ch.Status, ch.Detail, ch.Next = checkWarn, best+" was not written by mbguard", "move it aside, then mbguard install --agent opencode"
+	}
+	return ch
+}
+
+func checkGitHook(r repo.Repo) doctorCheck {
+	ch := doctorCheck{Name: "git-hook"}
+	dir := filepath.Join(r.CommonDir, "hooks")
+	if out, err := exec.Command("git", "-C", r.Root, "config", "--get", "core.hooksPath").Output(); err == nil {
+		if hp := strings.TrimSpace(string(out)); hp != "" {
+			if !filepath.IsAbs(hp) {
+				hp = filepath.Join(r.Root, hp)
+			}
+			dir = hp
+		}
+	}
+	candidates := []string{filepath.Join(dir, "pre-commit"), filepath.Join(r.Root, ".husky", "pre-commit")}
+	for _, p := range candidates {
+		if b, err := os.ReadFile(p); err == nil && (strings.Contains(string(b), "mbguard check --staged") || strings.Contains(string(b), hooks.GitHookMarker)) {
+			ch.Status, ch.Detail = checkOK, "pre-commit hook in "+p
+			return ch
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(r.Root, ".pre-commit-config.yaml")); err == nil && strings.Contains(string(b), "mbguard") {
+		ch.Status, ch.Detail = checkOK, "pre-commit framework (.pre-commit-config.yaml)"
+		return ch
+	}
+	ch.Status, ch.Detail, ch.Next = checkWarn, "no pre-commit hook runs mbguard check --staged", "mbguard install --hooks"
+	return ch
+}
+
+func checkWatcher(ctx context.Context, r repo.Repo) doctorCheck {
+	ch := doctorCheck{Name: "watcher"}
+	pid, sock, running := watcher.Running(r)
+	if !running {
+		ch.Status, ch.Detail, ch.Next = checkWarn, "not running (hooks work without it; out-of-band edits go unnoticed)", "mbguard watch"
+		return ch
+	}
+	c, err := watcher.Dial(r)
+	if err == nil {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		var resp watcher.Response
+		resp, err = c.Do(cctx, watcher.Request{Op: "ping"})
+		cancel()
+		c.Close()
+		if err == nil && resp.Error != "" {
+			err = errors.New(resp.Error)
+		}
+	}
+	if err != nil {
+		ch.Status, ch.Detail = checkFail, fmt.Sprintf("pid %d holds the lock but %s does not answer: %v", pid, sock, err)
+		ch.Next = "mbguard watch --stop, then mbguard watch"
+		return ch
+	}
+	ch.Status, ch.Detail = checkOK, fmt.Sprintf("running (pid %d, socket %s)", pid, sock)
+	return ch
+}
+
+func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
+	ch := doctorCheck{Name: "bank"}
+	ents, err := os.ReadDir(r.BankDir())
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), "make memory-bank/ readable"
+		return []doctorCheck{ch}
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	switch bank.DetectLayout(err == nil, names) {
+	case bank.LayoutNone:
+		ch.Status, ch.Detail, ch.Next = checkFail, "no memory-bank/ in "+r.Root+" (nothing is gated)", "run mbguard init"
+		return []doctorCheck{ch}
+	case bank.LayoutEmpty:
+		ch.Status, ch.Detail, ch.Next = checkWarn, "memory-bank/ has no MEMORY.md", "run mbguard init"
+		return []doctorCheck{ch}
+	case bank.LayoutLegacy:
+		ch.Status, ch.Detail, ch.Next = checkFail, "legacy layout (_index.md/brief.md/active.md)", "run mbguard migrate"
+		return []doctorCheck{ch}
+	case bank.LayoutMixed:
+		ch.Status, ch.Detail, ch.Next = checkFail, "mixed layout: MEMORY.md beside legacy entry files", "move the legacy entry files' content into MEMORY.md by hand, then remove them"
+		return []doctorCheck{ch}
+	}
+	b, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(bank.Entry)))
+	if err != nil {
+		ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), "make memory-bank/MEMORY.md readable"
+		return []doctorCheck{ch}
+	}
+	minimum := bank.CurrentTemplate
+	if cfg != nil {
+		minimum = cfg.MinimumTemplate()
+	}
+	fs := scanner.CheckMarkdown(bank.Entry, b, true, minimum)
+	if len(fs) == 0 {
+		ch.Status, ch.Detail = checkOK, "v7 layout, MEMORY.md well formed"
+		return []doctorCheck{ch}
+	}
+	var out []doctorCheck
+	for _, f := range fs {
+		c := doctorCheck{Name: "bank", Status: checkFail, Detail: fmt.Sprintf("%s:%d: %s (%s)", f.Path, f.Line, f.Message, f.Rule), Next: f.Fix}
+		if strings.HasPrefix(f.Rule, "template-") {
+			c.Next = "run mbguard upgrade"
+		}
+		if c.Next == "" {
+			c.Next = "run mbguard check --all"
+		}
+		out = append(out, c)
+	}
+	return out
 }

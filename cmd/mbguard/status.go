@@ -2,12 +2,175 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mbguard/mbguard/internal/declog"
+	"github.com/mbguard/mbguard/watcher"
 )
 
-// TODO(owner): replace this placeholder with the real command.
+// statusReport is `mbguard status --json`.
+type statusReport struct {
+	Root      string                  `json:"root"`
+	Watcher   watcherStatus           `json:"watcher"`
+	Sessions  []watcher.SessionStatus `json:"sessions"`
+	Decisions []declog.Entry          `json:"decisions"`
+	Findings  []watcher.Finding       `json:"findings"`
+	Next      string                  `json:"next"`
+}
+
+type watcherStatus struct {
+	Running bool   `json:"running"`
+	PID     int    `json:"pid,omitempty"`
+	Socket  string `json:"socket,omitempty"`
+}
+
+// newStatusCmd shows what the guard is doing: sessions (from the running watcher, else the
+// state files), recent decisions, and the watcher's findings.
 func newStatusCmd(e *env) *command {
-	c := &command{name: "status", short: "show sessions, armed recovery, recent decisions and findings", flags: newFlags("status", "status [--json]")}
-	c.run = func(ctx context.Context, args []string) int { return e.fail(errors.New("status: not built yet")) }
+	c := &command{name: "status", short: "show sessions, armed recovery, recent decisions and findings", flags: newFlags("status", "status [--json] [--decisions N]")}
+	asJSON := c.flags.Bool("json", false, "print JSON")
+	nDecisions := c.flags.Int("decisions", 10, "how many recent decisions to show")
+	c.run = func(ctx context.Context, args []string) int {
+		if len(args) > 0 {
+			c.flags.Usage()
+			return exitUsage
+		}
+		r, err := e.repo()
+		if err != nil {
+			return e.fail(err)
+		}
+		cfg, err := e.config(r.Root)
+		if err != nil {
+			return e.fail(err)
+		}
+		rep := statusReport{Root: r.Root, Sessions: []watcher.SessionStatus{}, Decisions: []declog.Entry{}, Findings: []watcher.Finding{}}
+		var st *watcher.Status
+		if pid, sock, ok := watcher.Running(r); ok {
+			rep.Watcher = watcherStatus{Running: true, PID: pid, Socket: sock}
+			if c, err := watcher.Dial(r); err == nil {
+				cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				resp, err := c.Do(cctx, watcher.Request{Op: "status"})
+				cancel()
+				c.Close()
+				if err == nil && resp.Status != nil {
+					st = resp.Status
+				}
+			}
+		}
+		if st == nil {
+			// no watcher (or it did not answer): the session files tell the same story
+			st, err = watcher.NewService(r, cfg, watcher.ServiceOptions{}).Status()
+			if err != nil {
+				e.logf("reading sessions: %v", err)
+			}
+		}
+		if st != nil && st.Sessions != nil {
+			rep.Sessions = st.Sessions
+		}
+		if ds, bad, err := declog.Read(declog.Path(r.StateDir()), *nDecisions); err != nil {
+			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+		} else {
+			if bad > 0 {
+				e.logf("%d decision log lines could not be read", bad)
+			}
+			if ds != nil {
+				rep.Decisions = ds
+			}
+		}
+		if fs, _, err := watcher.ReadFindings(watcher.FindingsPath(r), 20); err != nil {
+			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+		} else if fs != nil {
+			rep.Findings = fs
+		}
+		rep.Next = statusNext(rep)
+		if *asJSON {
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(rep); err != nil {
+				return e.fail(err)
+			}
+			return exitOK
+		}
+		printStatus(e, rep)
+		return exitOK
+	}
 	return c
+}
+
+func statusNext(rep statusReport) string {
+	for _, s := range rep.Sessions {
+		if s.RecoveryArmed && len(s.UnreadAnchors) > 0 {
+			return fmt.Sprintf("session %s is blocked until the agent reads %s", s.ID, strings.Join(s.UnreadAnchors, ", "))
+		}
+	}
+	if len(rep.Findings) > 0 {
+		return "run mbguard check --all to see how to fix the findings"
+	}
+	if !rep.Watcher.Running {
+		return "run mbguard watch to record out-of-band edits to memory-bank/"
+	}
+	return "nothing to do"
+}
+
+func printStatus(e *env, rep statusReport) {
+	w := e.stdout
+	if rep.Watcher.Running {
+		fmt.Fprintf(w, "watcher: running (pid %d, socket %s)\n", rep.Watcher.PID, rep.Watcher.Socket)
+	} else {
+		fmt.Fprintln(w, "watcher: not running")
+	}
+	if len(rep.Sessions) == 0 {
+		fmt.Fprintln(w, "sessions: none")
+	} else {
+		fmt.Fprintln(w, "sessions:")
+		for _, s := range rep.Sessions {
+			ctxWord := "context not read"
+			if s.Satisfied {
+				ctxWord = "context read"
+			}
+			line := fmt.Sprintf("  %s  message %s  %s", s.ID, orDash(s.Message), ctxWord)
+			if s.RecoveryArmed {
+				line += "  recovery armed"
+				if len(s.UnreadAnchors) > 0 {
+					line += " (unread: " + strings.Join(s.UnreadAnchors, ", ") + ")"
+				}
+			}
+			if s.Updated > 0 {
+				line += "  updated " + time.UnixMilli(s.Updated).Format(time.DateTime)
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	if len(rep.Decisions) == 0 {
+		fmt.Fprintln(w, "recent decisions: none")
+	} else {
+		fmt.Fprintln(w, "recent decisions:")
+		for _, d := range rep.Decisions {
+			what := d.Verdict
+			if d.Recovery != "" {
+				what = "recovery " + d.Recovery
+			}
+			msg, _, _ := strings.Cut(d.Message, "\n")
+			fmt.Fprintf(w, "  %s  %-5s %s %s %s  %s\n", d.Time.Local().Format(time.DateTime), what, orDash(d.Gate), orDash(d.Tool), strings.Join(d.Paths, ","), msg)
+		}
+	}
+	if len(rep.Findings) == 0 {
+		fmt.Fprintln(w, "findings: none")
+	} else {
+		fmt.Fprintln(w, "findings:")
+		for _, f := range rep.Findings {
+			fmt.Fprintf(w, "  %s  %s  %s\n", time.UnixMilli(f.Time).Format(time.DateTime), f.Rule, f.Message)
+		}
+	}
+	fmt.Fprintln(w, "next: "+rep.Next)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -3,11 +3,71 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mbguard/mbguard/watcher"
 )
 
-// TODO(owner): replace this placeholder with the real command.
+// newWatchCmd runs the repository's standalone watcher: a resident Service on a unix socket
+// (per-call hooks use it when it runs) plus the file watcher on memory-bank/.
 func newWatchCmd(e *env) *command {
-	c := &command{name: "watch", short: "watch memory-bank/ and serve hooks over a unix socket", flags: newFlags("watch", "watch [--stop]")}
-	c.run = func(ctx context.Context, args []string) int { return e.fail(errors.New("watch: not built yet")) }
+	c := &command{name: "watch", short: "watch memory-bank/ and serve hooks over a unix socket", flags: newFlags("watch", "watch [--stop] [--debounce 150ms]")}
+	stop := c.flags.Bool("stop", false, "stop the watcher running for this repository")
+	debounce := c.flags.Duration("debounce", watcher.DefaultDebounce, "how long a file must stay quiet before it is scanned")
+	c.run = func(ctx context.Context, args []string) int {
+		if len(args) > 0 {
+			c.flags.Usage()
+			return exitUsage
+		}
+		r, err := e.repo()
+		if err != nil {
+			return e.fail(err)
+		}
+		if *stop {
+			pid, err := watcher.Stop(r, 5*time.Second)
+			if err != nil {
+				return e.fail(err)
+			}
+			if pid == 0 {
+				fmt.Fprintln(e.stderr, "mbguard: no watcher runs for this repository; start one with mbguard watch")
+				return exitOK
+			}
+			fmt.Fprintf(e.stderr, "mbguard: stopped the watcher (pid %d)\n", pid)
+			return exitOK
+		}
+		cfg, err := e.config(r.Root)
+		if err != nil {
+			return e.fail(err)
+		}
+		if err := cfg.Err(); err != nil {
+			fmt.Fprintf(e.stderr, "mbguard: configuration: %v (the watcher applies its fail-safe policy; run mbguard doctor)\n", err)
+		}
+		ctx, cancel := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+		defer cancel()
+		svc := watcher.NewService(r, cfg, watcher.ServiceOptions{Resident: true})
+		d, err := watcher.StartDaemon(ctx, svc, watcher.WatchOptions{
+			Debounce: *debounce,
+			// a foreground watcher is for people: its notable events always go to stderr
+			Logf: func(format string, a ...any) { fmt.Fprintf(e.stderr, "mbguard: "+format+"\n", a...) },
+		})
+		if err != nil {
+			var re *watcher.RunningError
+			if errors.As(err, &re) {
+				fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+				return exitFindings
+			}
+			return e.fail(err)
+		}
+		fmt.Fprintf(e.stderr, "mbguard: watching %s (pid %d, socket %s); stop with mbguard watch --stop\n", r.BankDir(), os.Getpid(), d.Socket())
+		if err := d.Wait(); err != nil {
+			return e.fail(err)
+		}
+		fmt.Fprintln(e.stderr, "mbguard: watcher stopped")
+		return exitOK
+	}
 	return c
 }
