@@ -217,9 +217,9 @@ func (h *claudeCall) handle(ctx context.Context) ClaudeReply {
 			reply.Exit = 2
 			reply.Stderr += joinText(d.Message, resp.Notice) + "\n"
 		case gating.Warn:
-			h.context(&reply, p.HookEventName, d.Message, resp.Notice)
+			h.context(&reply, p.HookEventName, d.Message, d.Advice, resp.Notice)
 		default:
-			h.context(&reply, p.HookEventName, resp.Notice)
+			h.context(&reply, p.HookEventName, d.Advice, resp.Notice)
 		}
 	case claudePostTool:
 		ev := h.event(gating.EvToolAfter)

@@ -55,6 +55,7 @@ func commands(e *env) []*command {
 		newDoctorCmd(e),
 		newConfigCmd(e),
 		newVersionCmd(e),
+		newDemoCmd(e),
 	}
 }
 
