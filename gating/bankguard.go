@@ -163,7 +163,9 @@ func mdPath(rel string) string {
 }
 
 // shellBankGuard keeps shell commands out of memory-bank/: their effect on markers, USER_BLOCK
-// and secrets cannot be checked before they run.
+// and secrets cannot be checked before they run. Inline interpreter code (python -c …) needs no
+// rule of its own: the classifier reports the paths it writes, or an unknown write, and an
+// interpreter that only reads the bank (copying MEMORY.md to /tmp) is no threat to it.
 func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 	if !a.isWrite() {
 		return "", false
@@ -177,9 +179,6 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 	// may well land there; an unrelated one (make > $LOG) does not name it.
 	if a.shellUnknown && mentionsBank(a.cmd) {
 		return prefixBank + "blocked: this shell command names memory-bank/ and writes somewhere mbguard cannot determine." + next, false
-	}
-	if a.interpreter && mentionsBank(a.cmd) {
-		return prefixBank + "blocked: inline interpreter code that names memory-bank/ may write into it." + next, false
 	}
 	var targets []*writeTarget
 	for i := range a.writes {

@@ -43,6 +43,9 @@ func TestBankGuard(t *testing.T) {
 		{name: "shell interpreter", run: func(s *session) Decision {
 			return s.bash(`python3 -c "import json; json.dump({}, open('memory-bank/x.json','w'))"`)
 		}, want: Block},
+		{name: "interpreter deleting from the bank", run: func(s *session) Decision {
+			return s.bash(`python3 -c "import os,sys; os.remove('memory-bank/' + sys.argv[1])" MEMORY.md`)
+		}, want: Block},
 		{name: "shell unknown target run inside the bank", run: func(s *session) Decision {
 			return s.call("bash", map[string]any{"command": "echo x > $F", "workdir": "memory-bank/details"})
 		}, want: Block, inMsg: []string{"inside memory-bank/"}},
@@ -62,6 +65,18 @@ func TestBankGuard(t *testing.T) {
 			run: func(s *session) Decision { return s.write("/private/repo/memory-bank/details/tech.md", "# Tech\nGo\n") }, want: Allow},
 		{name: "an alias still meets the rules", prep: func(fx *memFacts) { fx.links["/private/repo"] = testRoot },
 			run: func(s *session) Decision { return s.write("/private/repo/memory-bank/x.json", "{}") }, want: Block},
+		{name: "backslashes into the bank are the bank, not an escape", run: func(s *session) Decision {
+			return s.write(`memory-bank\details\tech.md`, "# Tech\nGo\n")
+		}, want: Allow},
+		{name: "dropping every marker of a detail file", prep: func(fx *memFacts) {
+			fx.files["memory-bank/details/design/blocks.md"] = "# D\n<!-- MACHINE_BLOCK_START -->\nx\n<!-- MACHINE_BLOCK_END -->\n"
+		}, run: func(s *session) Decision { return s.write("memory-bank/details/design/blocks.md", "# D\nx\n") }, want: Block, inMsg: []string{"remove block markers"}},
+		{name: "edit of the first occurrence only", prep: func(fx *memFacts) { fx.files["memory-bank/details/tech.md"] = twice },
+			run: func(s *session) Decision { return s.edit("memory-bank/details/tech.md", "redux", "zustand") }, want: Allow},
+		{name: "replace_all reaching the user block", prep: func(fx *memFacts) { fx.files["memory-bank/details/tech.md"] = twice },
+			run: func(s *session) Decision {
+				return s.before("edit", map[string]any{"filePath": "memory-bank/details/tech.md", "oldString": "redux", "newString": "zustand", "replaceAll": true})
+			}, want: Block, inMsg: []string{"USER_BLOCK"}},
 		{name: "edit of machine block", run: func(s *session) Decision {
 			return s.edit("memory-bank/MEMORY.md", "- Remaining: tests", "- Remaining: docs")
 		}, want: Allow},
@@ -159,6 +174,8 @@ func TestBankGuard(t *testing.T) {
 		})
 	}
 }
+
+const twice = "<!-- MACHINE_BLOCK_START -->\nstore: redux\n<!-- MACHINE_BLOCK_END -->\n<!-- USER_BLOCK_START -->\nI like redux\n<!-- USER_BLOCK_END -->\n"
 
 func TestSecretsOnlyForBankWrites(t *testing.T) {
 	fx := newFacts(bankFiles())

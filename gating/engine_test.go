@@ -206,6 +206,17 @@ func TestBatchStrictestWins(t *testing.T) {
 	want(t, d, Block, GateBank)
 }
 
+func TestNestedBatchIsAnUnknownWrite(t *testing.T) {
+	var call any = map[string]any{"tool": "write", "parameters": map[string]any{"filePath": "package.json", "content": "{}"}}
+	for range maxBatchDepth + 1 {
+		call = map[string]any{"tool": "batch", "parameters": map[string]any{"tool_calls": []any{call}}}
+	}
+	s := newSession(t, policyWith(ModeOff, ModeBlock, ModeOff), newFacts(bankFiles()), "opencode")
+	s.compact()
+	d := s.before("batch", call.(map[string]any)["parameters"].(map[string]any))
+	want(t, d, Block, GateRecovery)
+}
+
 func TestNoBankNoGating(t *testing.T) {
 	fx := newFacts(map[string]string{"src/a.ts": ""})
 	fx.noBank = true

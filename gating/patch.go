@@ -86,7 +86,8 @@ func parseCodexPatch(text string) []PatchFile {
 				continue
 			}
 			if p, ok := cutHeader(directive, "*** Move to:"); ok {
-				if cur != nil && p != "" {
+				// only an update can move; "Move to" after an add or delete is noise
+				if cur != nil && p != "" && (cur.Op == PatchUpdate || cur.Op == PatchMove) {
 					cur.Op, cur.To = PatchMove, p
 				}
 				continue
@@ -109,6 +110,9 @@ func parseCodexPatch(text string) []PatchFile {
 				added.WriteByte('\n')
 			}
 		case PatchUpdate, PatchMove:
+			if h == nil {
+				h = &Hunk{}
+			}
 			if strings.HasPrefix(line, "@@") {
 				if len(h.Old) > 0 || len(h.New) > 0 {
 					cur.Hunks = append(cur.Hunks, *h)

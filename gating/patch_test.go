@@ -69,6 +69,11 @@ func TestParsePatch(t *testing.T) {
 			text: "diff --git \"a/my file.md\" \"b/my file.md\"\n--- \"a/my file.md\"\n+++ \"b/my file.md\"\n@@ -1 +1 @@\n-a\n+b\n",
 			want: []patchSummary{{PatchUpdate, "my file.md", "", "b\n"}},
 		},
+		{
+			name: "plain unified delete",
+			text: "--- a/old.md\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n",
+			want: []patchSummary{{PatchDelete, "old.md", "", ""}},
+		},
 		{name: "garbage", text: "hello\nworld", want: nil},
 	}
 	for _, tc := range tests {

@@ -81,6 +81,8 @@ func TestMatchPath(t *testing.T) {
 		{"memory-bank/details/progress.md", "memory-bank/details/progress.md.bak", false},
 		{"memory-bank/details/learnings/", "memory-bank/details/learnings/auth/x.md", true},
 		{"index.md", "memory-bank/details/design/index.md", true},
+		{"docs/api.md", "src/docs/api.md", true},
+		{"docs/api.md", "docs/api.md/x", false},
 		{"", "x", false},
 		{"[", "[", false},
 	}

@@ -8,7 +8,6 @@ import (
 type shellResult struct {
 	reads, writes []string
 	unknown       bool
-	interpreter   bool
 }
 
 // classifyShell adapts shell.Classify. A write the classifier saw without a target, and a
@@ -16,7 +15,7 @@ type shellResult struct {
 // a hint under memory-bank/ is still a write into it.
 func classifyShell(cmd, cwd string) shellResult {
 	r := shell.Classify(cmd, cwd)
-	out := shellResult{unknown: r.Unknown || r.Write && len(r.Writes) == 0, interpreter: r.Interpreter}
+	out := shellResult{unknown: r.Unknown || r.Write && len(r.Writes) == 0}
 	for _, a := range r.Reads {
 		if !a.Unknown && a.Path != "" {
 			out.reads = append(out.reads, a.Path)

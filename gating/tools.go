@@ -52,7 +52,6 @@ type action struct {
 	cmd          string // shell command
 	cwd          string // absolute directory the shell command starts in
 	shellUnknown bool   // the shell writes somewhere undeterminable
-	interpreter  bool   // the shell runs inline interpreter code
 	subs         []action
 }
 
@@ -96,11 +95,13 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 			a.writes = append(a.writes, writeTarget{canonPath: canon(p, a.cwd, fx), op: opShell})
 		}
 		a.shellUnknown = r.unknown
-		a.interpreter = r.interpreter
 	case kindAgent:
 		a.agent = str(args, "subagent_type", "subagentType", "agent")
 	case kindBatch:
 		if depth >= maxBatchDepth {
+			// Hosts do not nest batches; a payload that does is hiding something, so it is
+			// judged like a shell command with an undeterminable write rather than as nothing.
+			a.kind, a.shellUnknown = kindShell, true
 			return a
 		}
 		calls, _ := args["tool_calls"].([]any)
