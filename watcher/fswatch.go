@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -31,6 +32,11 @@ const DefaultDebounce = 150 * time.Millisecond
 // ownWriteTTL is how long IgnoreNext shields a path: long enough for the events of one atomic
 // write to arrive and be debounced, short enough that a later user edit is still seen.
 const ownWriteTTL = 2 * time.Second
+
+// SecretIdle is how long the gitleaks detector is kept after its last use. It weighs ~20 MB,
+// and a watcher spends nearly all its life idle, so it is rebuilt on demand (tens of ms)
+// rather than held for the life of an agent session.
+const SecretIdle = 10 * time.Second
 
 // Clock is the watcher's view of time, so tests drive the debounce without sleeping.
 type Clock interface {
@@ -84,6 +90,7 @@ type Watcher struct {
 	pending  map[string]time.Time // absolute path → when it may be scanned
 	timer    <-chan time.Time
 	timerAt  time.Time
+	release  <-chan time.Time      // drops the secret detector when it fires
 	files    map[string]*fileState // repository-relative path → what we know
 	bankGone bool
 }
@@ -153,8 +160,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer fw.Close()
-	return w.loop(ctx, fw.Events, fw.Errors)
+	return w.Loop(ctx, fw)
 }
 
 // Start creates the fsnotify watcher and watches the root and the bank; the caller runs
@@ -169,6 +175,12 @@ func (w *Watcher) Start() (*fsnotify.Watcher, error) {
 		return nil, err
 	}
 	return fw, nil
+}
+
+// Loop runs the event loop on fw (from Start) until ctx ends, then closes fw.
+func (w *Watcher) Loop(ctx context.Context, fw *fsnotify.Watcher) error {
+	defer fw.Close()
+	return w.loop(ctx, fw.Events, fw.Errors)
 }
 
 // start watches the root (not recursively, so that memory-bank/ appearing or coming back is
@@ -190,6 +202,10 @@ func (w *Watcher) loop(ctx context.Context, events <-chan fsnotify.Event, errs <
 			return nil
 		case <-w.timer:
 			w.flush()
+		case <-w.release:
+			w.release = nil
+			w.secrets = nil
+			debug.FreeOSMemory()
 		case ev, ok := <-events:
 			if !ok {
 				return nil
@@ -477,6 +493,7 @@ func (w *Watcher) secretFindings(rel string, b []byte) []Finding {
 	if w.secrets == nil {
 		w.secrets = scanner.NewSecrets(w.root) // built on first use: gitleaks costs tens of ms
 	}
+	w.release = w.clock.After(SecretIdle)
 	ss, err := w.secrets.Scan(rel, b)
 	if err != nil {
 		w.logf("scanning %s for secrets: %v", rel, err)
@@ -587,8 +604,7 @@ func (s *Service) WatchBank(ctx context.Context, o WatchOptions) (w *Watcher, st
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer fw.Close()
-		if err := w.loop(ctx, fw.Events, fw.Errors); err != nil {
+		if err := w.Loop(ctx, fw); err != nil {
 			w.logf("file watcher stopped: %v", err)
 		}
 	}()
