@@ -26,7 +26,7 @@ my notes
 `
 
 // bankRepo makes a real git repository with a v7.1 memory bank.
-func bankRepo(t *testing.T) string {
+func bankRepo(t testing.TB) string {
 	t.Helper()
 	root := testgit.New(t)
 	testgit.Write(t, root, "memory-bank/MEMORY.md", testMemory)
