@@ -209,6 +209,7 @@ func TestLoopFindings(t *testing.T) {
 		{"machine block changed", "memory-bank/MEMORY.md", strings.Replace(goodMemory, "focus", "new focus", 1), false, nil},
 		{"markers in code are text", "memory-bank/details/design/a.md", "```\n<!-- USER_BLOCK_START -->\n```\n", false, nil},
 		{"editor swap file", "memory-bank/.MEMORY.md.swp", "x", false, nil},
+		{"secret", "memory-bank/details/tech.md", "token: ghp_" + "8x3KfTq2LmZ9vR4wYb7NcJ1pHs6DgE0aUiXo\n", false, []string{"memory-bank/details/tech.md secret:github-pat"}},
 		{"symlink", "memory-bank/details/link.md", "", true, []string{"memory-bank/details/link.md symlink"}},
 	}
 	for _, tc := range tests {
@@ -226,6 +227,11 @@ func TestLoopFindings(t *testing.T) {
 			h.advance(DefaultDebounce)
 			if got := h.sink.rules(); !slices.Equal(got, tc.want) {
 				t.Fatalf("findings = %v, want %v", got, tc.want)
+			}
+			for _, f := range h.sink.findings {
+				if strings.Contains(f.Message, "8x3KfTq2") {
+					t.Fatalf("finding leaks the secret: %s", f.Message)
+				}
 			}
 			// the same content saved again is not reported twice
 			h.send(ev)
