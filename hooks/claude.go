@@ -161,14 +161,32 @@ func (c *Claude) now() time.Time {
 // process (per-call: the session's state file is loaded and saved under its lock).
 func defaultConnect(now func() time.Time) func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
 	return func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
-		if do, done, ok := dialWatch(r); ok {
-			return do, done, nil
-		}
-		svc := watcher.NewService(r, cfg, watcher.ServiceOptions{Now: now})
-		do := func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
+		var svc *watcher.Service
+		local := func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
+			if svc == nil {
+				svc = watcher.NewService(r, cfg, watcher.ServiceOptions{Now: now})
+			}
 			return svc.Handle(ctx, req), nil
 		}
-		return do, func() { svc.Close() }, nil
+		closeLocal := func() {
+			if svc != nil {
+				svc.Close()
+			}
+		}
+		remote, hangup, ok := dialWatch(r)
+		if !ok {
+			return local, closeLocal, nil
+		}
+		// A watcher that dies mid-call must not leave the call undecided: the in-process
+		// Service answers from the state files the watcher keeps current.
+		do := func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
+			resp, err := remote(ctx, req)
+			if err != nil {
+				return local(ctx, req)
+			}
+			return resp, nil
+		}
+		return do, func() { hangup(); closeLocal() }, nil
 	}
 }
 

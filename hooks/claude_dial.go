@@ -4,13 +4,17 @@ import (
 	"context"
 
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/watcher"
 )
 
-var _ = context.Background
-
-// dialWatch connects to a running `mbguard watch` for r. The socket client
-// (watcher.Dial) is being written alongside; until it lands, every hook call uses an
-// in-process Service, which gives the same decisions from the same state files.
+// dialWatch connects to a running `mbguard watch` for r (its Service holds the sessions in
+// memory and tells them about the file watcher's findings). With none running, Dial fails in
+// microseconds and the hook serves the call in process from the same state files.
 func dialWatch(r repo.Repo) (Doer, func(), bool) {
-	return nil, nil, false
+	c, err := watcher.Dial(r)
+	if err != nil {
+		return nil, nil, false
+	}
+	do := func(ctx context.Context, req watcher.Request) (watcher.Response, error) { return c.Do(ctx, req) }
+	return do, func() { c.Close() }, true
 }
