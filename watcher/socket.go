@@ -247,10 +247,10 @@ func (d *Daemon) serveConn(c net.Conn) {
 		}
 		var req Request
 		var resp Response
-		decoded := json.Unmarshal(line, &req) == nil
+		derr := json.Unmarshal(line, &req)
+		decoded := derr == nil
 		if !decoded {
-			err := json.Unmarshal(line, &req)
-			resp = Response{ID: recoverID(line), Error: fmt.Sprintf("malformed request line: %v", err)}
+			resp = Response{ID: recoverID(line), Error: fmt.Sprintf("malformed request line: %v", derr)}
 		} else {
 			resp = d.svc.Handle(d.ctx, req)
 		}
