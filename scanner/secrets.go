@@ -138,11 +138,84 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// chunkTarget is the size at which Scan cuts content into fragments, at blank lines. gitleaks
-// runs a rule's regular expression over a whole fragment as soon as one of the rule's keywords
-// occurs anywhere in it; in prose-heavy Markdown ("token", "key", "password" are common words)
-// small fragments keep most rules off most text.
-const chunkTarget = 2048
+// chunkTarget is the size from which Scan cuts content into fragments at Markdown block
+// boundaries. gitleaks runs a rule's regular expression over a whole fragment as soon as one
+// of the rule's keywords occurs anywhere in it; in prose ("token", "key", "password" are
+// common words in engineering notes) smaller fragments keep the costly generic rules off most
+// of the text. Measured on bench/check's fixture: 512 bytes is ~20% faster than whole files.
+const chunkTarget = 512
+
+type chunk struct{ start, end, line int }
+
+// chunks cuts content into fragments at blank lines, only where no secret can span the cut:
+// never inside a fenced code block (configuration and YAML live there) or a PEM block, and
+// not where the text around the blank line continues an assignment ("password:" then the
+// value below).
+func chunks(content []byte) []chunk {
+	if len(content) <= chunkTarget {
+		return []chunk{{0, len(content), 1}}
+	}
+	var out []chunk
+	start, startLine, line := 0, 1, 1
+	inPEM := false
+	var fence byte
+	var prev []byte // the last non-blank line
+	for off := 0; off < len(content); line++ {
+		end := len(content)
+		if i := bytes.IndexByte(content[off:], '\n'); i >= 0 {
+			end = off + i + 1
+		}
+		l := bytes.TrimSpace(content[off:end])
+		switch {
+		case bytes.HasPrefix(l, []byte("```")) || bytes.HasPrefix(l, []byte("~~~")):
+			if fence == 0 {
+				fence = l[0]
+			} else if fence == l[0] {
+				fence = 0
+			}
+		case bytes.Contains(l, []byte("-----BEGIN")):
+			inPEM = true
+		case bytes.Contains(l, []byte("-----END")):
+			inPEM = false
+		}
+		if len(l) == 0 && fence == 0 && !inPEM && end-start >= chunkTarget && !continues(prev) && !continues(nextLine(content[end:])) {
+			out = append(out, chunk{start, end, startLine})
+			start, startLine = end, line+1
+		}
+		if len(l) > 0 {
+			prev = l
+		}
+		off = end
+	}
+	if start < len(content) {
+		out = append(out, chunk{start, len(content), startLine})
+	}
+	return out
+}
+
+// continues reports whether a line edge could be part of an assignment split by a blank line.
+func continues(edge []byte) bool {
+	if len(edge) == 0 {
+		return false
+	}
+	return bytes.IndexByte([]byte(":=,|>'\"`\\"), edge[len(edge)-1]) >= 0 || bytes.IndexByte([]byte(":=,|>'\"`"), edge[0]) >= 0
+}
+
+// nextLine returns the first non-blank line of b, trimmed.
+func nextLine(b []byte) []byte {
+	for len(b) > 0 {
+		l := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			l, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			return l
+		}
+	}
+	return nil
+}
 
 // Scan returns the secrets in content, which would be stored at the repository-relative path.
 // Findings listed in .gitleaksignore and lines marked gitleaks:allow are left out.
@@ -196,41 +269,6 @@ func (s *Secrets) keep(f report.Finding) bool {
 	n := len(s.det.Findings())
 	s.det.AddFinding(f)
 	return len(s.det.Findings()) > n
-}
-
-type chunk struct{ start, end, line int }
-
-// chunks cuts content at blank lines into fragments of about chunkTarget bytes, never inside
-// a PEM block (an encrypted private key has a blank line between its headers and its body).
-func chunks(content []byte) []chunk {
-	if len(content) <= chunkTarget {
-		return []chunk{{0, len(content), 1}}
-	}
-	var out []chunk
-	start, startLine, line := 0, 1, 1
-	inPEM := false
-	for off := 0; off < len(content); line++ {
-		end := len(content)
-		if i := bytes.IndexByte(content[off:], '\n'); i >= 0 {
-			end = off + i + 1
-		}
-		l := content[off:end]
-		if bytes.Contains(l, []byte("-----BEGIN")) {
-			inPEM = true
-		}
-		if bytes.Contains(l, []byte("-----END")) {
-			inPEM = false
-		}
-		if !inPEM && end-start >= chunkTarget && len(bytes.TrimSpace(l)) == 0 {
-			out = append(out, chunk{start, end, startLine})
-			start, startLine = end, line+1
-		}
-		off = end
-	}
-	if start < len(content) {
-		out = append(out, chunk{start, len(content), startLine})
-	}
-	return out
 }
 
 // lineOffsets returns the byte offset at which each line starts; index 0 is line 1.

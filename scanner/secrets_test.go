@@ -1,0 +1,151 @@
+package scanner
+
+import (
+	"crypto/rand"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeGitHubToken builds a token gitleaks' github-pat rule matches, fresh for every test run
+// (gitleaks ignores the documented example keys on purpose).
+func fakeGitHubToken(t testing.TB) string {
+	t.Helper()
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	var b strings.Builder
+	b.WriteString("ghp_")
+	for range 36 {
+		n, err := rand.Int(rand.Reader, big.NewInt(int64(len(alnum))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteByte(alnum[n.Int64()])
+	}
+	return b.String()
+}
+
+func TestSecretsScan(t *testing.T) {
+	tok := fakeGitHubToken(t)
+	cases := []struct {
+		name    string
+		files   map[string]string // repository files: .gitleaks.toml, .gitleaksignore
+		content string
+		want    []string // rule@line
+	}{
+		{name: "token", content: "# notes\n\nGITHUB_TOKEN=" + tok + "\n", want: []string{"github-pat@3"}},
+		{name: "clean", content: "# notes\n\nnothing secret, only the word token.\n"},
+		{name: "gitleaks:allow", content: "x\nGITHUB_TOKEN=" + tok + " # gitleaks:allow\n"},
+		{name: "gitleaksignore fingerprint", files: map[string]string{".gitleaksignore": "memory-bank/n.md:github-pat:2\n"}, content: "x\nGITHUB_TOKEN=" + tok + "\n"},
+		{name: "gitleaksignore for another line", files: map[string]string{".gitleaksignore": "memory-bank/n.md:github-pat:9\n"}, content: "x\nGITHUB_TOKEN=" + tok + "\n", want: []string{"github-pat@2"}},
+		{name: "custom rule with default rules", files: map[string]string{".gitleaks.toml": "[extend]\nuseDefault = true\n\n[[rules]]\nid = \"mbguard-test\"\nregex = '''MBTEST-[0-9]{6}'''\n"},
+			content: "a MBTEST-123456\nGITHUB_TOKEN=" + tok + "\n", want: []string{"mbguard-test@1", "github-pat@2"}},
+		{name: "custom rules only", files: map[string]string{".gitleaks.toml": "[[rules]]\nid = \"mbguard-test\"\nregex = '''MBTEST-[0-9]{6}'''\n"},
+			content: "a MBTEST-123456\nGITHUB_TOKEN=" + tok + "\n", want: []string{"mbguard-test@1"}},
+		{name: "crlf keeps line numbers", content: "a\r\nb\r\nGITHUB_TOKEN=" + tok + "\r\n", want: []string{"github-pat@3"}},
+		{name: "far into a long file", content: strings.Repeat("Some prose about the key decision.\n\n", 200) + "GITHUB_TOKEN=" + tok + "\n", want: []string{"github-pat@401"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			for n, body := range c.files {
+				if err := os.WriteFile(filepath.Join(root, n), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := NewSecrets(root).Scan("memory-bank/n.md", []byte(c.content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rs []string
+			for _, f := range got {
+				rs = append(rs, f.Rule+"@"+itoaLine(f.Line))
+				if c.content[f.Start:f.End] != tok && !strings.HasPrefix(f.Rule, "mbguard-test") {
+					t.Errorf("offsets cover %q, not the token", c.content[f.Start:f.End])
+				}
+			}
+			if strings.Join(rs, " ") != strings.Join(c.want, " ") {
+				t.Errorf("findings = %v, want %v", rs, c.want)
+			}
+			red := string(Redact([]byte(c.content), got))
+			if len(got) > 0 && strings.Contains(red, tok) && strings.Contains(strings.Join(c.want, ""), "github") {
+				t.Errorf("Redact left the token in: %q", red)
+			}
+		})
+	}
+}
+
+func itoaLine(n int) string { return big.NewInt(int64(n)).String() }
+
+func TestSecretsBrokenConfig(t *testing.T) {
+	cases := []struct {
+		name string
+		prep func(t *testing.T, root string)
+		want string
+	}{
+		{"unreadable config", func(t *testing.T, root string) {
+			if err := os.Mkdir(filepath.Join(root, ".gitleaks.toml"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "reading .gitleaks.toml"},
+		{"invalid toml", func(t *testing.T, root string) {
+			os.WriteFile(filepath.Join(root, ".gitleaks.toml"), []byte("[[rules]\nid="), 0o644)
+		}, ".gitleaks.toml"},
+		{"ignore file is a directory", func(t *testing.T, root string) {
+			os.Mkdir(filepath.Join(root, ".gitleaksignore"), 0o755)
+		}, ".gitleaksignore"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			c.prep(t, root)
+			_, err := NewSecrets(root).Scan("memory-bank/a.md", []byte("x"))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to name %s", err, c.want)
+			}
+			if strings.Contains(err.Error(), root) {
+				t.Errorf("err repeats the absolute path: %v", err)
+			}
+		})
+	}
+}
+
+func TestRedact(t *testing.T) {
+	in := []byte("abc SECRET def OTHER")
+	got := string(Redact(in, []SecretFinding{{Start: 15, End: 20}, {Start: 4, End: 10}, {Start: 5, End: 8}, {Start: -1, End: 99}}))
+	if got != "abc REDACTED def REDACTED" {
+		t.Errorf("Redact = %q", got)
+	}
+	if string(in) != "abc SECRET def OTHER" {
+		t.Error("Redact changed its input")
+	}
+}
+
+func TestChunksKeepLinesAndBlocks(t *testing.T) {
+	para := strings.Repeat("word ", 150) + "\n\n"
+	content := para + "```yaml\nkind: Secret\n\ndata:\n  x: y\n```\n\n" + para + "password:\n\nhunter2hunter2\n\n" + para + "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nabc\n-----END RSA PRIVATE KEY-----\n\n" + para
+	cs := chunks([]byte(content))
+	if len(cs) < 3 {
+		t.Fatalf("want several chunks, got %d", len(cs))
+	}
+	at := 0
+	for _, c := range cs {
+		if c.start != at {
+			t.Fatalf("chunks leave a gap at %d", at)
+		}
+		at = c.end
+		if want := strings.Count(content[:c.start], "\n") + 1; c.line != want {
+			t.Errorf("chunk at %d starts on line %d, want %d", c.start, c.line, want)
+		}
+		for _, glued := range []string{"kind: Secret\n\ndata:", "password:\n\nhunter2", "ENCRYPTED\n\nabc"} {
+			i := strings.Index(content, glued)
+			if i > c.start && i < c.end && i+len(glued) > c.end {
+				t.Errorf("chunk ending at %d splits %q", c.end, glued)
+			}
+		}
+	}
+	if at != len(content) {
+		t.Fatalf("chunks end at %d of %d", at, len(content))
+	}
+}

@@ -1,0 +1,147 @@
+package scanner
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/internal/testgit"
+)
+
+const cleanEntry = "<!-- MACHINE_BLOCK_START -->\n<!-- MEMORY_BANK_TEMPLATE:v7.1 -->\n# Memory\n<!-- MACHINE_BLOCK_END -->\n<!-- USER_BLOCK_START -->\nmine\n<!-- USER_BLOCK_END -->\n"
+
+func checkStaged(t *testing.T, root string) ([]Finding, error) {
+	t.Helper()
+	o := Options{Minimum: bank.CurrentTemplate, AllowedFiles: []string{".gitkeep"}, Secrets: NewSecrets(root)}
+	return Check(context.Background(), o, func(emit func(File) error) error { return Staged(context.Background(), root, emit) })
+}
+
+func findingRules(fs []Finding) string {
+	var rs []string
+	for _, f := range fs {
+		rs = append(rs, f.Path+":"+f.Rule)
+	}
+	return strings.Join(rs, " ")
+}
+
+func TestStaged(t *testing.T) {
+	tok := fakeGitHubToken(t)
+	cases := []struct {
+		name string
+		prep func(t *testing.T, root string)
+		want string
+	}{
+		{"clean bank in a repository without commits", func(t *testing.T, root string) {
+			testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+			testgit.Write(t, root, "memory-bank/.gitkeep", "")
+			testgit.Git(t, root, "add", ".")
+		}, ""},
+		{"index, not working tree", func(t *testing.T, root string) {
+			testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+			testgit.Git(t, root, "add", ".")
+			testgit.Write(t, root, "memory-bank/MEMORY.md", "broken <!-- USER_BLOCK_START -->\n")
+		}, ""},
+		{"broken marker staged, fixed on disk", func(t *testing.T, root string) {
+			testgit.Write(t, root, "memory-bank/MEMORY.md", strings.Replace(cleanEntry, "<!-- USER_BLOCK_END -->", "", 1))
+			testgit.Git(t, root, "add", ".")
+			testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+		}, "memory-bank/MEMORY.md:marker-unclosed"},
+		{"secret only in committed lines is not reported", func(t *testing.T, root string) {
+			testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+			testgit.Write(t, root, "memory-bank/details/tech.md", "old GITHUB_TOKEN="+tok+"\n")
+			testgit.Commit(t, root, "old")
+			testgit.Write(t, root, "memory-bank/details/tech.md", "old GITHUB_TOKEN="+tok+"\nnew line\n")
+			testgit.Git(t, root, "add", ".")
+		}, ""},
+		{"secret in an added line", func(t *testing.T, root string) {
+			testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+			testgit.Commit(t, root, "init")
+			testgit.Write(t, root, "memory-bank/details/tech.md", "# Tech\n\nGITHUB_TOKEN="+tok+"\n")
+			testgit.Git(t, root, "add", ".")
+		}, "memory-bank/details/tech.md:secret:github-pat"},
+		{"deleted in the index is not checked", func(t *testing.T, root string) {
+			testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+			testgit.Write(t, root, "memory-bank/old.txt", "x")
+			testgit.Commit(t, root, "init")
+			testgit.Git(t, root, "rm", "-q", "--cached", "memory-bank/old.txt")
+		}, ""},
+		{"stray and symlink and binary and large", func(t *testing.T, root string) {
+			testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+			testgit.Write(t, root, "memory-bank/notes.txt", "x")
+			testgit.Write(t, root, "memory-bank/bin.md", "a\x00b")
+			testgit.Write(t, root, "memory-bank/big.md", strings.Repeat("x", MaxFileSize+10))
+			if err := os.Symlink("MEMORY.md", filepath.Join(root, "memory-bank", "link.md")); err != nil {
+				t.Fatal(err)
+			}
+			testgit.Git(t, root, "add", ".")
+		}, "memory-bank/big.md:too-large memory-bank/bin.md:non-md memory-bank/link.md:symlink memory-bank/notes.txt:non-md"},
+		{"crlf and invalid utf-8", func(t *testing.T, root string) {
+			testgit.Write(t, root, "memory-bank/MEMORY.md", strings.ReplaceAll(cleanEntry, "\n", "\r\n"))
+			testgit.Write(t, root, "memory-bank/x.md", "\xff\xfe\xfd\n")
+			testgit.Git(t, root, "add", ".")
+		}, ""},
+		{"file names needing quotes", func(t *testing.T, root string) {
+			testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+			testgit.Write(t, root, "memory-bank/détails \"x\".md", "GITHUB_TOKEN="+tok+"\n")
+			testgit.Git(t, root, "add", ".")
+		}, "memory-bank/détails \"x\".md:secret:github-pat"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := testgit.New(t)
+			c.prep(t, root)
+			got, err := checkStaged(t, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if findingRules(got) != c.want {
+				t.Errorf("findings = %q, want %q", findingRules(got), c.want)
+			}
+		})
+	}
+}
+
+func TestStagedMergeConflict(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+	testgit.Commit(t, root, "init")
+	testgit.Git(t, root, "checkout", "-q", "-b", "other")
+	testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry+"other\n")
+	testgit.Commit(t, root, "other")
+	testgit.Git(t, root, "checkout", "-q", "main")
+	testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry+"main\n")
+	testgit.Commit(t, root, "main")
+	cmd := exec.Command("git", "merge", "-q", "other")
+	cmd.Dir = root
+	if err := cmd.Run(); err == nil {
+		t.Fatal("the merge should conflict")
+	}
+	_, err := checkStaged(t, root)
+	if err == nil || !strings.Contains(err.Error(), "merge conflicts") {
+		t.Fatalf("err = %v, want a merge-conflict message", err)
+	}
+}
+
+func TestDisk(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+	testgit.Write(t, root, "memory-bank/a.json", "{}")
+	o := Options{Minimum: bank.CurrentTemplate, Secrets: NewSecrets(root)}
+	got, err := Check(context.Background(), o, func(emit func(File) error) error {
+		return Disk(context.Background(), root, []string{"memory-bank"}, emit)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if findingRules(got) != "memory-bank/a.json:non-md" {
+		t.Errorf("findings = %q", findingRules(got))
+	}
+	err = Disk(context.Background(), root, []string{"memory-bank/nope.md"}, func(File) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("err = %v", err)
+	}
+}
