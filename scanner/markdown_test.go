@@ -27,7 +27,6 @@ func rulesOf(fs []Finding) []string {
 	return rs
 }
 
-
 func TestCheckMarkdown(t *testing.T) {
 	v71 := bank.Version{Major: 7, Minor: 1}
 	cases := []struct {
