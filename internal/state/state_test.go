@@ -1,0 +1,70 @@
+package state
+
+import (
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mbguard/mbguard/gating"
+)
+
+func TestStoreLoad(t *testing.T) {
+	now := time.UnixMilli(1_700_000_000_000)
+	tests := []struct {
+		name    string
+		file    string // "" = none
+		want    Outcome
+		corrupt bool
+	}{
+		{"missing is fresh", "", Fresh, false},
+		{"saved is loaded", `{"session":"s","satisfied":true,"updated":1700000000000}`, Loaded, false},
+		{"older than the TTL expires", `{"session":"s","satisfied":true,"updated":1600000000000}`, Expired, false},
+		{"half-written is corrupt", `{"session":"s","satis`, Corrupt, true},
+		{"another session's file is corrupt", `{"session":"t"}`, Corrupt, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(t.TempDir(), time.Hour, func() time.Time { return now })
+			if tc.file != "" {
+				os.MkdirAll(s.Dir(), 0o755)
+				os.WriteFile(s.Path("s"), []byte(tc.file), 0o644)
+			}
+			st, got, err := s.Load("s")
+			if got != tc.want || errors.Is(err, ErrCorrupt) != tc.corrupt {
+				t.Fatalf("outcome %v err %v, want %v", got, err, tc.want)
+			}
+			if st.Satisfied != (tc.want == Loaded) || st.Session != "s" {
+				t.Fatalf("state %+v", st)
+			}
+		})
+	}
+}
+
+func TestStoreSaveRemoveAndNames(t *testing.T) {
+	s := New(t.TempDir(), time.Hour, nil)
+	for _, id := range []string{"abc-123", "../../etc/passwd", ".hidden", string(make([]byte, 300))} {
+		st := gating.State{Session: id, Satisfied: true, Updated: time.Now().UnixMilli()}
+		lk, err := s.Lock(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Save(&st); err != nil {
+			t.Fatalf("%q: %v", id, err)
+		}
+		lk.Unlock()
+		if got, o, _ := s.Load(id); o != Loaded || !got.Satisfied {
+			t.Fatalf("%q: reload %v %+v", id, o, got)
+		}
+		if err := s.Remove(id); err != nil {
+			t.Fatal(err)
+		}
+		if _, o, _ := s.Load(id); o != Fresh {
+			t.Fatalf("%q: still there after Remove", id)
+		}
+	}
+	ents, _ := os.ReadDir(s.Dir())
+	if len(ents) != 0 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}
