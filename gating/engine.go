@@ -8,10 +8,22 @@ import (
 // Engine serves every session concurrently; each State must be used by one goroutine at a time.
 type Engine struct {
 	Policy Policy
+
+	// compiled path lists; nil or stale (the Policy's lists replaced) means compile per call
+	sens, safe   *matcher
+	sensF, safeF *matcher // folded, for case-insensitive file systems (macOS, Windows)
 }
 
-// New returns an Engine for p.
-func New(p Policy) *Engine { return &Engine{Policy: p} }
+// New returns an Engine for p, with p's path lists compiled once. A literal Engine{Policy: p}
+// works too, compiling them on every write.
+func New(p Policy) *Engine {
+	e := &Engine{Policy: p}
+	e.sens = compile(e.Policy.SensitivePaths, false)
+	e.safe = compile(e.Policy.SafePaths, false)
+	e.sensF = compile(e.Policy.SensitivePaths, true)
+	e.safeF = compile(e.Policy.SafePaths, true)
+	return e
+}
 
 var allow = Decision{Verdict: Allow}
 

@@ -149,3 +149,40 @@ func TestParseMode(t *testing.T) {
 		})
 	}
 }
+
+// TestMatcherAgreesWithMatchPath keeps the compiled lists honest against the reference rules.
+func TestMatcherAgreesWithMatchPath(t *testing.T) {
+	p := DefaultPolicy()
+	lists := append(append([]string{"[ab]c/", "*/x.md", "a/b/"}, p.SensitivePaths...), p.SafePaths...)
+	m := compile(lists, false)
+	paths := []string{"src/auth/x.ts", "src/author.go", "ac/x", "bc", "q/x.md", "x.md", "a/b", "z/a/b/c", "a/bb/c",
+		".env", "web/.env.local", "deploy/app.yaml", "memory-bank/details/learnings/auth/x.md", "Dockerfile.dev",
+		"requirements-dev.txt", "ops/infra/main.go", "README.md", "memory-bank/details/progress.md", "x/index.md"}
+	for _, path := range paths {
+		want := false
+		for _, pat := range lists {
+			want = want || MatchPath(pat, path)
+		}
+		if got := m.match(path); got != want {
+			t.Errorf("compiled match(%q) = %v, MatchPath says %v", path, got, want)
+		}
+	}
+}
+
+func TestPolicyChangedAfterNew(t *testing.T) {
+	e := New(DefaultPolicy())
+	if !e.sensitive("src/auth/x.ts", false) {
+		t.Fatal("default list not compiled")
+	}
+	e.Policy.SensitivePaths = []string{"billing/"}
+	if e.sensitive("src/auth/x.ts", false) || !e.sensitive("src/billing/x.ts", false) {
+		t.Error("a replaced list was not recompiled")
+	}
+	lit := &Engine{Policy: DefaultPolicy()}
+	if !lit.sensitive("src/auth/x.ts", false) {
+		t.Error("a literal Engine does not match")
+	}
+	if !lit.sensitive("src/auth/x.ts", true) {
+		t.Error("folded match failed")
+	}
+}
