@@ -163,3 +163,59 @@ func TestDefaultsMatchGating(t *testing.T) {
 		t.Errorf("Policy() from defaults = %+v\nwant gating.DefaultPolicy() = %+v", got, want)
 	}
 }
+
+// BenchmarkLoad is the configuration cost every per-call hook pays: defaults, no files, a
+// legacy environment variable. Baseline: BenchmarkDefaultPolicy, the bare defaults.
+func BenchmarkLoad(b *testing.B) {
+	root := b.TempDir()
+	env := envOf(map[string]string{"HOME": b.TempDir(), "MEMORY_BANK_GUARD_MODE": "block"})
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := Load(Options{RepoRoot: root, Getenv: env}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDefaultPolicy(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		_ = gating.DefaultPolicy()
+	}
+}
+
+func TestYAMLTypes(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		key        string
+		want       any
+		err        string
+	}{
+		{"list", "gating:\n  reader_agents: [memory-reader, scout]\n", "gating.reader_agents", []string{"memory-reader", "scout"}, ""},
+		{"off stays a word", "gating:\n  mode: off\n", "gating.mode", "off", ""},
+		{"int", "context:\n  max_chars: 3000\n", "context.max_chars", 3000, ""},
+		{"bool", "gating:\n  shell_markdown_writes: true\n", "gating.shell_markdown_writes", true, ""},
+		{"scalar where a list belongs", "gating:\n  safe_paths: progress.md\n", "", nil, "want a list"},
+		{"fraction where a whole number belongs", "context:\n  max_chars: 1.5\n", "", nil, "not a whole number"},
+		{"map where a value belongs", "templates:\n  minimum:\n    v: 7\n", "", nil, "unknown key"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			write(t, filepath.Join(root, RepoFile), tc.yaml)
+			c, err := Load(Options{RepoRoot: root, Getenv: envOf(map[string]string{"HOME": t.TempDir()})})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Value(tc.key); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%s = %#v, want %#v", tc.key, got, tc.want)
+			}
+		})
+	}
+}
