@@ -1,0 +1,269 @@
+package opencode
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mbguard/mbguard/internal/testgit"
+)
+
+// repoRoot walks up from the test's directory to go.mod.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	d, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			t.Fatal("go.mod not found above the test directory")
+		}
+		d = p
+	}
+}
+
+// need fails under CI and skips locally when a real component is missing.
+func need(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is missing; .ci/run installs it (npm install --prefix test/hosts)", what)
+	}
+	t.Skipf("%s is missing; run npm install --prefix test/hosts --no-audit --no-fund", what)
+}
+
+// openCodeBinary finds the opencode that npm installed under $MBGUARD_HOSTS_DIR.
+func openCodeBinary(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("MBGUARD_HOSTS_DIR")
+	if dir == "" {
+		dir = filepath.Join(repoRoot(t), "test", "hosts", "node_modules")
+	}
+	for _, p := range []string{".bin/opencode", "opencode-ai/bin/opencode", "opencode-ai/bin/opencode.exe", "opencode-linux-x64/bin/opencode"} {
+		full := filepath.Join(dir, p)
+		if fi, err := os.Stat(full); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return full
+		}
+	}
+	need(t, "OpenCode (opencode-ai@1.18.33) under "+dir)
+	return ""
+}
+
+const memoryMD = `# Project memory
+<!-- MACHINE_BLOCK_START -->
+<!-- MEMORY_BANK_TEMPLATE:v7.1 -->
+## Current Focus
+- Goal: ship the zebra-quartz login flow
+<!-- MACHINE_BLOCK_END -->
+<!-- USER_BLOCK_START -->
+my notes
+<!-- USER_BLOCK_END -->
+`
+
+// world is one scripted OpenCode run's isolated machine: a project with a memory bank and the
+// plugin installed by the real `mbguard install --agent opencode`, HOME and XDG folders of its
+// own, and the fake model configured as OpenCode's provider.
+type world struct {
+	project, home, bin, opencode string
+	env                          []string
+}
+
+func newWorld(t *testing.T, model *fakeModel) *world {
+	t.Helper()
+	oc := openCodeBinary(t)
+	bin := sharedBin(t) // before testgit moves HOME, so the build uses the warm Go cache
+	w := &world{project: testgit.New(t), opencode: oc, bin: bin}
+	w.home = os.Getenv("HOME") // testgit.New isolated it
+	testgit.Write(t, w.project, "memory-bank/MEMORY.md", memoryMD)
+	testgit.Write(t, w.project, "memory-bank/details/patterns.md", "# Patterns\nUse the zebra pattern.\n")
+	testgit.Write(t, w.project, "src/app.ts", "export {}\n")
+	testgit.Commit(t, w.project, "initial")
+
+	cfg := map[string]any{
+		"$schema":     "https://opencode.ai/config.json",
+		"model":       "fake/scripted",
+		"small_model": "fake/scripted",
+		"autoupdate":  false,
+		"share":       "disabled",
+		"permission":  map[string]any{"edit": "allow", "bash": "allow", "webfetch": "deny", "external_directory": "allow"},
+		"provider": map[string]any{"fake": map[string]any{
+			"npm": "@ai-sdk/openai-compatible", "name": "Fake",
+			"options": map[string]any{"baseURL": model.URL, "apiKey": "test"},
+			"models":  map[string]any{"scripted": map[string]any{"name": "scripted", "tool_call": true, "limit": map[string]any{"context": 200000, "output": 4096}}},
+		}},
+	}
+	b, _ := json.MarshalIndent(cfg, "", "  ")
+	testgit.Write(t, w.project, "opencode.json", string(b))
+
+	xdg := func(n string) string { return filepath.Join(w.home, n) }
+	w.env = append(os.Environ(),
+		"PATH="+w.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PWD="+w.project,
+		"HOME="+w.home,
+		"XDG_CONFIG_HOME="+xdg(".config"), "XDG_DATA_HOME="+xdg(".local/share"),
+		"XDG_CACHE_HOME="+xdg(".cache"), "XDG_STATE_HOME="+xdg(".local/state"),
+		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
+		"NO_COLOR=1",
+	)
+	// OpenCode npm-installs @opencode-ai/plugin into its config folders unless they already list
+	// it; the plugin imports nothing from it, so an empty stand-in keeps the run offline.
+	for _, dir := range []string{filepath.Join(xdg(".config"), "opencode"), filepath.Join(w.project, ".opencode")} {
+		fakePluginPackage(t, dir)
+	}
+
+	w.mbguard(t, "install", "--agent", "opencode", "--no-skill")
+	if _, err := os.Stat(filepath.Join(w.project, ".opencode", "plugin", "mbguard.js")); err != nil {
+		t.Fatalf("install did not write the plugin: %v", err)
+	}
+	return w
+}
+
+func fakePluginPackage(t *testing.T, dir string) {
+	t.Helper()
+	const v = "1.18.33"
+	files := map[string]string{
+		"package.json":      `{"dependencies":{"@opencode-ai/plugin":"` + v + `"}}`,
+		"package-lock.json": `{"name":"opencode","lockfileVersion":3,"requires":true,"packages":{"":{"dependencies":{"@opencode-ai/plugin":"` + v + `"}},"node_modules/@opencode-ai/plugin":{"version":"` + v + `"}}}`,
+		"node_modules/@opencode-ai/plugin/package.json": `{"name":"@opencode-ai/plugin","version":"` + v + `","type":"module","main":"index.js"}`,
+		"node_modules/@opencode-ai/plugin/index.js":     "export {}\n",
+		".gitignore": "node_modules\npackage.json\npackage-lock.json\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (w *world) mbguard(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(w.bin, "mbguard"), args...)
+	cmd.Dir = w.project
+	cmd.Env = w.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mbguard %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// run drives `opencode run` headless with the prompt words, extra environment appended.
+func (w *world) run(t *testing.T, extraEnv []string, words ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, w.opencode, append([]string{"run", "--print-logs", "--log-level", "WARN"}, words...)...)
+	cmd.Dir = w.project
+	cmd.Env = append(append([]string{}, w.env...), extraEnv...)
+	cmd.Stdin = nil // /dev/null: opencode run reads stdin to its end otherwise
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("opencode run: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+var binOnce struct {
+	dir string
+}
+
+// sharedBin builds mbguard once per test binary run.
+func sharedBin(t *testing.T) string {
+	if binOnce.dir == "" {
+		binOnce.dir = buildMbguardOnce(t)
+	}
+	return binOnce.dir
+}
+
+func buildMbguardOnce(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "mbguard-e2e-bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mbguard"), "./cmd/mbguard")
+	cmd.Dir = repoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building mbguard: %v\n%s", err, out)
+	}
+	return dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binOnce.dir != "" {
+		os.RemoveAll(binOnce.dir)
+	}
+	os.Exit(code)
+}
+
+func TestOpenCodeGatesWrites(t *testing.T) {
+	model := startFakeModel(t, []step{
+		{Tool: "write", Args: map[string]any{"filePath": "src/auth/login.ts", "content": "export const login = 1\n"}},
+		{Tool: "read", Args: map[string]any{"filePath": "memory-bank/details/patterns.md"}},
+		{Tool: "write", Args: map[string]any{"filePath": "src/auth/login.ts", "content": "export const login = 2\n"}},
+	})
+	w := newWorld(t, model)
+	out := w.run(t, []string{"MEMORY_BANK_GUARD_MODE=block"}, "add", "a", "login", "module")
+
+	reqs := model.agentRequests()
+	if len(reqs) < 4 {
+		t.Fatalf("the model got %d agent requests, want 4 (write, read, write, done)\n%s", len(reqs), out)
+	}
+	if sys := reqs[0].system(); !strings.Contains(sys, "<memory-bank>") || !strings.Contains(sys, "zebra-quartz login flow") {
+		t.Errorf("system prompt lacks the injected MEMORY.md:\n%s", sys)
+	}
+	if n := strings.Count(reqs[0].system(), "<memory-bank>"); n != 1 {
+		t.Errorf("context injected %d times, want once", n)
+	}
+	res := reqs[3].toolResults()
+	if !strings.Contains(res[0], "[mbguard read gate] blocked") || !strings.Contains(res[0], "memory-bank/details/patterns.md") {
+		t.Errorf("the model did not get the block message as the first write's result: %q", res[0])
+	}
+	if !strings.Contains(res[1], "Use the zebra pattern.") {
+		t.Errorf("read result = %q, want patterns.md's content", res[1])
+	}
+	if strings.Contains(res[2], "blocked") {
+		t.Errorf("the write after reading patterns.md was blocked: %q", res[2])
+	}
+	got, err := os.ReadFile(filepath.Join(w.project, "src/auth/login.ts"))
+	if err != nil || string(got) != "export const login = 2\n" {
+		t.Errorf("src/auth/login.ts = %q, %v; want the second, allowed write only", got, err)
+	}
+}
+
+func TestOpenCodeGuardsTheBank(t *testing.T) {
+	model := startFakeModel(t, []step{
+		{Tool: "write", Args: map[string]any{"filePath": "memory-bank/x.json", "content": "{}\n"}},
+		{Tool: "bash", Args: map[string]any{"command": "echo hacked > memory-bank/notes.md", "description": "write a note"}},
+	})
+	w := newWorld(t, model)
+	out := w.run(t, nil, "save", "some", "notes")
+
+	reqs := model.agentRequests()
+	if len(reqs) < 3 {
+		t.Fatalf("the model got %d agent requests, want 3\n%s", len(reqs), out)
+	}
+	res := reqs[2].toolResults()
+	for i, want := range []string{"memory-bank/x.json is not an .md file", "[mbguard bank] blocked"} {
+		if !strings.Contains(res[i], want) {
+			t.Errorf("tool result %d = %q, want it to contain %q", i, res[i], want)
+		}
+	}
+	for _, p := range []string{"memory-bank/x.json", "memory-bank/notes.md"} {
+		if _, err := os.Stat(filepath.Join(w.project, p)); err == nil {
+			t.Errorf("%s was written despite the block", p)
+		}
+	}
+}
