@@ -1,0 +1,251 @@
+package hooks
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mbguard/mbguard/internal/testgit"
+)
+
+// harnessStep is one hook call for testdata/opencode/harness.mjs.
+type harnessStep struct {
+	Hook        string         `json:"hook"`
+	Input       map[string]any `json:"input"`
+	Output      map[string]any `json:"output,omitempty"`
+	KillChild   bool           `json:"killChild,omitempty"`
+	KillAfterMs int            `json:"killAfterMs,omitempty"`
+	SleepMs     int            `json:"sleepMs,omitempty"`
+}
+
+type harnessResult struct {
+	Hook    string         `json:"hook"`
+	Threw   bool           `json:"threw"`
+	Message string         `json:"message"`
+	Output  map[string]any `json:"output"`
+}
+
+func nodeBinary(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is missing; the plugin tests need Node.js 20")
+		}
+		t.Skip("node is missing; install Node.js 20 to test the OpenCode plugin")
+	}
+	return p
+}
+
+// runHarness installs the plugin into dir the way users get it and replays steps against it.
+func runHarness(t *testing.T, dir string, env []string, steps []harnessStep) []harnessResult {
+	t.Helper()
+	node := nodeBinary(t)
+	if _, err := InstallOpenCode(InstallOptions{Root: dir, Binary: "mbguard"}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(steps)
+	stepsFile := filepath.Join(t.TempDir(), "steps.json")
+	os.WriteFile(stepsFile, b, 0o644)
+	harness, _ := filepath.Abs("testdata/opencode/harness.mjs")
+	cmd := exec.Command(node, harness, OpenCodePluginPath(InstallOptions{Root: dir}), dir, stepsFile)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("harness: %v\n%s", err, out)
+	}
+	var res []harnessResult
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r harnessResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("harness printed %q: %v\n%s", l, err, out)
+		}
+		res = append(res, r)
+	}
+	if len(res) != len(steps) {
+		t.Fatalf("harness ran %d of %d steps:\n%s", len(res), len(steps), out)
+	}
+	return res
+}
+
+func pids(t *testing.T, file string) []int {
+	t.Helper()
+	b, _ := os.ReadFile(file)
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		var p int
+		json.Unmarshal([]byte(f), &p)
+		out = append(out, p)
+	}
+	return out
+}
+
+func before(session, call, tool string, args map[string]any) harnessStep {
+	return harnessStep{Hook: "tool.execute.before", Input: map[string]any{"tool": tool, "sessionID": session, "callID": call}, Output: map[string]any{"args": args}}
+}
+
+func after(session, call, tool string, args map[string]any) harnessStep {
+	return harnessStep{Hook: "tool.execute.after", Input: map[string]any{"tool": tool, "sessionID": session, "callID": call, "args": args}, Output: map[string]any{"output": "tool said ok"}}
+}
+
+// TestOpenCodePluginFailSafe runs the real plugin file under Node with a child that hangs,
+// answers garbage or dies, and checks the fail-safe answers of SPEC §4.
+func TestOpenCodePluginFailSafe(t *testing.T) {
+	write := map[string]any{"filePath": "src/a.ts", "content": "x"}
+	read := map[string]any{"filePath": "README.md"}
+	cases := []struct {
+		name  string
+		env   []string
+		steps []harnessStep
+		check func(t *testing.T, res []harnessResult, pidList []int)
+	}{
+		{
+			name:  "timeout in warn mode allows with a warning",
+			env:   []string{"FAKE_MODE=hang"},
+			steps: []harnessStep{before("s", "c1", "write", write), after("s", "c1", "write", write)},
+			check: func(t *testing.T, res []harnessResult, _ []int) {
+				if res[0].Threw {
+					t.Errorf("write blocked in warn mode: %s", res[0].Message)
+				}
+				if o, _ := res[1].Output["output"].(string); !strings.Contains(o, "gate is unavailable") || !strings.HasPrefix(o, "tool said ok") {
+					t.Errorf("tool output = %q, want the original output and a warning", o)
+				}
+			},
+		},
+		{
+			name: "timeout in block mode blocks writes only",
+			env:  []string{"FAKE_MODE=hang", "FAKE_ANSWER=1", "FAKE_GATE_MODE=block"},
+			steps: []harnessStep{
+				{Hook: "chat.message", Input: map[string]any{"sessionID": "s"}, Output: map[string]any{"message": map[string]any{"id": "m1"}, "parts": []any{}}},
+				before("s", "c1", "write", write),
+				// during the restart backoff: the plugin answers alone, from the last mode it saw
+				{Hook: "tool.execute.before", Input: map[string]any{"tool": "bash", "sessionID": "s", "callID": "c2"}, Output: map[string]any{"args": map[string]any{"command": "ls"}}},
+				before("s", "c3", "read", read),
+			},
+			check: func(t *testing.T, res []harnessResult, _ []int) {
+				if res[0].Threw {
+					t.Fatalf("chat.message threw: %s", res[0].Message)
+				}
+				for _, i := range []int{1, 2} {
+					if !res[i].Threw || !strings.Contains(res[i].Message, "in block mode") {
+						t.Errorf("step %d: threw=%v %q, want a block naming block mode", i, res[i].Threw, res[i].Message)
+					}
+				}
+				if res[3].Threw {
+					t.Errorf("a read was blocked: %s", res[3].Message)
+				}
+			},
+		},
+		{
+			name:  "garbage answers fail safe",
+			env:   []string{"FAKE_MODE=garbage"},
+			steps: []harnessStep{before("s", "c1", "edit", write), after("s", "c1", "edit", write)},
+			check: func(t *testing.T, res []harnessResult, _ []int) {
+				if res[0].Threw {
+					t.Errorf("blocked in warn mode: %s", res[0].Message)
+				}
+				if o, _ := res[1].Output["output"].(string); !strings.Contains(o, "gate is unavailable") {
+					t.Errorf("tool output = %q, want a warning", o)
+				}
+			},
+		},
+		{
+			name: "a hung child is killed and restarted after backoff",
+			env:  []string{"FAKE_MODE=hang"},
+			steps: []harnessStep{
+				before("s", "c1", "write", write),
+				{SleepMs: 400, Hook: "tool.execute.before", Input: map[string]any{"tool": "write", "sessionID": "s", "callID": "c2"}, Output: map[string]any{"args": write}},
+			},
+			check: func(t *testing.T, _ []harnessResult, pidList []int) {
+				if len(pidList) != 2 {
+					t.Fatalf("child started %d times, want 2", len(pidList))
+				}
+				if err := syscall.Kill(pidList[0], 0); err == nil {
+					t.Errorf("the hung child %d is still running", pidList[0])
+				}
+			},
+		},
+		{
+			name: "a child that dies at once is retried with backoff",
+			env:  []string{"FAKE_MODE=die"},
+			steps: []harnessStep{
+				before("s", "c1", "bash", map[string]any{"command": "echo hi > x"}),
+				before("s", "c2", "bash", map[string]any{"command": "echo hi > x"}),
+				{SleepMs: 400, Hook: "tool.execute.before", Input: map[string]any{"tool": "read", "sessionID": "s", "callID": "c3"}, Output: map[string]any{"args": read}},
+			},
+			check: func(t *testing.T, res []harnessResult, pidList []int) {
+				for i, r := range res {
+					if r.Threw {
+						t.Errorf("step %d blocked in warn mode: %s", i, r.Message)
+					}
+				}
+				if len(pidList) < 2 || len(pidList) > 3 {
+					t.Errorf("child started %d times, want a retry after backoff but no spin", len(pidList))
+				}
+			},
+		},
+	}
+	fake, _ := filepath.Abs("testdata/opencode/fakechild.mjs")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			pidFile := filepath.Join(dir, "pids")
+			env := append([]string{"MBGUARD_BIN=" + fake, "MBGUARD_TIMEOUT_MS=1500", "FAKE_PIDS=" + pidFile}, c.env...)
+			res := runHarness(t, dir, env, c.steps)
+			c.check(t, res, pids(t, pidFile))
+		})
+	}
+}
+
+// TestOpenCodePluginChildKilled SIGKILLs the real mbguard serve child mid-session: the plugin
+// restarts it, the restarted child still knows the armed recovery, and no state file is corrupt.
+func TestOpenCodePluginChildKilled(t *testing.T) {
+	nodeBinary(t)
+	binDir := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "mbguard"), "../cmd/mbguard")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building mbguard: %v\n%s", err, out)
+	}
+	wrapper := filepath.Join(binDir, "mbguard-wrapper")
+	os.WriteFile(wrapper, []byte("#!/bin/sh\necho $$ >> \"$FAKE_PIDS\"\nexec "+filepath.Join(binDir, "mbguard")+" \"$@\"\n"), 0o755)
+
+	dir := testgit.New(t)
+	testgit.Write(t, dir, "memory-bank/MEMORY.md", "# M\n<!-- MACHINE_BLOCK_START -->\n<!-- MEMORY_BANK_TEMPLATE:v7.1 -->\n## Current Focus\n- x\n<!-- MACHINE_BLOCK_END -->\n<!-- USER_BLOCK_START -->\n<!-- USER_BLOCK_END -->\n")
+	testgit.Write(t, dir, "memory-bank/details/patterns.md", "# P\n")
+	pidFile := filepath.Join(dir, ".git", "pids")
+	risky := map[string]any{"filePath": "src/auth/login.ts", "content": "x"}
+	steps := []harnessStep{
+		{Hook: "chat.message", Input: map[string]any{"sessionID": "s"}, Output: map[string]any{"message": map[string]any{"id": "m1"}, "parts": []any{}}},
+		{Hook: "experimental.session.compacting", Input: map[string]any{"sessionID": "s"}, Output: map[string]any{"context": []any{}}},
+		{Hook: "tool.execute.before", Input: map[string]any{"tool": "write", "sessionID": "s", "callID": "c1"}, Output: map[string]any{"args": risky}, KillChild: true, KillAfterMs: 0},
+		{SleepMs: 400, Hook: "tool.execute.before", Input: map[string]any{"tool": "write", "sessionID": "s", "callID": "c2"}, Output: map[string]any{"args": risky}},
+	}
+	res := runHarness(t, dir, []string{"MBGUARD_BIN=" + wrapper, "FAKE_PIDS=" + pidFile, "MBGUARD_TIMEOUT_MS=2000"}, steps)
+	if ctx, _ := res[1].Output["context"].([]any); len(ctx) != 1 || !strings.Contains(ctx[0].(string), "<memory-bank-anchors>") {
+		t.Fatalf("compaction context = %v, want the anchor block once", res[1].Output["context"])
+	}
+	if !res[2].Threw {
+		t.Errorf("the write during the kill went through; recovery is armed, want it blocked")
+	}
+	if !res[3].Threw || !strings.Contains(res[3].Message, "recovery") {
+		t.Errorf("after the restart: threw=%v %q, want the recovery gate", res[3].Threw, res[3].Message)
+	}
+	if p := pids(t, pidFile); len(p) != 2 {
+		t.Errorf("mbguard serve started %d times, want a restart (2)", len(p))
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".git", "mbguard", "sessions", "*"))
+	if len(files) == 0 {
+		t.Fatal("no session state persisted")
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if !json.Valid(b) {
+			t.Errorf("state file %s is corrupt: %q", f, b)
+		}
+	}
+}
