@@ -59,13 +59,15 @@ loop:
 			if !ok {
 				break loop
 			}
-			s.dispatch(hctx, line)
+			if s.dispatch(hctx, line) {
+				break loop // shutdown answered; the rest of stdin is not read
+			}
 		case <-ctx.Done():
 			err = ctx.Err()
 			break loop
 		}
 	}
-	if err == nil {
+	if err == nil && !s.shutdown {
 		if rerr := <-readErr; rerr != nil {
 			err = fmt.Errorf("reading requests: %w", rerr)
 		}
@@ -124,8 +126,9 @@ func readLines(in io.Reader, lines chan<- []byte, limit int) error {
 
 // server is one Serve call's shared state.
 type server struct {
-	svc  handler
-	mode string
+	svc      handler
+	mode     string
+	shutdown bool // a shutdown request was answered
 
 	outMu sync.Mutex
 	out   io.Writer
@@ -141,10 +144,12 @@ type lane struct {
 	queue []Request
 }
 
-func (s *server) dispatch(ctx context.Context, line []byte) {
+// dispatch queues one line's request and reports whether it was a shutdown, which is answered
+// only after every request before it.
+func (s *server) dispatch(ctx context.Context, line []byte) (shutdown bool) {
 	if bytes.Equal(line, tooLong) {
 		s.write(Response{Error: fmt.Sprintf("%v (limit %d bytes); send one JSON object per line", errLineTooLong, maxLine)})
-		return
+		return false
 	}
 	var req Request
 	if err := json.Unmarshal(line, &req); err != nil {
@@ -153,7 +158,15 @@ func (s *server) dispatch(ctx context.Context, line []byte) {
 		}
 		_ = json.Unmarshal(line, &idOnly) // best effort: answer with the id when it parses
 		s.write(Response{ID: idOnly.ID, Error: "malformed request: " + err.Error() + "; send one JSON object per line"})
-		return
+		return false
+	}
+	if req.Op == "shutdown" {
+		s.wg.Wait()
+		s.wg.Add(1)
+		s.handle(ctx, req)
+		s.wg.Done()
+		s.shutdown = true
+		return true
 	}
 	key := req.Session
 	if req.Event != nil {
@@ -166,7 +179,7 @@ func (s *server) dispatch(ctx context.Context, line []byte) {
 			defer s.wg.Done()
 			s.handle(ctx, req)
 		}()
-		return
+		return false
 	}
 	s.lanesMu.Lock()
 	l, running := s.lanes[key]
@@ -179,6 +192,7 @@ func (s *server) dispatch(ctx context.Context, line []byte) {
 	if !running {
 		go s.run(ctx, key, l)
 	}
+	return false
 }
 
 // run drains one session's lane in order and removes it when empty, so idle sessions cost nothing.

@@ -215,3 +215,26 @@ func TestServeHostGone(t *testing.T) {
 		t.Fatal("service not closed")
 	}
 }
+
+// TestServeShutdown: shutdown is answered after the requests before it, and serve ends without
+// waiting for stdin to close.
+func TestServeShutdown(t *testing.T) {
+	release := make(chan struct{})
+	h := &fakeHandler{hold: map[string]chan struct{}{"slow": release}}
+	s := startServe(t, h)
+	s.send(t,
+		`{"id":1,"op":"event","event":{"kind":"tool.before","session":"slow"}}`,
+		`{"id":2,"op":"shutdown"}`)
+	close(release)
+	for _, want := range []string{"1", "2"} {
+		if r := s.recv(t); string(r.ID) != want {
+			t.Fatalf("got id %s, want %s", r.ID, want)
+		}
+	}
+	if err := <-s.done; err != nil {
+		t.Fatalf("serve returned %v", err)
+	}
+	if !h.closed {
+		t.Fatal("service not closed on shutdown")
+	}
+}
