@@ -9,10 +9,10 @@ cd "$(dirname "$0")/../.."
 runs="${1:-200}"
 out="$PWD/bench/out/hook"
 mkdir -p "$out"
-go build -o "$out/hello" ./bench/hook/hello
-go build -o "$out/deps" ./bench/hook/deps
+go build -o "$out/hello" ./bench/hook/testdata/hello
+go build -o "$out/deps" ./bench/hook/testdata/deps
 go build -o "$out/mbguard" ./cmd/mbguard
-go build -o "$out/timer" ./bench/hook/timer
+go build -o "$out/timer" ./bench/hook/testdata/timer
 
 # a real repository with a memory bank and a session that has a current message
 repo="$(mktemp -d)"

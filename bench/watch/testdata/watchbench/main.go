@@ -3,7 +3,7 @@
 // the debounce itself (a finding can never come sooner), measured in the same run; the
 // target is a finding within 300 ms.
 //
-//	go run ./bench/watch [-files 10000] [-idle 10s] [-changes 50] [-debounce 150ms]
+//	go run ./bench/watch/testdata/watchbench [-files 10000] [-idle 10s] [-changes 50] [-debounce 150ms]
 package main
 
 import (
