@@ -14,7 +14,8 @@ const module = "github.com/mbguard/mbguard"
 // floor ranks each top-level package; a package may import only packages on a lower floor
 // (or its own subpackages). Within STYLE.md's bottom floor, gating and templates may read the
 // bank model, so bank sits a step lower. internal/ is plumbing below everything, except
-// internal/config, which turns configuration into the gating policy and so sits above gating.
+// internal/config, which turns configuration into the gating policy, and internal/state, which
+// persists gating.State: both sit above gating.
 var floor = map[string]int{
 	"cmd":             50,
 	"hooks":           40,
@@ -22,6 +23,7 @@ var floor = map[string]int{
 	"scanner":         20,
 	"lifecycle":       20,
 	"internal/config": 15,
+	"internal/state":  15,
 	"gating":          12,
 	"templates":       11,
 	"skills":          11,
@@ -69,8 +71,8 @@ func top(importPath string) string {
 	rest := strings.TrimPrefix(strings.TrimPrefix(importPath, module), "/")
 	first, after, _ := strings.Cut(rest, "/")
 	if first == "internal" {
-		if name, _, _ := strings.Cut(after, "/"); name == "config" {
-			return "internal/config"
+		if name, _, _ := strings.Cut(after, "/"); name == "config" || name == "state" {
+			return "internal/" + name
 		}
 	}
 	return first
