@@ -44,34 +44,24 @@ func serve(ctx context.Context, svc handler, mode string, in io.Reader, out io.W
 	hctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	lines := make(chan []byte)
+	// The reader dispatches itself: one goroutine hop less per request than a channel to a loop.
 	readErr := make(chan error, 1)
 	go func() {
-		readErr <- readLines(in, lines, maxLine)
-		close(lines)
+		readErr <- readLines(in, maxLine, func(line []byte) bool { return s.dispatch(hctx, line) })
 	}()
 
 	var err error
-loop:
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				break loop
-			}
-			if s.dispatch(hctx, line) {
-				break loop // shutdown answered; the rest of stdin is not read
-			}
-		case <-ctx.Done():
-			err = ctx.Err()
-			break loop
-		}
-	}
-	if err == nil && !s.shutdown {
-		if rerr := <-readErr; rerr != nil {
+	select {
+	case rerr := <-readErr:
+		if rerr != nil {
 			err = fmt.Errorf("reading requests: %w", rerr)
 		}
+	case <-ctx.Done():
+		err = ctx.Err()
 	}
+	s.lanesMu.Lock()
+	s.closing = true // a line read from now on is dropped, not dispatched after the Wait below
+	s.lanesMu.Unlock()
 	s.wg.Wait()
 	if cerr := svc.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("closing the service: %w", cerr)
@@ -82,15 +72,16 @@ loop:
 	return err
 }
 
-// errLineTooLong marks a line longer than maxLine; readLines sends it as a nil-prefixed marker.
+// errLineTooLong is the error answered for a line longer than maxLine.
 var errLineTooLong = errors.New("request line too long")
 
 // tooLong is the line readLines delivers in place of an oversized one.
 var tooLong = []byte{0}
 
-// readLines splits in into lines without a size surprise: an oversized line is drained and
-// replaced by the tooLong marker so it still gets its one error response.
-func readLines(in io.Reader, lines chan<- []byte, limit int) error {
+// readLines splits in into lines and hands each to dispatch until it reports a shutdown or in
+// ends. An oversized line is drained and replaced by the tooLong marker so it still gets its
+// one error response, and memory stays bounded.
+func readLines(in io.Reader, limit int, dispatch func([]byte) (stop bool)) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
 	over := false
@@ -105,13 +96,14 @@ func readLines(in io.Reader, lines chan<- []byte, limit int) error {
 		}
 		switch {
 		case err == nil || (errors.Is(err, io.EOF) && (len(buf) > 0 || over)):
+			stop := false
 			if over {
-				lines <- tooLong
+				stop = dispatch(tooLong)
 			} else if l := bytes.TrimSpace(buf); len(l) > 0 {
-				lines <- bytes.Clone(l)
+				stop = dispatch(bytes.Clone(l))
 			}
 			buf, over = buf[:0], false
-			if err != nil {
+			if err != nil || stop {
 				return nil
 			}
 		case errors.Is(err, bufio.ErrBufferFull):
@@ -126,9 +118,8 @@ func readLines(in io.Reader, lines chan<- []byte, limit int) error {
 
 // server is one Serve call's shared state.
 type server struct {
-	svc      handler
-	mode     string
-	shutdown bool // a shutdown request was answered
+	svc  handler
+	mode string
 
 	outMu sync.Mutex
 	out   io.Writer
@@ -136,6 +127,7 @@ type server struct {
 
 	lanesMu sync.Mutex
 	lanes   map[string]*lane
+	closing bool // serve is ending: dispatch no more
 	wg      sync.WaitGroup
 }
 
@@ -161,18 +153,23 @@ func (s *server) dispatch(ctx context.Context, line []byte) (shutdown bool) {
 		return false
 	}
 	if req.Op == "shutdown" {
-		s.wg.Wait()
+		s.wg.Wait() // every request before it is answered first
 		s.wg.Add(1)
 		s.handle(ctx, req)
 		s.wg.Done()
-		s.shutdown = true
 		return true
 	}
 	key := req.Session
 	if req.Event != nil {
 		key = req.Event.Session
 	}
+	s.lanesMu.Lock()
+	if s.closing {
+		s.lanesMu.Unlock()
+		return true
+	}
 	s.wg.Add(1)
+	s.lanesMu.Unlock()
 	if key == "" {
 		// no session, no order to keep (ping, status)
 		go func() {

@@ -185,14 +185,9 @@ func itoa(i int) string {
 
 func TestReadLinesOversized(t *testing.T) {
 	in := strings.NewReader(`{"id":1}` + "\n" + strings.Repeat("y", 300) + "\n" + `{"id":2}`)
-	lines := make(chan []byte, 10)
-	if err := readLines(in, lines, 100); err != nil {
-		t.Fatal(err)
-	}
-	close(lines)
 	var got []string
-	for l := range lines {
-		got = append(got, string(l))
+	if err := readLines(in, 100, func(l []byte) bool { got = append(got, string(l)); return false }); err != nil {
+		t.Fatal(err)
 	}
 	want := []string{`{"id":1}`, string(tooLong), `{"id":2}`}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
