@@ -161,7 +161,7 @@ func (w *world) mbguard(t *testing.T, args ...string) string {
 // run drives `opencode run` headless with the prompt words, extra environment appended.
 func (w *world) run(t *testing.T, extraEnv []string, words ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, w.opencode, append([]string{"run", "--print-logs", "--log-level", "WARN"}, words...)...)
 	cmd.Dir = w.project
