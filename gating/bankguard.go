@@ -17,6 +17,11 @@ func (e *Engine) bankGuard(a *action, fx Facts, fold bool) (msg string, bankWrit
 	}
 	for i := range a.writes {
 		w := &a.writes[i]
+		if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
+			// The engine has no $HOME, and Claude Code expands ~: this may be our own bank.
+			return prefixBank + "blocked: " + w.raw + " may lead into memory-bank/ through your home directory. " +
+				"Next: write it by its path inside the repository with the write/edit tool.", false
+		}
 		lexBank := w.lexIn && inBank(w.lex)
 		resBank := w.inRepo && inBank(w.rel)
 		if !lexBank && !resBank {
@@ -171,6 +176,19 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 		return "", false
 	}
 	next := " Next: use the write/edit tool on the memory-bank/ .md file instead."
+	if a.tooDeep {
+		return prefixBank + "blocked: batch calls nested this deep cannot be checked." +
+			" Next: make the calls directly, or in one flat batch.", false
+	}
+	root := key(slashClean(fx.Root()), fold)
+	for i := range a.writes {
+		w := &a.writes[i]
+		if (w.shellExact || w.shellTree) && !w.shellNoMD && !(w.inRepo && inBank(w.rel)) &&
+			(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
+			return prefixBank + "blocked: this shell command writes " + w.lex + ", which takes in memory-bank/." +
+				" Next: name the files outside memory-bank/ explicitly, and change memory-bank/ .md files with the write/edit tool.", false
+		}
+	}
 	cwd := canon(a.cwd, "", fx)
 	if a.shellUnknown && (cwd.inRepo && inBank(cwd.rel) || cwd.lexIn && inBank(cwd.lex)) {
 		return prefixBank + "blocked: this shell command runs inside memory-bank/ and writes somewhere mbguard cannot determine." + next, false
@@ -207,4 +225,66 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 		}
 	}
 	return "", true
+}
+
+// reachesBank reports whether a shell write target p (canonical, as canonPath spells it) is
+// memory-bank/ itself, one of its ancestors (rm -rf ., tar x at the root), or a glob that can
+// match either (rm -rf *, rm -f */MEMORY.md, memory-ban[k]).
+func reachesBank(p string, in bool, root string, fold bool) bool {
+	// the segments leading to memory-bank/, from where p starts
+	want := bankDir
+	if !in {
+		if root == "/" {
+			want = "/" + bankDir
+		} else {
+			want = root + "/" + bankDir
+		}
+	} else if p == "." {
+		return true
+	}
+	pat := strings.TrimPrefix(p, "/")
+	want = strings.TrimPrefix(want, "/")
+	for pat != "" && want != "" {
+		ps, prest, _ := strings.Cut(pat, "/")
+		ws, wrest, _ := strings.Cut(want, "/")
+		if !segMatch(ps, ws, fold) {
+			return false
+		}
+		pat, want = prest, wrest
+	}
+	return true
+}
+
+// segMatch matches one path segment, glob or literal, against a name. A pattern the
+// matcher cannot read (bash extglobs) may match anything.
+func segMatch(pat, name string, fold bool) bool {
+	if fold {
+		pat, name = strings.ToLower(pat), strings.ToLower(name)
+	}
+	if pat == name {
+		return true
+	}
+	if !strings.ContainsAny(pat, "*?[(") {
+		return false
+	}
+	if strings.Contains(pat, "(") {
+		return true
+	}
+	ok, err := path.Match(pat, name)
+	return ok || err != nil
+}
+
+// isHome reports a path Canon kept as a home-relative one (~/x became /~/x).
+func isHome(p string) bool { return p == "/~" || strings.HasPrefix(p, "/~/") }
+
+// hasBankSegment reports a memory-bank segment anywhere in p.
+func hasBankSegment(p string) bool {
+	for rest := p; rest != ""; {
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
+		if seg == bankDir {
+			return true
+		}
+	}
+	return false
 }

@@ -206,15 +206,17 @@ func TestBatchStrictestWins(t *testing.T) {
 	want(t, d, Block, GateBank)
 }
 
-func TestNestedBatchIsAnUnknownWrite(t *testing.T) {
-	var call any = map[string]any{"tool": "write", "parameters": map[string]any{"filePath": "package.json", "content": "{}"}}
+// A batch nested deeper than any host nests them hides its calls: the bank guard refuses it
+// even with every gate off, since what it writes cannot be known.
+func TestNestedBatchIsRefused(t *testing.T) {
+	var call any = map[string]any{"tool": "write", "parameters": map[string]any{"filePath": "memory-bank/x.json", "content": "{}"}}
 	for range maxBatchDepth + 1 {
 		call = map[string]any{"tool": "batch", "parameters": map[string]any{"tool_calls": []any{call}}}
 	}
-	s := newSession(t, policyWith(ModeOff, ModeBlock, ModeOff), newFacts(bankFiles()), "opencode")
-	s.compact()
+	s := newSession(t, policyWith(ModeOff, ModeOff, ModeOff), newFacts(bankFiles()), "opencode")
 	d := s.before("batch", call.(map[string]any)["parameters"].(map[string]any))
-	want(t, d, Block, GateRecovery)
+	want(t, d, Block, GateBank)
+	wantMsg(t, d, "Next:")
 }
 
 func TestNoBankNoGating(t *testing.T) {

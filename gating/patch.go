@@ -67,8 +67,9 @@ func parseCodexPatch(text string) []PatchFile {
 		added.Reset()
 	}
 	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "*** ") {
-			directive := strings.TrimRight(line, " \t")
+		if t := strings.TrimLeft(line, " \t"); strings.HasPrefix(t, "*** ") {
+			// an indented header is still a header to a lenient applier
+			directive := strings.TrimRight(t, " \t")
 			if p, ok := cutHeader(directive, "*** Add File:"); ok {
 				flush()
 				cur = &PatchFile{Op: PatchAdd, Path: p}

@@ -49,6 +49,10 @@ func canon(raw, cwd string, fx Facts) canonPath {
 
 // absolute joins raw onto cwd (or the root) and cleans it, without touching the file system.
 func absolute(raw, cwd, root string) string {
+	if i := strings.IndexByte(raw, 0); i >= 0 {
+		// The system calls behind every host's file tools end a path at its first NUL.
+		raw = raw[:i]
+	}
 	p := strings.ReplaceAll(raw, `\`, "/")
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		// The engine has no $HOME; a home path is kept absolute-looking so it can never

@@ -6,8 +6,18 @@ import (
 
 // shellResult is what the engine needs from the shell classifier.
 type shellResult struct {
-	reads, writes []string
-	unknown       bool
+	reads   []string
+	writes  []shellWrite
+	unknown bool
+}
+
+// shellWrite is one path a shell command writes.
+type shellWrite struct {
+	path string
+	// exact is a literal path (rm -rf ., a glob such as *), not the literal prefix of a
+	// run-time word; tree is a directory written at any depth (tar x, find -delete).
+	exact, tree bool
+	noMD        bool // a tree write that touches no Markdown file (find -name '*.pyc' -delete)
 }
 
 // classifyShell adapts shell.Classify. A write the classifier saw without a target, and a
@@ -23,7 +33,7 @@ func classifyShell(cmd, cwd string) shellResult {
 	}
 	for _, a := range r.Writes {
 		if a.Path != "" {
-			out.writes = append(out.writes, a.Path)
+			out.writes = append(out.writes, shellWrite{path: a.Path, exact: !a.Unknown, tree: a.Tree, noMD: a.NoMarkdown})
 		}
 	}
 	return out

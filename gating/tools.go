@@ -40,6 +40,9 @@ type writeTarget struct {
 	edits   []editSpec // opEdit
 	patch   *PatchFile // opPatch
 	src     string     // opPatch on a move: canonical source path whose content the hunks apply to
+	// opShell: a literal path (not a run-time word's prefix), a directory written at any depth,
+	// and a tree write that touches no Markdown file
+	shellExact, shellTree, shellNoMD bool
 }
 
 // action is a tool call normalised across hosts.
@@ -52,6 +55,7 @@ type action struct {
 	cmd          string // shell command
 	cwd          string // absolute directory the shell command starts in
 	shellUnknown bool   // the shell writes somewhere undeterminable
+	tooDeep      bool   // batches nested deeper than maxBatchDepth: not unpacked
 	subs         []action
 }
 
@@ -91,8 +95,9 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 		for _, p := range r.reads {
 			a.reads = append(a.reads, canon(p, a.cwd, fx))
 		}
-		for _, p := range r.writes {
-			a.writes = append(a.writes, writeTarget{canonPath: canon(p, a.cwd, fx), op: opShell})
+		for _, w := range r.writes {
+			a.writes = append(a.writes, writeTarget{canonPath: canon(w.path, a.cwd, fx), op: opShell,
+				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD})
 		}
 		a.shellUnknown = r.unknown
 	case kindAgent:
@@ -100,8 +105,9 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 	case kindBatch:
 		if depth >= maxBatchDepth {
 			// Hosts do not nest batches; a payload that does is hiding something, so it is
-			// judged like a shell command with an undeterminable write rather than as nothing.
-			a.kind, a.shellUnknown = kindShell, true
+			// judged like a shell command with an undeterminable write rather than as nothing
+			// (and the bank guard refuses it: tooDeep).
+			a.kind, a.shellUnknown, a.tooDeep = kindShell, true, true
 			return a
 		}
 		calls, _ := args["tool_calls"].([]any)

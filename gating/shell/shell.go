@@ -29,6 +29,13 @@ type Access struct {
 	// kept), a directory whose unknown entries are touched (tar x, unzip), or
 	// a relative path under a working directory that could not be tracked.
 	Unknown bool
+	// Tree marks a directory whose entries, at any depth and with names not
+	// known, are written (tar x -C DIR, unzip -d DIR, find DIR -delete,
+	// rsync into DIR). Callers must treat it as a write to everything below.
+	Tree bool
+	// NoMarkdown marks a Tree write whose find -name tests admit no Markdown
+	// file (find . -name '*.pyc' -delete): no .md file below it is touched.
+	NoMarkdown bool
 }
 
 // Result is what Classify learnt about a command line.
@@ -423,7 +430,7 @@ func (w *walker) writeDir(a arg, op string, e *env) {
 	if !strings.HasSuffix(p, "/") {
 		p += "/"
 	}
-	w.addWrite(Access{Path: p, Op: op, Unknown: true})
+	w.addWrite(Access{Path: p, Op: op, Unknown: true, Tree: true})
 }
 
 // readArg records a read; reads that cannot be pinned down are dropped

@@ -265,6 +265,7 @@ func (w *walker) find(args []arg, e *env, depth int) {
 		roots = []arg{{s: ".", exact: true}}
 	}
 	del, execWrite := false, false
+	exprs := args[i:]
 	for ; i < len(args); i++ {
 		s := args[i].s
 		switch {
@@ -292,6 +293,7 @@ func (w *walker) find(args []arg, e *env, depth int) {
 		}
 	}
 	for _, r := range roots {
+		n := len(w.res.Writes)
 		switch {
 		case del:
 			w.writeDir(r, "find -delete", e)
@@ -300,7 +302,54 @@ func (w *walker) find(args []arg, e *env, depth int) {
 		default:
 			w.readArg(r, "find", e)
 		}
+		if (del || execWrite) && noMarkdown(exprs) {
+			for i := n; i < len(w.res.Writes); i++ {
+				w.res.Writes[i].NoMarkdown = w.res.Writes[i].Tree
+			}
+		}
 	}
+}
+
+// noMarkdown reports a find expression that can match no Markdown file: a
+// plain AND of tests with at least one -name/-iname whose pattern ends in a
+// literal extension other than .md. Alternatives (-o) and negations can
+// widen the match, so they are never trusted.
+func noMarkdown(exprs []arg) bool {
+	safe := false
+	for i := 0; i < len(exprs); i++ {
+		a := exprs[i]
+		if !a.exact {
+			return false
+		}
+		switch a.s {
+		case "-o", "-or", "!", "-not", ",":
+			return false
+		case "-name", "-iname":
+			if i+1 < len(exprs) && exprs[i+1].exact && literalNonMarkdownExt(exprs[i+1].s) {
+				safe = true
+			}
+			i++
+		case "-exec", "-execdir", "-ok", "-okdir":
+			for i+1 < len(exprs) && exprs[i+1].s != ";" && exprs[i+1].s != "+" {
+				i++
+			}
+		}
+	}
+	return safe
+}
+
+// literalNonMarkdownExt reports a name pattern ending in ".EXT" with EXT
+// literal (no glob characters) and not md: "*.pyc", "build.log".
+func literalNonMarkdownExt(p string) bool {
+	dot := strings.LastIndexByte(p, '.')
+	if dot < 0 || dot == len(p)-1 {
+		return false
+	}
+	ext := p[dot+1:]
+	if strings.ContainsAny(ext, "*?[]\\{}()") {
+		return false
+	}
+	return !strings.EqualFold(ext, "md")
 }
 
 // subWrites classifies a command run by find -exec on paths it is handed,
