@@ -206,11 +206,7 @@ func TestOpenCodePluginFailSafe(t *testing.T) {
 // restarts it, the restarted child still knows the armed recovery, and no state file is corrupt.
 func TestOpenCodePluginChildKilled(t *testing.T) {
 	nodeBinary(t)
-	binDir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "mbguard"), "../cmd/mbguard")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building mbguard: %v\n%s", err, out)
-	}
+	binDir := buildMbguard(t)
 	wrapper := filepath.Join(binDir, "mbguard-wrapper")
 	os.WriteFile(wrapper, []byte("#!/bin/sh\necho $$ >> \"$FAKE_PIDS\"\nexec "+filepath.Join(binDir, "mbguard")+" \"$@\"\n"), 0o755)
 
@@ -247,5 +243,43 @@ func TestOpenCodePluginChildKilled(t *testing.T) {
 		if !json.Valid(b) {
 			t.Errorf("state file %s is corrupt: %q", f, b)
 		}
+	}
+}
+
+// buildMbguard builds the real CLI for the plugin to start, before any test moves HOME (so the
+// build uses the warm Go cache).
+func buildMbguard(t *testing.T) string {
+	t.Helper()
+	binDir := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "mbguard"), "../cmd/mbguard")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building mbguard: %v\n%s", err, out)
+	}
+	return binDir
+}
+
+// TestOpenCodePluginAttachedFile: a file attached with @ to the user's message counts as read,
+// through the plugin's chat.message mapping and the real serve child.
+func TestOpenCodePluginAttachedFile(t *testing.T) {
+	nodeBinary(t)
+	bin := filepath.Join(buildMbguard(t), "mbguard")
+	dir := testgit.New(t)
+	testgit.Write(t, dir, "memory-bank/MEMORY.md", "# M\n<!-- MACHINE_BLOCK_START -->\n<!-- MEMORY_BANK_TEMPLATE:v7.1 -->\n<!-- MACHINE_BLOCK_END -->\n<!-- USER_BLOCK_START -->\n<!-- USER_BLOCK_END -->\n")
+	testgit.Write(t, dir, "memory-bank/details/patterns.md", "# P\n")
+	risky := map[string]any{"filePath": "src/auth/login.ts", "content": "x"}
+	msg := func(id string, parts []any) harnessStep {
+		return harnessStep{Hook: "chat.message", Input: map[string]any{"sessionID": "s"}, Output: map[string]any{"message": map[string]any{"id": id}, "parts": parts}}
+	}
+	res := runHarness(t, dir, []string{"MBGUARD_BIN=" + bin, "MEMORY_BANK_GUARD_MODE=block"}, []harnessStep{
+		msg("m1", []any{map[string]any{"type": "text", "text": "fix login"}}),
+		before("s", "c1", "write", risky),
+		msg("m2", []any{map[string]any{"type": "text", "text": "see"}, map[string]any{"type": "file", "mime": "text/plain", "filename": "patterns.md", "url": "file://" + filepath.Join(dir, "memory-bank/details/patterns.md")}}),
+		before("s", "c2", "write", risky),
+	})
+	if !res[1].Threw || !strings.Contains(res[1].Message, "read gate") {
+		t.Errorf("write without reading: threw=%v %q, want the read gate", res[1].Threw, res[1].Message)
+	}
+	if res[3].Threw {
+		t.Errorf("write after @patterns.md was blocked: %s", res[3].Message)
 	}
 }
