@@ -354,3 +354,51 @@ func TestRedTeamBankGuard(t *testing.T) {
 	}
 	t.Logf("%d blocked and %d passed decisions over %d attempts", blocked, passed, len(redTeamCases()))
 }
+
+// TestRedTeamGates tries high-risk writes through each tool shape in block mode: the read gate
+// holds until memory-bank/details/patterns.md is read in this message, and after a compaction
+// the recovery gate holds until the anchors are read again.
+func TestRedTeamGates(t *testing.T) {
+	high := []call{
+		ocWrite("package.json", "{}"),
+		ccWrite("go.mod", "module x\n"),
+		ocEdit(".github/workflows/ci.yml", "a", "b"),
+		cc("MultiEdit", map[string]any{"file_path": abs("src/auth/login.ts"), "edits": []any{map[string]any{"old_string": "a", "new_string": "b"}}}),
+		ocPatch(codex("*** Add File: infra/main.tf\n+x\n")),
+		ocBash("cp /tmp/lock yarn.lock"),
+		ccBash("rm -rf infra"),
+		ocBatch(ocWrite("src/a.ts", "x"), ocWrite("Dockerfile", "FROM x")),
+	}
+	for _, c := range high {
+		name := c.tool + " " + strings.Join(wantPaths(c), ",")
+		t.Run(name, func(t *testing.T) {
+			s := newSession(t, policyWith(ModeBlock, ModeBlock, ModeOff), newFacts(bankFiles()), c.host)
+			d := s.before(c.tool, c.args)
+			want(t, d, Block, GateRead)
+			wantMsg(t, d, "Next:", "memory-bank/details/patterns.md")
+			s.read("memory-bank/details/tech.md") // not the one asked for
+			want(t, s.before(c.tool, c.args), Block, GateRead)
+			s.read("memory-bank/details/patterns.md")
+			want(t, s.before(c.tool, c.args), Allow, GateNone)
+			s.compact()
+			d = s.before(c.tool, c.args)
+			want(t, d, Block, GateRecovery)
+			wantMsg(t, d, "Next: read each of these", "memory-bank/MEMORY.md")
+			s.read("memory-bank/MEMORY.md")
+			s.read("memory-bank/details/patterns.md")
+			want(t, s.before(c.tool, c.args), Allow, GateNone)
+			s.message()
+			want(t, s.before(c.tool, c.args), Block, GateRead)
+		})
+	}
+}
+
+// wantPaths names a call's target for a subtest name.
+func wantPaths(c call) []string {
+	for _, k := range []string{"filePath", "file_path", "command"} {
+		if p, ok := c.args[k].(string); ok {
+			return []string{p}
+		}
+	}
+	return []string{"…"}
+}
