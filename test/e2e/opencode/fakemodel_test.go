@@ -16,6 +16,9 @@ type step struct {
 	Tool string
 	Args map[string]any
 	Text string
+	// PromptTokens is the usage reported with this turn (100 when zero); a large value makes
+	// OpenCode compact its context.
+	PromptTokens int
 }
 
 // fakeModel is an OpenAI-compatible chat-completions server that plays a script: the n-th
@@ -24,6 +27,10 @@ type step struct {
 type fakeModel struct {
 	URL    string
 	script []step
+	// ByCall plays step n on the n-th agent request instead of counting tool results (a
+	// compaction drops the old tool results from the conversation).
+	ByCall bool
+	calls  int
 
 	mu       sync.Mutex
 	requests []chatRequest
@@ -118,12 +125,17 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.requests = append(f.requests, req)
+	n := len(req.toolResults())
+	if f.ByCall && len(req.Tools) > 0 {
+		n = f.calls
+		f.calls++
+	}
 	f.mu.Unlock()
 
 	st := step{Text: "Done."}
-	if len(req.Tools) == 0 {
+	if len(req.Tools) == 0 || isCompaction(req) {
 		st = step{Text: "Scripted session"}
-	} else if n := len(req.toolResults()); n < len(f.script) {
+	} else if n < len(f.script) {
 		st = f.script[n]
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -147,6 +159,23 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	chunk(map[string]any{}, finish)
 	usage, _ := json.Marshal(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1, "model": "scripted",
-		"choices": []any{}, "usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+		"choices": []any{}, "usage": map[string]any{"prompt_tokens": max(st.PromptTokens, 100), "completion_tokens": 10, "total_tokens": max(st.PromptTokens, 100) + 10}})
 	fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", usage)
+}
+
+// isCompaction reports whether req is OpenCode's request for a compaction summary.
+func isCompaction(r chatRequest) bool {
+	for _, m := range r.Messages {
+		if strings.Contains(m.text(), "<memory-bank-anchors>") {
+			return true
+		}
+	}
+	return false
+}
+
+// all returns every recorded request.
+func (f *fakeModel) all() []chatRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]chatRequest(nil), f.requests...)
 }

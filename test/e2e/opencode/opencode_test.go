@@ -267,3 +267,45 @@ func TestOpenCodeGuardsTheBank(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCodeRecoveryAfterCompaction forces an auto-compaction (a small context limit and a
+// large reported prompt): the anchor block reaches the compaction request and a high-risk
+// write afterwards is stopped by the recovery gate until the anchors are read.
+func TestOpenCodeRecoveryAfterCompaction(t *testing.T) {
+	model := startFakeModel(t, []step{
+		{Tool: "read", Args: map[string]any{"filePath": "src/app.ts"}, PromptTokens: 150000},
+		{Tool: "write", Args: map[string]any{"filePath": "src/auth/login.ts", "content": "export const login = 1\n"}},
+	})
+	model.ByCall = true
+	w := newWorld(t, model)
+	b, _ := os.ReadFile(filepath.Join(w.project, "opencode.json"))
+	small := strings.Replace(string(b), `"context": 200000`, `"context": 20000`, 1)
+	os.WriteFile(filepath.Join(w.project, "opencode.json"), []byte(small), 0o644)
+	out := w.run(t, nil, "add", "a", "login", "module")
+
+	var compaction, after *chatRequest
+	all := model.all()
+	for i, r := range all {
+		if isCompaction(r) && compaction == nil {
+			compaction = &all[i]
+		}
+		for _, res := range r.toolResults() {
+			if strings.Contains(res, "login.ts") || strings.Contains(res, "recovery") {
+				after = &all[i]
+			}
+		}
+	}
+	if compaction == nil {
+		t.Fatalf("no compaction request carried the anchor block (%d requests)\n%s", len(all), out)
+	}
+	if after == nil {
+		t.Fatalf("the model never got the post-compaction write's result\n%s", out)
+	}
+	res := after.toolResults()
+	if last := res[len(res)-1]; !strings.Contains(last, "[mbguard recovery gate] blocked") {
+		t.Errorf("the write after compaction got %q, want the recovery gate's block", last)
+	}
+	if _, err := os.Stat(filepath.Join(w.project, "src/auth/login.ts")); err == nil {
+		t.Error("src/auth/login.ts was written while recovery was armed")
+	}
+}
