@@ -93,8 +93,9 @@ func renderOpenCodePlugin(binary string) string {
 
 // InstallOpenCode writes the OpenCode plugin (one file, loaded by OpenCode from its plugin
 // folder) that forwards the agent's hooks to `mbguard serve --stdio`. A second run leaves an
-// identical file unchanged and replaces a stale one; a file someone else wrote, or ours edited
-// by hand, is kept. Uninstall removes only our file.
+// identical file unchanged and replaces a stale one, or one edited by hand (the edits are kept
+// beside it as mbguard.js.orig); a file someone else wrote is never touched. Uninstall removes
+// only our file.
 func InstallOpenCode(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" && os.Getenv("XDG_CONFIG_HOME") == "" {
 		return nil, errors.New("--global needs HOME or XDG_CONFIG_HOME to find OpenCode's configuration")
@@ -130,7 +131,11 @@ func InstallOpenCode(o InstallOptions) ([]Change, error) {
 	case PluginForeign:
 		return []Change{{Path: show, Action: "skipped", Note: "a file mbguard did not write is in the way; move it and run this again"}}, nil
 	case PluginEdited:
-		return []Change{{Path: show, Action: "kept", Note: "edited by you; delete it and run this again to get the current plugin"}}, nil
+		// The file says "do not edit"; keep the edits beside it (a name OpenCode does not load)
+		// rather than lose them, and install the real plugin.
+		if err := fsutil.WriteFileAtomic(path+".orig", old, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	if string(old) == want {
 		return []Change{{Path: show, Action: "unchanged"}}, nil
@@ -140,6 +145,9 @@ func InstallOpenCode(o InstallOptions) ([]Change, error) {
 	}
 	if err := fsutil.WriteFileAtomic(path, []byte(want), 0o644); err != nil {
 		return nil, err
+	}
+	if state == PluginEdited {
+		return []Change{{Path: show, Action: "updated", Note: "your edits are kept in " + filepath.Base(path) + ".orig"}}, nil
 	}
 	if exists {
 		return []Change{{Path: show, Action: "updated"}}, nil

@@ -18,7 +18,7 @@ func TestInstallOpenCode(t *testing.T) {
 		{"fresh install", "", InstallOptions{}, "created", PluginCurrent},
 		{"second run", "RENDER", InstallOptions{}, "unchanged", PluginCurrent},
 		{"stale plugin replaced", openCodeHeader + "asset:0000 sum:" + shortHash("old\n") + "\nold\n", InstallOptions{}, "updated", PluginCurrent},
-		{"edited plugin kept", "RENDER-EDITED", InstallOptions{}, "kept", PluginEdited},
+		{"edited plugin replaced, edits saved", "RENDER-EDITED", InstallOptions{}, "updated", PluginCurrent},
 		{"foreign file kept", "export const Mine = async () => ({})\n", InstallOptions{}, "skipped", PluginForeign},
 		{"other binary", "RENDER", InstallOptions{Binary: "/opt/mbguard/bin/mbguard"}, "updated", PluginCurrent},
 		{"uninstall ours", "RENDER", InstallOptions{Uninstall: true}, "removed", PluginMissing},
@@ -58,6 +58,11 @@ func TestInstallOpenCode(t *testing.T) {
 			after, _ := os.ReadFile(path)
 			if (c.wantAct == "kept" || c.wantAct == "skipped") && string(after) != before {
 				t.Fatalf("a file we must keep was changed:\n%s", after)
+			}
+			if c.before == "RENDER-EDITED" && !o.Uninstall {
+				if orig, err := os.ReadFile(path + ".orig"); err != nil || string(orig) != before {
+					t.Fatalf("the hand edits were not kept in mbguard.js.orig: %v", err)
+				}
 			}
 			if c.wantState == PluginCurrent && o.Binary != "" && o.Binary != "mbguard" &&
 				!strings.Contains(string(after), `const DEFAULT_BIN = "`+o.Binary+`"`) {
