@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mbguard/mbguard/internal/testgit"
 )
@@ -102,7 +103,9 @@ func TestOpenCodePluginFailSafe(t *testing.T) {
 		name  string
 		env   []string
 		steps []harnessStep
-		check func(t *testing.T, res []harnessResult, pidList []int)
+		// wantStarts is how many child starts to wait for before checking.
+		wantStarts int
+		check      func(t *testing.T, res []harnessResult, pidList []int)
 	}{
 		{
 			name:  "timeout in warn mode allows with a warning",
@@ -155,8 +158,9 @@ func TestOpenCodePluginFailSafe(t *testing.T) {
 			},
 		},
 		{
-			name: "a hung child is killed and restarted after backoff",
-			env:  []string{"FAKE_MODE=hang"},
+			name:       "a hung child is killed and restarted after backoff",
+			env:        []string{"FAKE_MODE=hang"},
+			wantStarts: 2,
 			steps: []harnessStep{
 				before("s", "c1", "write", write),
 				{SleepMs: 400, Hook: "tool.execute.before", Input: map[string]any{"tool": "write", "sessionID": "s", "callID": "c2"}, Output: map[string]any{"args": write}},
@@ -171,8 +175,9 @@ func TestOpenCodePluginFailSafe(t *testing.T) {
 			},
 		},
 		{
-			name: "a child that dies at once is retried with backoff",
-			env:  []string{"FAKE_MODE=die"},
+			name:       "a child that dies at once is retried with backoff",
+			env:        []string{"FAKE_MODE=die"},
+			wantStarts: 2,
 			steps: []harnessStep{
 				before("s", "c1", "bash", map[string]any{"command": "echo hi > x"}),
 				before("s", "c2", "bash", map[string]any{"command": "echo hi > x"}),
@@ -197,7 +202,13 @@ func TestOpenCodePluginFailSafe(t *testing.T) {
 			pidFile := filepath.Join(dir, "pids")
 			env := append([]string{"MBGUARD_BIN=" + fake, "MBGUARD_TIMEOUT_MS=1500", "FAKE_PIDS=" + pidFile}, c.env...)
 			res := runHarness(t, dir, env, c.steps)
-			c.check(t, res, pids(t, pidFile))
+			// A restarted child records its pid once node has started, which on a loaded
+			// machine can be after the harness returned: wait for the starts the case expects.
+			pl := pids(t, pidFile)
+			for deadline := time.Now().Add(10 * time.Second); len(pl) < c.wantStarts && time.Now().Before(deadline); pl = pids(t, pidFile) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			c.check(t, res, pl)
 		})
 	}
 }
