@@ -2,6 +2,8 @@ package gating
 
 import (
 	"strings"
+
+	"github.com/mbguard/mbguard/bank"
 )
 
 func (e *Engine) lru() int {
@@ -113,10 +115,18 @@ func memoryFocus(fx Facts, fold bool) []string {
 // CurrentFocus returns up to six non-empty lines of the "## Current Focus" section of
 // MEMORY.md, each cut to a readable length.
 func CurrentFocus(memory string) []string {
+	// Only the agent's own block speaks for the task: the user's notes must not leak into the
+	// anchor block when Current Focus is the machine block's last section.
+	if b, ok := bank.ParseBlocks([]byte(memory)); ok && b.HasMachine {
+		memory = memory[b.Machine.Start:b.Machine.End]
+	}
 	var out []string
 	in := false
 	for _, line := range strings.Split(memory, "\n") {
 		t := strings.TrimSpace(line)
+		if in && (strings.Contains(t, "MACHINE_BLOCK_END") || strings.Contains(t, "USER_BLOCK_START")) {
+			break
+		}
 		if strings.HasPrefix(t, "#") {
 			if in {
 				break

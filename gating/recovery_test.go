@@ -112,6 +112,15 @@ func TestCurrentFocus(t *testing.T) {
 	if got := CurrentFocus("# Title\n### Current Focus\nx\n"); got != nil {
 		t.Errorf("only a level-2 heading counts: %q", got)
 	}
+	// Current Focus as the machine block's last section: the user's notes stay out.
+	blocks := "<!-- MACHINE_BLOCK_START -->\n## Current Focus\n- ship it\n<!-- MACHINE_BLOCK_END -->\n\n<!-- USER_BLOCK_START -->\nprivate notes\n<!-- USER_BLOCK_END -->\n"
+	if got := CurrentFocus(blocks); !reflect.DeepEqual(got, []string{"- ship it"}) {
+		t.Errorf("CurrentFocus leaked past the machine block: %q", got)
+	}
+	broken := "## Current Focus\n- ship it\n<!-- MACHINE_BLOCK_END -->\n<!-- USER_BLOCK_START -->\nprivate notes\n"
+	if got := CurrentFocus(broken); !reflect.DeepEqual(got, []string{"- ship it"}) {
+		t.Errorf("CurrentFocus read past a block marker in a malformed file: %q", got)
+	}
 }
 
 func TestRecoveryGate(t *testing.T) {
