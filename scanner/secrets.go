@@ -45,8 +45,12 @@ type Secrets struct {
 	root string
 
 	once sync.Once
-	det  *detect.Detector
-	err  error
+	det  *detect.Detector // every rule, decoding as the gitleaks CLI does; holds .gitleaksignore
+	// plain has every rule and no decoding, for fragments with nothing to decode; lite also
+	// lacks generic-api-key, for fragments that cannot hold it (nil when the configuration's
+	// rule is not the one mayHoldGeneric knows). See prefilter.go.
+	plain, lite *detect.Detector
+	err         error
 	// add serialises AddFinding, whose only use here is its .gitleaksignore check: the
 	// detector appends to one shared slice, and we read its length around the call.
 	add sync.Mutex
@@ -127,6 +131,24 @@ func (s *Secrets) build() {
 		return
 	}
 	s.det = d
+	s.plain = detect.NewDetector(cfg)
+	s.plain.MaxDecodeDepth = 0
+	if lite, ok := withoutGeneric(cfg); ok {
+		s.lite = detect.NewDetector(lite)
+		s.lite.MaxDecodeDepth = 0
+	}
+}
+
+// detectorFor picks the cheapest detector that finds in frag exactly what det would.
+func (s *Secrets) detectorFor(frag []byte) *detect.Detector {
+	switch {
+	case mayHoldEncoded(frag):
+		return s.det
+	case s.lite == nil || mayHoldGeneric(frag):
+		return s.plain
+	default:
+		return s.lite
+	}
 }
 
 // unwrapPath drops the absolute path from an *fs.PathError: messages name the file already.
@@ -226,7 +248,7 @@ func (s *Secrets) Scan(path string, content []byte) ([]SecretFinding, error) {
 	path = filepath.ToSlash(path)
 	var found []report.Finding
 	for _, c := range chunks(content) {
-		found = append(found, s.det.Detect(detect.Fragment{
+		found = append(found, s.detectorFor(content[c.start:c.end]).Detect(detect.Fragment{
 			Raw:       string(content[c.start:c.end]),
 			FilePath:  path,
 			StartLine: c.line,
