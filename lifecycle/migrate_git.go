@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -51,6 +52,7 @@ func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResul
 	if err != nil {
 		return err
 	}
+	g := newGoGit(r, o)
 	headHash := func() (plumbing.Hash, error) {
 		ref, err := r.Head()
 		if err != nil {
@@ -77,7 +79,7 @@ func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResul
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if h, err = commitMoves(r, o, j); err != nil {
+			if h, err = commitMoves(g, j); err != nil {
 				return err
 			}
 			if err := moved(h); err != nil {
@@ -101,7 +103,7 @@ func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResul
 		}
 		switch {
 		case h.String() == j.Commit1:
-			if h, err = commitMemory(r, o, j, res); err != nil {
+			if h, err = commitMemory(g, j, res); err != nil {
 				return err
 			}
 		case ours(h, msgMemory, j.Commit1):
@@ -118,9 +120,12 @@ func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResul
 	return nil
 }
 
-// commitMoves is commit 1: pure renames. With go-git it edits one loaded index and writes it
-// once (Worktree.Move would rewrite the whole index per file); with --git-cli it runs git mv.
-func commitMoves(r *git.Repository, o MigrateOptions, j *journal) (plumbing.Hash, error) {
+// commitMoves is commit 1: pure renames. With go-git it renames the entries of the one loaded
+// index and builds the commit's tree from HEAD's, rewriting only the trees on the moved paths
+// (Worktree.Move would rewrite the whole index per file, Worktree.Commit rehash every tree);
+// with --git-cli it runs git mv.
+func commitMoves(g *goGit, j *journal) (plumbing.Hash, error) {
+	o, r := g.o, g.r
 	moves := j.Plan.Moves
 	if len(moves) == 0 {
 		return plumbing.NewHash(j.Start), nil // nothing to rename: commit 1 is the start
@@ -134,34 +139,39 @@ func commitMoves(r *git.Repository, o MigrateOptions, j *journal) (plumbing.Hash
 		}
 		return headAfter(r)
 	}
+	g.prepare()
+	// Read the index before touching the disk: an index mbguard cannot edit stops the run here.
+	ix, err := g.index()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
 	if err := renameOnDisk(o.Root, moves, o.Progress); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	if o.FailAfter == "moves" {
 		return plumbing.ZeroHash, ErrInjected
 	}
-	idx, err := r.Storer.Index()
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("reading the git index: %w", err)
-	}
-	byName := make(map[string]*index.Entry, len(idx.Entries))
-	for _, e := range idx.Entries {
-		byName[e.Name] = e
-	}
+	byName := ix.byName()
+	edits := make([]treeEdit, 0, 2*len(moves))
 	for _, m := range moves {
 		e := byName[m.From]
-		if e == nil {
-			continue // ignored file, moved on disk only; or renamed by an interrupted run
+		switch {
+		case e != nil:
+			e.setName(m.To)
+		case byName[m.To] != nil:
+			e = byName[m.To] // renamed in the index by an interrupted run
+		default:
+			continue // ignored file, moved on disk only
 		}
-		e.Name = m.To
 		if fi, err := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(m.To))); err == nil {
-			refreshStat(e, fi) // a rename changes ctime; keep git status from rehashing
+			e.setStat(fi) // a rename changes ctime; keep git status from rehashing
 		}
+		edits = append(edits, treeEdit{Path: m.From}, treeEdit{Path: m.To, Hash: e.hash(), Mode: e.mode()})
 	}
-	if err := r.Storer.SetIndex(idx); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("writing the git index: %w", err)
+	if err := ix.write(); err != nil {
+		return plumbing.ZeroHash, err
 	}
-	return commit(r, o.Root, msgMoves)
+	return g.commit(plumbing.NewHash(j.Start), edits, msgMoves)
 }
 
 func headAfter(r *git.Repository) (plumbing.Hash, error) {
@@ -220,23 +230,102 @@ func gitMoves(root string, moves []Move, failAfter string) error {
 	return nil
 }
 
-// commit commits the index with go-git. The identity comes from git itself when it is
-// installed (so GIT_AUTHOR_* and every config scope apply), else from go-git's config reading.
-func commit(r *git.Repository, root, msg string) (plumbing.Hash, error) {
-	w, err := r.Worktree()
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("opening the work tree: %w", err)
+// goGit is what both go-git commits share: one repository, one index read once, and one
+// identity resolved once, while the moves run.
+type goGit struct {
+	r    *git.Repository
+	o    MigrateOptions
+	ix   *gitIndex
+	sigs func() (author, committer *object.Signature, err error)
+}
+
+func newGoGit(r *git.Repository, o MigrateOptions) *goGit {
+	g := &goGit{r: r, o: o}
+	var once sync.Once
+	var author, committer *object.Signature
+	var err error
+	g.sigs = func() (*object.Signature, *object.Signature, error) {
+		once.Do(func() { author, committer, err = signatures(r, o.Root) })
+		return author, committer, err
 	}
-	opts := &git.CommitOptions{}
-	if _, err := exec.LookPath("git"); err == nil {
-		opts.Author = ident(root, "GIT_AUTHOR_IDENT")
-		opts.Committer = ident(root, "GIT_COMMITTER_IDENT")
+	return g
+}
+
+// prepare starts resolving the identity in the background; commit waits for it.
+func (g *goGit) prepare() { go g.sigs() }
+
+func (g *goGit) index() (*gitIndex, error) {
+	if g.ix == nil {
+		ix, err := readGitIndex(indexPath(g.o.GitDir))
+		if err != nil {
+			return nil, err
+		}
+		g.ix = ix
 	}
-	h, err := w.Commit(msg, opts)
+	return g.ix, nil
+}
+
+// commit makes a commit on parent whose tree is parent's with edits applied, and moves the
+// branch HEAD points to from parent to it (failing if something else moved it meanwhile).
+func (g *goGit) commit(parent plumbing.Hash, edits []treeEdit, msg string) (plumbing.Hash, error) {
+	pc, err := g.r.CommitObject(parent)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("committing (set user.name and user.email, then run mbguard migrate --apply again): %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("reading commit %s: %w", parent, err)
+	}
+	tree, err := editTree(g.r.Storer, pc.TreeHash, edits)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	author, committer, err := g.sigs()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	c := &object.Commit{Author: *author, Committer: *committer, Message: msg, TreeHash: tree, ParentHashes: []plumbing.Hash{parent}}
+	obj := g.r.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encoding the commit: %w", err)
+	}
+	h, err := g.r.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("storing the commit: %w", err)
+	}
+	head, err := g.r.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("reading HEAD: %w", err)
+	}
+	name := plumbing.HEAD
+	if head.Type() != plumbing.HashReference {
+		name = head.Target()
+	}
+	if err := g.r.Storer.CheckAndSetReference(plumbing.NewHashReference(name, h), plumbing.NewHashReference(name, parent)); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("moving %s to the new commit (run mbguard migrate --apply again to resume): %w", name.Short(), err)
 	}
 	return h, nil
+}
+
+// signatures is the commit identity. It comes from git itself when it is installed (so
+// GIT_AUTHOR_*, includes and every config scope apply), else from go-git's config reading.
+// The two git var processes run side by side, once per migration.
+func signatures(r *git.Repository, root string) (author, committer *object.Signature, err error) {
+	opts := &git.CommitOptions{Parents: []plumbing.Hash{plumbing.ZeroHash}}
+	if _, err := exec.LookPath("git"); err == nil {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); opts.Author = ident(root, "GIT_AUTHOR_IDENT") }()
+		opts.Committer = ident(root, "GIT_COMMITTER_IDENT")
+		wg.Wait()
+	}
+	if err := opts.Validate(r); err != nil {
+		return nil, nil, fmt.Errorf("committing (set user.name and user.email, then run mbguard migrate --apply again): %w", err)
+	}
+	return sanitize(*opts.Author), sanitize(*opts.Committer), nil
+}
+
+var identStrip = strings.NewReplacer("<", "", ">", "", "\n", "")
+
+// sanitize drops what git drops from a name or email: angle brackets and newlines.
+func sanitize(s object.Signature) *object.Signature {
+	return &object.Signature{Name: identStrip.Replace(s.Name), Email: identStrip.Replace(s.Email), When: s.When}
 }
 
 // ident parses `git var GIT_AUTHOR_IDENT`: "Name <email> 1700000000 +0100".
@@ -264,7 +353,11 @@ func ident(root, which string) *object.Signature {
 // commitMemory is commit 2: MEMORY.md (and legacy.md) built from the entry files as commit 1
 // recorded them — never from the disk, so a run killed halfway through rebuilds the same bytes —
 // then the old entry files removed.
-func commitMemory(r *git.Repository, o MigrateOptions, j *journal, res *MigrateResult) (plumbing.Hash, error) {
+func commitMemory(g *goGit, j *journal, res *MigrateResult) (plumbing.Hash, error) {
+	o, r := g.o, g.r
+	if !o.GitCLI {
+		g.prepare()
+	}
 	c1, err := r.CommitObject(plumbing.NewHash(j.Commit1))
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("reading commit %s: %w", j.Commit1, err)
@@ -319,46 +412,47 @@ func commitMemory(r *git.Repository, o MigrateOptions, j *journal, res *MigrateR
 		}
 		return headAfter(r)
 	}
-	idx, err := r.Storer.Index()
+	ix, err := g.index()
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("reading the git index: %w", err)
+		return plumbing.ZeroHash, err
 	}
 	drop := map[string]bool{}
-	for _, d := range append(append([]string{}, j.Plan.Delete...), outputs...) {
+	var edits []treeEdit
+	for _, d := range j.Plan.Delete {
 		drop[d] = true
+		edits = append(edits, treeEdit{Path: d})
 	}
-	kept := idx.Entries[:0]
-	for _, e := range idx.Entries {
-		if !drop[e.Name] {
-			kept = append(kept, e)
-		}
-	}
-	idx.Entries = kept
 	for _, p := range outputs {
-		full := filepath.Join(o.Root, filepath.FromSlash(p))
-		b, err := os.ReadFile(full)
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("reading %s: %w", p, err)
-		}
+		drop[p] = true
+	}
+	ix.drop(drop)
+	content := map[string][]byte{bank.Entry: mem, bank.Dir + "/legacy.md": leg}
+	for _, p := range outputs {
 		obj := r.Storer.NewEncodedObject()
 		obj.SetType(plumbing.BlobObject)
-		wr, _ := obj.Writer()
-		wr.Write(b)
-		wr.Close()
+		obj.SetSize(int64(len(content[p])))
+		wr, err := obj.Writer()
+		if err == nil {
+			_, err = wr.Write(content[p])
+			if cerr := wr.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("storing %s: %w", p, err)
+		}
 		h, err := r.Storer.SetEncodedObject(obj)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("storing %s: %w", p, err)
 		}
-		e := &index.Entry{Name: p, Hash: h, Mode: filemode.Regular, Size: uint32(len(b))}
-		if fi, err := os.Lstat(full); err == nil {
-			refreshStat(e, fi)
-		}
-		idx.Entries = append(idx.Entries, e)
+		fi, _ := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(p)))
+		ix.entries = append(ix.entries, newRawEntry(p, h, fi))
+		edits = append(edits, treeEdit{Path: p, Hash: h, Mode: filemode.Regular})
 	}
-	if err := r.Storer.SetIndex(idx); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("writing the git index: %w", err)
+	if err := ix.write(); err != nil {
+		return plumbing.ZeroHash, err
 	}
-	return commit(r, o.Root, msgMemory)
+	return g.commit(c1.Hash, edits, msgMemory)
 }
 
 // rollback restores memory-bank/ and the branch to the commit the journal started from, when

@@ -4,16 +4,18 @@ import (
 	"io/fs"
 	"syscall"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// refreshStat copies the file's stat data into its index entry, as git add would.
-func refreshStat(e *index.Entry, fi fs.FileInfo) {
-	e.ModifiedAt = fi.ModTime()
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		e.CreatedAt = time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
-		e.Dev, e.Inode = uint32(st.Dev), uint32(st.Ino)
-		e.UID, e.GID = st.Uid, st.Gid
+// statFields is the stat data git keeps in an index entry beyond mtime and size.
+type statFields struct {
+	ctime              time.Time
+	dev, ino, uid, gid uint32
+}
+
+func statOf(fi fs.FileInfo) (statFields, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return statFields{}, false
 	}
+	return statFields{time.Unix(st.Ctim.Sec, st.Ctim.Nsec), uint32(st.Dev), uint32(st.Ino), st.Uid, st.Gid}, true
 }

@@ -4,9 +4,14 @@ package lifecycle
 
 import (
 	"io/fs"
-
-	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"time"
 )
 
-// refreshStat copies the file's modification time into its index entry.
-func refreshStat(e *index.Entry, fi fs.FileInfo) { e.ModifiedAt = fi.ModTime() }
+// statFields is the stat data git keeps in an index entry beyond mtime and size.
+type statFields struct {
+	ctime              time.Time
+	dev, ino, uid, gid uint32
+}
+
+// statOf has nothing portable to offer: git status compares what it can and rehashes the rest.
+func statOf(fs.FileInfo) (statFields, bool) { return statFields{}, false }
