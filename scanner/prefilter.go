@@ -102,21 +102,37 @@ func mayHoldGeneric(b []byte) bool {
 	if hasCaseFolder(b) {
 		return true
 	}
-	lower := asciiLower(b)
-	for _, kw := range genericKeywords {
-		for at := 0; ; {
-			i := bytes.Index(lower[at:], kw)
-			if i < 0 {
-				break
-			}
-			end := at + i + len(kw)
-			if assignmentAfter(lower[end:]) {
+	for i := range b {
+		c := b[i] | 0x20 // ASCII lower case for letters; other bytes fail the switch or the compare
+		switch c {
+		case 'a', 'c', 'k', 'p', 's', 't':
+		default:
+			continue
+		}
+		for _, kw := range genericKeywords {
+			if kw[0] == c && hasPrefixFold(b[i:], kw) && assignmentAfter(b[i+len(kw):]) {
 				return true
 			}
-			at += i + 1
 		}
 	}
 	return false
+}
+
+// hasPrefixFold reports whether b starts with the lower-case ASCII word kw, in any case.
+func hasPrefixFold(b, kw []byte) bool {
+	if len(b) < len(kw) {
+		return false
+	}
+	for i, k := range kw {
+		c := b[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != k {
+			return false
+		}
+	}
+	return true
 }
 
 // assignmentAfter checks what follows a keyword: ≤20 of [ \t\w.-] and ≤3 of [\s'"] (together
@@ -227,16 +243,3 @@ func isASCII(b []byte) bool {
 func isU(c byte) bool { return c == 'u' || c == 'U' }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
-
-// asciiLower lowers A-Z only, so that offsets stay those of b (the two non-ASCII letters that
-// fold onto ASCII ones are handled by hasCaseFolder).
-func asciiLower(b []byte) []byte {
-	out := make([]byte, len(b))
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		out[i] = c
-	}
-	return out
-}

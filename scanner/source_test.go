@@ -105,6 +105,38 @@ func TestStaged(t *testing.T) {
 	}
 }
 
+// In a long file the commit changes in places, only the added lines are scanned for secrets,
+// cut into fragments like whole files are, with the file's own line numbers.
+func TestStagedAddedLinesOfLongFile(t *testing.T) {
+	tok := fakeGitHubToken(t)
+	prose := strings.Repeat("We keep the token budget low; the key decision was to cache.\n\n", 150) // 300 lines
+	old := "# Tech\n\nold GITHUB_TOKEN=" + tok + "\n\n" + prose                                      // committed secret on line 3
+	root := testgit.New(t)
+	testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+	testgit.Write(t, root, "memory-bank/details/tech.md", old)
+	testgit.Commit(t, root, "init")
+	added := old + "Deploy notes.\n\napi_key = '" + tok[4:] + "'\n\n" + prose + "new GITHUB_TOKEN=" + tok + "\n"
+	testgit.Write(t, root, "memory-bank/details/tech.md", added)
+	testgit.Git(t, root, "add", ".")
+
+	got, err := checkStaged(t, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []string
+	for _, f := range got {
+		rs = append(rs, f.Rule+"@"+itoaLine(f.Line))
+	}
+	want := "secret:generic-api-key@307 secret:github-pat@609"
+	if strings.Join(rs, " ") != want {
+		t.Errorf("findings = %q, want %q (the committed token on line 3 is not the commit's)", strings.Join(rs, " "), want)
+	}
+	content := onlyLines([]byte(added), []int{305, 306, 307, 308, 309, 609})
+	if n := len(chunks(content)); n < 2 {
+		t.Errorf("the added lines went to gitleaks as %d fragment(s); want them cut like whole files", n)
+	}
+}
+
 func TestStagedMergeConflict(t *testing.T) {
 	root := testgit.New(t)
 	testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
