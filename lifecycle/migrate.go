@@ -235,7 +235,14 @@ func preflight(o MigrateOptions) error {
 	if _, err := exec.LookPath("git"); err != nil {
 		return dirtyGoGit(o)
 	}
+	// The two checks read the index only; they run side by side.
+	staged := make(chan error, 1)
+	go func() {
+		_, err := gitOut(o.Root, "diff", "--cached", "--quiet")
+		staged <- err
+	}()
 	out, err := gitOut(o.Root, "status", "--porcelain", "--untracked-files=all", "--", bank.Dir)
+	stagedErr := <-staged
 	if err != nil {
 		return err
 	}
@@ -243,7 +250,7 @@ func preflight(o MigrateOptions) error {
 		first, _, _ := strings.Cut(out, "\n")
 		return refuse("uncommitted changes under memory-bank/ (%s): commit or stash them first", strings.TrimSpace(first))
 	}
-	if _, err := gitOut(o.Root, "diff", "--cached", "--quiet"); err != nil {
+	if stagedErr != nil {
 		return refuse("staged changes outside memory-bank/ would go into the migration's commits: commit or unstage them first")
 	}
 	return nil
