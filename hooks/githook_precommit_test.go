@@ -106,3 +106,189 @@ func TestPreCommitFramework(t *testing.T) {
 		})
 	}
 }
+
+// goCaches returns GOCACHE and GOMODCACHE as the go command sees them before the test isolates
+// HOME, so pre-commit's `go install` reuses the build and module caches `go test` already filled
+// (pre-commit sets its own GOPATH, which would otherwise move the module cache and re-download).
+func goCaches(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	v := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(v) != 2 {
+		t.Fatalf("go env GOCACHE GOMODCACHE printed %q", out)
+	}
+	return []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1]}
+}
+
+// snapshotRepo commits the module's working tree (tracked and untracked, not ignored files) to a
+// fresh repository: the hooks repository pre-commit clones. try-repo on the checkout itself would
+// take tracked edits but not new files, so a half-committed change would build differently from
+// what `go test` compiled; in CI's clean checkout both are the same tree.
+func snapshotRepo(t *testing.T, mod string) string {
+	t.Helper()
+	list := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	list.Dir = mod
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("listing the module's files (the test needs a git checkout): %v", err)
+	}
+	snap := testgit.New(t)
+	for _, rel := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		src := filepath.Join(mod, filepath.FromSlash(rel))
+		fi, err := os.Lstat(src)
+		if os.IsNotExist(err) {
+			continue // deleted in the working tree, not yet committed
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(snap, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, dst); err != nil {
+				t.Fatal(err)
+			}
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(dst, b, fi.Mode().Perm()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	testgit.Commit(t, snap, "snapshot of the working tree")
+	return snap
+}
+
+// runCmd runs name in dir with env and returns its combined output and error.
+func runCmd(dir string, env []string, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestPreCommitGolangHook runs the `mbguard` hook the way a new user meets it: language golang,
+// so pre-commit clones this repository and builds it with its own `go install ./...` (no mbguard
+// on PATH, no GOFLAGS from this machine's go env — HOME is isolated). Each case is a fixture
+// repository holding the good example bank in its first commit.
+func TestPreCommitGolangHook(t *testing.T) {
+	pc, err := exec.LookPath("pre-commit")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("pre-commit is not installed (.ci/run installs it with apt-get install pre-commit)")
+		}
+		t.Skip("pre-commit is not installed; apt-get install pre-commit to run this test")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatal("go is not on PATH; pre-commit's golang hook builds with it")
+	}
+	mod := moduleRoot(t)
+	caches := goCaches(t)
+	snap := snapshotRepo(t, mod)
+	rev := testgit.Git(t, snap, "rev-parse", "HEAD")
+	broken := filepath.Join(mod, "examples", "broken-bank", "memory-bank", "details")
+	brokenFindings := []string{
+		"memory-bank/details/progress.md:2 marker-unclosed",
+		"memory-bank/details/data.json non-md",
+	}
+
+	cases := []struct {
+		name  string
+		run   func(t *testing.T, root string, env []string) (string, error)
+		fail  bool
+		wants []string
+	}{
+		{
+			name: "try-repo-all-files-good-bank",
+			run: func(t *testing.T, root string, env []string) (string, error) {
+				return runCmd(root, env, pc, "try-repo", snap, "mbguard", "--all-files")
+			},
+			wants: []string{"mbguard check (memory-bank/)", "Passed"},
+		},
+		{
+			name: "try-repo-staged-broken-files",
+			run: func(t *testing.T, root string, env []string) (string, error) {
+				copyTree(t, broken, filepath.Join(root, "memory-bank", "details"))
+				testgit.Git(t, root, "add", ".")
+				return runCmd(root, env, pc, "try-repo", snap, "mbguard")
+			},
+			fail:  true,
+			wants: append([]string{"Failed", "- hook id: mbguard", "- exit code: 1"}, brokenFindings...),
+		},
+		{
+			name: "try-repo-staged-outside-bank",
+			run: func(t *testing.T, root string, env []string) (string, error) {
+				testgit.Write(t, root, "notes/data.json", "{}\n")
+				testgit.Git(t, root, "add", ".")
+				return runCmd(root, env, pc, "try-repo", snap, "mbguard")
+			},
+			wants: []string{"(no files to check)Skipped"},
+		},
+		{
+			// mbguard-files checks the working tree files pre-commit passes, in one process
+			name: "try-repo-files-hook-all-files-broken",
+			run: func(t *testing.T, root string, env []string) (string, error) {
+				copyTree(t, broken, filepath.Join(root, "memory-bank", "details"))
+				testgit.Commit(t, root, "broken bank")
+				return runCmd(root, env, pc, "try-repo", snap, "mbguard-files", "--all-files")
+			},
+			fail:  true,
+			wants: append([]string{"- hook id: mbguard-files", "2 problem(s)"}, brokenFindings...),
+		},
+		{
+			// the installed git hook, with the repository pinned in .pre-commit-config.yaml: a
+			// broken staged bank stops the commit, so HEAD stays at the good one
+			name: "installed-hook-blocks-commit",
+			run: func(t *testing.T, root string, env []string) (string, error) {
+				cfg := "repos:\n- repo: " + snap + "\n  rev: " + rev + "\n  hooks:\n  - id: mbguard\n"
+				testgit.Write(t, root, ".pre-commit-config.yaml", cfg)
+				testgit.Commit(t, root, "pre-commit config")
+				if out, err := runCmd(root, env, pc, "install"); err != nil {
+					t.Fatalf("pre-commit install: %v\n%s", err, out)
+				}
+				head := testgit.Git(t, root, "rev-parse", "HEAD")
+				copyTree(t, broken, filepath.Join(root, "memory-bank", "details"))
+				testgit.Git(t, root, "add", ".")
+				out, err := runCmd(root, env, "git", "commit", "-q", "-m", "broken bank")
+				if got := testgit.Git(t, root, "rev-parse", "HEAD"); got != head {
+					t.Errorf("the commit went through (HEAD %s, want %s)", got, head)
+				}
+				return out, err
+			},
+			fail:  true,
+			wants: append([]string{"Installing environment for " + snap, "Failed"}, brokenFindings...),
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := testgit.New(t)
+			copyTree(t, filepath.Join(mod, "examples", "good-bank"), root)
+			testgit.Commit(t, root, "good bank")
+			env := append(os.Environ(), caches...)
+			env = append(env, "PRE_COMMIT_HOME="+filepath.Join(t.TempDir(), "pre-commit"), "NO_COLOR=1")
+			out, err := c.run(t, root, env)
+			if (err != nil) != c.fail {
+				t.Fatalf("err = %v, want failure %v\n%s", err, c.fail, out)
+			}
+			for _, w := range c.wants {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
