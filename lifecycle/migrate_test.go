@@ -136,6 +136,8 @@ func TestMigrateApply(t *testing.T) {
 			if st := testgit.Git(t, root, "status", "--porcelain"); st != "" {
 				t.Errorf("work tree not clean after migrate:\n%s", st)
 			}
+			// the trees and commits mbguard wrote itself must satisfy git's strictest reading
+			testgit.Git(t, root, "fsck", "--strict", "--no-dangling")
 			mem := read(t, root, "memory-bank/MEMORY.md")
 			userAfter, ok := bank.UserBlock(mem)
 			if !ok || !bytes.Equal(userAfter, userBefore) {
@@ -253,6 +255,7 @@ func TestMigrateResume(t *testing.T) {
 				if st := testgit.Git(t, root, "status", "--porcelain"); st != "" {
 					t.Errorf("work tree not clean after resume:\n%s", st)
 				}
+				testgit.Git(t, root, "fsck", "--strict", "--no-dangling")
 				assertLossless(t, old, root)
 			})
 		}
