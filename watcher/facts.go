@@ -21,6 +21,9 @@ type Facts struct {
 	bank     bool
 	foldOnce sync.Once
 	fold     bool
+	// foldFn, when set, answers CaseInsensitive from the Service's once-per-process probe:
+	// whether the file system folds case does not change between tool calls.
+	foldFn func() bool
 }
 
 // NewFacts returns the facts for the repository at root (absolute, symlink-resolved).
@@ -126,15 +129,22 @@ const maxPath = 4096
 // CaseInsensitive reports whether the repository's file system folds case, detected once by
 // looking up the root's .git under a different case.
 func (f *Facts) CaseInsensitive() bool {
-	f.foldOnce.Do(func() {
-		a, err := os.Lstat(filepath.Join(f.root, ".git"))
-		if err != nil {
-			return
-		}
-		b, err := os.Lstat(filepath.Join(f.root, ".GIT"))
-		f.fold = err == nil && os.SameFile(a, b)
-	})
+	if f.foldFn != nil {
+		return f.foldFn()
+	}
+	f.foldOnce.Do(func() { f.fold = foldsCase(f.root) })
 	return f.fold
+}
+
+// foldsCase probes whether the file system at root folds case, by looking up its .git under
+// another case.
+func foldsCase(root string) bool {
+	a, err := os.Lstat(filepath.Join(root, ".git"))
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(filepath.Join(root, ".GIT"))
+	return err == nil && os.SameFile(a, b)
 }
 
 // Exists reports whether the canonical repository-relative path exists (a dangling symlink

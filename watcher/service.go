@@ -2,11 +2,12 @@ package watcher
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -44,6 +45,7 @@ type Service struct {
 
 	secretsOnce sync.Once
 	secrets     *scanner.Secrets
+	fold        func() bool // the file system's case folding, probed once
 
 	mu       sync.Mutex
 	sessions map[string]*gating.State // resident cache
@@ -80,6 +82,7 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 		logPath:  declog.Path(r.StateDir()),
 		sessions: map[string]*gating.State{},
 		told:     map[string]int{},
+		fold:     sync.OnceValue(func() bool { return foldsCase(r.Root) }),
 	}
 	return s
 }
@@ -91,7 +94,11 @@ func (s *Service) detector() *scanner.Secrets {
 	return s.secrets
 }
 
-func (s *Service) facts() *Facts { return NewFacts(s.Repo.Root, s.detector) }
+func (s *Service) facts() *Facts {
+	f := NewFacts(s.Repo.Root, s.detector)
+	f.foldFn = s.fold
+	return f
+}
 
 // Handle serves one request. It never panics on bad input and always returns a Response
 // carrying req.ID.
@@ -127,7 +134,7 @@ func (s *Service) Handle(ctx context.Context, req Request) (resp Response) {
 // session is one loaded session: the state, and how to save and release it.
 type session struct {
 	st      *gating.State
-	before  []byte
+	before  *gating.State
 	updated int64
 	lock    *state.Lock
 	notes   []string // reported to the agent: corrupt state, unsaved state
@@ -203,13 +210,37 @@ func (s *Service) arm(st *gating.State, fx gating.Facts) {
 	}
 }
 
-// snapshot encodes st without its timestamp, to tell a real change from a touch.
-func snapshot(st *gating.State) ([]byte, int64) {
-	u := st.Updated
-	st.Updated = 0
-	b, _ := json.Marshal(st)
-	st.Updated = u
-	return b, u
+// snapshot copies st, to tell a real change from a touch after the engine ran. A copy and a
+// field-by-field compare cost a fraction of encoding the state twice per tool call.
+func snapshot(st *gating.State) (*gating.State, int64) {
+	c := *st
+	c.Reads = slices.Clone(st.Reads)
+	c.Anchors = slices.Clone(st.Anchors)
+	c.Warned = maps.Clone(st.Warned)
+	if st.Recovery != nil {
+		r := *st.Recovery
+		r.Anchors = slices.Clone(st.Recovery.Anchors)
+		r.Read = slices.Clone(st.Recovery.Read)
+		c.Recovery = &r
+	}
+	return &c, st.Updated
+}
+
+// sameState reports whether a and b differ in nothing but their timestamps.
+func sameState(a, b *gating.State) bool {
+	if a.Session != b.Session || a.Message != b.Message || a.Satisfied != b.Satisfied ||
+		a.BankWritten != b.BankWritten || a.Compactions != b.Compactions || a.Injected != b.Injected ||
+		!slices.Equal(a.Reads, b.Reads) || !slices.Equal(a.Anchors, b.Anchors) || !maps.Equal(a.Warned, b.Warned) {
+		return false
+	}
+	if (a.Recovery == nil) != (b.Recovery == nil) {
+		return false
+	}
+	if a.Recovery != nil {
+		ra, rb := a.Recovery, b.Recovery
+		return ra.Since == rb.Since && slices.Equal(ra.Anchors, rb.Anchors) && slices.Equal(ra.Read, rb.Read)
+	}
+	return true
 }
 
 // touchEvery is how stale a session's timestamp may get before a call that changed nothing
@@ -220,8 +251,7 @@ const touchEvery = time.Minute
 // close saves a changed session and releases its lock.
 func (s *Service) close(ss *session) {
 	defer ss.lock.Unlock()
-	after, _ := snapshot(ss.st)
-	if ss.before != nil && string(after) == string(ss.before) && ss.st.Updated-ss.updated < touchEvery.Milliseconds() {
+	if ss.before != nil && sameState(ss.before, ss.st) && ss.st.Updated-ss.updated < touchEvery.Milliseconds() {
 		return
 	}
 	if err := s.store.Save(ss.st); err != nil {
