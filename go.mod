@@ -1,6 +1,6 @@
 module github.com/mbguard/mbguard
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/knadh/koanf/parsers/yaml v1.1.1
