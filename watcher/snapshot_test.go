@@ -14,7 +14,7 @@ func TestSameStateSeesEveryField(t *testing.T) {
 		Session: "s", Message: "m", Reads: []string{"a"}, Satisfied: false,
 		Warned: map[string]bool{"read": true}, Anchors: []string{"x"},
 		Recovery: &gating.Recovery{Anchors: []string{"a"}, Read: []string{"b"}, Since: 1},
-		Updated: 5,
+		Updated:  5,
 	}
 	snap, _ := snapshot(&base)
 	if !sameState(snap, &base) {
