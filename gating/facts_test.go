@@ -68,7 +68,13 @@ func (m *memFacts) Resolve(abs string) string {
 	for range 8 {
 		changed := false
 		for link, target := range m.links {
-			if abs == link || strings.HasPrefix(abs, link+"/") {
+			// On a case-folding file system a link is found under any spelling, as lstat does.
+			head := abs
+			if len(head) > len(link) {
+				head = head[:len(link)]
+			}
+			same := head == link || m.ci && strings.EqualFold(head, link)
+			if same && (len(abs) == len(link) || abs[len(link)] == '/') {
 				abs = target + abs[len(link):]
 				changed = true
 			}

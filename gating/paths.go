@@ -49,10 +49,9 @@ func canon(raw, cwd string, fx Facts) canonPath {
 
 // absolute joins raw onto cwd (or the root) and cleans it, without touching the file system.
 func absolute(raw, cwd, root string) string {
-	if i := strings.IndexByte(raw, 0); i >= 0 {
-		// The system calls behind every host's file tools end a path at its first NUL.
-		raw = raw[:i]
-	}
+	// The system calls behind every host's file tools end a path at its first NUL; so does a
+	// working directory.
+	raw, cwd = cutNUL(raw), cutNUL(cwd)
 	p := strings.ReplaceAll(raw, `\`, "/")
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		// The engine has no $HOME; a home path is kept absolute-looking so it can never
@@ -73,6 +72,13 @@ func absolute(raw, cwd, root string) string {
 		}
 	}
 	return path.Join(base, p)
+}
+
+func cutNUL(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // relTo makes abs relative to root. On a folding file system both sides are compared, and the
