@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/internal/testhost"
 )
 
 // The real Claude Code end-to-end test: the CLI from npm (@anthropic-ai/claude-code, installed
@@ -23,43 +24,11 @@ import (
 // with mbguard's hooks installed by `mbguard install --agent claude` into a temporary project.
 // It asserts on files on disk and on the requests the fake received.
 
-// moduleRoot walks up from the working directory to go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	d, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		d = p
-	}
-}
-
 // claudeBinary finds the real Claude Code CLI; without it the test fails in CI and skips locally.
 func claudeBinary(t *testing.T) string {
 	t.Helper()
-	hosts := os.Getenv("MBGUARD_HOSTS_DIR")
-	if hosts == "" {
-		hosts = filepath.Join(moduleRoot(t), "test", "hosts", "node_modules")
-	}
-	for _, p := range []string{
-		filepath.Join(hosts, "@anthropic-ai", "claude-code-linux-x64", "claude"),
-		filepath.Join(hosts, ".bin", "claude"),
-	} {
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p
-		}
-	}
-	msg := "real Claude Code not found under " + hosts + ": run `npm install --prefix test/hosts` (or bash .ci/run)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+	return testhost.HostBinary(t, "real Claude Code (@anthropic-ai/claude-code@2.1.328)",
+		"@anthropic-ai/claude-code-linux-x64/claude", ".bin/claude")
 }
 
 var (
@@ -79,7 +48,7 @@ func mbguardBinary(t *testing.T) string {
 		}
 		buildDir = dir
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mbguard"), "./cmd/mbguard")
-		cmd.Dir = moduleRoot(t)
+		cmd.Dir = testhost.ModuleRoot(t)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)

@@ -8,26 +8,8 @@ import (
 	"testing"
 
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/internal/testhost"
 )
-
-// moduleRoot walks up from the test's directory to go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	d, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			t.Fatal("no go.mod above the test")
-		}
-		d = p
-	}
-}
 
 // copyTree copies the example bank src into dst.
 func copyTree(t *testing.T, src, dst string) {
@@ -55,14 +37,8 @@ func copyTree(t *testing.T, src, dst string) {
 // .pre-commit-hooks.yaml (the mbguard-system hook, with a freshly built mbguard on PATH)
 // against the example banks: the good one passes, the broken one fails with its findings.
 func TestPreCommitFramework(t *testing.T) {
-	pc, err := exec.LookPath("pre-commit")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("pre-commit is not installed (.ci/run installs it with apt-get install pre-commit)")
-		}
-		t.Skip("pre-commit is not installed; apt-get install pre-commit to run this test")
-	}
-	mod := moduleRoot(t)
+	pc := testhost.Tool(t, "pre-commit", "apt-get install pre-commit")
+	mod := testhost.ModuleRoot(t)
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "mbguard"), "./cmd/mbguard")
 	build.Dir = mod
@@ -186,17 +162,11 @@ func runCmd(dir string, env []string, name string, args ...string) (string, erro
 // on PATH, no GOFLAGS from this machine's go env — HOME is isolated). Each case is a fixture
 // repository holding the good example bank in its first commit.
 func TestPreCommitGolangHook(t *testing.T) {
-	pc, err := exec.LookPath("pre-commit")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("pre-commit is not installed (.ci/run installs it with apt-get install pre-commit)")
-		}
-		t.Skip("pre-commit is not installed; apt-get install pre-commit to run this test")
-	}
+	pc := testhost.Tool(t, "pre-commit", "apt-get install pre-commit")
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatal("go is not on PATH; pre-commit's golang hook builds with it")
 	}
-	mod := moduleRoot(t)
+	mod := testhost.ModuleRoot(t)
 	caches := goCaches(t)
 	snap := snapshotRepo(t, mod)
 	rev := testgit.Git(t, snap, "rev-parse", "HEAD")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/internal/testhost"
 )
 
 // harnessStep is one hook call for testdata/opencode/harness.mjs.
@@ -32,14 +33,7 @@ type harnessResult struct {
 
 func nodeBinary(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is missing; the plugin tests need Node.js 20")
-		}
-		t.Skip("node is missing; install Node.js 20 to test the OpenCode plugin")
-	}
-	return p
+	return testhost.Tool(t, "node", "install Node.js 20")
 }
 
 // runHarness installs the plugin into dir the way users get it and replays steps against it.

@@ -11,48 +11,14 @@ import (
 	"time"
 
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/internal/testhost"
 )
-
-// repoRoot walks up from the test's directory to go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	d, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		d = p
-	}
-}
-
-// need fails under CI and skips locally when a real component is missing.
-func need(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is missing; .ci/run installs it (npm install --prefix test/hosts)", what)
-	}
-	t.Skipf("%s is missing; run npm install --prefix test/hosts --no-audit --no-fund", what)
-}
 
 // openCodeBinary finds the opencode that npm installed under $MBGUARD_HOSTS_DIR.
 func openCodeBinary(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("MBGUARD_HOSTS_DIR")
-	if dir == "" {
-		dir = filepath.Join(repoRoot(t), "test", "hosts", "node_modules")
-	}
-	for _, p := range []string{".bin/opencode", "opencode-ai/bin/opencode", "opencode-ai/bin/opencode.exe", "opencode-linux-x64/bin/opencode"} {
-		full := filepath.Join(dir, p)
-		if fi, err := os.Stat(full); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return full
-		}
-	}
-	need(t, "OpenCode (opencode-ai@1.18.33) under "+dir)
-	return ""
+	return testhost.HostBinary(t, "OpenCode (opencode-ai@1.18.33)",
+		".bin/opencode", "opencode-ai/bin/opencode", "opencode-linux-x64/bin/opencode")
 }
 
 const memoryMD = `# Project memory
@@ -193,7 +159,7 @@ func buildMbguardOnce(t *testing.T) string {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mbguard"), "./cmd/mbguard")
-	cmd.Dir = repoRoot(t)
+	cmd.Dir = testhost.ModuleRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building mbguard: %v\n%s", err, out)
 	}
