@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/skills"
@@ -72,6 +73,10 @@ func newInstallCmd(e *env) *command {
 				return e.fail(fmt.Errorf("installing the skill: %w", err))
 			}
 			for _, l := range lines {
+				// show project files relative to the root, like the other install lines
+				if r.Root != "" {
+					l = strings.ReplaceAll(l, r.Root+string(filepath.Separator), "")
+				}
 				fmt.Fprintln(e.stdout, l)
 			}
 		}
