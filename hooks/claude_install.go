@@ -33,15 +33,9 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" {
 		return nil, errors.New("--global needs HOME to find ~/.claude")
 	}
-	if !o.Global && o.Root == "" {
-		return nil, errors.New("not inside a git work tree: run it in your project, or use --global")
-	}
-	path := ClaudeSettingsPath(o)
-	show := displayPath(o.Root, path)
-	old, err := os.ReadFile(path)
-	exists := err == nil
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("reading %s: %w", show, err)
+	old, exists, show, path, err := readTarget(o, ClaudeSettingsPath, "HOME to find ~/.claude")
+	if err != nil {
+		return nil, err
 	}
 	top := &jsonObject{}
 	if exists && len(bytes.TrimSpace(old)) > 0 {

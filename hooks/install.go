@@ -1,14 +1,23 @@
 package hooks
 
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
 // InstallOptions says where and how `mbguard install` writes its files.
 type InstallOptions struct {
 	Root      string // repository root (absolute)
 	GitDir    string // the repository's git directory
 	CommonDir string // the git directory shared by worktrees
 	Home      string // the user's home, for --global
-	Global    bool   // install into the user's global host configuration instead of the project
-	Uninstall bool   // remove only mbguard's entries, restoring what was there before
-	Husky     bool   // add the check to .husky/pre-commit instead of .git/hooks
+	// ConfigHome is the user's configuration folder for --global ($XDG_CONFIG_HOME, else
+	// ~/.config); the CLI fills it from the environment so the installers read none.
+	ConfigHome string
+	Global     bool // install into the user's global host configuration instead of the project
+	Uninstall  bool // remove only mbguard's entries, restoring what was there before
+	Husky      bool // add the check to .husky/pre-commit instead of .git/hooks
 	// Binary is how hooks call mbguard: "mbguard" when it is on PATH, else an absolute path.
 	Binary string
 }
@@ -18,4 +27,23 @@ type Change struct {
 	Path   string // the file, relative to Root when inside it
 	Action string // created, updated, unchanged, removed, kept (edited by you), skipped
 	Note   string // optional: why, or the next step
+}
+
+// readTarget reads the file an installer is about to change. It checks that the options can
+// name that file (a project, or HOME for --global) and returns its content, whether it exists,
+// and the path to show the user (relative to the project when inside it).
+func readTarget(o InstallOptions, path func(InstallOptions) string, globalNeeds string) (old []byte, exists bool, show, full string, err error) {
+	if o.Global && o.Home == "" && o.ConfigHome == "" {
+		return nil, false, "", "", errors.New("--global needs " + globalNeeds)
+	}
+	if !o.Global && o.Root == "" {
+		return nil, false, "", "", errors.New("not inside a git work tree: run it in your project, or use --global")
+	}
+	full = path(o)
+	show = displayPath(o.Root, full)
+	old, err = os.ReadFile(full)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, false, show, full, fmt.Errorf("reading %s: %w", show, err)
+	}
+	return old, err == nil, show, full, nil
 }

@@ -23,8 +23,7 @@ const openCodeBinLine = `const DEFAULT_BIN = "mbguard"`
 // ($XDG_CONFIG_HOME/opencode, else ~/.config/opencode).
 func OpenCodePluginPath(o InstallOptions) string {
 	if o.Global {
-		// InstallOptions has no field for it; the environment is the user's own setting.
-		base := os.Getenv("XDG_CONFIG_HOME")
+		base := o.ConfigHome
 		if base == "" {
 			base = filepath.Join(o.Home, ".config")
 		}
@@ -97,18 +96,9 @@ func renderOpenCodePlugin(binary string) string {
 // beside it as mbguard.js.orig); a file someone else wrote is never touched. Uninstall removes
 // only our file.
 func InstallOpenCode(o InstallOptions) ([]Change, error) {
-	if o.Global && o.Home == "" && os.Getenv("XDG_CONFIG_HOME") == "" {
-		return nil, errors.New("--global needs HOME or XDG_CONFIG_HOME to find OpenCode's configuration")
-	}
-	if !o.Global && o.Root == "" {
-		return nil, errors.New("not inside a git work tree: run it in your project, or use --global")
-	}
-	path := OpenCodePluginPath(o)
-	show := displayPath(o.Root, path)
-	old, err := os.ReadFile(path)
-	exists := err == nil
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("reading %s: %w", show, err)
+	old, exists, show, path, err := readTarget(o, OpenCodePluginPath, "HOME or XDG_CONFIG_HOME to find OpenCode's configuration")
+	if err != nil {
+		return nil, err
 	}
 	state := PluginMissing
 	if exists {

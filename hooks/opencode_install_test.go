@@ -74,13 +74,12 @@ func TestInstallOpenCode(t *testing.T) {
 
 func TestOpenCodePluginPathGlobal(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", "")
 	o := InstallOptions{Global: true, Home: home}
 	if got, want := OpenCodePluginPath(o), filepath.Join(home, ".config", "opencode", "plugin", "mbguard.js"); got != want {
 		t.Fatalf("path = %s, want %s", got, want)
 	}
 	xdg := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", xdg)
+	o.ConfigHome = xdg
 	if got, want := OpenCodePluginPath(o), filepath.Join(xdg, "opencode", "plugin", "mbguard.js"); got != want {
 		t.Fatalf("path = %s, want %s", got, want)
 	}

@@ -53,7 +53,7 @@ func newDoctorCmd(e *env) *command {
 		home := e.getenv("HOME")
 		checks = append(checks,
 			checkClaude(r, home),
-			checkOpenCode(r, home),
+			checkOpenCode(r, home, configHome(e.getenv)),
 			checkGitHook(r),
 			checkWatcher(ctx, r),
 		)
@@ -167,12 +167,12 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 	return ch
 }
 
-func checkOpenCode(r repo.Repo, home string) doctorCheck {
+func checkOpenCode(r repo.Repo, home, cfgHome string) doctorCheck {
 	ch := doctorCheck{Name: "opencode"}
 	best := ""
 	var bestState hooks.PluginState = hooks.PluginMissing
 	for _, global := range []bool{false, true} {
-		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, Global: global}
+		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, ConfigHome: cfgHome, Global: global}
 		path, st, err := hooks.OpenCodePluginState(o)
 		if err != nil {
 			ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), "mbguard install --agent opencode"

@@ -32,7 +32,7 @@ func newInstallCmd(e *env) *command {
 			return e.fail(err)
 		}
 		home := e.getenv("HOME")
-		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home,
+		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, ConfigHome: configHome(e.getenv),
 			Global: *global, Uninstall: *uninstall, Husky: *husky, Binary: selfCommand()}
 		var changes []hooks.Change
 		var skillDir string
@@ -48,7 +48,7 @@ func newInstallCmd(e *env) *command {
 			changes, err = hooks.InstallOpenCode(o)
 			skillDir = filepath.Join(r.Root, ".opencode", "skills", "memory-bank")
 			if *global {
-				skillDir = filepath.Join(openCodeConfigHome(e.getenv), "skills", "memory-bank")
+				skillDir = filepath.Join(o.ConfigHome, "opencode", "skills", "memory-bank")
 			}
 		default:
 			fmt.Fprintf(e.stderr, "mbguard: --agent %q: want claude or opencode\n", *agent)
@@ -93,12 +93,12 @@ func printChange(e *env, ch hooks.Change) {
 	fmt.Fprintf(e.stdout, "%-10s %s\n", ch.Action, ch.Path)
 }
 
-// openCodeConfigHome is OpenCode's global configuration folder.
-func openCodeConfigHome(getenv func(string) string) string {
+// configHome is the user's configuration folder: $XDG_CONFIG_HOME, else ~/.config.
+func configHome(getenv func(string) string) string {
 	if x := getenv("XDG_CONFIG_HOME"); x != "" {
-		return filepath.Join(x, "opencode")
+		return x
 	}
-	return filepath.Join(getenv("HOME"), ".config", "opencode")
+	return filepath.Join(getenv("HOME"), ".config")
 }
 
 // selfCommand is how installed hooks call mbguard: by name when the mbguard on PATH is this

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -176,17 +175,4 @@ func (e *env) logf(format string, a ...any) {
 	if e.verbose {
 		fmt.Fprintf(e.stderr, "mbguard: "+format+"\n", a...)
 	}
-}
-
-// color reports whether stderr output may use colour.
-func (e *env) color() bool {
-	if e.getenv("NO_COLOR") != "" {
-		return false
-	}
-	f, ok := e.stderr.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
