@@ -31,6 +31,7 @@ const (
 	GateRecovery Gate = "recovery"  // post-compaction anchors (seed 003)
 	GateBank     Gate = "bank"      // memory-bank write guard (seed 004), always on
 	GateDocFirst Gate = "doc-first" // document in memory-bank before code
+	GateOutcome  Gate = "outcome"   // what a tool call really did to memory-bank/, judged after it ran
 )
 
 // Mode is how strictly a gate enforces: off, warn or block.
@@ -71,6 +72,9 @@ type Event struct {
 	Args    map[string]any `json:"args,omitempty"`    // the tool's arguments, JSON-decoded
 	// Cwd is the absolute directory relative paths and shell commands start from (bash workdir).
 	Cwd string `json:"cwd,omitempty"`
+	// Call is the host's id of one tool call (Claude's tool_use_id, OpenCode's callID); it pairs a
+	// tool.before with its tool.after. Empty when the host sends none.
+	Call string `json:"call,omitempty"`
 	// Attached lists files attached to a user message (OpenCode @file); they count as reads.
 	Attached []string `json:"attached,omitempty"`
 	// Now is the current time in Unix milliseconds, supplied by the adapter (the engine has no clock).
