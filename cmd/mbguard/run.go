@@ -72,7 +72,7 @@ func newRootCmd(e *env) *cobra.Command {
 		SilenceUsage:  true, // a mistake gets one line naming --help, not a page of flags
 		RunE: func(c *cobra.Command, args []string) error {
 			if showVersion {
-				fmt.Fprintln(e.stdout, "mbguard", versionString())
+				fmt.Fprintln(e.stdout, currentBuild())
 				return nil
 			}
 			// bare `mbguard` prints help and succeeds, as gh and kubectl do
