@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
@@ -104,7 +105,7 @@ func newRootCmd(e *env) *cobra.Command {
 		return nil
 	})
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{c, err.Error()}
+		return usageError{c, flagMessage(err)}
 	})
 	root.AddCommand(commands(e)...)
 	// cobra's own commands, worded like ours
@@ -177,6 +178,25 @@ func (e *env) runs(body func(ctx context.Context, args []string) int) func(*cobr
 func (e *env) usage(c *cobra.Command, format string, a ...any) int {
 	fmt.Fprintf(e.stderr, "mbguard: %s (see %s --help)\n", fmt.Sprintf(format, a...), c.CommandPath())
 	return exitUsage
+}
+
+// flagMessage words a flag parsing error for people: pflag's bad-value errors carry Go's
+// (`strconv.ParseInt: parsing "abc": invalid syntax`).
+func flagMessage(err error) string {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
+		return err.Error()
+	}
+	f := iv.GetFlag()
+	want := map[string]string{
+		"int":      "a whole number",
+		"bool":     "true or false",
+		"duration": "a duration such as 150ms or 2s",
+	}[f.Value.Type()]
+	if want == "" {
+		want = "a " + f.Value.Type()
+	}
+	return fmt.Sprintf("--%s %q: want %s", f.Name, iv.GetValue(), want)
 }
 
 // noArgs is cobra.NoArgs with a message that names the command's help.
