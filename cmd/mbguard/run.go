@@ -108,13 +108,11 @@ func newRootCmd(e *env) *cobra.Command {
 		return usageError{c, flagMessage(err)}
 	})
 	root.AddCommand(commands(e)...)
-	// cobra's own commands, worded like ours
-	root.InitDefaultHelpCmd()
+	root.SetHelpCommand(newHelpCmd())
+	// cobra's own completion command, worded like ours
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		switch c.Name() {
-		case "help":
-			c.Short = "show help for any command"
 		case "completion":
 			c.Short = "print a shell completion script (bash, zsh, fish, powershell)"
 			// runnable, so cobra reports an unknown shell instead of printing help and exiting 0
@@ -153,6 +151,36 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	return e.code
+}
+
+// newHelpCmd is `mbguard help [command]`: cobra's, except that an unknown topic is a usage
+// error (exit 2) rather than help and exit 0.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "show help for any command",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			parent, _, err := c.Root().Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []cobra.Completion
+			for _, sub := range parent.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					names = append(names, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := c.Root().Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				return usageError{c.Root(), fmt.Sprintf("no help topic %q", strings.Join(args, " "))}
+			}
+			target.InitDefaultHelpFlag()
+			return target.Help()
+		},
+	}
 }
 
 // errReported means the message is already printed and e.code holds the exit code.
