@@ -12,11 +12,21 @@ import (
 // message for the first violation ("" when none) and whether the call writes memory-bank files
 // through a permitted route (for Doc-First and the writing guideline).
 func (e *Engine) bankGuard(a *action, fx Facts, fold bool) (msg string, bankWrites bool) {
+	if a.bad != "" {
+		// A call the host would reject anyway, or a forged one: either way nobody can tell what
+		// it writes, so it is refused in every mode rather than let through as nothing.
+		return prefixBank + "blocked: mbguard cannot read this " + a.tool + " call: " + a.bad +
+			". Next: retry the call with its arguments as the tool's schema describes them.", false
+	}
 	if a.kind == kindShell {
 		return e.shellBankGuard(a, fx, fold)
 	}
 	for i := range a.writes {
 		w := &a.writes[i]
+		if w.op == opOpaque && (w.inRepo && inBank(w.rel) || w.lexIn && inBank(w.lex)) {
+			return prefixBank + "blocked: " + a.tool + " is a tool mbguard does not know, and it names " + w.rel +
+				". Next: change memory-bank/ .md files with the host's own write/edit tool, which mbguard can check.", false
+		}
 		if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
 			// The engine has no $HOME, and Claude Code expands ~: this may be our own bank.
 			return prefixBank + "blocked: " + w.raw + " may lead into memory-bank/ through your home directory. " +
