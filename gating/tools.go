@@ -162,7 +162,7 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 
 func parseWrite(a *action, args map[string]any, cwd string, fx Facts) {
 	if args == nil {
-		a.bad = "it has no arguments"
+		a.bad = "its arguments (tool_input) are missing or not a JSON object"
 		return
 	}
 	if k, v := badPath(args); k != "" {
