@@ -360,6 +360,9 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 	root := key(slashClean(fx.Root()), fold)
 	for i := range a.writes {
 		w := &a.writes[i]
+		if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
+			return prefixBank + "blocked: this shell command writes " + w.raw + ", which may lead into memory-bank/ through your home directory." + next, false
+		}
 		if (w.shellExact || w.shellTree) && !w.shellNoMD && !(w.inRepo && inBank(w.rel)) &&
 			(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
 			return prefixBank + "blocked: this shell command writes " + w.lex + ", which takes in memory-bank/." +
@@ -372,7 +375,7 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 	}
 	// An undeterminable write in a command that names memory-bank/ (cd memory-bank && … > $F)
 	// may well land there; an unrelated one (make > $LOG) does not name it.
-	if a.shellUnknown && mentionsBank(a.cmd) {
+	if a.shellUnknown && mentionsBank(a.named) {
 		return prefixBank + "blocked: this shell command names memory-bank/ and writes somewhere mbguard cannot determine." + next, false
 	}
 	var targets []*writeTarget

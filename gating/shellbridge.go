@@ -9,6 +9,9 @@ type shellResult struct {
 	reads   []string
 	writes  []shellWrite
 	unknown bool
+	// named is the command with the words that are only read blanked out: a name in it is
+	// one the command may write (git log -- memory-bank > "$F" does not name the bank).
+	named string
 }
 
 // shellWrite is one path a shell command writes.
@@ -25,7 +28,7 @@ type shellWrite struct {
 // a hint under memory-bank/ is still a write into it.
 func classifyShell(cmd, cwd string) shellResult {
 	r := shell.Classify(cmd, cwd)
-	out := shellResult{unknown: r.Unknown || r.Write && len(r.Writes) == 0}
+	out := shellResult{unknown: r.Unknown || r.Write && len(r.Writes) == 0, named: blank(cmd, r.ReadSpans)}
 	for _, a := range r.Reads {
 		if !a.Unknown && a.Path != "" {
 			out.reads = append(out.reads, a.Path)
@@ -37,4 +40,21 @@ func classifyShell(cmd, cwd string) shellResult {
 		}
 	}
 	return out
+}
+
+// blank replaces the byte ranges spans of cmd with spaces.
+func blank(cmd string, spans [][2]int) string {
+	if len(spans) == 0 {
+		return cmd
+	}
+	b := []byte(cmd)
+	for _, sp := range spans {
+		if sp[0] < 0 || sp[1] > len(b) || sp[0] >= sp[1] {
+			continue
+		}
+		for i := sp[0]; i < sp[1]; i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }

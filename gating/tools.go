@@ -54,6 +54,7 @@ type action struct {
 	writes       []writeTarget
 	agent        string // subagent type of a task/Agent call
 	cmd          string // shell command
+	named        string // cmd without the words it only reads
 	cwd          string // absolute directory the shell command starts in
 	shellUnknown bool   // the shell writes somewhere undeterminable
 	tooDeep      bool   // batches nested deeper than maxBatchDepth: not unpacked
@@ -123,6 +124,7 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 			a.cwd = absolute(wd, a.cwd, slashClean(fx.Root()))
 		}
 		r := classifyShell(a.cmd, a.cwd)
+		a.named = r.named
 		for _, p := range r.reads {
 			a.reads = append(a.reads, canon(p, a.cwd, fx))
 		}
