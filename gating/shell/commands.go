@@ -11,6 +11,7 @@ func (w *walker) call(args []arg, e *env, depth int, in *stdin) {
 		if !args[0].exact {
 			// `$CMD file` or `"$(which rm)" x`: the program is unknown.
 			w.unknownWrite()
+			w.namedArgs("a command", args[1:], e)
 			return
 		}
 		name := path.Base(args[0].s)
@@ -131,6 +132,11 @@ func (e *env) cd(d arg) {
 		e.known = false
 		return
 	}
+	if e.cdpath && d.s[0] != '/' && d.s != "." && d.s != ".." && !strings.HasPrefix(d.s, "./") && !strings.HasPrefix(d.s, "../") {
+		// With CDPATH set, cd NAME goes to the first CDPATH entry holding NAME.
+		e.known = false
+		return
+	}
 	if d.s[0] == '/' {
 		e.dir, e.known = path.Clean(d.s), true
 		return
@@ -244,10 +250,14 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 		}
 		w.writeAll(ops, name, e)
 	case "zip":
-		_, ops := parseArgs(args, flagSpec{short: "bnitx", long: []string{"--temp-path", "--suffixes"}})
+		opts, ops := parseArgs(args, flagSpec{short: "bnitx", long: []string{"--temp-path", "--suffixes"}})
 		w.res.Write = true
 		if len(ops) > 0 {
 			w.writeArg(ops[0], name, e)
+			if hasOpt(opts, "-m", "--move") {
+				// zip -m deletes the files it stored
+				w.writeAll(ops[1:], "zip -m", e)
+			}
 		}
 	case "7z", "7za", "7zr":
 		w.sevenZip(args, e)
@@ -300,13 +310,156 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 		w.readAll(ops, name, e)
 	case "apply_patch", "applypatch":
 		w.applyPatch(args, in, e)
+	case "trap":
+		// trap 'CODE' SIGNALS: the code runs later, in this shell.
+		_, ops := parseArgs(args, flagSpec{})
+		if len(ops) > 1 && ops[0].s != "-" {
+			w.codeArg(ops[0], e, depth)
+		}
+	case "source", ".":
+		w.source(args, e, depth, in)
+	case "mapfile", "readarray":
+		// mapfile -C CALLBACK runs CALLBACK as a command every -c lines.
+		opts, _ := parseArgs(args, flagSpec{short: "dnOsuCct"})
+		if c, ok := optValue(opts, "-C"); ok {
+			w.codeArg(c, e, depth)
+		}
+	case "alias":
+		// Non-interactive bash expands aliases only after shopt -s
+		// expand_aliases, but an alias is code all the same: judge its body.
+		for _, a := range args {
+			if _, body, ok := strings.Cut(a.s, "="); ok {
+				w.codeArg(arg{s: body, exact: a.exact}, e, depth)
+			}
+		}
+	case "shopt":
+		opts, ops := parseArgs(args, flagSpec{})
+		if hasOpt(opts, "-s") {
+			for _, o := range ops {
+				if o.s == "nocaseglob" {
+					e.nocase = true
+				}
+			}
+		}
+	case "sqlite3", "sqlite":
+		w.sqlite(args, e, depth)
+	case "fallocate":
+		_, ops := parseArgs(args, flagSpec{short: "lo", long: []string{"--length", "--offset"}})
+		w.writeAll(ops, name, e)
+	case "iconv", "xmllint", "pandoc":
+		w.outputFlag(name, args, e)
 	default:
+		if w.runner(name, args, e, depth, in) || w.wrapper(name, args, e, depth, in) {
+			return
+		}
 		if spec, ok := readers[name]; ok {
 			w.read(name, spec, args, e)
+			w.outputFlag(name, args, e)
 			return
 		}
 		if it, ok := interpreters[interpName(name)]; ok {
 			w.interp(it, args, e, in)
+			return
+		}
+		if _, ok := fixFlags[name]; ok {
+			w.formatter(name, args, e)
+			return
+		}
+		if harmlessCommands[name] {
+			return
+		}
+		w.unknownCommand(name, args, e, depth)
+	}
+}
+
+// outputOpts are the options through which a command otherwise known as a
+// reader writes a file.
+var outputOpts = []string{"-o", "--output", "-out", "--out", "--output-file", "--outfile", "--to-file", "--output-document"}
+
+// outputFlag records the file a reader writes through an output option
+// (iconv -o, xmllint --output, pandoc -o, base64 -o).
+func (w *walker) outputFlag(name string, args []arg, e *env) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.exact {
+			continue
+		}
+		for _, o := range outputOpts {
+			switch {
+			case a.s == o && i+1 < len(args):
+				w.writeArg(args[i+1], name+" "+o, e)
+				i++
+			case strings.HasPrefix(a.s, o+"=") && strings.HasPrefix(o, "--"):
+				w.writeArg(arg{s: a.s[len(o)+1:], exact: true}, name+" "+o, e)
+			}
+		}
+	}
+	if name == "pandoc" || name == "xmllint" || name == "iconv" {
+		_, ops := parseArgs(args, flagSpec{short: "oftrFMVw", long: append([]string{"--from", "--to", "--from-code", "--to-code", "--xpath", "--schema", "--relaxng", "--metadata", "--variable", "--template", "--filter", "--lua-filter", "--resource-path"}, outputOpts...)})
+		w.readAll(ops, name, e)
+	}
+}
+
+// source runs a file in this shell: code from stdin, a process substitution
+// or a descriptor cannot be seen, and a file is a script (not inspected).
+func (w *walker) source(args []arg, e *env, depth int, in *stdin) {
+	if len(args) == 0 {
+		return
+	}
+	f := args[0]
+	switch {
+	case !f.exact:
+		w.unknownWrite() // <(…), $(…), a variable
+	case isStdinPath(f.s):
+		w.stdinCode(in, func(code string) { w.reparse(code, e, depth) })
+		if in.hdoc == nil && !in.piped {
+			w.unknownWrite()
+		}
+	default:
+		if _, ok := fdPath(f.s); ok {
+			w.unknownWrite()
+		}
+	}
+	w.namedArgs("source", args[1:], e)
+}
+
+// sqlite handles sqlite3 DB [SQL…]: its dot-commands .output/.once/.save/
+// .backup/.dump write files, .shell/.system run commands, and the database
+// itself is written.
+func (w *walker) sqlite(args []arg, e *env, depth int) {
+	opts, ops := parseArgs(args, flagSpec{long: []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap"}})
+	for _, o := range opts {
+		if (o.name == "-cmd" || o.name == "-init") && o.has {
+			ops = append(ops, o.value)
+		}
+	}
+	if len(ops) == 0 {
+		return
+	}
+	w.res.Write = true
+	w.namedArg("sqlite3", ops[0], e)
+	for _, sql := range ops[1:] {
+		if !sql.exact {
+			if mayNameBank(sql.pat) {
+				w.unknownWrite()
+			}
+			continue
+		}
+		for _, line := range strings.FieldsFunc(sql.s, func(r rune) bool { return r == '\n' || r == ';' }) {
+			f := strings.Fields(strings.TrimSpace(line))
+			if len(f) == 0 || !strings.HasPrefix(f[0], ".") {
+				continue
+			}
+			switch f[0] {
+			case ".output", ".once", ".save", ".backup", ".dump", ".excel", ".log", ".clone":
+				if len(f) > 1 {
+					w.writeArg(arg{s: strings.Trim(f[len(f)-1], `'"`), exact: true}, "sqlite3 "+f[0], e)
+				} else if f[0] == ".save" || f[0] == ".backup" || f[0] == ".clone" {
+					w.unknownWrite()
+				}
+			case ".shell", ".system":
+				w.reparse(strings.Join(f[1:], " "), e, depth)
+			}
 		}
 	}
 }

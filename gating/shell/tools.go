@@ -491,11 +491,17 @@ func (w *walker) tar(args []arg, e *env) {
 	}
 	var mode byte
 	var archive, dir arg
-	hasArchive, hasDir := false, false
+	hasArchive, hasDir, remove := false, false, false
+	var operands []arg
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		s := a.s
+		if a.exact && s == "--remove-files" {
+			remove = true
+			continue
+		}
 		if !a.exact || len(s) < 2 || s[0] != '-' {
+			operands = append(operands, a)
 			continue
 		}
 		if strings.HasPrefix(s, "--") {
@@ -567,6 +573,10 @@ func (w *walker) tar(args []arg, e *env) {
 		} else {
 			w.res.Write = true
 		}
+		if remove {
+			// tar --remove-files deletes what it archived
+			w.writeAll(operands, "tar --remove-files", e)
+		}
 	}
 }
 
@@ -608,6 +618,11 @@ func (w *walker) sevenZip(args []arg, e *env) {
 		w.res.Write = true
 		if len(ops) > 1 {
 			w.writeArg(ops[1], "7z "+ops[0].s, e)
+		}
+		for _, a := range args {
+			if a.exact && a.s == "-sdel" && len(ops) > 2 {
+				w.writeAll(ops[2:], "7z -sdel", e) // deletes the files it stored
+			}
 		}
 	}
 }
