@@ -365,6 +365,10 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 		}
 		if (w.shellExact || w.shellTree) && !w.shellNoMD && !(w.inRepo && inBank(w.rel)) &&
 			(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
+			if strings.HasPrefix(w.shellOp, "git ") {
+				return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole, memory-bank/ included." +
+					" Next: name the paths outside memory-bank/, e.g. `git checkout -- src/`, `git clean -fd -- src/` or `git stash push -- src/`.", false
+			}
 			return prefixBank + "blocked: this shell command writes " + w.lex + ", which takes in memory-bank/." +
 				" Next: name the files outside memory-bank/ explicitly, and change memory-bank/ .md files with the write/edit tool.", false
 		}

@@ -20,7 +20,8 @@ type shellWrite struct {
 	// exact is a literal path (rm -rf ., a glob such as *), not the literal prefix of a
 	// run-time word; tree is a directory written at any depth (tar x, find -delete).
 	exact, tree bool
-	noMD        bool // a tree write that touches no Markdown file (find -name '*.pyc' -delete)
+	noMD        bool   // a tree write that touches no Markdown file (find -name '*.pyc' -delete)
+	op          string // what writes it: "redirect", "git reset" …
 }
 
 // classifyShell adapts shell.Classify. A write the classifier saw without a target, and a
@@ -36,7 +37,7 @@ func classifyShell(cmd, cwd string) shellResult {
 	}
 	for _, a := range r.Writes {
 		if a.Path != "" {
-			out.writes = append(out.writes, shellWrite{path: a.Path, exact: !a.Unknown, tree: a.Tree, noMD: a.NoMarkdown})
+			out.writes = append(out.writes, shellWrite{path: a.Path, exact: !a.Unknown, tree: a.Tree, noMD: a.NoMarkdown, op: a.Op})
 		}
 	}
 	return out

@@ -44,6 +44,7 @@ type writeTarget struct {
 	// opShell: a literal path (not a run-time word's prefix), a directory written at any depth,
 	// and a tree write that touches no Markdown file
 	shellExact, shellTree, shellNoMD bool
+	shellOp                          string
 }
 
 // action is a tool call normalised across hosts.
@@ -130,7 +131,7 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 		}
 		for _, w := range r.writes {
 			a.writes = append(a.writes, writeTarget{canonPath: canon(w.path, a.cwd, fx), op: opShell,
-				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD})
+				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD, shellOp: w.op})
 		}
 		a.shellUnknown = r.unknown
 	case kindAgent:

@@ -281,12 +281,30 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 			w.readAll(ops[1:], name, e)
 		}
 	case "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "pico", "micro", "hx", "kak", "sudoedit":
-		_, ops := parseArgs(args, flagSpec{short: "cSuiTwWs", long: []string{"--cmd"}})
+		opts, ops := parseArgs(args, flagSpec{short: "cSuiTwW", long: []string{"--cmd", "--eval", "--execute", "--load", "-l"}})
 		w.res.Write = true
-		for _, a := range ops {
-			if !strings.HasPrefix(a.s, "+") {
-				w.writeArg(a, "editor", e)
+		cmds := in.hdoc != nil || in.piped || in.file || name == "ed" || name == "ex" && hasOpt(opts, "-s")
+		for _, o := range opts {
+			switch o.name {
+			case "-c", "--cmd", "-S", "--eval", "--execute", "--load", "-l", "-s", "-w", "-W":
+				cmds = true
+				if o.has {
+					w.namedArg(name, arg{s: o.value.s, exact: o.value.exact, pat: o.value.pat}, e)
+				}
 			}
+		}
+		for _, a := range ops {
+			if strings.HasPrefix(a.s, "+") {
+				// +cmd runs an editor command; +N and +/pattern only move the cursor
+				cmds = cmds || len(a.s) > 1 && !isDigits(a.s[1:]) && a.s[1] != '/' && a.s[1] != '?'
+
+				continue
+			}
+			w.writeArg(a, "editor", e)
+		}
+		if cmds {
+			// Editor commands (vim -c, ex -s, a script on stdin) can write any file.
+			w.unknownWrite()
 		}
 	case "sort":
 		opts, ops := parseArgs(args, flagSpec{short: "ktSTo", long: []string{"--key", "--field-separator", "--buffer-size", "--temporary-directory", "--output"}})
