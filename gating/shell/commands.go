@@ -561,6 +561,10 @@ func (w *walker) copy(name string, args []arg, e *env) {
 		return
 	}
 	t, hasT := optValue(opts, "-t", "--target-directory")
+	if name == "ln" || name == "link" {
+		// after the link itself is recorded as written
+		defer w.noteLinks(opts, ops, t, hasT, e)
+	}
 	if name == "mv" {
 		srcs := ops
 		if !hasT && len(ops) > 0 {
@@ -589,6 +593,49 @@ func (w *walker) copy(name string, args []arg, e *env) {
 			return
 		}
 		w.writeArg(dest, name, e)
+	}
+}
+
+// noteLinks remembers the links ln makes, so that a later write through one in
+// the same line is a write of what it points to.
+func (w *walker) noteLinks(opts []opt, ops []arg, t arg, hasT bool, e *env) {
+	symbolic := hasOpt(opts, "-s", "--symbolic")
+	var srcs []arg
+	var dir, dest arg
+	switch {
+	case hasT:
+		srcs, dir = ops, t
+	case len(ops) == 1:
+		srcs = ops
+		dir = arg{s: ".", exact: true}
+	case len(ops) >= 2:
+		srcs, dest = ops[:len(ops)-1], ops[len(ops)-1]
+		if len(srcs) > 1 || strings.HasSuffix(dest.s, "/") {
+			dir, dest = dest, arg{}
+		}
+	}
+	for _, s := range srcs {
+		if !s.exact {
+			continue
+		}
+		name := dest
+		if dir.exact && dir.s != "" {
+			name = arg{s: path.Join(dir.s, path.Base(s.s)), exact: true}
+		}
+		if !name.exact || name.s == "" {
+			continue
+		}
+		at, ok := resolve(name.s, e)
+		if !ok {
+			continue
+		}
+		target := s.s
+		if symbolic && !strings.HasPrefix(target, "/") {
+			target = path.Join(path.Dir(at), target) // relative to the link's directory
+		} else if tp, ok := resolve(target, e); ok {
+			target = tp
+		}
+		e.links = bind(e.links, at, arg{s: path.Clean(target), exact: true})
 	}
 }
 

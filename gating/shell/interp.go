@@ -67,6 +67,23 @@ func (w *walker) interp(it interpreter, args []arg, e *env, in *stdin) {
 		}
 		return
 	}
+	if it.module != "" {
+		// python -m zipfile -c memory-bank/x.zip …: a module run with arguments
+		// is judged by the files it names, like any program mbguard does not know.
+		for i, a := range args {
+			if !a.exact || !strings.HasPrefix(a.s, "-") {
+				break
+			}
+			if a.s == it.module && i+1 < len(args) {
+				w.namedArgs("python -m "+args[i+1].s, args[i+2:], e)
+				return
+			}
+			if strings.HasPrefix(a.s, it.module) && len(a.s) > len(it.module) {
+				w.namedArgs("python "+a.s, args[i+1:], e)
+				return
+			}
+		}
+	}
 	if len(it.code) > 0 && it.code[0] == "-e" && strings.HasPrefix(it.flags.short, "ep") {
 		// node -pe CODE: both letters ask for the next argument as code.
 		for i, a := range args {
@@ -95,14 +112,6 @@ func (w *walker) interp(it interpreter, args []arg, e *env, in *stdin) {
 			w.inline(sub[0], e)
 		}
 		return
-	}
-	if it.module != "" {
-		if m, ok := optValue(opts, it.module); ok {
-			// python -m zipfile -c memory-bank/x.zip …: a module run with arguments
-			// is judged by the files it names, like any program mbguard does not know.
-			w.namedArgs(interpName(m.s), ops, e)
-			return
-		}
 	}
 	switch {
 	case len(ops) == 0 || ops[0].s == "-":
@@ -172,18 +181,17 @@ func stringLiterals(code string) []literal {
 		if q != '\'' && q != '"' && q != '`' {
 			continue
 		}
-		var b strings.Builder
 		j := i + 1
 		for ; j < len(code) && code[j] != q; j++ {
 			if code[j] == '\\' && j+1 < len(code) {
 				j++
 			}
-			b.WriteByte(code[j])
 		}
 		if j >= len(code) {
 			break
 		}
-		out = append(out, literal{value: b.String(), start: i})
+		// escapes are decoded the way the languages do (\x6b is k)
+		out = append(out, literal{value: ansiC(code[i+1 : j]), start: i})
 		i = j
 	}
 	return out

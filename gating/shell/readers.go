@@ -103,7 +103,9 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 			}
 		}
 	}
+	w.spanOK = true
 	w.readAll(ops, name, e)
+	w.spanOK = false
 }
 
 // sed: -i (GNU -i[SUF], --in-place[=SUF], BSD -i SUF) turns the file operands

@@ -177,6 +177,9 @@ type walker struct {
 	// (the left of a pipe, a command or process substitution): names read
 	// there may become the targets of a write.
 	feeds int
+	// spanOK is set while a command that only reads (cat, grep, git log)
+	// records its operands: only their words count as read-only text.
+	spanOK bool
 }
 
 type seenKey struct {
@@ -663,7 +666,7 @@ func (w *walker) readArg(a arg, op string, e *env) {
 		return
 	}
 	w.res.Reads = w.add(w.res.Reads, Access{Path: p, Op: op}, false)
-	if a.end > a.pos && w.feeds == 0 {
+	if a.end > a.pos && w.feeds == 0 && w.spanOK {
 		w.res.ReadSpans = append(w.res.ReadSpans, [2]int{a.pos, a.end})
 	}
 }

@@ -359,6 +359,8 @@ func (w *walker) gitRead(sub string, rest []arg, e *env) {
 	if sub == "grep" && !hasOpt(opts, "-e", "-f") && len(ops) > 0 {
 		ops = ops[1:]
 	}
+	w.spanOK = true
+	defer func() { w.spanOK = false }()
 	after := false
 	for i, a := range rest {
 		if a.exact && a.s == "--" {
