@@ -53,6 +53,7 @@ var rootCauseAttacks = map[string][]string{
 		"hyperfine --runs 1 'rm memory-bank/MEMORY.md'",
 		"uv run rm memory-bank/MEMORY.md",
 		"npx rimraf memory-bank",
+		"fd . memory-bank -x rm",
 	},
 	"writers with an output option": {
 		"pandoc README.md -o memory-bank/x.html",
@@ -176,6 +177,12 @@ var harmlessShell = []string{
 	"prettier --check memory-bank/MEMORY.md",
 	"markdownlint memory-bank",
 	"shopt -s nocaseglob; ls MEMORY-BANK/*.md",
+	"gh pr create --body-file memory-bank/details/progress.md",
+	"fd md memory-bank",
+	"du -sh memory-bank",
+	"bat memory-bank/MEMORY.md",
+	"jq . memory-bank/details/x.json",
+	"git add memory-bank && git commit -m 'update memory-bank'",
 }
 
 func TestRootCauses(t *testing.T) {

@@ -359,6 +359,17 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 				}
 			}
 		}
+	case "fd", "fdfind":
+		// fd reads, unless it runs a command on what it finds.
+		opts, ops := parseArgs(args, flagSpec{short: "edtEScjx", long: []string{"--extension", "--max-depth", "--type", "--exclude", "--size", "--changed-within", "--changed-before", "--threads", "--exec", "--exec-batch", "--base-directory", "--search-path", "--owner", "--format", "--max-results"}})
+		if hasOpt(opts, "-x", "-X", "--exec", "--exec-batch") {
+			w.unknownWrite()
+			w.namedArgs(name, ops, e)
+			return
+		}
+		if len(ops) > 1 {
+			w.readAll(ops[1:], name, e)
+		}
 	case "sqlite3", "sqlite":
 		w.sqlite(args, e, depth)
 	case "fallocate":

@@ -259,6 +259,10 @@ var harmlessCommands = map[string]bool{
 	"mbguard": true, "tokei": true, "cloc": true, "scc": true, "glow": true, "mdcat": true, "vale": true,
 	"lychee": true, "tput": true, "clear": true, "open": true, "xdg-open": true, "code": true, "cursor": true,
 	"break": true, "continue": true, "help": true, "man": true, "info": true, "whatis": true, "apropos": true,
+	// they read the files they are handed (gh --body-file, delta a b) or only
+	// copy text to the clipboard
+	"gh": true, "glab": true, "lsd": true, "delta": true, "difft": true, "colordiff": true, "rga": true,
+	"fzf": true, "pbcopy": true, "xclip": true, "wl-copy": true, "du": true, "dust": true, "ncdu": true,
 }
 
 // fixFlags are options that make a linter or formatter rewrite the files it
@@ -278,7 +282,7 @@ var switchCommands = setOf(`sudo doas env nice ionice nohup builtin unbuffer caf
 	link dd sed perl ruby awk gawk mawk nawk git find curl wget rsync scp tar bsdtar gtar unzip gzip gunzip bzip2
 	bunzip2 xz unxz zstd unzstd lz4 brotli zip 7z 7za 7zr patch split csplit mktemp yq vi vim nvim nano emacs ed ex
 	pico micro hx kak sudoedit sort uniq xxd tree apply_patch applypatch trap source . mapfile readarray alias
-	shopt sqlite3 sqlite fallocate iconv xmllint pandoc`)
+	shopt sqlite3 sqlite fallocate iconv xmllint pandoc fd fdfind`)
 
 func setOf(list string) map[string]bool {
 	m := map[string]bool{}
