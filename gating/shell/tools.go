@@ -241,6 +241,7 @@ func safeGitConfig(v arg) bool {
 // path is itself; a glob (git's globs cross '/') or magic (':/', ':(glob)')
 // takes in the tree below its literal directory; exclusions name nothing.
 func (w *walker) pathspecs(ops []arg, op string, e *env) {
+	w.res.Write = true
 	for _, a := range ops {
 		w.pathspec(a, op, e, false)
 	}
