@@ -363,6 +363,11 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 		if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
 			return prefixBank + "blocked: this shell command writes " + w.raw + ", which may lead into memory-bank/ through your home directory." + next, false
 		}
+		if copyOp(w.shellOp) && w.shellTree && !w.lexIn {
+			// cp "$f" /tmp/ makes one entry directly in /tmp: it reaches a repository below
+			// /tmp only if that entry is named like the repository's own folder.
+			continue
+		}
 		if (w.shellExact || w.shellTree) && !w.shellNoMD && !(w.inRepo && inBank(w.rel)) &&
 			(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
 			if strings.HasPrefix(w.shellOp, "git ") {
@@ -409,6 +414,15 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 		}
 	}
 	return "", true
+}
+
+// copyOp reports the shell operations that put named entries directly into a directory.
+func copyOp(op string) bool {
+	switch op {
+	case "cp", "mv", "install", "ln", "link":
+		return true
+	}
+	return false
 }
 
 // reachesBank reports whether a shell write target p (canonical, as canonPath spells it) is

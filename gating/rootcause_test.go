@@ -151,6 +151,7 @@ var harmlessShell = []string{
 	"zip -r /tmp/bank.zip memory-bank",
 	"cat memory-bank/MEMORY.md > /tmp/m.md",
 	"for f in memory-bank/*.md; do cp \"$f\" /tmp/; done",
+	"for f in memory-bank/*.md; do cp \"$f\" /; done", // / holds the repository: one entry there is not the bank
 	"grep -rn zustand memory-bank | head",
 	"wc -l memory-bank/details/*.md",
 	"find memory-bank -name '*.md' | sort",
