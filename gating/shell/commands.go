@@ -375,7 +375,7 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 	case "fallocate":
 		_, ops := parseArgs(args, flagSpec{short: "lo", long: []string{"--length", "--offset"}})
 		w.writeAll(ops, name, e)
-	case "iconv", "xmllint", "pandoc":
+	case "iconv", "xmllint", "pandoc", "openssl", "gpg":
 		w.outputFlag(name, args, e)
 	default:
 		if w.runner(name, args, e, depth, in) || w.wrapper(name, args, e, depth, in) {
@@ -403,7 +403,7 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 
 // outputOpts are the options through which a command otherwise known as a
 // reader writes a file.
-var outputOpts = []string{"-o", "--output", "-out", "--out", "--output-file", "--outfile", "--to-file", "--output-document"}
+var outputOpts = []string{"-o", "--output", "-out", "--out", "--output-file", "--outfile", "--to-file", "--output-document", "-keyout"}
 
 // outputFlag records the file a reader writes through an output option
 // (iconv -o, xmllint --output, pandoc -o, base64 -o).
@@ -423,8 +423,8 @@ func (w *walker) outputFlag(name string, args []arg, e *env) {
 			}
 		}
 	}
-	if name == "pandoc" || name == "xmllint" || name == "iconv" {
-		_, ops := parseArgs(args, flagSpec{short: "oftrFMVw", long: append([]string{"--from", "--to", "--from-code", "--to-code", "--xpath", "--schema", "--relaxng", "--metadata", "--variable", "--template", "--filter", "--lua-filter", "--resource-path"}, outputOpts...)})
+	if name == "pandoc" || name == "xmllint" || name == "iconv" || name == "openssl" || name == "gpg" {
+		_, ops := parseArgs(args, flagSpec{short: "oftrFMVwu", long: append([]string{"--from", "--to", "--from-code", "--to-code", "--xpath", "--schema", "--relaxng", "--metadata", "--variable", "--template", "--filter", "--lua-filter", "--resource-path"}, outputOpts...)})
 		w.readAll(ops, name, e)
 	}
 }

@@ -213,9 +213,12 @@ func (w *walker) namedArg(name string, a arg, e *env) {
 		}
 		return
 	}
-	p, ok := resolve(s, e)
-	if mayNameBank(p) || !ok && mayNameBank(s) {
-		w.writeArg(arg{s: s, exact: true}, name, e)
+	// -v memory-bank:/x, --mount src=memory-bank,dst=/x: each part may be a path
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == ',' || r == '=' }) {
+		p, ok := resolve(part, e)
+		if mayNameBank(p) || !ok && mayNameBank(part) {
+			w.writeArg(arg{s: part, exact: true}, name, e)
+		}
 	}
 }
 
@@ -263,6 +266,9 @@ var harmlessCommands = map[string]bool{
 	// copy text to the clipboard
 	"gh": true, "glab": true, "lsd": true, "delta": true, "difft": true, "colordiff": true, "rga": true,
 	"fzf": true, "pbcopy": true, "xclip": true, "wl-copy": true, "du": true, "dust": true, "ncdu": true,
+	// prose and link checkers that only report
+	"cspell": true, "mdl": true, "proselint": true, "alex": true, "write-good": true, "markdown-link-check": true,
+	"aspell-list": true, "hunspell": true,
 }
 
 // fixFlags are options that make a linter or formatter rewrite the files it
@@ -271,7 +277,7 @@ var fixFlags = map[string][]string{
 	"markdownlint": {"--fix", "-f"}, "markdownlint-cli2": {"--fix"}, "codespell": {"-w", "--write-changes"},
 	"prettier": {"--write", "-w"}, "eslint": {"--fix"}, "biome": {"--write", "--apply", "--fix"},
 	"ruff": {"--fix", "format"}, "black": {}, "mdformat": {}, "remark": {"-o", "--output"},
-	"typos": {"-w", "--write-changes"}, "dprint": {"fmt"}, "gofmt": {"-w"}, "goimports": {"-w"},
+	"typos": {"-w", "--write-changes"}, "textlint": {"--fix"}, "dprint": {"fmt"}, "gofmt": {"-w"}, "goimports": {"-w"},
 	"shfmt": {"-w"}, "taplo": {"fmt", "format"}, "yamlfmt": {}, "clang-format": {"-i"}, "rustfmt": {},
 }
 
@@ -282,7 +288,7 @@ var switchCommands = setOf(`sudo doas env nice ionice nohup builtin unbuffer caf
 	link dd sed perl ruby awk gawk mawk nawk git find curl wget rsync scp tar bsdtar gtar unzip gzip gunzip bzip2
 	bunzip2 xz unxz zstd unzstd lz4 brotli zip 7z 7za 7zr patch split csplit mktemp yq vi vim nvim nano emacs ed ex
 	pico micro hx kak sudoedit sort uniq xxd tree apply_patch applypatch trap source . mapfile readarray alias
-	shopt sqlite3 sqlite fallocate iconv xmllint pandoc fd fdfind`)
+	shopt sqlite3 sqlite fallocate iconv xmllint pandoc fd fdfind openssl gpg`)
 
 func setOf(list string) map[string]bool {
 	m := map[string]bool{}
