@@ -57,6 +57,8 @@ var rootCauseAttacks = map[string][]string{
 		"docker run --rm -v $PWD/memory-bank:/x alpine rm /x/MEMORY.md",
 		"rename 's/md/txt/' memory-bank/*.md",
 		"make -C memory-bank clean",
+		"find . -name memory-bank -exec rm -rf {} +",
+		"find . -name MEMORY.md -delete",
 	},
 	"writers with an output option": {
 		"pandoc README.md -o memory-bank/x.html",
@@ -184,6 +186,8 @@ var harmlessShell = []string{
 	"gh pr create --body-file memory-bank/details/progress.md",
 	"fd md memory-bank",
 	"du -sh memory-bank",
+	"find . -type d -name __pycache__ -exec rm -rf {} +",
+	"find . -name node_modules -type d -prune -exec rm -rf {} +",
 	"openssl dgst -sha256 memory-bank/MEMORY.md",
 	"cspell memory-bank/**/*.md",
 	"pandoc memory-bank/MEMORY.md -o /tmp/m.html",

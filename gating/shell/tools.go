@@ -520,6 +520,10 @@ func noMarkdown(exprs []arg) bool {
 // literalNonMarkdownExt reports a name pattern ending in ".EXT" with EXT
 // literal (no glob characters) and not md: "*.pyc", "build.log".
 func literalNonMarkdownExt(p string) bool {
+	if p != "" && !strings.ContainsAny(p, "*?[]\\{}()") {
+		// a literal name (__pycache__, node_modules, build.log) matches only itself
+		return !strings.EqualFold(path.Ext(p), ".md") && !strings.EqualFold(p, bankName)
+	}
 	dot := strings.LastIndexByte(p, '.')
 	if dot < 0 || dot == len(p)-1 {
 		return false
