@@ -132,6 +132,7 @@ var rootCauseAttacks = map[string][]string{
 		`node -e "require('fs').writeFileSync(['memory','bank'].join('-')+'/x.json','x')"`,
 		`ruby -e 'IO.write("memory-bank/MEMORY.md", "")'`,
 	},
+	"assorted": assortedAttacks,
 	"mbguard's own configuration": {
 		"echo 'gating: {mode: off}' > .mbguard.yaml",
 		"sed -i 's/mbguard hook/true/' .claude/settings.json",
@@ -211,7 +212,7 @@ func TestRootCauses(t *testing.T) {
 			}
 		}
 	}
-	for _, cmd := range harmlessShell {
+	for _, cmd := range append(harmlessShell, assortedHarmless...) {
 		t.Run("harmless/"+cmd, func(t *testing.T) {
 			s := newSession(t, policyWith(ModeOff, ModeOff, ModeOff), newFacts(bankFiles()), "claude")
 			d := s.before("Bash", map[string]any{"command": cmd})

@@ -39,6 +39,11 @@ func (w *walker) unwrap(name string, rest []arg, ep **env, depth int, in *stdin)
 			w.writeAll(ops, "sudoedit", e)
 			return nil, true
 		}
+		if len(ops) == 0 && hasOpt(opts, "-s", "-i", "--shell", "--login") {
+			// sudo -s with no command runs a shell reading stdin
+			w.stdinCode(in, func(code string) { w.reparse(code, e, depth) })
+			return nil, true
+		}
 		return ops, true
 	case "env":
 		opts, ops := parseArgs(rest, flagSpec{short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}, stopAtOperand: true})
@@ -359,6 +364,26 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 				}
 			}
 		}
+	case "set":
+		// set -- a b (or set a b) assigns the positional parameters $1, $2 …
+		ops := args
+		if len(ops) > 0 && ops[0].exact && ops[0].s == "--" {
+			ops = ops[1:]
+		} else if len(ops) > 0 && ops[0].exact && strings.HasPrefix(ops[0].s, "-") {
+			return
+		}
+		for i, a := range ops {
+			a.pos, a.end = 0, 0
+			e.vars = bind(e.vars, itoa(i+1), a)
+		}
+	case "cpio":
+		opts, ops := parseArgs(args, flagSpec{short: "EFHIOMRC", long: []string{"--file", "--format", "--pattern-file", "--owner"}})
+		switch {
+		case hasOpt(opts, "-i", "--extract"):
+			w.writeDir(arg{s: ".", exact: true}, "cpio -i", e)
+		case hasOpt(opts, "-p", "--pass-through") && len(ops) > 0:
+			w.writeDir(ops[len(ops)-1], "cpio -p", e)
+		}
 	case "fd", "fdfind":
 		// fd reads, unless it runs a command on what it finds.
 		opts, ops := parseArgs(args, flagSpec{short: "edtEScjx", long: []string{"--extension", "--max-depth", "--type", "--exclude", "--size", "--changed-within", "--changed-before", "--threads", "--exec", "--exec-batch", "--base-directory", "--search-path", "--owner", "--format", "--max-results"}})
@@ -399,6 +424,13 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 		}
 		w.unknownCommand(name, args, e, depth)
 	}
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
 }
 
 // outputOpts are the options through which a command otherwise known as a

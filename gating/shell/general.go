@@ -241,13 +241,26 @@ func mayNameBank(p string) bool {
 		if seg == "" || seg == "*" || seg == "." || seg == ".." {
 			continue // a lone * or an expansion alone says nothing
 		}
-		if strings.ContainsAny(seg, "*?[") {
+		if strings.ContainsAny(seg, "*?[") && literalChars(seg) >= 3 {
+			// memory-ban?, *-bank, mem*: enough of the name is spelt to mean it;
+			// "*-*" or "m*" says nothing
 			if ok, err := path.Match(seg, bankName); ok || err != nil {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// literalChars counts the characters of a glob segment outside '*' and '?'.
+func literalChars(seg string) int {
+	n := 0
+	for i := 0; i < len(seg); i++ {
+		if seg[i] != '*' && seg[i] != '?' {
+			n++
+		}
+	}
+	return n
 }
 
 // harmlessCommands only print, compute or ask, whatever files they name.
@@ -288,7 +301,7 @@ var switchCommands = setOf(`sudo doas env nice ionice nohup builtin unbuffer caf
 	link dd sed perl ruby awk gawk mawk nawk git find curl wget rsync scp tar bsdtar gtar unzip gzip gunzip bzip2
 	bunzip2 xz unxz zstd unzstd lz4 brotli zip 7z 7za 7zr patch split csplit mktemp yq vi vim nvim nano emacs ed ex
 	pico micro hx kak sudoedit sort uniq xxd tree apply_patch applypatch trap source . mapfile readarray alias
-	shopt sqlite3 sqlite fallocate iconv xmllint pandoc fd fdfind openssl gpg`)
+	shopt sqlite3 sqlite fallocate iconv xmllint pandoc fd fdfind openssl gpg set cpio`)
 
 func setOf(list string) map[string]bool {
 	m := map[string]bool{}

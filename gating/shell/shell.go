@@ -151,6 +151,14 @@ func (e *env) lookup(p *syntax.ParamExp) (arg, bool) {
 	return arg{}, false
 }
 
+// bankHint is memory-bank/ below the working directory, as a hint path.
+func (e *env) bankHint() string {
+	if e.known && e.dir != "" {
+		return path.Join(e.dir, bankName) + "/"
+	}
+	return bankName + "/"
+}
+
 // sameDir reports whether two states agree on the working directory.
 func (e *env) sameDir(o *env) bool { return e.dir == o.dir && e.known == o.known }
 
@@ -599,6 +607,11 @@ func (w *walker) writeArg(a arg, op string, e *env) {
 		return
 	}
 	w.res.Write = true
+	if !a.exact && mayNameBank(a.pat) && !mayNameBank(a.s) {
+		// "${x}-bank", "$D/memory-ba"*: the word may well spell the bank
+		// once expanded; judge it as a write there.
+		w.addWrite(Access{Path: e.bankHint(), Op: op, Unknown: true})
+	}
 	if n, ok := fdPath(a.s); ok && a.exact {
 		// A descriptor the line opened names its file; any other was
 		// inherited from somewhere mbguard cannot see.
