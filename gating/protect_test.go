@@ -34,6 +34,9 @@ func TestConfigGuard(t *testing.T) {
 		{"ok other .claude file", ocWrite(".claude/agents/x.md", "# x"), Allow},
 		{"ok nested settings.json", ocWrite("web/.claude/settings.json", "{}"), Allow},
 		{"ok git status", ocBash("git status"), Allow},
+		{"ok clone log to a variable", ocBash("git clone https://example.invalid/x.git > $LOG"), Allow},
+		{"ok read HEAD into an unknown file", ocBash(`cat .git/HEAD > "$(mktemp)"`), Allow},
+		{"sh unknown write naming hooks", ocBash(`cp "$F" .git/hooks/`), Block},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
