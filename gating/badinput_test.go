@@ -1,6 +1,7 @@
 package gating
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,23 @@ func TestHostToolShapes(t *testing.T) {
 				t.Fatalf("decision = %s/%s (%q), want %s", d.Verdict, d.Gate, d.Message, tc.want)
 			}
 		})
+	}
+}
+
+func TestEventArgsOfAnyType(t *testing.T) {
+	for in, wantNil := range map[string]bool{
+		`{"kind":"tool.before","tool":"write","args":{"filePath":"a"}}`: false,
+		`{"kind":"tool.before","tool":"write","args":"memory-bank/x.md"}`: true,
+		`{"kind":"tool.before","tool":"bash","args":["rm","-rf"]}`:        true,
+		`{"kind":"tool.before","tool":"bash","args":null}`:                true,
+		`{"kind":"tool.before","tool":"bash"}`:                            true,
+	} {
+		var ev Event
+		if err := json.Unmarshal([]byte(in), &ev); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if (ev.Args == nil) != wantNil || ev.Kind != EvToolBefore || ev.Tool == "" {
+			t.Fatalf("%s decoded as %+v", in, ev)
+		}
 	}
 }

@@ -29,6 +29,8 @@ func TestServeRefusesBadArgs(t *testing.T) {
 		"write bank md object":   `"tool":"write","args":{"filePath":"memory-bank/x.md","content":{"a":1}}`,
 		"multiedit edits string": `"tool":"multiedit","args":{"filePath":"memory-bank/MEMORY.md","edits":"x"}`,
 		"edit newString number":  `"tool":"edit","args":{"filePath":"src/a.go","oldString":"a","newString":5}`,
+		"write args a string":    `"tool":"write","args":"memory-bank/x.md"`,
+		"bash args a list":       `"tool":"bash","args":["rm","-rf","memory-bank"]`,
 	}
 	for _, mode := range []string{"off", "warn", "block"} {
 		cfg, err := config.Load(config.Options{RepoRoot: r.Root, Getenv: func(k string) string {
