@@ -87,7 +87,7 @@ func TestHostToolShapes(t *testing.T) {
 
 func TestEventArgsOfAnyType(t *testing.T) {
 	for in, wantNil := range map[string]bool{
-		`{"kind":"tool.before","tool":"write","args":{"filePath":"a"}}`: false,
+		`{"kind":"tool.before","tool":"write","args":{"filePath":"a"}}`:   false,
 		`{"kind":"tool.before","tool":"write","args":"memory-bank/x.md"}`: true,
 		`{"kind":"tool.before","tool":"bash","args":["rm","-rf"]}`:        true,
 		`{"kind":"tool.before","tool":"bash","args":null}`:                true,
