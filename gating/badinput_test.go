@@ -69,6 +69,8 @@ func TestHostToolShapes(t *testing.T) {
 		{"mcp write_file", "mcp__filesystem__write_file", map[string]any{"path": abs("memory-bank/x.md"), "content": "x"}, Block},
 		{"mcp move_file", "mcp__fs__move_file", map[string]any{"source": "src/a.go", "destination": "memory-bank/a.go"}, Block},
 		{"ok gemini write_file md", "write_file", map[string]any{"file_path": "memory-bank/details/x.md", "content": "# x\n"}, Allow},
+		{"copilot edit deleting the user block without new_str", "edit", map[string]any{"path": abs("memory-bank/MEMORY.md"), "old_str": "my own notes, hands off\n"}, Block},
+		{"ok copilot edit deleting a line without new_str", "edit", map[string]any{"path": abs("memory-bank/MEMORY.md"), "old_str": "- Remaining: tests\n"}, Allow},
 		{"ok copilot edit machine block", "edit", map[string]any{"path": abs("memory-bank/MEMORY.md"), "old_str": "- Remaining: tests", "new_str": "- Remaining: docs"}, Allow},
 		{"ok mcp read_file", "mcp__filesystem__read_file", map[string]any{"path": abs("memory-bank/MEMORY.md")}, Allow},
 		{"ok TodoWrite naming the bank", "TodoWrite", map[string]any{"todos": []any{map[string]any{"content": "memory-bank/MEMORY.md"}}}, Allow},

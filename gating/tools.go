@@ -299,6 +299,11 @@ func edit(m map[string]any) (editSpec, string) {
 		return editSpec{}, "its old text " + why
 	}
 	nw, why := strArg(m, "newString", "new_string", "new_str")
+	if why == "is missing" {
+		// some editors' schemas let a deletion leave the new text out; the result is still
+		// computed and judged
+		nw, why = "", ""
+	}
 	if why != "" {
 		return editSpec{}, "its new text " + why
 	}
