@@ -373,7 +373,8 @@ func jsonType(v any, present bool) string {
 
 // readToolWords mark an unknown tool (an MCP server's, a new host's) as one that only reads.
 var readToolWords = []string{"read", "get", "list", "search", "view", "grep", "glob", "find", "stat", "show",
-	"fetch", "query", "describe", "info", "cat", "head", "tail", "diff", "status", "log", "tree", "open_file"}
+	"fetch", "query", "describe", "info", "cat", "head", "tail", "diff", "status", "log", "tree", "open_file",
+	"lsp", "diagnostic", "hover", "symbol", "definition", "reference", "exists", "inspect", "analy", "count"}
 
 // parseUnknownTool treats a tool no table names as a write of every memory-bank path its
 // arguments carry, unless its name says it reads: an MCP server's write_file or move_file
