@@ -65,6 +65,7 @@ func TestHostToolShapes(t *testing.T) {
 		{"copilot edit user block", "edit", map[string]any{"path": abs("memory-bank/MEMORY.md"), "old_str": "hands off", "new_str": "open"}, Block},
 		{"copilot Write PascalCase secret", "Write", map[string]any{"path": abs("memory-bank/details/tech.md"), "file_text": secretNote()}, Block},
 		{"gemini run_shell_command", "run_shell_command", map[string]any{"command": "rm memory-bank/MEMORY.md", "dir_path": "."}, Block},
+		{"gemini run_shell_command in the bank", "run_shell_command", map[string]any{"command": "rm MEMORY.md", "dir_path": "memory-bank"}, Block},
 		{"codex exec_command", "exec_command", map[string]any{"cmd": "echo x > memory-bank/x.json"}, Block},
 		{"mcp write_file", "mcp__filesystem__write_file", map[string]any{"path": abs("memory-bank/x.md"), "content": "x"}, Block},
 		{"mcp move_file", "mcp__fs__move_file", map[string]any{"source": "src/a.go", "destination": "memory-bank/a.go"}, Block},

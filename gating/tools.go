@@ -121,7 +121,7 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 			return a
 		}
 		a.cwd = slashClean(absolute(".", cwd, slashClean(fx.Root())))
-		if wd := str(args, "workdir", "cwd"); wd != "" {
+		if wd := str(args, "workdir", "cwd", "dir_path", "directory"); wd != "" {
 			a.cwd = absolute(wd, a.cwd, slashClean(fx.Root()))
 		}
 		r := classifyShell(a.cmd, a.cwd)
