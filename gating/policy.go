@@ -33,6 +33,9 @@ type Policy struct {
 	ShellMarkdownWrites bool
 	// AllowedBankFiles are non-.md file names that may be written into memory-bank/ (.gitkeep).
 	AllowedBankFiles []string
+	// ProtectedPaths are repository-relative paths agents may not write (mbguard's own
+	// configuration and hooks); the default is ProtectedPaths.
+	ProtectedPaths []string
 }
 
 // DefaultPolicy returns the defaults from the seeds, extended as SPEC §3 asks.
@@ -73,6 +76,7 @@ func DefaultPolicy() Policy {
 		FallbackAnchors:  []string{"memory-bank/MEMORY.md", "memory-bank/details/patterns.md"},
 		AnchorLRU:        5,
 		AllowedBankFiles: []string{".gitkeep"},
+		ProtectedPaths:   append([]string(nil), ProtectedPaths...),
 	}
 }
 

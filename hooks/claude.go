@@ -221,7 +221,9 @@ func (h *claudeCall) handle(ctx context.Context) ClaudeReply {
 		ev.Tool = p.ToolName
 		args, err := toolArgs(p.ToolInput)
 		if err != nil {
-			return h.c.unsureIn(p, h.r, h.cfg, err.Error())
+			// No argument object: the engine judges the call as one whose arguments it cannot
+			// read (a write of unknown target, refused), never as nothing.
+			args = nil
 		}
 		ev.Args = args
 		resp, ok := h.send(ctx, &reply, watcher.Request{Op: "event", Event: ev})
