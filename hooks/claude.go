@@ -452,7 +452,7 @@ func (c *Claude) failClosed(p *ClaudePayload, r repo.Repo, cfg *config.Config) (
 	st := state.New(r.StateDir()+"/sessions", cfg.TTL(), c.now)
 	s, outcome, err := st.Load(p.SessionID)
 	if cfg.Policy().RecoveryMode == gating.ModeBlock {
-		if outcome == state.Corrupt || (err != nil && outcome == state.Fresh) {
+		if outcome == state.Corrupt || outcome == state.Unreadable || (err != nil && outcome == state.Fresh) {
 			return true, "the session state cannot be read, so recovery after compaction may be armed"
 		}
 		if s.Recovery != nil {

@@ -22,22 +22,37 @@ func TestStoreLoad(t *testing.T) {
 		{"older than the TTL expires", `{"session":"s","satisfied":true,"updated":1600000000000}`, Expired, false},
 		{"half-written is corrupt", `{"session":"s","satis`, Corrupt, true},
 		{"another session's file is corrupt", `{"session":"t"}`, Corrupt, true},
+		{"a directory is unreadable", "<dir>", Unreadable, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(t.TempDir(), time.Hour, func() time.Time { return now })
-			if tc.file != "" {
+			switch tc.file {
+			case "":
+			case "<dir>":
+				os.MkdirAll(s.Path("s"), 0o755)
+			default:
 				os.MkdirAll(s.Dir(), 0o755)
 				os.WriteFile(s.Path("s"), []byte(tc.file), 0o644)
 			}
 			st, got, err := s.Load("s")
-			if got != tc.want || errors.Is(err, ErrCorrupt) != tc.corrupt {
+			if got != tc.want || errors.Is(err, ErrCorrupt) != tc.corrupt || (got == Unreadable) != (err != nil && !tc.corrupt) {
 				t.Fatalf("outcome %v err %v, want %v", got, err, tc.want)
 			}
 			if st.Satisfied != (tc.want == Loaded) || st.Session != "s" {
 				t.Fatalf("state %+v", st)
 			}
 		})
+	}
+}
+
+// A sessions "directory" that is a file holds no state: nothing was lost, so Load is Fresh.
+func TestStoreLoadUnderAFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/sessions", []byte("x"), 0o644)
+	s := New(dir+"/sessions", time.Hour, nil)
+	if _, o, err := s.Load("s"); o != Fresh || err != nil {
+		t.Fatalf("outcome %v err %v, want Fresh", o, err)
 	}
 }
 
