@@ -417,6 +417,10 @@ func (s *Service) context(req Request) Response {
 	if !s.opts.Resident {
 		// session start is the rare moment to clear out expired sessions
 		_, _ = s.store.Sweep()
+	} else {
+		// a resident process keeps expired sessions in memory, but a serve killed mid-save
+		// leaves a temporary file that nothing else removes
+		_, _ = s.store.RemoveStaleTemps()
 	}
 	block, notes, err := s.contextBlock(id)
 	r.Context = block

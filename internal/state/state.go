@@ -161,9 +161,19 @@ func (s *Store) List() ([]gating.State, error) {
 	return out, nil
 }
 
-// Sweep removes session files (and their locks) not modified within the TTL. It returns how
-// many sessions it removed. Hosts call it at session start, not on every tool call.
+// RemoveStaleTemps removes the temporary files a process killed mid-save left behind
+// (".<id>.json.tmp<digits>", older than fsutil.StaleTemp, so a save in progress is spared).
+func (s *Store) RemoveStaleTemps() (int, error) {
+	return fsutil.RemoveStaleTemps(s.dir, fsutil.StaleTemp, s.now())
+}
+
+// Sweep removes stale temporary files and the session files (and their locks) not modified
+// within the TTL. It returns how many sessions it removed. Hosts call it at session start,
+// not on every tool call.
 func (s *Store) Sweep() (int, error) {
+	if _, err := s.RemoveStaleTemps(); err != nil {
+		return 0, fmt.Errorf("sweeping sessions: %w", err)
+	}
 	if s.ttl <= 0 {
 		return 0, nil
 	}

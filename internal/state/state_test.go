@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -81,5 +82,32 @@ func TestStoreSaveRemoveAndNames(t *testing.T) {
 	ents, _ := os.ReadDir(s.Dir())
 	if len(ents) != 0 {
 		t.Fatalf("left behind: %v", ents)
+	}
+}
+
+// A serve killed between writing and renaming a session file leaves ".<id>.json.tmpNNN";
+// Sweep removes it once it is stale, and a fresh one (a save in progress) stays.
+func TestSweepRemovesStaleTemps(t *testing.T) {
+	now := time.Now()
+	s := New(t.TempDir(), 0, func() time.Time { return now })
+	os.MkdirAll(s.Dir(), 0o755)
+	stale := s.Path("a") + ".tmp4242"
+	stale = filepath.Join(filepath.Dir(stale), "."+filepath.Base(stale))
+	busy := filepath.Join(s.Dir(), ".b.json.tmp7")
+	for _, p := range []string{stale, busy} {
+		if err := os.WriteFile(p, []byte(`{"session":`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := now.Add(-time.Hour)
+	os.Chtimes(stale, old, old)
+	if _, err := s.Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file kept: %v", err)
+	}
+	if _, err := os.Stat(busy); err != nil {
+		t.Errorf("a save in progress lost its temporary file: %v", err)
 	}
 }
