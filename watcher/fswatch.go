@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -98,7 +99,7 @@ type Watcher struct {
 type fileState struct {
 	userHash uint64
 	hasUser  bool
-	reported map[string]bool // finding keys already reported for the file's current content
+	reported map[string]Finding // findings already reported for the file's current content, by key
 }
 
 // NewWatcher makes a watcher for r's memory bank that reports to sink.
@@ -277,7 +278,7 @@ func (w *Watcher) bankEvent(ev fsnotify.Event) error {
 			clear(w.pending)
 			w.timer = nil
 			w.sink.InvalidateContext()
-			w.report(bank.Dir, []Finding{{Path: bank.Dir, Rule: "bank-removed", Message: "memory-bank/ was removed while watched; restore it (git checkout -- memory-bank) and the watcher picks it up again"}})
+			w.report(bank.Dir, []Finding{{Path: bank.Dir, Rule: "bank-removed", Message: "memory-bank/ was removed while watched; restore it (git checkout -- memory-bank) and the watcher picks it up again"}}, false)
 			w.logf("memory-bank/ was removed; waiting for it to come back")
 		}
 		return nil
@@ -289,7 +290,7 @@ func (w *Watcher) bankEvent(ev fsnotify.Event) error {
 		w.logf("memory-bank/ is back; watching it again")
 	}
 	w.bankGone = false
-	w.report(bank.Dir, nil)
+	w.report(bank.Dir, nil, false)
 	w.sink.InvalidateContext()
 	return w.addTree(w.bankDir, true)
 }
@@ -408,14 +409,11 @@ func (w *Watcher) scan(abs string) {
 	if err != nil {
 		// Gone (renamed away or deleted): forget what it had raised, keep its USER_BLOCK
 		// baseline so a file that comes back with a different one is still noticed.
-		if st := w.files[rel]; st != nil {
-			st.reported = nil
-		}
 		var found []Finding
 		if rel == bank.Entry && !own {
 			found = []Finding{{Path: rel, Rule: "entry-missing", Message: "memory-bank/MEMORY.md was deleted outside the agent hooks; restore it with git checkout -- memory-bank/MEMORY.md"}}
 		}
-		w.report(rel, found)
+		w.report(rel, found, true)
 		return
 	}
 	if fi.IsDir() {
@@ -454,15 +452,17 @@ func (w *Watcher) scan(abs string) {
 	for i := range found {
 		found[i].Time = w.clock.Now().UnixMilli()
 	}
-	w.report(rel, found)
+	w.report(rel, found, false)
 	if w.o.OnScan != nil {
 		w.o.OnScan(rel, found)
 	}
 }
 
-// report sends the findings of rel not already reported for it; findings that went away are
-// forgotten, so the same problem coming back is reported again.
-func (w *Watcher) report(rel string, found []Finding) {
+// report sends the findings of rel not already reported for it. Findings that went away (the
+// file was fixed, or is gone) are resolved: a resolution record goes to the sink and the log,
+// so status stops listing them, and the same problem coming back is reported again. A
+// changed USER_BLOCK is an event, not a condition: it is resolved only when the file is gone.
+func (w *Watcher) report(rel string, found []Finding, gone bool) {
 	st := w.files[rel]
 	if st == nil {
 		if len(found) == 0 {
@@ -471,22 +471,36 @@ func (w *Watcher) report(rel string, found []Finding) {
 		st = &fileState{}
 		w.files[rel] = st
 	}
-	next := map[string]bool{}
+	next := map[string]Finding{}
 	for _, f := range found {
 		key := f.Rule + "\x00" + f.Message
-		next[key] = true
-		if st.reported[key] && f.Rule != "user-block-changed" {
+		next[key] = f
+		if _, ok := st.reported[key]; ok && f.Rule != "user-block-changed" {
 			continue
 		}
-		if f.Time == 0 {
-			f.Time = w.clock.Now().UnixMilli()
+		w.send(f)
+	}
+	for key, f := range st.reported {
+		if _, ok := next[key]; ok {
+			continue
 		}
-		w.sink.AddFinding(f)
-		if err := AppendFinding(w.o.FindingsFile, f); err != nil {
-			w.logf("%v", err)
+		if f.Rule == "user-block-changed" && !gone {
+			continue
 		}
+		f.Resolved, f.Time = true, w.clock.Now().UnixMilli()
+		w.send(f)
 	}
 	st.reported = next
+}
+
+func (w *Watcher) send(f Finding) {
+	if f.Time == 0 {
+		f.Time = w.clock.Now().UnixMilli()
+	}
+	w.sink.AddFinding(f)
+	if err := AppendFinding(w.o.FindingsFile, f); err != nil {
+		w.logf("%v", err)
+	}
 }
 
 func (w *Watcher) secretFindings(rel string, b []byte) []Finding {
@@ -659,7 +673,8 @@ func AppendFinding(path string, f Finding) error {
 }
 
 // ReadFindings returns the last limit findings of the log at path (all when limit <= 0),
-// oldest first, and how many lines could not be decoded. A missing log is empty.
+// oldest first, without those a later record resolved, and how many lines could not be
+// decoded. A missing log is empty.
 func ReadFindings(path string, limit int) ([]Finding, int, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -679,7 +694,36 @@ func ReadFindings(path string, limit int) ([]Finding, int, error) {
 			bad++
 			continue
 		}
+		if f.Resolved {
+			out = slices.DeleteFunc(out, f.same)
+			continue
+		}
 		out = append(out, f)
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out, bad, nil
+}
+
+// CurrentFindings is ReadFindings of r's log (the last limit) without the findings whose path
+// tells they are gone, for when no watcher saw the change: the file of a finding was deleted,
+// or the MEMORY.md or memory-bank/ reported missing is back.
+func CurrentFindings(r repo.Repo, limit int) ([]Finding, int, error) {
+	all, bad, err := ReadFindings(FindingsPath(r), 0)
+	if err != nil {
+		return nil, bad, err
+	}
+	out := all[:0]
+	for _, f := range all {
+		_, serr := os.Lstat(filepath.Join(r.Root, filepath.FromSlash(f.Path)))
+		exists := serr == nil
+		if f.Rule == "entry-missing" || f.Rule == "bank-removed" {
+			exists = !exists // the finding is the path's absence
+		}
+		if exists {
+			out = append(out, f)
+		}
 	}
 	if limit > 0 && len(out) > limit {
 		out = out[len(out)-limit:]

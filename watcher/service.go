@@ -380,6 +380,10 @@ func (s *Service) AddFinding(f Finding) {
 	if f.Time == 0 {
 		f.Time = s.opts.Now().UnixMilli()
 	}
+	if f.Resolved {
+		s.resolve(f)
+		return
+	}
 	s.findings = append(s.findings, f)
 	if drop := len(s.findings) - maxFindings; drop > 0 {
 		s.findings = append(s.findings[:0], s.findings[drop:]...)
@@ -388,6 +392,25 @@ func (s *Service) AddFinding(f Finding) {
 		}
 	}
 	s.log(declog.Entry{Event: "finding", Verdict: string(gating.Warn), Gate: f.Rule, Paths: []string{f.Path}, Message: f.Message})
+}
+
+// resolve drops the findings f resolves; sessions already told keep their count right.
+// Called with s.mu held.
+func (s *Service) resolve(f Finding) {
+	told := maps.Clone(s.told)
+	kept := s.findings[:0]
+	for i, g := range s.findings {
+		if !g.same(f) {
+			kept = append(kept, g)
+			continue
+		}
+		for k, n := range told {
+			if i < n {
+				s.told[k]--
+			}
+		}
+	}
+	s.findings = kept
 }
 
 // InvalidateContext drops the cached context block (MEMORY.md changed).

@@ -80,7 +80,7 @@ func newStatusCmd(e *env) *command {
 				rep.Decisions = ds
 			}
 		}
-		if fs, _, err := watcher.ReadFindings(watcher.FindingsPath(r), 20); err != nil {
+		if fs, _, err := watcher.CurrentFindings(r, 20); err != nil {
 			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
 		} else if fs != nil {
 			rep.Findings = fs
