@@ -39,3 +39,28 @@ func TestSymlinkAdviceWorks(t *testing.T) {
 		}
 	}
 }
+
+// The secret finding names the exact fingerprint, and listing it in .gitleaksignore silences
+// the finding (staged and on disk alike).
+func TestSecretAdviceFingerprintWorks(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
+	testgit.Write(t, root, "memory-bank/details/tech.md", "# Tech\n\ntoken: "+fakeGitHubToken(t)+"\n")
+	testgit.Git(t, root, "add", "memory-bank")
+	fs, err := checkStaged(t, root)
+	if err != nil || len(fs) != 1 {
+		t.Fatalf("%v, %v; want one secret", fs, err)
+	}
+	i := strings.Index(fs[0].Fix, "add the line ")
+	if i < 0 {
+		t.Fatalf("fix %q names no fingerprint", fs[0].Fix)
+	}
+	fp, _, _ := strings.Cut(fs[0].Fix[i+len("add the line "):], " ")
+	if fp != "memory-bank/details/tech.md:"+strings.TrimPrefix(fs[0].Rule, SecretRulePrefix)+":3" {
+		t.Fatalf("fingerprint %q", fp)
+	}
+	testgit.Write(t, root, ".gitleaksignore", fp+"\n")
+	if fs, err := checkStaged(t, root); err != nil || len(fs) != 0 {
+		t.Fatalf("after listing %s: %v, %v; want no finding", fp, fs, err)
+	}
+}

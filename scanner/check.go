@@ -105,8 +105,9 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 		return out, err
 	}
 	for _, s := range secrets {
+		// gitleaks' fingerprint outside a commit scan is path:rule:line
 		add(s.Line, SecretRulePrefix+s.Rule,
-			"remove the secret, rotate it (it may be exposed already), and keep it out of memory-bank/; for a false positive add gitleaks:allow to the line or list its fingerprint in .gitleaksignore",
+			fmt.Sprintf("remove the secret, rotate it (it may be exposed already), and keep it out of memory-bank/; for a false positive add gitleaks:allow to the line or add the line %s:%s:%d to .gitleaksignore", f.Path, s.Rule, s.Line),
 			"a secret (gitleaks rule %s); its value is not shown", s.Rule)
 	}
 	return out, nil
