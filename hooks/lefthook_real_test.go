@@ -19,7 +19,7 @@ func TestLefthookReal(t *testing.T) {
 	mod := testhost.ModuleRoot(t)
 	lh := filepath.Join(mod, "test", "lefthook", "node_modules", ".bin", "lefthook")
 	if _, err := os.Stat(lh); err != nil {
-		testhost.Missing(t, "lefthook under test/lefthook", "npm ci --prefix test/lefthook --no-audit --no-fund")
+		testhost.Missing(t, "lefthook under test/lefthook", "npm ci --prefix test/lefthook --ignore-scripts --no-audit --no-fund (its postinstall would install hooks into this repository)")
 	}
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "mbguard"), "./cmd/mbguard")
