@@ -51,6 +51,37 @@ type ClaudePayload struct {
 	Prompt         string          `json:"prompt"`
 	Source         string          `json:"source"`  // SessionStart: startup, resume, clear, compact
 	Trigger        string          `json:"trigger"` // PreCompact: manual, auto
+
+	// input is tool_input as Handle decoded it (then ToolInput stays empty): a 50 MB Write
+	// is scanned and copied once, not kept raw and decoded again.
+	input    any
+	hasInput bool
+}
+
+// claudeWire is ClaudePayload as it is decoded: tool_input straight into Go values.
+type claudeWire struct {
+	HookEventName  string          `json:"hook_event_name"`
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	TranscriptPath string          `json:"transcript_path"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      any             `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Prompt         string          `json:"prompt"`
+	Source         string          `json:"source"`
+	Trigger        string          `json:"trigger"`
+}
+
+// decodeClaude decodes one payload in a single pass.
+func decodeClaude(payload []byte) (ClaudePayload, error) {
+	var w claudeWire
+	if err := json.Unmarshal(payload, &w); err != nil {
+		return ClaudePayload{}, err
+	}
+	return ClaudePayload{HookEventName: w.HookEventName, SessionID: w.SessionID, Cwd: w.Cwd,
+		TranscriptPath: w.TranscriptPath, ToolName: w.ToolName, ToolResponse: w.ToolResponse,
+		Prompt: w.Prompt, Source: w.Source, Trigger: w.Trigger,
+		input: w.ToolInput, hasInput: w.ToolInput != nil}, nil
 }
 
 // ClaudeReply is the hook's answer in Claude Code's protocol: the exit code (2 blocks a
@@ -104,8 +135,8 @@ func (c *Claude) Run(ctx context.Context, in io.Reader) ClaudeReply {
 // cannot be read): then it fails closed with exit 2. Other events always exit 0, since exit 2
 // would mean "block the prompt" or "stop the compaction" there.
 func (c *Claude) Handle(ctx context.Context, payload []byte) ClaudeReply {
-	var p ClaudePayload
-	if err := json.Unmarshal(payload, &p); err != nil {
+	p, err := decodeClaude(payload)
+	if err != nil {
 		return c.unsure(nil, payload, fmt.Sprintf("the hook payload is not valid JSON (%v)", shortErr(err)))
 	}
 	switch p.HookEventName {
@@ -219,7 +250,7 @@ func (h *claudeCall) handle(ctx context.Context) ClaudeReply {
 	case claudePreTool:
 		ev := h.event(gating.EvToolBefore)
 		ev.Tool = p.ToolName
-		args, err := toolArgs(p.ToolInput)
+		args, err := toolArgs(p)
 		if err != nil {
 			return h.c.unsureIn(p, h.r, h.cfg, err.Error())
 		}
@@ -242,7 +273,7 @@ func (h *claudeCall) handle(ctx context.Context) ClaudeReply {
 	case claudePostTool:
 		ev := h.event(gating.EvToolAfter)
 		ev.Tool = p.ToolName
-		args, err := toolArgs(p.ToolInput)
+		args, err := toolArgs(p)
 		if err != nil {
 			reply.Stderr += "mbguard: " + err.Error() + "; this tool call was not recorded as a read.\n"
 			return reply
@@ -338,9 +369,15 @@ func joinText(parts ...string) string {
 	return strings.Join(ps, "\n\n")
 }
 
-// toolArgs decodes tool_input; it must be a JSON object (or absent).
-func toolArgs(raw json.RawMessage) (map[string]any, error) {
-	raw = bytes.TrimSpace(raw)
+// toolArgs is tool_input; it must be a JSON object (or absent).
+func toolArgs(p *ClaudePayload) (map[string]any, error) {
+	if p.hasInput {
+		if m, ok := p.input.(map[string]any); ok {
+			return m, nil
+		}
+		return nil, errors.New(`the hook payload's "tool_input" is not a JSON object`)
+	}
+	raw := bytes.TrimSpace(p.ToolInput)
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]any{}, nil
 	}
@@ -410,7 +447,7 @@ func (c *Claude) unsure(p *ClaudePayload, raw []byte, why string) ClaudeReply {
 func (c *Claude) unsureIn(p *ClaudePayload, r repo.Repo, cfg *config.Config, why string) ClaudeReply {
 	reply := ClaudeReply{Event: p.HookEventName}
 	event := p.HookEventName
-	if event == "" && len(p.ToolInput) > 0 && len(p.ToolResponse) == 0 {
+	if event == "" && (len(p.ToolInput) > 0 || p.hasInput) && len(p.ToolResponse) == 0 {
 		event = claudePreTool // a tool call that has not run yet
 	}
 	if event != claudePreTool || readOnlyTools[p.ToolName] {
