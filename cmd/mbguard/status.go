@@ -75,7 +75,8 @@ func newStatusCmd(e *env) *cobra.Command {
 			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
 		} else {
 			if bad > 0 {
-				e.logf("%d decision log lines could not be read", bad)
+				// torn by a crash, or over 1 MiB (not written by mbguard): skipped, the rest shown
+				fmt.Fprintf(e.stderr, "mbguard: note: skipped %d unreadable line(s) of %s (torn or over 1 MiB)\n", bad, declog.Path(r.StateDir()))
 			}
 			if ds != nil {
 				rep.Decisions = ds
