@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // EscapeEnv is mbguard's one escape hatch: MBGUARD=0 turns mbguard off for one command (git
@@ -14,7 +15,10 @@ const EscapeEnv = "MBGUARD"
 // Escaped reports whether getenv turns mbguard off.
 func Escaped(getenv func(string) string) bool { return getenv(EscapeEnv) == "0" }
 
-var preCommitID = regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?(mbguard[-a-z]*)`)
+// preCommitID is compiled on first use: package init runs on every hook start.
+var preCommitID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?(mbguard[-a-z]*)`)
+})
 
 // SkipHint is how to skip mbguard's commit check once, in the words of what runs it: the
 // pre-commit framework (it sets PRE_COMMIT=1; its own SKIP=<hook id> works), lefthook (its
@@ -24,7 +28,7 @@ func SkipHint(root string, getenv func(string) string) string {
 	if getenv("PRE_COMMIT") == "1" {
 		id := "mbguard"
 		if b, err := os.ReadFile(filepath.Join(root, ".pre-commit-config.yaml")); err == nil {
-			if m := preCommitID.FindSubmatch(b); m != nil {
+			if m := preCommitID().FindSubmatch(b); m != nil {
 				id = string(m[1])
 			}
 		}
