@@ -13,7 +13,7 @@ import (
 const EscapeEnv = "MBGUARD"
 
 // Escaped reports whether getenv turns mbguard off.
-func Escaped(getenv func(string) string) bool { return getenv(EscapeEnv) == "0" }
+func Escaped(getenv func(string) string) bool { return strings.TrimSpace(getenv(EscapeEnv)) == "0" }
 
 // preCommitID is compiled on first use: package init runs on every hook start.
 var preCommitID = sync.OnceValue(func() *regexp.Regexp {
