@@ -90,3 +90,25 @@ func TestServiceResolveKeepsToldCounts(t *testing.T) {
 		t.Fatalf("pending = %q, want only c", got)
 	}
 }
+
+// A finding logged by an earlier watcher is resolved by this one when the file is fixed.
+func TestLoopResolvesEarlierWatchersFindings(t *testing.T) {
+	h := newHarness(t, map[string]string{"memory-bank/MEMORY.md": goodMemory, "memory-bank/details/patterns.md": "<!-- USER_BLOCK_START -->\nx\n"}, nil)
+	rel := "memory-bank/details/patterns.md"
+	first := markerFindings(rel, []byte("<!-- USER_BLOCK_START -->\nx\n"))
+	if len(first) != 1 {
+		t.Fatalf("fixture: %v", first)
+	}
+	// what the watcher before this one logged
+	if err := AppendFinding(FindingsPath(h.r), first[0]); err != nil {
+		t.Fatal(err)
+	}
+	// this watcher started before the log was written in this test, so start it again
+	h.w.files = map[string]*fileState{}
+	h.w.remember()
+	h.send(h.write(rel, "<!-- USER_BLOCK_START -->\nx\n<!-- USER_BLOCK_END -->\n"))
+	h.advance(DefaultDebounce)
+	if fs, _, _ := ReadFindings(FindingsPath(h.r), 0); len(fs) != 0 {
+		t.Fatalf("findings after the fix = %v, want none", fs)
+	}
+}

@@ -191,7 +191,31 @@ func (w *Watcher) start(add func(string) error) error {
 	if err := add(w.root); err != nil {
 		return limitError("watching "+w.root, err)
 	}
+	w.remember()
 	return w.addTree(w.bankDir, false)
+}
+
+// remember loads the findings an earlier watcher logged and nothing resolved yet, so that a
+// fix made now resolves them too (status would list them forever otherwise).
+func (w *Watcher) remember() {
+	if w.o.FindingsFile == "-" {
+		return
+	}
+	fs, _, err := ReadFindings(w.o.FindingsFile, 0)
+	if err != nil {
+		return
+	}
+	for _, f := range fs {
+		st := w.files[f.Path]
+		if st == nil {
+			st = &fileState{}
+			w.files[f.Path] = st
+		}
+		if st.reported == nil {
+			st.reported = map[string]Finding{}
+		}
+		st.reported[f.Rule+"\x00"+f.Message] = f
+	}
 }
 
 // loop is the event loop: events and errors come from fsnotify (or a test). It owns all loop
