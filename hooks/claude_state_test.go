@@ -44,6 +44,9 @@ func TestClaudeLostStateFailsClosed(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 				}
 			}
+			if strings.Contains(r.Stderr, "is writable") {
+				t.Errorf("stderr adds a misleading save error:\n%s", r.Stderr)
+			}
 			if strings.Contains(r.Stderr, "compacted") {
 				t.Errorf("stderr blames a compaction that did not happen:\n%s", r.Stderr)
 			}

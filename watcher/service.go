@@ -139,6 +139,7 @@ type session struct {
 	lock    *state.Lock
 	notes   []string // reported to the agent: corrupt state, unsaved state
 	err     error    // the state could not be read or saved
+	lost    bool     // the file could not be read: its note already says saving will fail
 }
 
 // open loads a session: from the resident cache, else its file under its lock. A corrupt or
@@ -167,6 +168,7 @@ func (s *Service) open(id string, fx gating.Facts) *session {
 		ss.notes = append(ss.notes, fmt.Sprintf("mbguard: %v; started this session's state afresh with the memory unread%s.", err, recoveryNote(st)))
 		s.log(declog.Entry{Session: id, Event: "state", Verdict: string(gating.Warn), Recovery: recoveryWord(st), Message: err.Error()})
 	case outcome == state.Unreadable:
+		ss.lost = true
 		s.arm(&st, fx, "this session's state file cannot be read")
 		ss.notes = append(ss.notes, fmt.Sprintf("mbguard: %v; this call starts from a fresh state with the memory unread%s. Remove or repair %s so mbguard can keep the session's state.", err, recoveryNote(st), s.store.Path(id)))
 		s.log(declog.Entry{Session: id, Event: "state", Verdict: string(gating.Warn), Recovery: recoveryWord(st), Message: err.Error()})
@@ -261,7 +263,7 @@ func (s *Service) close(ss *session) {
 		return
 	}
 	if err := s.store.Save(ss.st); err != nil {
-		if ss.err == nil {
+		if ss.err == nil && !ss.lost {
 			ss.err = err
 		}
 	}
