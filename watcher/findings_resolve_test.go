@@ -112,3 +112,22 @@ func TestLoopResolvesEarlierWatchersFindings(t *testing.T) {
 		t.Fatalf("findings after the fix = %v, want none", fs)
 	}
 }
+
+// A secret finding names the fingerprint that silences it, and listing it does.
+func TestLoopSecretFingerprint(t *testing.T) {
+	body := "# tech\ntoken: ghp_" + "8x3KfTq2LmZ9vR4wYb7NcJ1pHs6DgE0aUiXo\n"
+	rel := "memory-bank/details/tech.md"
+	h := newHarness(t, map[string]string{"memory-bank/MEMORY.md": goodMemory}, nil)
+	h.send(h.write(rel, body))
+	h.advance(DefaultDebounce)
+	fp := rel + ":github-pat:2"
+	if len(h.sink.findings) != 1 || !strings.Contains(h.sink.findings[0].Message, "add "+fp+" to .gitleaksignore") {
+		t.Fatalf("findings = %+v, want one naming %s", h.sink.findings, fp)
+	}
+	h2 := newHarness(t, map[string]string{"memory-bank/MEMORY.md": goodMemory, ".gitleaksignore": fp + "\n"}, nil)
+	h2.send(h2.write(rel, body))
+	h2.advance(DefaultDebounce)
+	if len(h2.sink.findings) != 0 {
+		t.Fatalf("with %s listed: %+v", fp, h2.sink.findings)
+	}
+}

@@ -539,7 +539,7 @@ func (w *Watcher) secretFindings(rel string, b []byte) []Finding {
 	}
 	var out []Finding
 	for _, s := range ss {
-		out = append(out, Finding{Path: rel, Line: s.Line, Rule: "secret:" + s.Rule, Message: fmt.Sprintf("%s:%d holds a secret (%s); remove it and rotate the credential", rel, s.Line, s.Rule)})
+		out = append(out, Finding{Path: rel, Line: s.Line, Rule: "secret:" + s.Rule, Message: fmt.Sprintf("%s:%d holds a secret (%s); remove it and rotate the credential (a false positive: add %s:%s:%d to .gitleaksignore)", rel, s.Line, s.Rule, rel, s.Rule, s.Line)})
 	}
 	return out
 }
