@@ -22,6 +22,7 @@ func main() {
 	stdin := flag.String("stdin", "", "file to feed on stdin")
 	top := flag.Int("top", 8, "how many modules to list")
 	dir := flag.String("dir", "", "working directory")
+	byPkg := flag.Bool("pkg", false, "group by package instead of module")
 	flag.Parse()
 	args := flag.Args()
 	if len(args) == 0 {
@@ -61,7 +62,11 @@ func main() {
 				continue
 			}
 			total += ms
-			mods[module(f[1])] += ms
+			key := module(f[1])
+			if *byPkg {
+				key = strings.ReplaceAll(f[1], "%2e", ".")
+			}
+			mods[key] += ms
 		}
 		totals = append(totals, total)
 		for m, ms := range mods {
