@@ -286,7 +286,7 @@ func (h *Hook) repos(c *hookCall) []repo.Repo {
 	}
 	if (c.Kind == callPreTool || c.Kind == callPostTool) && c.Args != nil && filepath.IsAbs(c.Cwd) {
 		for _, t := range gating.TargetPaths(c.Tool, c.Args, filepath.ToSlash(c.Cwd)) {
-			if r, ok := findBankRepo(filepath.FromSlash(t)); ok {
+			if r, ok := findBankRepo(filepath.FromSlash(t), out...); ok {
 				add(r)
 			}
 		}
