@@ -640,20 +640,28 @@ func TestHostsRenderOutcomeBlock(t *testing.T) {
 				t.Fatalf("exit %d", r.Exit)
 			}
 			var out struct {
-				Decision   string `json:"decision"`
-				Reason     string `json:"reason"`
-				Additional string `json:"additionalContext"`
+				Decision string `json:"decision"`
+				Reason   string `json:"reason"`
+				Modified struct {
+					Type string `json:"resultType"`
+					Text string `json:"textResultForLlm"`
+				} `json:"modifiedResult"`
 			}
 			if err := json.Unmarshal(r.Stdout, &out); err != nil {
 				t.Fatalf("stdout %q: %v", r.Stdout, err)
 			}
-			want := map[string]string{"claude": "block", "codex": "block", "gemini": "deny", "copilot": ""}[host]
-			text := out.Reason
+			want := map[string]string{"claude": "block", "codex": "block", "gemini": "deny", "copilot": "failure"}[host]
+			got, text := out.Decision, out.Reason
 			if host == "copilot" {
-				text = out.Additional
+				got, text = out.Modified.Type, out.Modified.Text
 			}
-			if out.Decision != want || text != msg {
-				t.Fatalf("reply %s: want decision %q with the message", r.Stdout, want)
+			if got != want || !strings.HasPrefix(text, msg) {
+				t.Fatalf("reply %s: want %q with the message", r.Stdout, want)
+			}
+			// hosts whose reply replaces the tool's result keep its output after the message;
+			// Claude Code shows the reason next to the result
+			if keeps := host != "claude"; keeps != strings.Contains(text, "The tool's own output:\nok") {
+				t.Fatalf("reply %s: tool output kept %v, want %v", r.Stdout, !keeps, keeps)
 			}
 		})
 	}
