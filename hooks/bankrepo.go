@@ -3,6 +3,7 @@ package hooks
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mbguard/mbguard/internal/repo"
 )
@@ -17,7 +18,17 @@ func findBankRepo(path string, known ...repo.Repo) (repo.Repo, bool) {
 	if path == "" || !filepath.IsAbs(path) {
 		return repo.Repo{}, false
 	}
-	d := resolveExisting(filepath.Clean(path))
+	path = filepath.Clean(path)
+	d := ""
+	for _, k := range known {
+		if under, ok := plainBelow(path, k.Root); ok {
+			d = under // no symlink between the known root and path: no need to resolve it all
+			break
+		}
+	}
+	if d == "" {
+		d = resolveExisting(path)
+	}
 	for {
 		for _, k := range known {
 			if k.Root == d {
@@ -60,6 +71,27 @@ func bankWorkTree(d string) (repo.Repo, bool) {
 		return repo.Repo{}, false
 	}
 	return r, true
+}
+
+// plainBelow reports whether path lies below root with no symlink in between (as far as it
+// exists), checking only the components below root; it returns path then.
+func plainBelow(path, root string) (string, bool) {
+	rel, ok := strings.CutPrefix(path, root+string(filepath.Separator))
+	if !ok {
+		return "", false
+	}
+	cur := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return path, true // the rest does not exist yet: it cannot be a link
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return "", false
+		}
+	}
+	return path, true
 }
 
 // resolveExisting resolves symlinks in the longest existing prefix of p and appends the rest.
