@@ -424,6 +424,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 			return a, false
 		}
 	case callStart:
+		sweepPending(r, cfg.TTL(), h.now())
 		resp, ok := send(watcher.Request{Op: "context", Session: c.Session})
 		if !ok {
 			return a, false

@@ -666,3 +666,26 @@ func TestHostsRenderOutcomeBlock(t *testing.T) {
 		})
 	}
 }
+
+// Kept texts of sessions that never ended expire at the next session start.
+func TestPendingExpires(t *testing.T) {
+	root := bankRepo(t)
+	r, _ := findBankRepo(root)
+	if err := savePending(r, "gone", "old anchors"); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(pendingPath(r, "gone"), old, old)
+	if err := savePending(r, "live", "fresh anchors"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHostRun(t, "copilot", root, nil)
+	h.now = time.Now()
+	h.call("sessionStart", map[string]any{"source": "new"})
+	if _, err := os.Stat(pendingPath(r, "gone")); !os.IsNotExist(err) {
+		t.Fatalf("an expired kept text is still there: %v", err)
+	}
+	if takePending(r, "live") != "fresh anchors" {
+		t.Fatal("a fresh kept text was swept")
+	}
+}
