@@ -3,6 +3,7 @@ package gating
 import (
 	"bytes"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/mbguard/mbguard/bank"
@@ -102,6 +103,11 @@ func (e *Engine) checkBankWrite(w *writeTarget, fx Facts, fold bool) string {
 		added = w.patch.Added
 	case opPartial:
 		added = w.content
+	}
+	if n := max(len(next), len(added)); e.Policy.MaxBankFile > 0 && n > e.Policy.MaxBankFile {
+		return prefixBank + "blocked: the new content for " + rel + " is " + sizeOver(n, e.Policy.MaxBankFile) + ", over the " +
+			megabytes(e.Policy.MaxBankFile) + " a memory-bank/ file may hold (mbguard check refuses larger ones at commit). " +
+			"Next: keep the memory short: write a summary, and keep large data outside memory-bank/."
 	}
 	if m := checkBlocks(rel, isEntry, base, baseOK, next, known, w.op); m != "" {
 		return m
@@ -485,4 +491,21 @@ func hasBankSegment(p string) bool {
 		}
 	}
 	return false
+}
+
+// sizeOver renders n, which exceeds limit, so that it reads larger than limit does: "50.0 MB",
+// or in bytes when both would round alike ("10485761 bytes", never "10 MB, over the 10 MB").
+func sizeOver(n, limit int) string {
+	if s := megabytes(n); s != megabytes(limit) && s != strconv.Itoa(limit>>20)+".0 MB" {
+		return s
+	}
+	return strconv.Itoa(n) + " bytes"
+}
+
+// megabytes renders n bytes as "50.0 MB", or "10 MB" when exact.
+func megabytes(n int) string {
+	if n%(1<<20) == 0 {
+		return strconv.Itoa(n>>20) + " MB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
 }
