@@ -667,6 +667,21 @@ func TestHostsRenderOutcomeBlock(t *testing.T) {
 	}
 }
 
+// Copilot's postToolUseFailure is a post-tool event whose tool failed: no read credit.
+func TestCopilotPostToolUseFailure(t *testing.T) {
+	h := newHostRun(t, "copilot", bankRepo(t), map[string]string{"MEMORY_BANK_GUARD_MODE": "block"})
+	h.prompt("p")
+	h.call("postToolUseFailure", map[string]any{"toolName": "view", "toolArgs": map[string]any{"path": "memory-bank/details/patterns.md"},
+		"error": "Path does not exist"})
+	if got := denied(t, "copilot", h.write("go.mod", "module x\n")); got == "" {
+		t.Fatal("a failed view opened the read gate")
+	}
+	h.readFile("memory-bank/details/patterns.md")
+	if got := denied(t, "copilot", h.write("go.mod", "module x\n")); got != "" {
+		t.Fatalf("after a successful view: refused %q", got)
+	}
+}
+
 // Kept texts of sessions that never ended expire at the next session start.
 func TestPendingExpires(t *testing.T) {
 	root := bankRepo(t)
