@@ -72,8 +72,20 @@ const Marker = "e2e-memory-7f3a"
 var Dropped = []string{"OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_", "COPILOT_", "GH_", "GITHUB_",
 	"ANTHROPIC_", "CLAUDE", "OPENCODE", "MEMORY_BANK_", "MBGUARD", "XDG_", "NODE_OPTIONS", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}
 
-// New makes the project: git repository, `mbguard init`, the marker in MEMORY.md, a source
-// file, all committed.
+// Script is a committed build script that writes into memory-bank/ behind a harmless command
+// line: what the outcome check after a tool call has to catch and undo.
+const Script = "scripts/regen.sh"
+
+// ScriptBody writes a non-.md file into the bank and appends to progress.md.
+const ScriptBody = `#!/bin/sh
+# regenerate the build cache
+echo '{"cache": true}' > memory-bank/cache.json
+printf '\n- noted by a script\n' >> memory-bank/details/progress.md
+echo regenerated
+`
+
+// New makes the project: git repository, `mbguard init`, the marker in MEMORY.md, source
+// files and Script, all committed.
 func New(t *testing.T) *Project {
 	t.Helper()
 	bin := Binary(t)
@@ -98,6 +110,11 @@ func New(t *testing.T) *Project {
 	p.Write(t, "memory-bank/MEMORY.md", strings.Replace(mem, placeholder, "- ship the payment retry queue (marker: "+Marker+")", 1))
 	p.Write(t, "memory-bank/details/patterns.md", p.File(t, "memory-bank/details/patterns.md")+"\n- Retries go through the queue (pattern-zebra).\n")
 	p.Write(t, "src/app.go", "package app\n")
+	p.Write(t, "src/auth/session.go", "package auth\n") // src/auth/ exists: Copilot's create needs the parent
+	p.Write(t, Script, ScriptBody)
+	if err := os.Chmod(p.Abs(Script), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	testgit.Commit(t, root, "initial")
 	return p
 }

@@ -1,0 +1,153 @@
+package codex
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/test/e2e/e2eproject"
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+// Codex writes only through apply_patch (a custom tool whose input is the patch text) and
+// reads only through its shell tool, exec_command, which reaches hooks as Bash.
+
+func addFile(path, body string) fakemodel.Step {
+	return fakemodel.Custom("apply_patch", "*** Begin Patch\n*** Add File: "+path+"\n+"+body+"\n*** End Patch\n")
+}
+
+func shell(cmd string) fakemodel.Step {
+	return fakemodel.Call("exec_command", map[string]any{"cmd": cmd})
+}
+
+func TestCodexGuardsTheBank(t *testing.T) {
+	w := newWorld(t,
+		addFile("memory-bank/x.json", `{"a": 1}`),
+		shell("echo '- done' >> memory-bank/details/progress.md"),
+	)
+	w.install(t)
+	progress := w.File(t, "memory-bank/details/progress.md")
+	out := w.run(t, "note the progress")
+
+	if w.Exists("memory-bank/x.json") {
+		t.Errorf("memory-bank/x.json was created despite the bank guard")
+	}
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank]", "memory-bank/x.json") {
+		t.Errorf("the refusal of the apply_patch into memory-bank/x.json did not reach the model; it got %q", r)
+	}
+	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("the shell redirect reached progress.md:\n%s", got)
+	}
+	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank]") {
+		t.Errorf("the refusal of the shell write into the bank did not reach the model; it got %q", r)
+	}
+}
+
+func TestCodexInjectsMemoryAtSessionStart(t *testing.T) {
+	w := newWorld(t, fakemodel.Say("Nothing to do."))
+	w.install(t)
+	out := w.run(t, "what are we working on?")
+	agent := w.model.Agent()
+	if len(agent) == 0 {
+		t.Fatalf("Codex sent no agent request\n%s", out)
+	}
+	first := agent[0].Text()
+	if !contains(first, "<memory-bank>", e2eproject.Marker) {
+		t.Fatalf("MEMORY.md's Current Focus (marker %s) did not reach the model in the first request", e2eproject.Marker)
+	}
+	if n := strings.Count(first, "<memory-bank>"); n != 1 {
+		t.Errorf("the memory bank was injected %d times into the first request, want once", n)
+	}
+}
+
+func TestCodexReadGateInBlockMode(t *testing.T) {
+	w := newWorld(t,
+		addFile("src/auth/token.go", "package auth // first"),
+		shell("cat memory-bank/details/patterns.md"),
+		addFile("src/auth/token.go", "package auth // second"),
+	)
+	w.BlockMode(t)
+	w.install(t)
+	out := w.run(t, "add a token module")
+
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate]", "memory-bank/details/patterns.md") {
+		t.Errorf("the read gate's refusal naming patterns.md did not reach the model; it got %q", r)
+	}
+	if r := w.resultOf(t, 1, out); !contains(r, "pattern-zebra") {
+		t.Errorf("reading patterns.md through the shell returned %q", r)
+	}
+	if r := w.resultOf(t, 2, out); strings.Contains(r, "[mbguard") && strings.Contains(r, "blocked") {
+		t.Errorf("the write after reading patterns.md was refused: %q", r)
+	}
+	if !w.Exists("src/auth/token.go") || !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the second, allowed write")
+	}
+}
+
+// TestCodexRecoveryAfterCompaction forces a real auto-compaction (a tiny token limit and one
+// turn that reports a large usage): Codex sends its compaction request, fires PreCompact,
+// PostCompact and SessionStart(compact), and from then on a high-risk write is refused until
+// every anchor is read again.
+func TestCodexRecoveryAfterCompaction(t *testing.T) {
+	big := shell("cat memory-bank/details/progress.md")
+	big.Tokens = 200000
+	w := newWorld(t,
+		big,
+		addFile("src/auth/token.go", "package auth // first"),
+		shell("cat memory-bank/MEMORY.md"),
+		shell("cat memory-bank/details/patterns.md"),
+		shell("cat memory-bank/details/progress.md"),
+		addFile("src/auth/token.go", "package auth // second"),
+	)
+	w.install(t)
+	out := w.run(t, "add a token module", "-c", "model_auto_compact_token_limit=1000")
+
+	if len(w.model.Summaries()) == 0 {
+		t.Fatalf("Codex did not compact (no compaction request)\n%s\nrequests:\n%s", out, w.model.Log())
+	}
+	anchors := false
+	for _, r := range w.model.Agent() {
+		anchors = anchors || strings.Contains(r.Text(), "<memory-bank-anchors>")
+	}
+	if !anchors {
+		t.Errorf("the anchor block (SessionStart source compact) never reached the model")
+	}
+	r := w.resultOf(t, 1, out)
+	if !contains(r, "[mbguard recovery gate]", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
+		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
+	}
+	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the write made after the anchors were read")
+	}
+	log := w.DecisionLog()
+	if n := strings.Count(log, `"recovery":"armed"`); n != 1 {
+		t.Errorf("recovery armed %d times in the decision log, want once:\n%s", n, log)
+	}
+	if !strings.Contains(log, `"recovery":"cleared"`) {
+		t.Errorf("recovery was never cleared in the decision log:\n%s", log)
+	}
+}
+
+// TestCodexUndoesAScriptsBankWrite runs a build script whose command line shows nothing of the
+// bank: the outcome check after the call has to find the changes and put the bank back.
+func TestCodexUndoesAScriptsBankWrite(t *testing.T) {
+	w := newWorld(t, shell("./"+e2eproject.Script))
+	w.install(t)
+	progress := w.File(t, "memory-bank/details/progress.md")
+	out := w.run(t, "regenerate the cache")
+
+	if r := w.resultOf(t, 0, out); !strings.Contains(r, "regenerated") && !strings.Contains(r, "[mbguard]") {
+		t.Errorf("the script did not run: %q", r)
+	}
+	if w.Exists("memory-bank/cache.json") {
+		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank")
+	}
+	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("progress.md keeps the script's append:\n%s", got)
+	}
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard]", "memory-bank/") {
+		t.Errorf("the model was not told what was undone; the tool result was %q", r)
+	}
+	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
+		t.Errorf("no outcome decision in the decision log:\n%s", log)
+	}
+}
