@@ -90,3 +90,12 @@ func contains(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// install writes the hooks with the real `mbguard install --agent gemini`.
+func (w *world) install(t *testing.T) {
+	t.Helper()
+	w.Install(t, "gemini")
+	if !strings.Contains(w.File(t, ".gemini/settings.json"), "mbguard hook gemini") {
+		t.Fatalf(".gemini/settings.json does not run `mbguard hook gemini`:\n%s", w.File(t, ".gemini/settings.json"))
+	}
+}

@@ -1,0 +1,161 @@
+package gemini
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/test/e2e/e2eproject"
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+// Gemini CLI's tools as --yolo offers them: write_file, replace, run_shell_command, read_file.
+
+func writeFile(path, content string) fakemodel.Step {
+	return fakemodel.Call("write_file", map[string]any{"file_path": path, "content": content})
+}
+
+func readFile(path string) fakemodel.Step {
+	return fakemodel.Call("read_file", map[string]any{"file_path": path})
+}
+
+func shell(cmd string) fakemodel.Step {
+	return fakemodel.Call("run_shell_command", map[string]any{"command": cmd, "description": "scripted"})
+}
+
+func TestGeminiGuardsTheBank(t *testing.T) {
+	w := newWorld(t,
+		writeFile("memory-bank/x.json", "{\"a\": 1}\n"),
+		shell("echo '- done' >> memory-bank/details/progress.md"),
+	)
+	w.install(t)
+	progress := w.File(t, "memory-bank/details/progress.md")
+	out := w.run(t, "note the progress")
+
+	if w.Exists("memory-bank/x.json") {
+		t.Errorf("memory-bank/x.json was created despite the bank guard")
+	}
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank]", "memory-bank/x.json") {
+		t.Errorf("the refusal of write_file memory-bank/x.json did not reach the model; it got %q", r)
+	}
+	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("the shell redirect reached progress.md:\n%s", got)
+	}
+	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank]") {
+		t.Errorf("the refusal of the shell write into the bank did not reach the model; it got %q", r)
+	}
+}
+
+func TestGeminiInjectsMemoryAtSessionStart(t *testing.T) {
+	w := newWorld(t, fakemodel.Say("Nothing to do."))
+	w.install(t)
+	out := w.run(t, "what are we working on?")
+	agent := w.model.Agent()
+	if len(agent) == 0 {
+		t.Fatalf("Gemini CLI sent no agent request\n%s", out)
+	}
+	first := agent[0].Text()
+	if !contains(first, "<memory-bank>", e2eproject.Marker) {
+		t.Fatalf("MEMORY.md's Current Focus (marker %s) did not reach the model in the first request", e2eproject.Marker)
+	}
+	if n := strings.Count(first, "<memory-bank>"); n != 1 {
+		t.Errorf("the memory bank was injected %d times into the first request, want once", n)
+	}
+}
+
+// TestGeminiReadGateInBlockMode uses src/auth/: Gemini CLI refuses writes to build files such
+// as package.json by its own policy, before any hook runs.
+func TestGeminiReadGateInBlockMode(t *testing.T) {
+	w := newWorld(t,
+		writeFile("src/auth/token.go", "package auth // first\n"),
+		readFile("memory-bank/details/patterns.md"),
+		writeFile("src/auth/token.go", "package auth // second\n"),
+	)
+	w.BlockMode(t)
+	w.install(t)
+	out := w.run(t, "add a token module")
+
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate]", "memory-bank/details/patterns.md") {
+		t.Errorf("the read gate's refusal naming patterns.md did not reach the model; it got %q", r)
+	}
+	if r := w.resultOf(t, 1, out); !contains(r, "pattern-zebra") {
+		t.Errorf("read_file of patterns.md returned %q", r)
+	}
+	if r := w.resultOf(t, 2, out); strings.Contains(r, "[mbguard") && strings.Contains(r, "blocked") {
+		t.Errorf("the write after reading patterns.md was refused: %q", r)
+	}
+	if !w.Exists("src/auth/token.go") || !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the second, allowed write")
+	}
+}
+
+// TestGeminiRecoveryAfterResumedCompression: Gemini CLI has no hook that says a compression
+// happened (PreCompress fires before every model call), and it compresses only at a real user
+// message — in practice when a session is resumed. So mbguard treats a resume as a compaction.
+// Run 1 reads progress.md; run 2 resumes it with a tiny compression threshold, Gemini CLI
+// really compresses the history, and a high-risk write is refused until the anchors are read.
+func TestGeminiRecoveryAfterResumedCompression(t *testing.T) {
+	w := newWorld(t,
+		readFile("memory-bank/details/progress.md"),
+		fakemodel.Say("Read it."),
+		// run 2
+		writeFile("src/auth/token.go", "package auth // first\n"),
+		readFile("memory-bank/MEMORY.md"),
+		readFile("memory-bank/details/patterns.md"),
+		readFile("memory-bank/details/progress.md"),
+		writeFile("src/auth/token.go", "package auth // second\n"),
+	)
+	// A user setting install must keep: it makes Gemini CLI compress the resumed history.
+	w.Write(t, ".gemini/settings.json", `{"model":{"compressionThreshold":0.000001}}`+"\n")
+	w.install(t)
+	if !strings.Contains(w.File(t, ".gemini/settings.json"), "compressionThreshold") {
+		t.Fatalf("install dropped the user's own setting from .gemini/settings.json:\n%s", w.File(t, ".gemini/settings.json"))
+	}
+	out := w.run(t, "what is the progress?")
+	if n := len(w.model.Summaries()); n != 0 {
+		t.Fatalf("Gemini CLI compressed in the first run already (%d summary requests)\n%s", n, w.model.Log())
+	}
+	out += w.run(t, "now add a token module", "--resume", "latest")
+
+	if len(w.model.Summaries()) == 0 {
+		t.Fatalf("Gemini CLI did not compress the resumed session (no :generateContent summary request)\n%s\nrequests:\n%s", out, w.model.Log())
+	}
+	anchors := false
+	for _, r := range w.model.Agent() {
+		anchors = anchors || strings.Contains(r.Text(), "<memory-bank-anchors>")
+	}
+	if !anchors {
+		t.Errorf("the anchor block (SessionStart source resume) never reached the model")
+	}
+	if r := w.resultOf(t, 2, out); !contains(r, "[mbguard recovery gate]", "memory-bank/MEMORY.md") {
+		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
+	}
+	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the write made after the anchors were read")
+	}
+	log := w.DecisionLog()
+	if !strings.Contains(log, `"recovery":"armed"`) || !strings.Contains(log, `"recovery":"cleared"`) {
+		t.Errorf("recovery was not armed and then cleared in the decision log:\n%s", log)
+	}
+}
+
+// TestGeminiUndoesAScriptsBankWrite runs a build script whose command line shows nothing of
+// the bank: the outcome check in AfterTool has to find the changes and put the bank back.
+func TestGeminiUndoesAScriptsBankWrite(t *testing.T) {
+	w := newWorld(t, shell("./"+e2eproject.Script))
+	w.install(t)
+	progress := w.File(t, "memory-bank/details/progress.md")
+	out := w.run(t, "regenerate the cache")
+
+	if w.Exists("memory-bank/cache.json") {
+		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank")
+	}
+	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("progress.md keeps the script's append:\n%s", got)
+	}
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard]", "memory-bank/") {
+		t.Errorf("the model was not told what was undone; the tool result was %q", r)
+	}
+	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
+		t.Errorf("no outcome decision in the decision log:\n%s", log)
+	}
+}
