@@ -12,8 +12,19 @@ import (
 	"github.com/mbguard/mbguard/test/e2e/fakemodel"
 )
 
+// cacheDir is shared by the package's runs: Copilot CLI unpacks its 235 MB of JavaScript into
+// $XDG_CACHE_HOME/copilot on the first run of a fresh cache (seconds), and that is the only
+// thing the runs share.
+var cacheDir string
+
 func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mbguard-e2e-copilot-cache")
+	if err != nil {
+		panic(err)
+	}
+	cacheDir = dir
 	code := m.Run()
+	os.RemoveAll(dir)
 	e2eproject.Cleanup()
 	os.Exit(code)
 }
@@ -59,6 +70,7 @@ func (w *world) run(t *testing.T, prompt string, env ...string) string {
 		"COPILOT_PROVIDER_API_KEY=dummy",
 		"COPILOT_MODEL=" + model,
 		"COPILOT_AUTO_UPDATE=false",
+		"XDG_CACHE_HOME=" + cacheDir,
 	}
 	out := w.Run(t, 90*time.Second, append(base, env...), w.copilot, "-p", prompt,
 		"--allow-all-tools", "--trust-folder", "--no-auto-update", "--disable-client-telemetry", "--no-ask-user")
@@ -84,4 +96,18 @@ func contains(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// install writes the hooks with the real `mbguard install --agent copilot`.
+func (w *world) install(t *testing.T) {
+	t.Helper()
+	w.Install(t, "copilot")
+	entries, _ := os.ReadDir(w.Abs(".github/hooks"))
+	var all string
+	for _, e := range entries {
+		all += w.File(t, ".github/hooks/"+e.Name())
+	}
+	if !strings.Contains(all, "mbguard hook copilot") {
+		t.Fatalf("no file in .github/hooks runs `mbguard hook copilot`:\n%s", all)
+	}
 }

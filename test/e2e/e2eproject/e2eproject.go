@@ -207,3 +207,7 @@ func (p *Project) DecisionLog() string {
 	b, _ := os.ReadFile(filepath.Join(p.Root, ".git", "mbguard", "decisions.jsonl"))
 	return string(b)
 }
+
+// AnchorLine is a line of the anchor block mbguard gives the model after a compaction; it is
+// matched instead of the <memory-bank-anchors> tag, which Gemini CLI escapes in hook context.
+const AnchorLine = "Compaction occurred. Before any write, read:"

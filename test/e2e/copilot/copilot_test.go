@@ -1,0 +1,161 @@
+package copilot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/test/e2e/e2eproject"
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+// Copilot CLI's tools with a Claude model: create, edit, view, bash; with a GPT model it writes
+// through apply_patch, a custom tool whose hook payload carries the patch text as toolArgs.
+
+func create(path, text string) fakemodel.Step {
+	return fakemodel.Call("create", map[string]any{"path": path, "file_text": text})
+}
+
+func view(path string) fakemodel.Step {
+	return fakemodel.Call("view", map[string]any{"path": path})
+}
+
+func shell(cmd string) fakemodel.Step {
+	return fakemodel.Call("bash", map[string]any{"command": cmd, "description": "scripted"})
+}
+
+// TestCopilotInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start; a
+// non-.md write into memory-bank/ and a shell write into it are refused, with the reason in
+// the tool result the model reads, and nothing reaches the disk.
+func TestCopilotInjectsMemoryAndGuardsTheBank(t *testing.T) {
+	w := newWorld(t,
+		create("memory-bank/x.json", "{\"a\": 1}\n"),
+		shell("echo '- done' >> memory-bank/details/progress.md"),
+	)
+	w.install(t)
+	progress := w.File(t, "memory-bank/details/progress.md")
+	out := w.run(t, "note the progress")
+
+	agent := w.model.Agent()
+	if len(agent) == 0 {
+		t.Fatalf("the host sent no agent request\n%s", out)
+	}
+	if first := agent[0].Text(); !contains(first, e2eproject.Marker, "Memory-bank protocol") {
+		t.Errorf("MEMORY.md's Current Focus (marker %s) did not reach the model in the first request", e2eproject.Marker)
+	} else if n := strings.Count(first, e2eproject.Marker); n != 1 {
+		t.Errorf("MEMORY.md was injected %d times into the first request, want once", n)
+	}
+
+	if w.Exists("memory-bank/x.json") {
+		t.Errorf("memory-bank/x.json was created despite the bank guard")
+	}
+	// Copilot CLI passes no exit-2 stderr to the model: the reason must come as JSON.
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank]", "memory-bank/x.json") {
+		t.Errorf("the refusal of create memory-bank/x.json did not reach the model; it got %q", r)
+	}
+	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("the shell redirect reached progress.md:\n%s", got)
+	}
+	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank]") {
+		t.Errorf("the refusal of the shell write into the bank did not reach the model; it got %q", r)
+	}
+}
+
+// TestCopilotGuardsTheBankFromApplyPatch runs a GPT model, for which Copilot CLI offers
+// apply_patch instead of create/edit, and the hook's toolArgs is the patch as a string.
+func TestCopilotGuardsTheBankFromApplyPatch(t *testing.T) {
+	w := newWorld(t,
+		fakemodel.Custom("apply_patch", "*** Begin Patch\n*** Add File: memory-bank/x.json\n+{\"a\": 1}\n*** End Patch\n"),
+	)
+	w.install(t)
+	out := w.run(t, "note the progress", "COPILOT_MODEL=gpt-5.4")
+
+	if w.Exists("memory-bank/x.json") {
+		t.Errorf("memory-bank/x.json was created by apply_patch despite the bank guard")
+	}
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank]", "memory-bank/x.json") {
+		t.Errorf("the refusal of the apply_patch into memory-bank/x.json did not reach the model; it got %q", r)
+	}
+}
+
+func TestCopilotReadGateInBlockMode(t *testing.T) {
+	w := newWorld(t,
+		create("src/auth/token.go", "package auth // first\n"),
+		view("memory-bank/details/patterns.md"),
+		create("src/auth/token.go", "package auth // second\n"),
+	)
+	w.BlockMode(t)
+	w.install(t)
+	out := w.run(t, "add a token module")
+
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate]", "memory-bank/details/patterns.md") {
+		t.Errorf("the read gate's refusal naming patterns.md did not reach the model; it got %q", r)
+	}
+	if r := w.resultOf(t, 1, out); !contains(r, "pattern-zebra") {
+		t.Errorf("view of patterns.md returned %q", r)
+	}
+	if r := w.resultOf(t, 2, out); strings.Contains(r, "[mbguard") && strings.Contains(r, "blocked") {
+		t.Errorf("the write after reading patterns.md was refused: %q", r)
+	}
+	if !w.Exists("src/auth/token.go") || !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the second, allowed write")
+	}
+}
+
+// TestCopilotRecoveryAfterCompaction forces a real auto-compaction: a small provider prompt
+// limit and one turn that reports 98 % of it. Copilot CLI fires preCompact and waits for the
+// hook before its next request; from then on a high-risk write is refused until every anchor
+// is read again.
+func TestCopilotRecoveryAfterCompaction(t *testing.T) {
+	big := view("memory-bank/details/progress.md")
+	big.Tokens = 29500
+	w := newWorld(t,
+		big,
+		create("src/auth/token.go", "package auth // first\n"),
+		view("memory-bank/MEMORY.md"),
+		view("memory-bank/details/patterns.md"),
+		view("memory-bank/details/progress.md"),
+		create("src/auth/token.go", "package auth // second\n"),
+	)
+	w.install(t)
+	out := w.run(t, "add a token module", "COPILOT_PROVIDER_MAX_PROMPT_TOKENS=30000")
+
+	if len(w.model.Summaries()) == 0 {
+		t.Fatalf("Copilot CLI did not compact (no summary request)\n%s\nrequests:\n%s", out, w.model.Log())
+	}
+	r := w.resultOf(t, 1, out)
+	if !contains(r, "[mbguard recovery gate]", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
+		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
+	}
+	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the write made after the anchors were read")
+	}
+	log := w.DecisionLog()
+	if n := strings.Count(log, `"recovery":"armed"`); n != 1 {
+		t.Errorf("recovery armed %d times in the decision log, want once:\n%s", n, log)
+	}
+	if !strings.Contains(log, `"recovery":"cleared"`) {
+		t.Errorf("recovery was never cleared in the decision log:\n%s", log)
+	}
+}
+
+// TestCopilotUndoesAScriptsBankWrite runs a build script whose command line shows nothing of
+// the bank: the outcome check in postToolUse has to find the changes and put the bank back.
+func TestCopilotUndoesAScriptsBankWrite(t *testing.T) {
+	w := newWorld(t, shell("./"+e2eproject.Script))
+	w.install(t)
+	progress := w.File(t, "memory-bank/details/progress.md")
+	out := w.run(t, "regenerate the cache")
+
+	if w.Exists("memory-bank/cache.json") {
+		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank: the outcome check (issue 8) did not run on this host's post-tool event")
+	}
+	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("progress.md keeps the script's append:\n%s", got)
+	}
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard]", "memory-bank/") {
+		t.Errorf("the model was not told what was undone; the tool result was %q", r)
+	}
+	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
+		t.Errorf("no outcome decision in the decision log:\n%s", log)
+	}
+}
