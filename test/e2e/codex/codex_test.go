@@ -44,13 +44,13 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	if w.Exists("memory-bank/x.json") {
 		t.Errorf("memory-bank/x.json was created despite the bank guard")
 	}
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank]", "memory-bank/x.json") {
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
 		t.Errorf("the refusal of the apply_patch into memory-bank/x.json did not reach the model; it got %q", r)
 	}
 	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
 		t.Errorf("the shell redirect reached progress.md:\n%s", got)
 	}
-	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank]") {
+	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank] blocked") {
 		t.Errorf("the refusal of the shell write into the bank did not reach the model; it got %q", r)
 	}
 }
@@ -65,7 +65,7 @@ func TestCodexReadGateInBlockMode(t *testing.T) {
 	w.install(t)
 	out := w.run(t, "add a token module")
 
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate]", "memory-bank/details/patterns.md") {
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's refusal naming patterns.md did not reach the model; it got %q", r)
 	}
 	if r := w.resultOf(t, 1, out); !contains(r, "pattern-zebra") {
@@ -108,7 +108,7 @@ func TestCodexRecoveryAfterCompaction(t *testing.T) {
 		t.Errorf("the anchor block (SessionStart source compact) never reached the model")
 	}
 	r := w.resultOf(t, 1, out)
-	if !contains(r, "[mbguard recovery gate]", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
+	if !contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
 		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
 	}
 	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
@@ -146,4 +146,35 @@ func TestCodexUndoesAScriptsBankWrite(t *testing.T) {
 	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
 		t.Errorf("no outcome decision in the decision log:\n%s", log)
 	}
+}
+
+func patch(body string) fakemodel.Step {
+	return fakemodel.Custom("apply_patch", "*** Begin Patch\n"+body+"*** End Patch\n")
+}
+
+// TestCodexBankGuardShapes: more of the ways Codex writes into the bank — patch updates,
+// moves, paths the model did not clean, shell copies and in-place edits — and one allowed
+// write, all in one session.
+func TestCodexBankGuardShapes(t *testing.T) {
+	shapes := []e2eproject.Shape{
+		{Name: "patch that edits the USER_BLOCK", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: patch("*** Update File: memory-bank/MEMORY.md\n@@\n-" + e2eproject.UserBlockLine + "\n+(edited by the agent)\n")},
+		{Name: "patch that moves tech.md to a .json", Refused: true, Kept: "memory-bank/details/tech.md", Absent: "memory-bank/details/tech.json",
+			Step: patch("*** Update File: memory-bank/details/tech.md\n*** Move to: memory-bank/details/tech.json\n@@\n-# Tech Stack\n+# Tech\n")},
+		{Name: "patch adding a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
+			Step: addFile("src/../memory-bank/y.json", "{}")},
+		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
+			Step: shell("cp src/app.go memory-bank/app.go")},
+		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
+		{Name: "shell tee into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: shell("echo '- done' | tee -a memory-bank/details/progress.md")},
+		{Name: "patch adding a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
+			Step: addFile("memory-bank/details/learnings/retries.md", "# Retries")},
+	}
+	w := newWorld(t, e2eproject.Steps(shapes)...)
+	w.install(t)
+	kept := w.Snapshot(t, shapes)
+	out := w.run(t, "tidy the memory bank")
+	w.CheckShapes(t, w.model, shapes, kept, out)
 }

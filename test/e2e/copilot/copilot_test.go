@@ -49,13 +49,13 @@ func TestCopilotInjectsMemoryAndGuardsTheBank(t *testing.T) {
 		t.Errorf("memory-bank/x.json was created despite the bank guard")
 	}
 	// Copilot CLI passes no exit-2 stderr to the model: the reason must come as JSON.
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank]", "memory-bank/x.json") {
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
 		t.Errorf("the refusal of create memory-bank/x.json did not reach the model; it got %q", r)
 	}
 	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
 		t.Errorf("the shell redirect reached progress.md:\n%s", got)
 	}
-	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank]") {
+	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank] blocked") {
 		t.Errorf("the refusal of the shell write into the bank did not reach the model; it got %q", r)
 	}
 }
@@ -72,7 +72,7 @@ func TestCopilotGuardsTheBankFromApplyPatch(t *testing.T) {
 	if w.Exists("memory-bank/x.json") {
 		t.Errorf("memory-bank/x.json was created by apply_patch despite the bank guard")
 	}
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank]", "memory-bank/x.json") {
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
 		t.Errorf("the refusal of the apply_patch into memory-bank/x.json did not reach the model; it got %q", r)
 	}
 }
@@ -87,7 +87,7 @@ func TestCopilotReadGateInBlockMode(t *testing.T) {
 	w.install(t)
 	out := w.run(t, "add a token module")
 
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate]", "memory-bank/details/patterns.md") {
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's refusal naming patterns.md did not reach the model; it got %q", r)
 	}
 	if r := w.resultOf(t, 1, out); !contains(r, "pattern-zebra") {
@@ -123,7 +123,7 @@ func TestCopilotRecoveryAfterCompaction(t *testing.T) {
 		t.Fatalf("Copilot CLI did not compact (no summary request)\n%s\nrequests:\n%s", out, w.model.Log())
 	}
 	r := w.resultOf(t, 1, out)
-	if !contains(r, "[mbguard recovery gate]", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
+	if !contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
 		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
 	}
 	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
@@ -158,4 +158,31 @@ func TestCopilotUndoesAScriptsBankWrite(t *testing.T) {
 	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
 		t.Errorf("no outcome decision in the decision log:\n%s", log)
 	}
+}
+
+// TestCopilotBankGuardShapes: more of the ways Copilot CLI writes into the bank — edit on
+// MEMORY.md by absolute path, uncleaned paths, shell copies and in-place edits — and one
+// allowed write, all in one session.
+func TestCopilotBankGuardShapes(t *testing.T) {
+	w := newWorld(t)
+	shapes := []e2eproject.Shape{
+		{Name: "edit in the USER_BLOCK by absolute path", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: fakemodel.Call("edit", map[string]any{"path": w.Abs("memory-bank/MEMORY.md"),
+				"old_str": e2eproject.UserBlockLine, "new_str": "(edited by the agent)"})},
+		{Name: "create of a .yaml by absolute path", Refused: true, Absent: "memory-bank/notes.yaml",
+			Step: create(w.Abs("memory-bank/notes.yaml"), "a: 1\n")},
+		{Name: "create of a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
+			Step: create("src/../memory-bank/y.json", "{}\n")},
+		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
+			Step: shell("cp src/app.go memory-bank/app.go")},
+		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
+		{Name: "create of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
+			Step: create("memory-bank/details/learnings/retries.md", "# Retries\n\n- go through the queue\n")},
+	}
+	w.model.Script(e2eproject.Steps(shapes)...)
+	w.install(t)
+	kept := w.Snapshot(t, shapes)
+	out := w.run(t, "tidy the memory bank")
+	w.CheckShapes(t, w.model, shapes, kept, out)
 }

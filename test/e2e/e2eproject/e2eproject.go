@@ -202,6 +202,11 @@ func (p *Project) Write(t *testing.T, rel, content string) {
 	testgit.Write(t, p.Root, rel, content)
 }
 
+func readFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
+
 // DecisionLog returns mbguard's decision log (empty when nothing was logged).
 func (p *Project) DecisionLog() string {
 	b, _ := os.ReadFile(filepath.Join(p.Root, ".git", "mbguard", "decisions.jsonl"))

@@ -111,6 +111,14 @@ func Start(t testing.TB, api API, script ...Step) *Server {
 	return s
 }
 
+// Script replaces the steps still to play, for a test that needs the project's paths to write
+// them after Start.
+func (s *Server) Script(steps ...Step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script, s.played = steps, 0
+}
+
 // Requests returns every recorded request, in arrival order.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()

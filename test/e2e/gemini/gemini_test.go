@@ -47,13 +47,13 @@ func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	if w.Exists("memory-bank/x.json") {
 		t.Errorf("memory-bank/x.json was created despite the bank guard")
 	}
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank]", "memory-bank/x.json") {
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
 		t.Errorf("the refusal of write_file memory-bank/x.json did not reach the model; it got %q", r)
 	}
 	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
 		t.Errorf("the shell redirect reached progress.md:\n%s", got)
 	}
-	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank]") {
+	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank] blocked") {
 		t.Errorf("the refusal of the shell write into the bank did not reach the model; it got %q", r)
 	}
 }
@@ -70,7 +70,7 @@ func TestGeminiReadGateInBlockMode(t *testing.T) {
 	w.install(t)
 	out := w.run(t, "add a token module")
 
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate]", "memory-bank/details/patterns.md") {
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's refusal naming patterns.md did not reach the model; it got %q", r)
 	}
 	if r := w.resultOf(t, 1, out); !contains(r, "pattern-zebra") {
@@ -122,7 +122,7 @@ func TestGeminiRecoveryAfterResumedCompression(t *testing.T) {
 	if !anchors {
 		t.Errorf("the anchor block (SessionStart source resume) never reached the model")
 	}
-	if r := w.resultOf(t, 2, out); !contains(r, "[mbguard recovery gate]", "memory-bank/MEMORY.md") {
+	if r := w.resultOf(t, 2, out); !contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md") {
 		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
 	}
 	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
@@ -154,4 +154,31 @@ func TestGeminiUndoesAScriptsBankWrite(t *testing.T) {
 	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
 		t.Errorf("no outcome decision in the decision log:\n%s", log)
 	}
+}
+
+// TestGeminiBankGuardShapes: more of the ways Gemini CLI writes into the bank — replace on
+// MEMORY.md, absolute and uncleaned paths, shell copies and in-place edits — and one allowed
+// write, all in one session.
+func TestGeminiBankGuardShapes(t *testing.T) {
+	w := newWorld(t)
+	shapes := []e2eproject.Shape{
+		{Name: "replace in the USER_BLOCK", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: fakemodel.Call("replace", map[string]any{"file_path": "memory-bank/MEMORY.md", "instruction": "reword the notes",
+				"old_string": e2eproject.UserBlockLine, "new_string": "(edited by the agent)"})},
+		{Name: "write_file of a .yaml by absolute path", Refused: true, Absent: "memory-bank/notes.yaml",
+			Step: writeFile(w.Abs("memory-bank/notes.yaml"), "a: 1\n")},
+		{Name: "write_file of a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
+			Step: writeFile("src/../memory-bank/y.json", "{}\n")},
+		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
+			Step: shell("cp src/app.go memory-bank/app.go")},
+		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
+		{Name: "write_file of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
+			Step: writeFile("memory-bank/details/learnings/retries.md", "# Retries\n\n- go through the queue\n")},
+	}
+	w.model.Script(e2eproject.Steps(shapes)...)
+	w.install(t)
+	kept := w.Snapshot(t, shapes)
+	out := w.run(t, "tidy the memory bank")
+	w.CheckShapes(t, w.model, shapes, kept, out)
 }

@@ -1,0 +1,74 @@
+package e2eproject
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+// Shape is one tool call of a bank-guard scenario, in the host's own tool dialect, and what
+// must come of it.
+type Shape struct {
+	Name string
+	Step fakemodel.Step
+	// Refused: the model must read "[mbguard bank] blocked" in the call's result. Otherwise the call
+	// must not be refused by any mbguard gate.
+	Refused bool
+	// Absent must not exist afterwards; Kept must keep its content; Present must exist.
+	Absent, Kept, Present string
+}
+
+// UserBlockLine is a line of MEMORY.md's USER_BLOCK as mbguard init writes it: an edit of it
+// must be refused.
+const UserBlockLine = "(Yours to edit. Agents never change this block.)"
+
+// Steps returns the shapes' steps, in order, for fakemodel.Start.
+func Steps(shapes []Shape) []fakemodel.Step {
+	var out []fakemodel.Step
+	for _, s := range shapes {
+		out = append(out, s.Step)
+	}
+	return out
+}
+
+// Snapshot records the content of every Kept file before the run.
+func (p *Project) Snapshot(t *testing.T, shapes []Shape) map[string]string {
+	t.Helper()
+	kept := map[string]string{}
+	for _, s := range shapes {
+		if s.Kept != "" {
+			kept[s.Kept] = p.File(t, s.Kept)
+		}
+	}
+	return kept
+}
+
+// CheckShapes asserts each shape's outcome on disk and in what the model was told.
+func (p *Project) CheckShapes(t *testing.T, model *fakemodel.Server, shapes []Shape, kept map[string]string, out string) {
+	t.Helper()
+	for i, s := range shapes {
+		r, ok := model.ResultOf(i)
+		if !ok {
+			t.Errorf("%s: the model never got this call's result\n%s\nrequests:\n%s", s.Name, out, model.Log())
+			continue
+		}
+		switch {
+		case s.Refused && !strings.Contains(r, "[mbguard bank] blocked"):
+			t.Errorf("%s: the bank guard's refusal did not reach the model; it got %q", s.Name, r)
+		case !s.Refused && strings.Contains(r, "[mbguard") && strings.Contains(r, "blocked"):
+			t.Errorf("%s: refused, but it is an allowed write: %q", s.Name, r)
+		}
+		if s.Absent != "" && p.Exists(s.Absent) {
+			t.Errorf("%s: %s exists", s.Name, s.Absent)
+		}
+		if s.Kept != "" {
+			if got, _ := readFile(p.Abs(s.Kept)); got != kept[s.Kept] {
+				t.Errorf("%s: %s changed:\n%s", s.Name, s.Kept, got)
+			}
+		}
+		if s.Present != "" && !p.Exists(s.Present) {
+			t.Errorf("%s: %s was not written", s.Name, s.Present)
+		}
+	}
+}
