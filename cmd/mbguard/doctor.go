@@ -52,6 +52,9 @@ func newDoctorCmd(e *env) *cobra.Command {
 		checks = append(checks,
 			checkClaude(r, home),
 			checkOpenCode(r, home, configHome(e.getenv)),
+			checkCodex(r, home, e.getenv("CODEX_HOME")),
+			checkGemini(r, home),
+			checkCopilot(r),
 			checkGitHook(r),
 			checkWatcher(ctx, r),
 		)

@@ -155,7 +155,7 @@ func printStatus(e *env, rep statusReport) {
 				what = "recovery " + d.Recovery
 			}
 			msg, _, _ := strings.Cut(d.Message, "\n")
-			fmt.Fprintf(w, "  %s  %-5s %s %s %s  %s\n", d.Time.Local().Format(time.DateTime), what, orDash(d.Gate), orDash(d.Tool), strings.Join(d.Paths, ","), msg)
+			fmt.Fprintf(w, "  %s  %-7s %-5s %s %s %s  %s\n", d.Time.Local().Format(time.DateTime), orDash(d.Host), what, orDash(d.Gate), orDash(d.Tool), strings.Join(d.Paths, ","), msg)
 		}
 	}
 	if len(rep.Findings) == 0 {
