@@ -15,44 +15,46 @@ func addFile(path, body string) fakemodel.Step {
 	return fakemodel.Custom("apply_patch", "*** Begin Patch\n*** Add File: "+path+"\n+"+body+"\n*** End Patch\n")
 }
 
+func patch(body string) fakemodel.Step {
+	return fakemodel.Custom("apply_patch", "*** Begin Patch\n"+body+"*** End Patch\n")
+}
+
 func shell(cmd string) fakemodel.Step {
 	return fakemodel.Call("exec_command", map[string]any{"cmd": cmd})
 }
 
-// TestCodexInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start; a
-// non-.md write into memory-bank/ and a shell write into it are refused, with the reason in
-// the tool result the model reads, and nothing reaches the disk.
+// TestCodexInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start;
+// then, in the same session, the ways Codex writes into the bank — patch adds, updates and
+// moves, paths the model did not clean, shell redirects, copies and in-place edits — are refused with the reason
+// in the tool result the model reads and nothing reaching the disk, while an allowed .md write
+// into the bank goes through.
 func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
-	w := newWorld(t,
-		addFile("memory-bank/x.json", `{"a": 1}`),
-		shell("echo '- done' >> memory-bank/details/progress.md"),
-	)
+	shapes := []e2eproject.Shape{
+		{Name: "apply_patch adding memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
+			Step: addFile("memory-bank/x.json", `{"a": 1}`)},
+		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: shell("echo '- done' >> memory-bank/details/progress.md")},
+		{Name: "patch that edits the USER_BLOCK", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: patch("*** Update File: memory-bank/MEMORY.md\n@@\n-" + e2eproject.UserBlockLine + "\n+(edited by the agent)\n")},
+		{Name: "patch that moves tech.md to a .json", Refused: true, Kept: "memory-bank/details/tech.md", Absent: "memory-bank/details/tech.json",
+			Step: patch("*** Update File: memory-bank/details/tech.md\n*** Move to: memory-bank/details/tech.json\n@@\n-# Tech Stack\n+# Tech\n")},
+		{Name: "patch adding a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
+			Step: addFile("src/../memory-bank/y.json", "{}")},
+		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
+			Step: shell("cp src/app.go memory-bank/app.go")},
+		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
+		{Name: "shell tee into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: shell("echo '- done' | tee -a memory-bank/details/progress.md")},
+		{Name: "patch adding a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
+			Step: addFile("memory-bank/details/learnings/retries.md", "# Retries")},
+	}
+	w := newWorld(t, e2eproject.Steps(shapes)...)
 	w.install(t)
-	progress := w.File(t, "memory-bank/details/progress.md")
-	out := w.run(t, "note the progress")
-
-	agent := w.model.Agent()
-	if len(agent) == 0 {
-		t.Fatalf("the host sent no agent request\n%s", out)
-	}
-	if first := agent[0].Text(); !contains(first, e2eproject.Marker, "Memory-bank protocol") {
-		t.Errorf("MEMORY.md's Current Focus (marker %s) did not reach the model in the first request", e2eproject.Marker)
-	} else if n := strings.Count(first, e2eproject.Marker); n != 1 {
-		t.Errorf("MEMORY.md was injected %d times into the first request, want once", n)
-	}
-
-	if w.Exists("memory-bank/x.json") {
-		t.Errorf("memory-bank/x.json was created despite the bank guard")
-	}
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
-		t.Errorf("the refusal of the apply_patch into memory-bank/x.json did not reach the model; it got %q", r)
-	}
-	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
-		t.Errorf("the shell redirect reached progress.md:\n%s", got)
-	}
-	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank] blocked") {
-		t.Errorf("the refusal of the shell write into the bank did not reach the model; it got %q", r)
-	}
+	kept := w.Snapshot(t, shapes)
+	out := w.run(t, "tidy the memory bank")
+	e2eproject.CheckMemoryInjected(t, w.model, out)
+	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 
 func TestCodexReadGateInBlockMode(t *testing.T) {
@@ -146,35 +148,4 @@ func TestCodexUndoesAScriptsBankWrite(t *testing.T) {
 	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
 		t.Errorf("no outcome decision in the decision log:\n%s", log)
 	}
-}
-
-func patch(body string) fakemodel.Step {
-	return fakemodel.Custom("apply_patch", "*** Begin Patch\n"+body+"*** End Patch\n")
-}
-
-// TestCodexBankGuardShapes: more of the ways Codex writes into the bank — patch updates,
-// moves, paths the model did not clean, shell copies and in-place edits — and one allowed
-// write, all in one session.
-func TestCodexBankGuardShapes(t *testing.T) {
-	shapes := []e2eproject.Shape{
-		{Name: "patch that edits the USER_BLOCK", Refused: true, Kept: "memory-bank/MEMORY.md",
-			Step: patch("*** Update File: memory-bank/MEMORY.md\n@@\n-" + e2eproject.UserBlockLine + "\n+(edited by the agent)\n")},
-		{Name: "patch that moves tech.md to a .json", Refused: true, Kept: "memory-bank/details/tech.md", Absent: "memory-bank/details/tech.json",
-			Step: patch("*** Update File: memory-bank/details/tech.md\n*** Move to: memory-bank/details/tech.json\n@@\n-# Tech Stack\n+# Tech\n")},
-		{Name: "patch adding a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
-			Step: addFile("src/../memory-bank/y.json", "{}")},
-		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
-			Step: shell("cp src/app.go memory-bank/app.go")},
-		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
-			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
-		{Name: "shell tee into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
-			Step: shell("echo '- done' | tee -a memory-bank/details/progress.md")},
-		{Name: "patch adding a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
-			Step: addFile("memory-bank/details/learnings/retries.md", "# Retries")},
-	}
-	w := newWorld(t, e2eproject.Steps(shapes)...)
-	w.install(t)
-	kept := w.Snapshot(t, shapes)
-	out := w.run(t, "tidy the memory bank")
-	w.CheckShapes(t, w.model, shapes, kept, out)
 }

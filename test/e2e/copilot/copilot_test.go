@@ -23,41 +23,38 @@ func shell(cmd string) fakemodel.Step {
 	return fakemodel.Call("bash", map[string]any{"command": cmd, "description": "scripted"})
 }
 
-// TestCopilotInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start; a
-// non-.md write into memory-bank/ and a shell write into it are refused, with the reason in
-// the tool result the model reads, and nothing reaches the disk.
+// TestCopilotInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start;
+// then, in the same session, the ways Copilot CLI writes into the bank — create, edit by absolute
+// path, uncleaned paths, shell redirects, copies and in-place edits — are refused with the reason
+// in the tool result the model reads and nothing reaching the disk, while an allowed .md write
+// into the bank goes through.
 func TestCopilotInjectsMemoryAndGuardsTheBank(t *testing.T) {
-	w := newWorld(t,
-		create("memory-bank/x.json", "{\"a\": 1}\n"),
-		shell("echo '- done' >> memory-bank/details/progress.md"),
-	)
+	w := newWorld(t)
+	shapes := []e2eproject.Shape{
+		{Name: "create of memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
+			Step: create("memory-bank/x.json", "{\"a\": 1}\n")},
+		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: shell("echo '- done' >> memory-bank/details/progress.md")},
+		{Name: "edit in the USER_BLOCK by absolute path", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: fakemodel.Call("edit", map[string]any{"path": w.Abs("memory-bank/MEMORY.md"),
+				"old_str": e2eproject.UserBlockLine, "new_str": "(edited by the agent)"})},
+		{Name: "create of a .yaml by absolute path", Refused: true, Absent: "memory-bank/notes.yaml",
+			Step: create(w.Abs("memory-bank/notes.yaml"), "a: 1\n")},
+		{Name: "create of a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
+			Step: create("src/../memory-bank/y.json", "{}\n")},
+		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
+			Step: shell("cp src/app.go memory-bank/app.go")},
+		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
+		{Name: "create of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
+			Step: create("memory-bank/details/learnings/retries.md", "# Retries\n\n- go through the queue\n")},
+	}
+	w.model.Script(e2eproject.Steps(shapes)...)
 	w.install(t)
-	progress := w.File(t, "memory-bank/details/progress.md")
-	out := w.run(t, "note the progress")
-
-	agent := w.model.Agent()
-	if len(agent) == 0 {
-		t.Fatalf("the host sent no agent request\n%s", out)
-	}
-	if first := agent[0].Text(); !contains(first, e2eproject.Marker, "Memory-bank protocol") {
-		t.Errorf("MEMORY.md's Current Focus (marker %s) did not reach the model in the first request", e2eproject.Marker)
-	} else if n := strings.Count(first, e2eproject.Marker); n != 1 {
-		t.Errorf("MEMORY.md was injected %d times into the first request, want once", n)
-	}
-
-	if w.Exists("memory-bank/x.json") {
-		t.Errorf("memory-bank/x.json was created despite the bank guard")
-	}
-	// Copilot CLI passes no exit-2 stderr to the model: the reason must come as JSON.
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
-		t.Errorf("the refusal of create memory-bank/x.json did not reach the model; it got %q", r)
-	}
-	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
-		t.Errorf("the shell redirect reached progress.md:\n%s", got)
-	}
-	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank] blocked") {
-		t.Errorf("the refusal of the shell write into the bank did not reach the model; it got %q", r)
-	}
+	kept := w.Snapshot(t, shapes)
+	out := w.run(t, "tidy the memory bank")
+	e2eproject.CheckMemoryInjected(t, w.model, out)
+	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 
 // TestCopilotGuardsTheBankFromApplyPatch runs a GPT model, for which Copilot CLI offers
@@ -158,31 +155,4 @@ func TestCopilotUndoesAScriptsBankWrite(t *testing.T) {
 	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
 		t.Errorf("no outcome decision in the decision log:\n%s", log)
 	}
-}
-
-// TestCopilotBankGuardShapes: more of the ways Copilot CLI writes into the bank — edit on
-// MEMORY.md by absolute path, uncleaned paths, shell copies and in-place edits — and one
-// allowed write, all in one session.
-func TestCopilotBankGuardShapes(t *testing.T) {
-	w := newWorld(t)
-	shapes := []e2eproject.Shape{
-		{Name: "edit in the USER_BLOCK by absolute path", Refused: true, Kept: "memory-bank/MEMORY.md",
-			Step: fakemodel.Call("edit", map[string]any{"path": w.Abs("memory-bank/MEMORY.md"),
-				"old_str": e2eproject.UserBlockLine, "new_str": "(edited by the agent)"})},
-		{Name: "create of a .yaml by absolute path", Refused: true, Absent: "memory-bank/notes.yaml",
-			Step: create(w.Abs("memory-bank/notes.yaml"), "a: 1\n")},
-		{Name: "create of a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
-			Step: create("src/../memory-bank/y.json", "{}\n")},
-		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
-			Step: shell("cp src/app.go memory-bank/app.go")},
-		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
-			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
-		{Name: "create of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
-			Step: create("memory-bank/details/learnings/retries.md", "# Retries\n\n- go through the queue\n")},
-	}
-	w.model.Script(e2eproject.Steps(shapes)...)
-	w.install(t)
-	kept := w.Snapshot(t, shapes)
-	out := w.run(t, "tidy the memory bank")
-	w.CheckShapes(t, w.model, shapes, kept, out)
 }

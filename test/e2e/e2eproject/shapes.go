@@ -15,6 +15,8 @@ type Shape struct {
 	// Refused: the model must read "[mbguard bank] blocked" in the call's result. Otherwise the call
 	// must not be refused by any mbguard gate.
 	Refused bool
+	// Says is more text the result must hold (e.g. the path the refusal names).
+	Says string
 	// Absent must not exist afterwards; Kept must keep its content; Present must exist.
 	Absent, Kept, Present string
 }
@@ -58,6 +60,8 @@ func (p *Project) CheckShapes(t *testing.T, model *fakemodel.Server, shapes []Sh
 			t.Errorf("%s: the bank guard's refusal did not reach the model; it got %q", s.Name, r)
 		case !s.Refused && strings.Contains(r, "[mbguard") && strings.Contains(r, "blocked"):
 			t.Errorf("%s: refused, but it is an allowed write: %q", s.Name, r)
+		case s.Says != "" && !strings.Contains(r, s.Says):
+			t.Errorf("%s: the result does not say %q: %q", s.Name, s.Says, r)
 		}
 		if s.Absent != "" && p.Exists(s.Absent) {
 			t.Errorf("%s: %s exists", s.Name, s.Absent)
@@ -70,5 +74,21 @@ func (p *Project) CheckShapes(t *testing.T, model *fakemodel.Server, shapes []Sh
 		if s.Present != "" && !p.Exists(s.Present) {
 			t.Errorf("%s: %s was not written", s.Name, s.Present)
 		}
+	}
+}
+
+// CheckMemoryInjected asserts that MEMORY.md (its Marker and the protocol block around it)
+// reached the model in the first agent request, exactly once.
+func CheckMemoryInjected(t *testing.T, model *fakemodel.Server, out string) {
+	t.Helper()
+	agent := model.Agent()
+	if len(agent) == 0 {
+		t.Fatalf("the host sent no agent request\n%s", out)
+	}
+	first := agent[0].Text()
+	if !strings.Contains(first, Marker) || !strings.Contains(first, "Memory-bank protocol") {
+		t.Errorf("MEMORY.md's Current Focus (marker %s) did not reach the model in the first request", Marker)
+	} else if n := strings.Count(first, Marker); n != 1 {
+		t.Errorf("MEMORY.md was injected %d times into the first request, want once", n)
 	}
 }

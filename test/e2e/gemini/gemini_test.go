@@ -22,40 +22,38 @@ func shell(cmd string) fakemodel.Step {
 	return fakemodel.Call("run_shell_command", map[string]any{"command": cmd, "description": "scripted"})
 }
 
-// TestGeminiInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start; a
-// non-.md write into memory-bank/ and a shell write into it are refused, with the reason in
-// the tool result the model reads, and nothing reaches the disk.
+// TestGeminiInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start;
+// then, in the same session, the ways Gemini CLI writes into the bank — write_file, replace,
+// absolute and uncleaned paths, shell redirects, copies and in-place edits — are refused with the reason
+// in the tool result the model reads and nothing reaching the disk, while an allowed .md write
+// into the bank goes through.
 func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
-	w := newWorld(t,
-		writeFile("memory-bank/x.json", "{\"a\": 1}\n"),
-		shell("echo '- done' >> memory-bank/details/progress.md"),
-	)
+	w := newWorld(t)
+	shapes := []e2eproject.Shape{
+		{Name: "write_file of memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
+			Step: writeFile("memory-bank/x.json", "{\"a\": 1}\n")},
+		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: shell("echo '- done' >> memory-bank/details/progress.md")},
+		{Name: "replace in the USER_BLOCK", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: fakemodel.Call("replace", map[string]any{"file_path": "memory-bank/MEMORY.md", "instruction": "reword the notes",
+				"old_string": e2eproject.UserBlockLine, "new_string": "(edited by the agent)"})},
+		{Name: "write_file of a .yaml by absolute path", Refused: true, Absent: "memory-bank/notes.yaml",
+			Step: writeFile(w.Abs("memory-bank/notes.yaml"), "a: 1\n")},
+		{Name: "write_file of a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
+			Step: writeFile("src/../memory-bank/y.json", "{}\n")},
+		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
+			Step: shell("cp src/app.go memory-bank/app.go")},
+		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
+		{Name: "write_file of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
+			Step: writeFile("memory-bank/details/learnings/retries.md", "# Retries\n\n- go through the queue\n")},
+	}
+	w.model.Script(e2eproject.Steps(shapes)...)
 	w.install(t)
-	progress := w.File(t, "memory-bank/details/progress.md")
-	out := w.run(t, "note the progress")
-
-	agent := w.model.Agent()
-	if len(agent) == 0 {
-		t.Fatalf("the host sent no agent request\n%s", out)
-	}
-	if first := agent[0].Text(); !contains(first, e2eproject.Marker, "Memory-bank protocol") {
-		t.Errorf("MEMORY.md's Current Focus (marker %s) did not reach the model in the first request", e2eproject.Marker)
-	} else if n := strings.Count(first, e2eproject.Marker); n != 1 {
-		t.Errorf("MEMORY.md was injected %d times into the first request, want once", n)
-	}
-
-	if w.Exists("memory-bank/x.json") {
-		t.Errorf("memory-bank/x.json was created despite the bank guard")
-	}
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
-		t.Errorf("the refusal of write_file memory-bank/x.json did not reach the model; it got %q", r)
-	}
-	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
-		t.Errorf("the shell redirect reached progress.md:\n%s", got)
-	}
-	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank] blocked") {
-		t.Errorf("the refusal of the shell write into the bank did not reach the model; it got %q", r)
-	}
+	kept := w.Snapshot(t, shapes)
+	out := w.run(t, "tidy the memory bank")
+	e2eproject.CheckMemoryInjected(t, w.model, out)
+	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 
 // TestGeminiReadGateInBlockMode uses src/auth/: Gemini CLI refuses writes to build files such
@@ -154,31 +152,4 @@ func TestGeminiUndoesAScriptsBankWrite(t *testing.T) {
 	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
 		t.Errorf("no outcome decision in the decision log:\n%s", log)
 	}
-}
-
-// TestGeminiBankGuardShapes: more of the ways Gemini CLI writes into the bank — replace on
-// MEMORY.md, absolute and uncleaned paths, shell copies and in-place edits — and one allowed
-// write, all in one session.
-func TestGeminiBankGuardShapes(t *testing.T) {
-	w := newWorld(t)
-	shapes := []e2eproject.Shape{
-		{Name: "replace in the USER_BLOCK", Refused: true, Kept: "memory-bank/MEMORY.md",
-			Step: fakemodel.Call("replace", map[string]any{"file_path": "memory-bank/MEMORY.md", "instruction": "reword the notes",
-				"old_string": e2eproject.UserBlockLine, "new_string": "(edited by the agent)"})},
-		{Name: "write_file of a .yaml by absolute path", Refused: true, Absent: "memory-bank/notes.yaml",
-			Step: writeFile(w.Abs("memory-bank/notes.yaml"), "a: 1\n")},
-		{Name: "write_file of a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
-			Step: writeFile("src/../memory-bank/y.json", "{}\n")},
-		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
-			Step: shell("cp src/app.go memory-bank/app.go")},
-		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
-			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
-		{Name: "write_file of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
-			Step: writeFile("memory-bank/details/learnings/retries.md", "# Retries\n\n- go through the queue\n")},
-	}
-	w.model.Script(e2eproject.Steps(shapes)...)
-	w.install(t)
-	kept := w.Snapshot(t, shapes)
-	out := w.run(t, "tidy the memory bank")
-	w.CheckShapes(t, w.model, shapes, kept, out)
 }
