@@ -40,6 +40,8 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: patch("*** Update File: memory-bank/details/tech.md\n*** Move to: memory-bank/details/tech.json\n@@\n-# Tech Stack\n+# Tech\n")},
 		{Name: "patch adding a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
 			Step: addFile("src/../memory-bank/y.json", "{}")},
+		{Name: "shell redirect from workdir memory-bank (the hook's cwd)", Refused: true, Absent: "memory-bank/wd.json",
+			Step: fakemodel.Call("exec_command", map[string]any{"cmd": "echo '{}' > wd.json", "workdir": "memory-bank"})},
 		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
 			Step: shell("cp src/app.go memory-bank/app.go")},
 		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",

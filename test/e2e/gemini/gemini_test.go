@@ -41,6 +41,8 @@ func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: writeFile(w.Abs("memory-bank/notes.yaml"), "a: 1\n")},
 		{Name: "write_file of a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
 			Step: writeFile("src/../memory-bank/y.json", "{}\n")},
+		{Name: "shell redirect with dir_path memory-bank", Refused: true, Absent: "memory-bank/wd.json",
+			Step: fakemodel.Call("run_shell_command", map[string]any{"command": "echo '{}' > wd.json", "description": "scripted", "dir_path": "memory-bank"})},
 		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
 			Step: shell("cp src/app.go memory-bank/app.go")},
 		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
