@@ -62,7 +62,7 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 func TestCodexReadGateInBlockMode(t *testing.T) {
 	w := newWorld(t,
 		addFile("src/auth/token.go", "package auth // first"),
-		shell("cat memory-bank/details/patterns.md"),
+		shell("sed -n '1,200p' memory-bank/details/patterns.md"),
 		addFile("src/auth/token.go", "package auth // second"),
 	)
 	w.BlockMode(t)
@@ -93,8 +93,8 @@ func TestCodexRecoveryAfterCompaction(t *testing.T) {
 	w := newWorld(t,
 		big,
 		addFile("src/auth/token.go", "package auth // first"),
-		shell("cat memory-bank/MEMORY.md"),
-		shell("cat memory-bank/details/patterns.md"),
+		shell("nl -ba memory-bank/MEMORY.md | sed -n '1,160p'"),
+		shell("sed -n '1,200p' memory-bank/details/patterns.md"),
 		shell("cat memory-bank/details/progress.md"),
 		addFile("src/auth/token.go", "package auth // second"),
 	)
