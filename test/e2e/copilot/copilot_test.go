@@ -1,6 +1,7 @@
 package copilot
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -154,5 +155,50 @@ func TestCopilotUndoesAScriptsBankWrite(t *testing.T) {
 	}
 	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
 		t.Errorf("no outcome decision in the decision log:\n%s", log)
+	}
+}
+
+// TestCopilotPascalCaseDialect: a hook file written with the PascalCase (VS Code compatible)
+// event names makes Copilot CLI send snake_case payloads with Claude tool names (create →
+// Write, bash → Bash) and read Claude-style replies. The installed file is rewritten to that
+// dialect, as a user sharing one hook file with VS Code would have it.
+func TestCopilotPascalCaseDialect(t *testing.T) {
+	w := newWorld(t,
+		create("memory-bank/x.json", "{\"a\": 1}\n"),
+		shell("echo '- done' >> memory-bank/details/progress.md"),
+	)
+	w.install(t)
+	entries, _ := os.ReadDir(w.Abs(".github/hooks"))
+	for _, e := range entries {
+		rel := ".github/hooks/" + e.Name()
+		body := w.File(t, rel)
+		for _, ev := range []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUseFailure", "postToolUse", "preCompact", "sessionEnd"} {
+			pascal := strings.ToUpper(ev[:1]) + ev[1:]
+			if ev == "userPromptSubmitted" {
+				pascal = "UserPromptSubmit"
+			}
+			body = strings.ReplaceAll(body, `"`+ev+`"`, `"`+pascal+`"`)
+			body = strings.ReplaceAll(body, " "+ev+`"`, " "+pascal+`"`)
+		}
+		if strings.Contains(body, `"preToolUse"`) || !strings.Contains(body, `"PreToolUse"`) {
+			t.Fatalf("%s was not rewritten to the PascalCase dialect:\n%s", rel, body)
+		}
+		w.Write(t, rel, body)
+	}
+	progress := w.File(t, "memory-bank/details/progress.md")
+	out := w.run(t, "note the progress")
+
+	e2eproject.CheckMemoryInjected(t, w.model, out)
+	if w.Exists("memory-bank/x.json") {
+		t.Errorf("memory-bank/x.json was created despite the bank guard")
+	}
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
+		t.Errorf("the refusal of create (Write in this dialect) did not reach the model; it got %q", r)
+	}
+	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("the shell redirect reached progress.md:\n%s", got)
+	}
+	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank] blocked") {
+		t.Errorf("the refusal of the shell write did not reach the model; it got %q", r)
 	}
 }
