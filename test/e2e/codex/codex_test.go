@@ -23,7 +23,8 @@ func shell(cmd string) fakemodel.Step {
 	return fakemodel.Call("exec_command", map[string]any{"cmd": cmd})
 }
 
-// TestCodexInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start;
+// TestCodexInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start,
+// with the token planted in it redacted;
 // then, in the same session, the ways Codex writes into the bank — patch adds, updates and
 // moves, paths the model did not clean, shell redirects, copies and in-place edits — are refused with the reason
 // in the tool result the model reads and nothing reaching the disk, while an allowed .md write
@@ -53,9 +54,10 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	}
 	w := newWorld(t, e2eproject.Steps(shapes)...)
 	w.install(t)
+	secret := w.PlantSecret(t)
 	kept := w.Snapshot(t, shapes)
 	out := w.run(t, "tidy the memory bank")
-	e2eproject.CheckMemoryInjected(t, w.model, out)
+	e2eproject.CheckMemoryInjected(t, w.model, out, secret)
 	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 

@@ -24,7 +24,8 @@ func shell(cmd string) fakemodel.Step {
 	return fakemodel.Call("bash", map[string]any{"command": cmd, "description": "scripted"})
 }
 
-// TestCopilotInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start;
+// TestCopilotInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start,
+// with the token planted in it redacted;
 // then, in the same session, the ways Copilot CLI writes into the bank — create, edit by absolute
 // path, uncleaned paths, shell redirects, copies and in-place edits — are refused with the reason
 // in the tool result the model reads and nothing reaching the disk, while an allowed .md write
@@ -52,9 +53,10 @@ func TestCopilotInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	}
 	w.model.Script(e2eproject.Steps(shapes)...)
 	w.install(t)
+	secret := w.PlantSecret(t)
 	kept := w.Snapshot(t, shapes)
 	out := w.run(t, "tidy the memory bank")
-	e2eproject.CheckMemoryInjected(t, w.model, out)
+	e2eproject.CheckMemoryInjected(t, w.model, out, secret)
 	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 
@@ -188,7 +190,7 @@ func TestCopilotPascalCaseDialect(t *testing.T) {
 	progress := w.File(t, "memory-bank/details/progress.md")
 	out := w.run(t, "note the progress")
 
-	e2eproject.CheckMemoryInjected(t, w.model, out)
+	e2eproject.CheckMemoryInjected(t, w.model, out, "")
 	if w.Exists("memory-bank/x.json") {
 		t.Errorf("memory-bank/x.json was created despite the bank guard")
 	}

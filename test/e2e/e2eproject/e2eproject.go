@@ -2,6 +2,7 @@ package e2eproject
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -126,6 +127,21 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// PlantSecret commits a GitHub token made up for this run into MEMORY.md's Current Focus and
+// returns it: mbguard must redact it before MEMORY.md goes to the model.
+func (p *Project) PlantSecret(t *testing.T) string {
+	t.Helper()
+	secret := "ghp_" + (rand.Text() + rand.Text())[:36]
+	mem := p.File(t, "memory-bank/MEMORY.md")
+	line := "- ship the payment retry queue (marker: " + Marker + ")"
+	if !strings.Contains(mem, line) {
+		t.Fatalf("MEMORY.md has no marker line to put the secret after:\n%s", mem)
+	}
+	p.Write(t, "memory-bank/MEMORY.md", strings.Replace(mem, line, line+"\n- deploy token for staging: "+secret, 1))
+	testgit.Commit(t, p.Root, "a token slipped into the memory")
+	return secret
 }
 
 // BlockMode writes .mbguard.yaml with gating.mode: block, so a high-risk write is refused

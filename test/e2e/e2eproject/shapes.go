@@ -78,9 +78,18 @@ func (p *Project) CheckShapes(t *testing.T, model *fakemodel.Server, shapes []Sh
 }
 
 // CheckMemoryInjected asserts that MEMORY.md (its Marker and the protocol block around it)
-// reached the model in the first agent request, exactly once.
-func CheckMemoryInjected(t *testing.T, model *fakemodel.Server, out string) {
+// reached the model in the first agent request, exactly once, and that secret (when not
+// empty) reached it in no request at all.
+func CheckMemoryInjected(t *testing.T, model *fakemodel.Server, out, secret string) {
 	t.Helper()
+	if secret != "" {
+		for i, r := range model.Requests() {
+			if strings.Contains(r.Text(), secret) {
+				t.Errorf("request #%d (%s) carries the secret planted in MEMORY.md: it was injected unredacted", i, r.Kind)
+				break
+			}
+		}
+	}
 	agent := model.Agent()
 	if len(agent) == 0 {
 		t.Fatalf("the host sent no agent request\n%s", out)

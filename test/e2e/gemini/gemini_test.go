@@ -22,7 +22,8 @@ func shell(cmd string) fakemodel.Step {
 	return fakemodel.Call("run_shell_command", map[string]any{"command": cmd, "description": "scripted"})
 }
 
-// TestGeminiInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start;
+// TestGeminiInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start,
+// with the token planted in it redacted;
 // then, in the same session, the ways Gemini CLI writes into the bank — write_file, replace,
 // absolute and uncleaned paths, shell redirects, copies and in-place edits — are refused with the reason
 // in the tool result the model reads and nothing reaching the disk, while an allowed .md write
@@ -52,9 +53,10 @@ func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	}
 	w.model.Script(e2eproject.Steps(shapes)...)
 	w.install(t)
+	secret := w.PlantSecret(t)
 	kept := w.Snapshot(t, shapes)
 	out := w.run(t, "tidy the memory bank")
-	e2eproject.CheckMemoryInjected(t, w.model, out)
+	e2eproject.CheckMemoryInjected(t, w.model, out, secret)
 	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 
