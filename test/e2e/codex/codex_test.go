@@ -153,3 +153,17 @@ func TestCodexUndoesAScriptsBankWrite(t *testing.T) {
 		t.Errorf("no outcome decision in the decision log:\n%s", log)
 	}
 }
+
+// TestCodexReadGateWarnsByDefault: in the default warn mode the same high-risk write goes
+// through, and the model is told what it should have read.
+func TestCodexReadGateWarnsByDefault(t *testing.T) {
+	w := newWorld(t, addFile("src/auth/token.go", "package auth"))
+	w.install(t)
+	out := w.run(t, "add a token module")
+	if !w.Exists("src/auth/token.go") {
+		t.Errorf("src/auth/token.go was not written in warn mode")
+	}
+	if r, ok := w.model.After(0); !ok || !contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
+		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
+	}
+}

@@ -204,3 +204,17 @@ func TestCopilotPascalCaseDialect(t *testing.T) {
 		t.Errorf("the refusal of the shell write did not reach the model; it got %q", r)
 	}
 }
+
+// TestCopilotReadGateWarnsByDefault: in the default warn mode the same high-risk write goes
+// through, and the model is told what it should have read.
+func TestCopilotReadGateWarnsByDefault(t *testing.T) {
+	w := newWorld(t, create("src/auth/token.go", "package auth\n"))
+	w.install(t)
+	out := w.run(t, "add a token module")
+	if !w.Exists("src/auth/token.go") {
+		t.Errorf("src/auth/token.go was not written in warn mode")
+	}
+	if r, ok := w.model.After(0); !ok || !contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
+		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
+	}
+}

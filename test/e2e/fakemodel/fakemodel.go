@@ -149,25 +149,34 @@ func (s *Server) Played() int {
 	return min(s.played, len(s.script))
 }
 
-// ResultOf returns what the host sent back to the model for step i: the last tool result of
-// the first agent request after the one answered with step i. ok is false when the host never
-// asked for another turn.
-func (s *Server) ResultOf(i int) (result string, ok bool) {
+// After returns the first agent request after the one answered with step i: the turn in
+// which the model reads what came of step i. ok is false when the host never asked again.
+func (s *Server) After(i int) (req Request, ok bool) {
 	seen := false
 	for _, r := range s.Requests() {
 		if r.Kind != Agent {
 			continue
 		}
 		if seen {
-			res := r.ToolResults()
-			if len(res) == 0 {
-				return "", true
-			}
-			return res[len(res)-1], true
+			return r, true
 		}
 		seen = r.Step == i
 	}
-	return "", false
+	return Request{}, false
+}
+
+// ResultOf returns what the host sent back to the model for step i: the last tool result of
+// the request After(i). ok is false when the host never asked for another turn.
+func (s *Server) ResultOf(i int) (result string, ok bool) {
+	r, ok := s.After(i)
+	if !ok {
+		return "", false
+	}
+	res := r.ToolResults()
+	if len(res) == 0 {
+		return "", true
+	}
+	return res[len(res)-1], true
 }
 
 // Log describes the recorded requests, one line each, for failure messages.
