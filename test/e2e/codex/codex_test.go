@@ -43,6 +43,10 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: addFile("src/../memory-bank/y.json", "{}")},
 		{Name: "shell redirect from workdir memory-bank (the hook's cwd)", Refused: true, Absent: "memory-bank/wd.json",
 			Step: fakemodel.Call("exec_command", map[string]any{"cmd": "echo '{}' > wd.json", "workdir": "memory-bank"})},
+		{Name: "patch deleting MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: patch("*** Delete File: memory-bank/MEMORY.md\n")},
+		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
+			Step: shell("rm -f memory-bank/details/tech.md")},
 		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
 			Step: shell("cp src/app.go memory-bank/app.go")},
 		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
@@ -165,5 +169,18 @@ func TestCodexReadGateWarnsByDefault(t *testing.T) {
 	}
 	if r, ok := w.model.After(0); !ok || !contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
+	}
+}
+
+// TestCodexEscapeHatch: MBGUARD=0 in the environment Codex runs in reaches the hooks and lets
+// everything through, as on every other host.
+func TestCodexEscapeHatch(t *testing.T) {
+	w := newWorld(t, addFile("memory-bank/x.json", `{"a": 1}`))
+	w.install(t)
+	w.Env = append(w.Env, "MBGUARD=0")
+	out := w.run(t, "write the json")
+	if !w.Exists("memory-bank/x.json") {
+		r, _ := w.model.ResultOf(0)
+		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
 	}
 }

@@ -44,6 +44,8 @@ func TestCopilotInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: create(w.Abs("memory-bank/notes.yaml"), "a: 1\n")},
 		{Name: "create of a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
 			Step: create("src/../memory-bank/y.json", "{}\n")},
+		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
+			Step: shell("rm -f memory-bank/details/tech.md")},
 		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
 			Step: shell("cp src/app.go memory-bank/app.go")},
 		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
@@ -216,5 +218,18 @@ func TestCopilotReadGateWarnsByDefault(t *testing.T) {
 	}
 	if r, ok := w.model.After(0); !ok || !contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
+	}
+}
+
+// TestCopilotEscapeHatch: MBGUARD=0 in the environment Copilot CLI runs in reaches the hooks
+// and lets everything through, as on every other host.
+func TestCopilotEscapeHatch(t *testing.T) {
+	w := newWorld(t, create("memory-bank/x.json", "{\"a\": 1}\n"))
+	w.install(t)
+	w.Env = append(w.Env, "MBGUARD=0")
+	out := w.run(t, "write the json")
+	if !w.Exists("memory-bank/x.json") {
+		r, _ := w.model.ResultOf(0)
+		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
 	}
 }

@@ -44,6 +44,8 @@ func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: writeFile("src/../memory-bank/y.json", "{}\n")},
 		{Name: "shell redirect with dir_path memory-bank", Refused: true, Absent: "memory-bank/wd.json",
 			Step: fakemodel.Call("run_shell_command", map[string]any{"command": "echo '{}' > wd.json", "description": "scripted", "dir_path": "memory-bank"})},
+		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
+			Step: shell("rm -f memory-bank/details/tech.md")},
 		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
 			Step: shell("cp src/app.go memory-bank/app.go")},
 		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
@@ -170,5 +172,18 @@ func TestGeminiReadGateWarnsByDefault(t *testing.T) {
 	}
 	if r, ok := w.model.After(0); !ok || !contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
+	}
+}
+
+// TestGeminiEscapeHatch: MBGUARD=0 in the environment Gemini CLI runs in reaches the hooks and
+// lets everything through, as on every other host.
+func TestGeminiEscapeHatch(t *testing.T) {
+	w := newWorld(t, writeFile("memory-bank/x.json", "{\"a\": 1}\n"))
+	w.install(t)
+	w.Env = append(w.Env, "MBGUARD=0")
+	out := w.run(t, "write the json")
+	if !w.Exists("memory-bank/x.json") {
+		r, _ := w.model.ResultOf(0)
+		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
 	}
 }
