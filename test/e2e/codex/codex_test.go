@@ -184,3 +184,25 @@ func TestCodexEscapeHatch(t *testing.T) {
 		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
 	}
 }
+
+// TestCodexReadsCountPerMessage: reading patterns.md satisfies the read gate for the user
+// message it was read in, not for the next one (Codex's UserPromptSubmit starts a message).
+func TestCodexReadsCountPerMessage(t *testing.T) {
+	w := newWorld(t,
+		shell("sed -n '1,200p' memory-bank/details/patterns.md"),
+		fakemodel.Say("Read."),
+		// the resumed session's new message
+		addFile("src/auth/token.go", "package auth"),
+	)
+	w.BlockMode(t)
+	w.install(t)
+	out := w.run(t, "read the patterns")
+	out += w.resume(t, "now add a token module")
+
+	if r := w.resultOf(t, 2, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
+		t.Errorf("the read of the previous message satisfied this message's read gate; the write got %q", r)
+	}
+	if w.Exists("src/auth/token.go") {
+		t.Errorf("src/auth/token.go was written in block mode without a read in this message")
+	}
+}

@@ -80,9 +80,20 @@ plugins = false
 // run drives `codex exec` headless with prompt; args are extra flags (e.g. -c overrides).
 func (w *world) run(t *testing.T, prompt string, args ...string) string {
 	t.Helper()
-	argv := append([]string{"exec", "--skip-git-repo-check", "--trust", "--dangerously-bypass-hook-trust",
-		"--disable", "unbounded_connection_retries"}, args...)
-	argv = append(argv, prompt)
+	return w.exec(t, []string{"exec"}, prompt, args...)
+}
+
+// resume continues the most recent session with a new user message.
+func (w *world) resume(t *testing.T, prompt string, args ...string) string {
+	t.Helper()
+	return w.exec(t, []string{"exec", "resume", "--last"}, prompt, args...)
+}
+
+func (w *world) exec(t *testing.T, cmd []string, prompt string, args ...string) string {
+	t.Helper()
+	argv := append(cmd, "--skip-git-repo-check", "--trust", "--dangerously-bypass-hook-trust",
+		"--disable", "unbounded_connection_retries")
+	argv = append(append(argv, args...), prompt)
 	out := w.Run(t, 90*time.Second, []string{"CODEX_HOME=" + w.codexHome, "FAKE_API_KEY=dummy"}, w.codex, argv...)
 	t.Logf("fake model requests:\n%s", w.model.Log())
 	return out
