@@ -3,6 +3,7 @@ package hooks
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mbguard/mbguard/internal/repo"
 )
@@ -13,18 +14,29 @@ import (
 // link into the repository leads to it. A nested repository without a bank, and a .git that is
 // not a repository (an empty folder an agent made), are passed over: neither may switch the
 // guard off for the bank of the repository around them.
-func findBankRepo(path string) (repo.Repo, bool) {
+func findBankRepo(path string, known ...repo.Repo) (repo.Repo, bool) {
 	if path == "" || !filepath.IsAbs(path) {
 		return repo.Repo{}, false
 	}
-	d := resolveExisting(filepath.Clean(path))
+	path = filepath.Clean(path)
+	d := ""
+	for _, k := range known {
+		if under, ok := plainBelow(path, k.Root); ok {
+			d = under // no symlink between the known root and path: no need to resolve it all
+			break
+		}
+	}
+	if d == "" {
+		d = resolveExisting(path)
+	}
 	for {
-		if isWorkTree(d) {
-			if fi, err := os.Stat(filepath.Join(d, "memory-bank")); err == nil && fi.IsDir() {
-				if r, err := repo.Find(d); err == nil && r.Root == d {
-					return r, true
-				}
+		for _, k := range known {
+			if k.Root == d {
+				return k, true // already found from another path of this call
 			}
+		}
+		if r, ok := bankWorkTree(d); ok {
+			return r, true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -32,6 +44,54 @@ func findBankRepo(path string) (repo.Repo, bool) {
 		}
 		d = parent
 	}
+}
+
+// bankWorkTree reports whether d (symlink-resolved) is a git work tree with a memory-bank/
+// directory: a .git directory holding HEAD, or a .git file pointing at a git directory.
+func bankWorkTree(d string) (repo.Repo, bool) {
+	dot := filepath.Join(d, ".git")
+	fi, err := os.Stat(dot)
+	if err != nil {
+		return repo.Repo{}, false
+	}
+	if bi, err := os.Stat(filepath.Join(d, "memory-bank")); err != nil || !bi.IsDir() {
+		return repo.Repo{}, false
+	}
+	if fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(dot, "HEAD")); err != nil {
+			return repo.Repo{}, false
+		}
+		return repo.Repo{Root: d, GitDir: dot, CommonDir: dot}, true
+	}
+	r, err := repo.Find(d)
+	if err != nil || r.Root != d {
+		return repo.Repo{}, false
+	}
+	if _, err := os.Stat(filepath.Join(r.GitDir, "HEAD")); err != nil {
+		return repo.Repo{}, false
+	}
+	return r, true
+}
+
+// plainBelow reports whether path lies below root with no symlink in between (as far as it
+// exists), checking only the components below root; it returns path then.
+func plainBelow(path, root string) (string, bool) {
+	rel, ok := strings.CutPrefix(path, root+string(filepath.Separator))
+	if !ok {
+		return "", false
+	}
+	cur := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return path, true // the rest does not exist yet: it cannot be a link
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return "", false
+		}
+	}
+	return path, true
 }
 
 // resolveExisting resolves symlinks in the longest existing prefix of p and appends the rest.
@@ -48,24 +108,4 @@ func resolveExisting(p string) string {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
-}
-
-// isWorkTree reports whether d has a .git that is a repository: a directory with HEAD, or a
-// file pointing at one (a linked worktree or submodule).
-func isWorkTree(d string) bool {
-	dot := filepath.Join(d, ".git")
-	fi, err := os.Stat(dot)
-	if err != nil {
-		return false
-	}
-	if fi.IsDir() {
-		_, err := os.Stat(filepath.Join(dot, "HEAD"))
-		return err == nil
-	}
-	r, err := repo.Find(d)
-	if err != nil || r.Root != d {
-		return false
-	}
-	_, err = os.Stat(filepath.Join(r.GitDir, "HEAD"))
-	return err == nil
 }

@@ -65,6 +65,7 @@ func (codexProto) parse(payload []byte, event string) (hookCall, error) {
 	}
 	if c.Kind == callPostTool {
 		c.Failed = codexFailed(p.ToolResponse)
+		_ = json.Unmarshal(p.ToolResponse, &c.Output)
 	}
 	return c, nil
 }
@@ -191,7 +192,8 @@ var codexContextEvents = map[string]bool{codexSessionStart: true, codexPrompt: t
 
 // render never exits 1 (Codex then runs the call anyway) nor relies on exit 2: a refusal is
 // PreToolUse's JSON permissionDecision "deny" with the reason, which Codex gives the model; an
-// outcome block is PostToolUse's {"decision":"block","reason"}; context is
+// outcome block is PostToolUse's {"decision":"block","reason"}, which replaces the tool's output
+// (so the output follows the message); context is
 // hookSpecificOutput.additionalContext.
 func (codexProto) render(c *hookCall, a *hookAnswer) Reply {
 	r := Reply{Event: c.Event, Decision: a.Decision, Stderr: a.Stderr, Context: a.Context, Note: a.Note}
@@ -200,7 +202,8 @@ func (codexProto) render(c *hookCall, a *hookAnswer) Reply {
 		r.Stdout = encodeJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": codexPreTool,
 			"permissionDecision": "deny", "permissionDecisionReason": a.Deny}})
 	case a.Undone != "" && c.Kind == callPostTool:
-		r.Stdout = encodeJSON(map[string]any{"decision": "block", "reason": joinText(a.Undone, a.Context)})
+		// Codex replaces the tool's output with the reason (verified with 0.169.0)
+		r.Stdout = encodeJSON(map[string]any{"decision": "block", "reason": undoneText(c, a)})
 	case a.Context != "" && codexContextEvents[c.Event]:
 		r.Stdout = encodeJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": c.Event, "additionalContext": a.Context}})
 	}

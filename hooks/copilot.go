@@ -101,6 +101,7 @@ func (copilotProto) parse(payload []byte, event string) (hookCall, error) {
 	switch {
 	case c.Kind == callPostTool:
 		c.Failed = strings.EqualFold(name, copilotPostFailure) || copilotFailed(result)
+		c.Output = copilotOutput(result)
 	case c.Kind == callCompact:
 		// preCompact's output is not injected and sessionStart does not fire again: the anchor
 		// block goes to the model with the next prompt.
@@ -203,6 +204,17 @@ func rename(args map[string]any, from, to string) {
 	}
 }
 
+// copilotOutput is the text the model would have read: toolResult.textResultForLlm.
+func copilotOutput(raw json.RawMessage) string {
+	var r struct {
+		Text string `json:"textResultForLlm"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return ""
+	}
+	return r.Text
+}
+
 // copilotFailed: toolResult.resultType other than "success" is a failed call.
 func copilotFailed(raw json.RawMessage) bool {
 	var r struct {
@@ -218,7 +230,10 @@ func copilotFailed(raw json.RawMessage) bool {
 // and its exit-2 stderr never reaches the model. A refusal is {"permissionDecision":"deny",
 // "permissionDecisionReason"} (the model reads "Denied by preToolUse hook: <reason>"); the
 // PascalCase dialect gets Claude's hookSpecificOutput form as well. Context is a flat
-// {"additionalContext"}, the one form Copilot CLI injects.
+// {"additionalContext"}: on sessionStart a user message, on userPromptSubmitted a
+// <system_reminder>, on preToolUse a user message after the call, on postToolUse "Additional
+// guidance from postToolUse hooks" appended to the tool result (all verified with 1.0.102).
+// An outcome block replaces the tool result through modifiedResult.
 func (copilotProto) render(c *hookCall, a *hookAnswer) Reply {
 	r := Reply{Event: c.Event, Decision: a.Decision, Stderr: a.Stderr, Context: a.Context, Note: a.Note}
 	out := map[string]any{}
@@ -230,7 +245,9 @@ func (copilotProto) render(c *hookCall, a *hookAnswer) Reply {
 			out["hookSpecificOutput"] = map[string]any{"hookEventName": c.Event, "permissionDecision": "deny", "permissionDecisionReason": a.Deny}
 		}
 	case a.Undone != "" && c.Kind == callPostTool:
-		out["additionalContext"] = joinText(a.Undone, a.Context)
+		// modifiedResult replaces what the model reads as the tool's result, and "failure" marks
+		// the call failed (verified with 1.0.102); the tool's own output follows the message.
+		out["modifiedResult"] = map[string]any{"resultType": "failure", "textResultForLlm": undoneText(c, a)}
 	case a.Context != "" && c.Kind != callOther && c.Kind != callEnd && !c.Defer:
 		out["additionalContext"] = a.Context
 	}

@@ -66,6 +66,12 @@ func (geminiProto) parse(payload []byte, event string) (hookCall, error) {
 	}
 	if c.Kind == callPostTool {
 		c.Failed = geminiFailed(p.ToolResponse)
+		var resp struct {
+			LLMContent json.RawMessage `json:"llmContent"`
+		}
+		if json.Unmarshal(p.ToolResponse, &resp) == nil && json.Unmarshal(resp.LLMContent, &c.Output) != nil {
+			c.Output = ""
+		}
 	}
 	return c, nil
 }
@@ -174,7 +180,7 @@ func (geminiProto) render(c *hookCall, a *hookAnswer) Reply {
 	case a.Deny != "" && c.Kind == callPreTool:
 		r.Stdout = encodeJSON(map[string]any{"decision": "deny", "reason": a.Deny})
 	case a.Undone != "" && c.Kind == callPostTool:
-		r.Stdout = encodeJSON(map[string]any{"decision": "deny", "reason": joinText(a.Undone, a.Context)})
+		r.Stdout = encodeJSON(map[string]any{"decision": "deny", "reason": undoneText(c, a)})
 	case a.Context != "" && (c.Kind == callStart || c.Kind == callPrompt || c.Kind == callPostTool):
 		r.Stdout = encodeJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": c.Event, "additionalContext": a.Context}})
 	default:

@@ -100,6 +100,9 @@ type hookCall struct {
 	ReadPath string
 	// Failed is true when the host reports that the tool failed.
 	Failed bool
+	// Output is the tool's own output (post-tool), for hosts whose outcome-block reply
+	// replaces it: the model then still reads it after mbguard's message.
+	Output string
 	Prompt string
 	// Call is the host's id of this tool call, when it sends one.
 	Call string
@@ -286,7 +289,7 @@ func (h *Hook) repos(c *hookCall) []repo.Repo {
 	}
 	if (c.Kind == callPreTool || c.Kind == callPostTool) && c.Args != nil && filepath.IsAbs(c.Cwd) {
 		for _, t := range gating.TargetPaths(c.Tool, c.Args, filepath.ToSlash(c.Cwd)) {
-			if r, ok := findBankRepo(filepath.FromSlash(t)); ok {
+			if r, ok := findBankRepo(filepath.FromSlash(t), out...); ok {
 				add(r)
 			}
 		}
@@ -421,6 +424,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 			return a, false
 		}
 	case callStart:
+		sweepPending(r, cfg.TTL(), h.now())
 		resp, ok := send(watcher.Request{Op: "context", Session: c.Session})
 		if !ok {
 			return a, false
@@ -558,6 +562,23 @@ func (h *Hook) failClosed(c *hookCall, r repo.Repo, cfg *config.Config) (bool, s
 		}
 	}
 	return false, ""
+}
+
+// maxOutput bounds the tool output repeated after an outcome block.
+const maxOutput = 16 << 10
+
+// undoneText is an outcome block's message followed by the tool's own output, for hosts whose
+// reply replaces the tool's result.
+func undoneText(c *hookCall, a *hookAnswer) string {
+	text := joinText(a.Undone, a.Context)
+	out := strings.TrimSpace(c.Output)
+	if out == "" {
+		return text
+	}
+	if len(out) > maxOutput {
+		out = "…" + out[len(out)-maxOutput:]
+	}
+	return text + "\n\nThe tool's own output:\n" + out
 }
 
 func joinText(parts ...string) string {

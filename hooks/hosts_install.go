@@ -98,8 +98,17 @@ func InstallGemini(o InstallOptions) ([]Change, error) {
 	})
 }
 
-// CopilotHooksPath is the hook file install writes for Copilot CLI: .github/hooks/mbguard.json.
+// CopilotHooksPath is the hook file install writes for Copilot CLI: the project's
+// .github/hooks/mbguard.json, or with Global the user-level $COPILOT_HOME/hooks/mbguard.json
+// (~/.copilot/hooks/ by default), which Copilot CLI 1.0.102 loads for every project.
 func CopilotHooksPath(o InstallOptions) string {
+	if o.Global {
+		home := o.CopilotHome
+		if home == "" {
+			home = filepath.Join(o.Home, ".copilot")
+		}
+		return filepath.Join(home, "hooks", "mbguard.json")
+	}
 	return filepath.Join(o.Root, ".github", "hooks", "mbguard.json")
 }
 
@@ -113,15 +122,15 @@ type copilotHook struct {
 // InstallCopilot writes .github/hooks/mbguard.json (version 1, camelCase events) with one
 // `<binary> hook copilot <event>` command per event in CopilotEvents — Copilot CLI does not
 // name the event in the payload — keeping any entries someone else added to that file.
-// Copilot CLI reads hooks from the repository only, so there is no --global.
 func InstallCopilot(o InstallOptions) ([]Change, error) {
-	if o.Global {
-		return nil, errors.New("Copilot CLI reads hooks from the repository's .github/hooks/ only: run install in the project, without --global")
+	if o.Global && o.Home == "" && o.CopilotHome == "" {
+		return nil, errors.New("--global needs COPILOT_HOME or HOME to find ~/.copilot")
 	}
 	return installHookFile(o, hookFile{
-		path:   CopilotHooksPath,
-		events: CopilotEvents,
-		base:   map[string]json.RawMessage{"version": json.RawMessage(`1`)},
+		path:        CopilotHooksPath,
+		globalNeeds: "COPILOT_HOME or HOME to find ~/.copilot",
+		events:      CopilotEvents,
+		base:        map[string]json.RawMessage{"version": json.RawMessage(`1`)},
 		entry: func(ev string) json.RawMessage {
 			b, _ := json.Marshal(copilotHook{Type: "command", Bash: hookCommand(o.Binary, "copilot", ev), TimeoutSec: 30})
 			return b
@@ -156,6 +165,9 @@ func TrustStep(agent string, global bool) string {
 		}
 		return "Gemini CLI loads project hooks only in a trusted folder: start `gemini` in this project and trust the folder when it asks."
 	case "copilot":
+		if global {
+			return ""
+		}
 		return "Copilot CLI skips repository hooks in a folder it does not trust, silently: start `copilot` in this project and trust the folder when it asks (`--trust-folder` trusts it for one run only)."
 	}
 	return ""

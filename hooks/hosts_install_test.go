@@ -136,8 +136,18 @@ func TestInstallHostsGlobal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".codex/hooks.json")); err != nil {
 		t.Fatalf("codex --global without CODEX_HOME: %v", err)
 	}
-	if _, err := InstallCopilot(InstallOptions{Root: t.TempDir(), Global: true}); err == nil || !strings.Contains(err.Error(), "without --global") {
-		t.Fatalf("copilot --global: %v, want a refusal naming the project install", err)
+	copilotHome := t.TempDir()
+	if _, err := InstallCopilot(InstallOptions{Home: home, CopilotHome: copilotHome, Global: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(copilotHome, "hooks/mbguard.json")); err != nil {
+		t.Fatalf("copilot --global with COPILOT_HOME: %v", err)
+	}
+	if _, err := InstallCopilot(InstallOptions{Home: home, Global: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".copilot/hooks/mbguard.json")); err != nil {
+		t.Fatalf("copilot --global without COPILOT_HOME: %v", err)
 	}
 	if _, err := InstallCodex(InstallOptions{Global: true}); err == nil {
 		t.Fatal("codex --global without any home: want an error")

@@ -519,6 +519,14 @@ func TestHostsMapToolsForTheEngine(t *testing.T) {
 			"Task", map[string]any{"subagent_type": "memory-reader"}, ""},
 		{"copilot", "preToolUse", `{"sessionId":"s","cwd":"ROOT","toolName":"mcp_fs_move","toolArgs":{"from":"a","to":"b"}}`,
 			"mcp_fs_move", map[string]any{"from": "a", "to": "b"}, ""},
+		{"gemini", "", `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"ROOT","tool_name":"memory_reader","tool_input":{"objective":"read the bank"}}`,
+			"Agent", map[string]any{"subagent_type": "memory-reader"}, ""},
+		{"gemini", "", `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"ROOT","tool_name":"read_file","tool_input":{"absolute_path":"/x/a.md"}}`,
+			"Read", map[string]any{"file_path": "/x/a.md"}, ""},
+		{"codex", "", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"shell","tool_input":{"command":["bash","-lc","cat a.md"],"workdir":"src"}}`,
+			"Bash", map[string]any{"command": "cat a.md", "workdir": "src"}, ""},
+		{"copilot", "preToolUse", `{"sessionId":"s","cwd":"ROOT","toolName":"write_bash","toolArgs":{"shellId":"1","input":"ls\n"}}`,
+			"Bash", map[string]any{"command": "ls\n"}, ""},
 		{"claude", "", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Write","tool_use_id":"toolu_1","tool_input":{"file_path":"a.md","content":"x"}}`,
 			"Write", map[string]any{"file_path": "a.md", "content": "x"}, "toolu_1"},
 	}
@@ -632,21 +640,67 @@ func TestHostsRenderOutcomeBlock(t *testing.T) {
 				t.Fatalf("exit %d", r.Exit)
 			}
 			var out struct {
-				Decision   string `json:"decision"`
-				Reason     string `json:"reason"`
-				Additional string `json:"additionalContext"`
+				Decision string `json:"decision"`
+				Reason   string `json:"reason"`
+				Modified struct {
+					Type string `json:"resultType"`
+					Text string `json:"textResultForLlm"`
+				} `json:"modifiedResult"`
 			}
 			if err := json.Unmarshal(r.Stdout, &out); err != nil {
 				t.Fatalf("stdout %q: %v", r.Stdout, err)
 			}
-			want := map[string]string{"claude": "block", "codex": "block", "gemini": "deny", "copilot": ""}[host]
-			text := out.Reason
+			want := map[string]string{"claude": "block", "codex": "block", "gemini": "deny", "copilot": "failure"}[host]
+			got, text := out.Decision, out.Reason
 			if host == "copilot" {
-				text = out.Additional
+				got, text = out.Modified.Type, out.Modified.Text
 			}
-			if out.Decision != want || text != msg {
-				t.Fatalf("reply %s: want decision %q with the message", r.Stdout, want)
+			if got != want || !strings.HasPrefix(text, msg) {
+				t.Fatalf("reply %s: want %q with the message", r.Stdout, want)
+			}
+			// hosts whose reply replaces the tool's result keep its output after the message;
+			// Claude Code shows the reason next to the result
+			if keeps := host != "claude"; keeps != strings.Contains(text, "The tool's own output:\nok") {
+				t.Fatalf("reply %s: tool output kept %v, want %v", r.Stdout, !keeps, keeps)
 			}
 		})
+	}
+}
+
+// Copilot's postToolUseFailure is a post-tool event whose tool failed: no read credit.
+func TestCopilotPostToolUseFailure(t *testing.T) {
+	h := newHostRun(t, "copilot", bankRepo(t), map[string]string{"MEMORY_BANK_GUARD_MODE": "block"})
+	h.prompt("p")
+	h.call("postToolUseFailure", map[string]any{"toolName": "view", "toolArgs": map[string]any{"path": "memory-bank/details/patterns.md"},
+		"error": "Path does not exist"})
+	if got := denied(t, "copilot", h.write("go.mod", "module x\n")); got == "" {
+		t.Fatal("a failed view opened the read gate")
+	}
+	h.readFile("memory-bank/details/patterns.md")
+	if got := denied(t, "copilot", h.write("go.mod", "module x\n")); got != "" {
+		t.Fatalf("after a successful view: refused %q", got)
+	}
+}
+
+// Kept texts of sessions that never ended expire at the next session start.
+func TestPendingExpires(t *testing.T) {
+	root := bankRepo(t)
+	r, _ := findBankRepo(root)
+	if err := savePending(r, "gone", "old anchors"); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(pendingPath(r, "gone"), old, old)
+	if err := savePending(r, "live", "fresh anchors"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHostRun(t, "copilot", root, nil)
+	h.now = time.Now()
+	h.call("sessionStart", map[string]any{"source": "new"})
+	if _, err := os.Stat(pendingPath(r, "gone")); !os.IsNotExist(err) {
+		t.Fatalf("an expired kept text is still there: %v", err)
+	}
+	if takePending(r, "live") != "fresh anchors" {
+		t.Fatal("a fresh kept text was swept")
 	}
 }

@@ -17,9 +17,11 @@ type InstallOptions struct {
 	ConfigHome string
 	// CodexHome is Codex CLI's home for --global ($CODEX_HOME, else ~/.codex).
 	CodexHome string
-	Global    bool // install into the user's global host configuration instead of the project
-	Uninstall bool // remove only mbguard's entries, restoring what was there before
-	Husky     bool // add the check to .husky/pre-commit instead of .git/hooks
+	// CopilotHome is Copilot CLI's home for --global ($COPILOT_HOME, else ~/.copilot).
+	CopilotHome string
+	Global      bool // install into the user's global host configuration instead of the project
+	Uninstall   bool // remove only mbguard's entries, restoring what was there before
+	Husky       bool // add the check to .husky/pre-commit instead of .git/hooks
 	// Binary is how hooks call mbguard: "mbguard" when it is on PATH, else an absolute path.
 	Binary string
 }

@@ -57,6 +57,21 @@ func dropPending(r repo.Repo, session string) {
 	_ = os.Remove(pendingPath(r, session))
 }
 
+// sweepPending removes kept texts older than ttl: sessions that ended without telling (a
+// killed host) leave theirs behind. Called at session start, which is rare.
+func sweepPending(r repo.Repo, ttl time.Duration, now time.Time) {
+	dir := filepath.Join(r.StateDir(), "pending")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > ttl {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
 // messageID derives a user-message id for a prompt. Hosts give prompts no id, so mbguard makes
 // a fresh one per prompt from the session, the prompt and the time in nanoseconds: the same
 // text sent twice is still two messages, each starting a fresh per-message state. Tool events

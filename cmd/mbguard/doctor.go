@@ -54,7 +54,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 			checkOpenCode(r, home, configHome(e.getenv)),
 			checkCodex(r, home, e.getenv("CODEX_HOME")),
 			checkGemini(r, home),
-			checkCopilot(r),
+			checkCopilot(r, home, e.getenv("COPILOT_HOME")),
 			checkGitHook(r),
 			checkWatcher(ctx, r),
 		)

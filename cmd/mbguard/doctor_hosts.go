@@ -71,12 +71,19 @@ func checkGemini(r repo.Repo, home string) doctorCheck {
 		[]string{filepath.Join(r.Root, ".gemini", "settings.json"), filepath.Join(home, ".gemini", "settings.json")}, nil)
 }
 
-func checkCopilot(r repo.Repo) doctorCheck {
+func checkCopilot(r repo.Repo, home, copilotHome string) doctorCheck {
+	if copilotHome == "" {
+		copilotHome = filepath.Join(home, ".copilot")
+	}
 	var paths []string
-	if ents, err := os.ReadDir(filepath.Join(r.Root, ".github", "hooks")); err == nil {
+	for _, dir := range []string{filepath.Join(r.Root, ".github", "hooks"), filepath.Join(copilotHome, "hooks")} {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
 		for _, e := range ents {
 			if strings.HasSuffix(e.Name(), ".json") {
-				paths = append(paths, filepath.Join(r.Root, ".github", "hooks", e.Name()))
+				paths = append(paths, filepath.Join(dir, e.Name()))
 			}
 		}
 	}

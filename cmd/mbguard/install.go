@@ -65,6 +65,7 @@ func newInstallCmd(e *env) *cobra.Command {
 		case "gemini":
 			changes, err = hooks.InstallGemini(o)
 		case "copilot":
+			o.CopilotHome = e.getenv("COPILOT_HOME")
 			changes, err = hooks.InstallCopilot(o)
 		default:
 			return e.usage(c, "--agent %q: want %s", *agent, strings.Join(installAgents, " or "))
