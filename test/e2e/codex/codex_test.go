@@ -55,6 +55,10 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: shell("echo '- done' | tee -a memory-bank/details/progress.md")},
 		{Name: "patch adding a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
 			Step: addFile("memory-bank/details/learnings/retries.md", "# Retries")},
+		{Name: "patch editing a patterns.md convention (allowed)", Present: "memory-bank/details/patterns.md", Holds: e2eproject.NewConvention,
+			Step: patch("*** Update File: memory-bank/details/patterns.md\n@@\n-" + e2eproject.ConventionLine + "\n+" + e2eproject.NewConvention + "\n")},
+		{Name: "shell reads of the bank (allowed)", Step: shell("ls memory-bank/details && wc -l memory-bank/MEMORY.md")},
+		{Name: "git diff of the bank (allowed)", Step: shell("git diff --stat -- memory-bank")},
 	}
 	w := newWorld(t, e2eproject.Steps(shapes)...)
 	w.install(t)

@@ -52,6 +52,11 @@ func TestCopilotInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
 		{Name: "create of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
 			Step: create("memory-bank/details/learnings/retries.md", "# Retries\n\n- go through the queue\n")},
+		{Name: "edit of a patterns.md convention (allowed)", Present: "memory-bank/details/patterns.md", Holds: e2eproject.NewConvention,
+			Step: fakemodel.Call("edit", map[string]any{"path": "memory-bank/details/patterns.md",
+				"old_str": e2eproject.ConventionLine, "new_str": e2eproject.NewConvention})},
+		{Name: "shell reads of the bank (allowed)", Step: shell("ls memory-bank/details && wc -l memory-bank/MEMORY.md")},
+		{Name: "git diff of the bank (allowed)", Step: shell("git diff --stat -- memory-bank")},
 	}
 	w.model.Script(e2eproject.Steps(shapes)...)
 	w.install(t)

@@ -17,13 +17,21 @@ type Shape struct {
 	Refused bool
 	// Says is more text the result must hold (e.g. the path the refusal names).
 	Says string
-	// Absent must not exist afterwards; Kept must keep its content; Present must exist.
-	Absent, Kept, Present string
+	// Absent must not exist afterwards; Kept must keep its content; Present must exist, and
+	// hold Holds when that is set.
+	Absent, Kept, Present, Holds string
 }
 
 // UserBlockLine is a line of MEMORY.md's USER_BLOCK as mbguard init writes it: an edit of it
 // must be refused.
 const UserBlockLine = "(Yours to edit. Agents never change this block.)"
+
+// ConventionLine is a line of details/patterns.md as mbguard init writes it, outside any
+// protected block: an edit of it into NewConvention is an allowed bank write.
+const (
+	ConventionLine = "- (naming, layout, error handling and testing habits the code follows)"
+	NewConvention  = "- retries go through the queue"
+)
 
 // Steps returns the shapes' steps, in order, for fakemodel.Start.
 func Steps(shapes []Shape) []fakemodel.Step {
@@ -71,8 +79,10 @@ func (p *Project) CheckShapes(t *testing.T, model *fakemodel.Server, shapes []Sh
 				t.Errorf("%s: %s changed:\n%s", s.Name, s.Kept, got)
 			}
 		}
-		if s.Present != "" && !p.Exists(s.Present) {
-			t.Errorf("%s: %s was not written", s.Name, s.Present)
+		if s.Present != "" {
+			if got, err := readFile(p.Abs(s.Present)); err != nil || !strings.Contains(got, s.Holds) {
+				t.Errorf("%s: %s was not written (%v):\n%s", s.Name, s.Present, err, got)
+			}
 		}
 	}
 }

@@ -52,6 +52,11 @@ func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
 		{Name: "write_file of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
 			Step: writeFile("memory-bank/details/learnings/retries.md", "# Retries\n\n- go through the queue\n")},
+		{Name: "replace of a patterns.md convention (allowed)", Present: "memory-bank/details/patterns.md", Holds: e2eproject.NewConvention,
+			Step: fakemodel.Call("replace", map[string]any{"file_path": "memory-bank/details/patterns.md", "instruction": "record the convention",
+				"old_string": e2eproject.ConventionLine, "new_string": e2eproject.NewConvention})},
+		{Name: "shell reads of the bank (allowed)", Step: shell("ls memory-bank/details && wc -l memory-bank/MEMORY.md")},
+		{Name: "git diff of the bank (allowed)", Step: shell("git diff --stat -- memory-bank")},
 	}
 	w.model.Script(e2eproject.Steps(shapes)...)
 	w.install(t)
