@@ -67,20 +67,34 @@ func TestCopilotInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 
-// TestCopilotGuardsTheBankFromApplyPatch runs a GPT model, for which Copilot CLI offers
-// apply_patch instead of create/edit, and the hook's toolArgs is the patch as a string.
-func TestCopilotGuardsTheBankFromApplyPatch(t *testing.T) {
+// TestCopilotGPTApplyPatch runs a GPT model, for which Copilot CLI offers apply_patch instead
+// of create/edit, and the hook's toolArgs is the patch as a string: the bank guard and the read
+// gate (block mode) hold there too.
+func TestCopilotGPTApplyPatch(t *testing.T) {
+	add := func(path, line string) fakemodel.Step {
+		return fakemodel.Custom("apply_patch", "*** Begin Patch\n*** Add File: "+path+"\n+"+line+"\n*** End Patch\n")
+	}
 	w := newWorld(t,
-		fakemodel.Custom("apply_patch", "*** Begin Patch\n*** Add File: memory-bank/x.json\n+{\"a\": 1}\n*** End Patch\n"),
+		add("memory-bank/x.json", `{"a": 1}`),
+		add("src/auth/token.go", "package auth // first"),
+		view("memory-bank/details/patterns.md"),
+		add("src/auth/token.go", "package auth // second"),
 	)
+	w.BlockMode(t)
 	w.install(t)
-	out := w.run(t, "note the progress", "COPILOT_MODEL=gpt-5.4")
+	out := w.run(t, "add a token module", "COPILOT_MODEL=gpt-5.4")
 
 	if w.Exists("memory-bank/x.json") {
 		t.Errorf("memory-bank/x.json was created by apply_patch despite the bank guard")
 	}
 	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
 		t.Errorf("the refusal of the apply_patch into memory-bank/x.json did not reach the model; it got %q", r)
+	}
+	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
+		t.Errorf("the read gate's refusal of the apply_patch into src/auth did not reach the model; it got %q", r)
+	}
+	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the apply_patch made after reading patterns.md")
 	}
 }
 
