@@ -140,8 +140,11 @@ func TestCopilotRecoveryAfterCompaction(t *testing.T) {
 	w.install(t)
 	out := w.run(t, "add a token module", "COPILOT_PROVIDER_MAX_PROMPT_TOKENS=30000")
 
-	if len(w.model.Summaries()) == 0 {
-		t.Fatalf("Copilot CLI did not compact (no summary request)\n%s\nrequests:\n%s", out, w.model.Log())
+	// Copilot CLI summarises in the background after preCompact: in a short run the summary
+	// request may still be on its way when the run ends, so preCompact arming recovery (the
+	// decision log) counts as the compaction too.
+	if len(w.model.Summaries()) == 0 && !strings.Contains(w.DecisionLog(), `"recovery":"armed"`) {
+		t.Fatalf("Copilot CLI did not compact (no summary request, no preCompact)\n%s\nrequests:\n%s", out, w.model.Log())
 	}
 	r := w.resultOf(t, 1, out)
 	if !contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
