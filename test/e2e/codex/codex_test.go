@@ -210,3 +210,20 @@ func TestCodexReadsCountPerMessage(t *testing.T) {
 		t.Errorf("src/auth/token.go was written in block mode without a read in this message")
 	}
 }
+
+// TestCodexUninstall: after `mbguard install --uninstall`, what is left of the hook
+// configuration still loads in Codex and no mbguard hook runs: the same bank write goes
+// through.
+func TestCodexUninstall(t *testing.T) {
+	w := newWorld(t, addFile("memory-bank/x.json", `{"a": 1}`))
+	w.install(t)
+	w.Mbguard(t, "install", "--agent", "codex", "--uninstall")
+	out := w.run(t, "write the json")
+	if !w.Exists("memory-bank/x.json") {
+		r, _ := w.model.ResultOf(0)
+		t.Errorf("after --uninstall the write was still refused: %q\n%s", r, out)
+	}
+	if log := w.DecisionLog(); log != "" {
+		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
+	}
+}
