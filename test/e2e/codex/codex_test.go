@@ -47,6 +47,8 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: patch("*** Delete File: memory-bank/MEMORY.md\n")},
 		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
 			Step: shell("rm -f memory-bank/details/tech.md")},
+		{Name: "patch adding a learnings .md that holds a token", Refused: true, Absent: "memory-bank/details/learnings/deploy.md",
+			Step: addFile("memory-bank/details/learnings/deploy.md", "deploy with "+e2eproject.NewSecret())},
 		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
 			Step: shell("cp src/app.go memory-bank/app.go")},
 		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",

@@ -46,6 +46,8 @@ func TestCopilotInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: create("src/../memory-bank/y.json", "{}\n")},
 		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
 			Step: shell("rm -f memory-bank/details/tech.md")},
+		{Name: "create of a learnings .md that holds a token", Refused: true, Absent: "memory-bank/details/learnings/deploy.md",
+			Step: create("memory-bank/details/learnings/deploy.md", "# Deploy\n\nuse "+e2eproject.NewSecret()+"\n")},
 		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
 			Step: shell("cp src/app.go memory-bank/app.go")},
 		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",

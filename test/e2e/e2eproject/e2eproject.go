@@ -129,11 +129,14 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	return false
 }
 
+// NewSecret returns a GitHub token made up for this run (gitleaks' github-pat rule finds it).
+func NewSecret() string { return "ghp_" + (rand.Text() + rand.Text())[:36] }
+
 // PlantSecret commits a GitHub token made up for this run into MEMORY.md's Current Focus and
 // returns it: mbguard must redact it before MEMORY.md goes to the model.
 func (p *Project) PlantSecret(t *testing.T) string {
 	t.Helper()
-	secret := "ghp_" + (rand.Text() + rand.Text())[:36]
+	secret := NewSecret()
 	mem := p.File(t, "memory-bank/MEMORY.md")
 	line := "- ship the payment retry queue (marker: " + Marker + ")"
 	if !strings.Contains(mem, line) {

@@ -46,6 +46,8 @@ func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: fakemodel.Call("run_shell_command", map[string]any{"command": "echo '{}' > wd.json", "description": "scripted", "dir_path": "memory-bank"})},
 		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
 			Step: shell("rm -f memory-bank/details/tech.md")},
+		{Name: "write_file of a learnings .md that holds a token", Refused: true, Absent: "memory-bank/details/learnings/deploy.md",
+			Step: writeFile("memory-bank/details/learnings/deploy.md", "# Deploy\n\nuse "+e2eproject.NewSecret()+"\n")},
 		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
 			Step: shell("cp src/app.go memory-bank/app.go")},
 		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
