@@ -1,0 +1,231 @@
+package codex
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/test/e2e/e2eproject"
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+// Codex writes only through apply_patch (a custom tool whose input is the patch text) and
+// reads only through its shell tool, exec_command, which reaches hooks as Bash.
+
+func addFile(path, body string) fakemodel.Step {
+	return fakemodel.Custom("apply_patch", "*** Begin Patch\n*** Add File: "+path+"\n+"+body+"\n*** End Patch\n")
+}
+
+func patch(body string) fakemodel.Step {
+	return fakemodel.Custom("apply_patch", "*** Begin Patch\n"+body+"*** End Patch\n")
+}
+
+func shell(cmd string) fakemodel.Step {
+	return fakemodel.Call("exec_command", map[string]any{"cmd": cmd})
+}
+
+// TestCodexInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model once at session start,
+// with the token planted in it redacted;
+// then, in the same session, the ways Codex writes into the bank — patch adds, updates and
+// moves, paths the model did not clean, shell redirects, copies and in-place edits — are refused with the reason
+// in the tool result the model reads and nothing reaching the disk, while an allowed .md write
+// into the bank goes through.
+func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
+	shapes := []e2eproject.Shape{
+		{Name: "apply_patch adding memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
+			Step: addFile("memory-bank/x.json", `{"a": 1}`)},
+		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: shell("echo '- done' >> memory-bank/details/progress.md")},
+		{Name: "patch that edits the USER_BLOCK", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: patch("*** Update File: memory-bank/MEMORY.md\n@@\n-" + e2eproject.UserBlockLine + "\n+(edited by the agent)\n")},
+		{Name: "patch that moves tech.md to a .json", Refused: true, Kept: "memory-bank/details/tech.md", Absent: "memory-bank/details/tech.json",
+			Step: patch("*** Update File: memory-bank/details/tech.md\n*** Move to: memory-bank/details/tech.json\n@@\n-# Tech Stack\n+# Tech\n")},
+		{Name: "patch adding a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
+			Step: addFile("src/../memory-bank/y.json", "{}")},
+		{Name: "shell redirect from workdir memory-bank (the hook's cwd)", Refused: true, Absent: "memory-bank/wd.json",
+			Step: fakemodel.Call("exec_command", map[string]any{"cmd": "echo '{}' > wd.json", "workdir": "memory-bank"})},
+		{Name: "patch deleting MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: patch("*** Delete File: memory-bank/MEMORY.md\n")},
+		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
+			Step: shell("rm -f memory-bank/details/tech.md")},
+		{Name: "patch adding a learnings .md that holds a token", Refused: true, Absent: "memory-bank/details/learnings/deploy.md",
+			Step: addFile("memory-bank/details/learnings/deploy.md", "deploy with "+e2eproject.NewSecret())},
+		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
+			Step: shell("cp src/app.go memory-bank/app.go")},
+		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
+		{Name: "shell tee into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: shell("echo '- done' | tee -a memory-bank/details/progress.md")},
+		{Name: "patch adding a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
+			Step: addFile("memory-bank/details/learnings/retries.md", "# Retries")},
+		{Name: "patch editing a patterns.md convention (allowed)", Present: "memory-bank/details/patterns.md", Holds: e2eproject.NewConvention,
+			Step: patch("*** Update File: memory-bank/details/patterns.md\n@@\n-" + e2eproject.ConventionLine + "\n+" + e2eproject.NewConvention + "\n")},
+		{Name: "shell reads of the bank (allowed)", Step: shell("ls memory-bank/details && wc -l memory-bank/MEMORY.md")},
+		{Name: "git diff of the bank (allowed)", Step: shell("git diff --stat -- memory-bank")},
+	}
+	w := newWorld(t, e2eproject.Steps(shapes)...)
+	w.install(t)
+	secret := w.PlantSecret(t)
+	kept := w.Snapshot(t, shapes)
+	out := w.run(t, "tidy the memory bank")
+	e2eproject.CheckMemoryInjected(t, w.model, out, secret)
+	w.CheckShapes(t, w.model, shapes, kept, out)
+}
+
+func TestCodexReadGateInBlockMode(t *testing.T) {
+	w := newWorld(t,
+		addFile("src/auth/token.go", "package auth // first"),
+		shell("sed -n '1,200p' memory-bank/details/patterns.md"),
+		addFile("src/auth/token.go", "package auth // second"),
+	)
+	w.BlockMode(t)
+	w.install(t)
+	out := w.run(t, "add a token module")
+
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
+		t.Errorf("the read gate's refusal naming patterns.md did not reach the model; it got %q", r)
+	}
+	if r := w.resultOf(t, 1, out); !contains(r, "pattern-zebra") {
+		t.Errorf("reading patterns.md through the shell returned %q", r)
+	}
+	if r := w.resultOf(t, 2, out); strings.Contains(r, "[mbguard") && strings.Contains(r, "blocked") {
+		t.Errorf("the write after reading patterns.md was refused: %q", r)
+	}
+	if !w.Exists("src/auth/token.go") || !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the second, allowed write")
+	}
+}
+
+// TestCodexRecoveryAfterCompaction forces a real auto-compaction (a tiny token limit and one
+// turn that reports a large usage): Codex sends its compaction request, fires PreCompact,
+// PostCompact and SessionStart(compact), and from then on a high-risk write is refused until
+// every anchor is read again.
+func TestCodexRecoveryAfterCompaction(t *testing.T) {
+	big := shell("cat memory-bank/details/progress.md")
+	big.Tokens = 200000
+	w := newWorld(t,
+		big,
+		addFile("src/auth/token.go", "package auth // first"),
+		shell("nl -ba memory-bank/MEMORY.md | sed -n '1,160p'"),
+		shell("sed -n '1,200p' memory-bank/details/patterns.md"),
+		shell("cat memory-bank/details/progress.md"),
+		addFile("src/auth/token.go", "package auth // second"),
+	)
+	w.install(t)
+	out := w.run(t, "add a token module", "-c", "model_auto_compact_token_limit=1000")
+
+	if len(w.model.Summaries()) == 0 {
+		t.Fatalf("Codex did not compact (no compaction request)\n%s\nrequests:\n%s", out, w.model.Log())
+	}
+	anchors := false
+	for _, r := range w.model.Agent() {
+		anchors = anchors || strings.Contains(r.Text(), e2eproject.AnchorLine)
+	}
+	if !anchors {
+		t.Errorf("the anchor block (SessionStart source compact) never reached the model")
+	}
+	r := w.resultOf(t, 1, out)
+	if !contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
+		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
+	}
+	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the write made after the anchors were read")
+	}
+	log := w.DecisionLog()
+	if n := strings.Count(log, `"recovery":"armed"`); n != 1 {
+		t.Errorf("recovery armed %d times in the decision log, want once:\n%s", n, log)
+	}
+	if !strings.Contains(log, `"recovery":"cleared"`) {
+		t.Errorf("recovery was never cleared in the decision log:\n%s", log)
+	}
+}
+
+// TestCodexUndoesAScriptsBankWrite runs a build script whose command line shows nothing of the
+// bank: the outcome check after the call has to find the changes and put the bank back.
+func TestCodexUndoesAScriptsBankWrite(t *testing.T) {
+	w := newWorld(t, shell("./"+e2eproject.Script))
+	w.install(t)
+	progress := w.File(t, "memory-bank/details/progress.md")
+	out := w.run(t, "regenerate the cache")
+
+	if r := w.resultOf(t, 0, out); !strings.Contains(r, "regenerated") && !strings.Contains(r, "[mbguard]") {
+		t.Errorf("the script did not run: %q", r)
+	}
+	if w.Exists("memory-bank/cache.json") {
+		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank: the outcome check (issue 8) did not run on this host's post-tool event")
+	}
+	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("progress.md keeps the script's append:\n%s", got)
+	}
+	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard]", "memory-bank/") {
+		t.Errorf("the model was not told what was undone; the tool result was %q", r)
+	}
+	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
+		t.Errorf("no outcome decision in the decision log:\n%s", log)
+	}
+}
+
+// TestCodexReadGateWarnsByDefault: in the default warn mode the same high-risk write goes
+// through, and the model is told what it should have read.
+func TestCodexReadGateWarnsByDefault(t *testing.T) {
+	w := newWorld(t, addFile("src/auth/token.go", "package auth"))
+	w.install(t)
+	out := w.run(t, "add a token module")
+	if !w.Exists("src/auth/token.go") {
+		t.Errorf("src/auth/token.go was not written in warn mode")
+	}
+	if r, ok := w.model.After(0); !ok || !contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
+		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
+	}
+}
+
+// TestCodexEscapeHatch: MBGUARD=0 in the environment Codex runs in reaches the hooks and lets
+// everything through, as on every other host.
+func TestCodexEscapeHatch(t *testing.T) {
+	w := newWorld(t, addFile("memory-bank/x.json", `{"a": 1}`))
+	w.install(t)
+	w.Env = append(w.Env, "MBGUARD=0")
+	out := w.run(t, "write the json")
+	if !w.Exists("memory-bank/x.json") {
+		r, _ := w.model.ResultOf(0)
+		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
+	}
+}
+
+// TestCodexReadsCountPerMessage: reading patterns.md satisfies the read gate for the user
+// message it was read in, not for the next one (Codex's UserPromptSubmit starts a message).
+func TestCodexReadsCountPerMessage(t *testing.T) {
+	w := newWorld(t,
+		shell("sed -n '1,200p' memory-bank/details/patterns.md"),
+		fakemodel.Say("Read."),
+		// the resumed session's new message
+		addFile("src/auth/token.go", "package auth"),
+	)
+	w.BlockMode(t)
+	w.install(t)
+	out := w.run(t, "read the patterns")
+	out += w.resume(t, "now add a token module")
+
+	if r := w.resultOf(t, 2, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
+		t.Errorf("the read of the previous message satisfied this message's read gate; the write got %q", r)
+	}
+	if w.Exists("src/auth/token.go") {
+		t.Errorf("src/auth/token.go was written in block mode without a read in this message")
+	}
+}
+
+// TestCodexUninstall: after `mbguard install --uninstall`, what is left of the hook
+// configuration still loads in Codex and no mbguard hook runs: the same bank write goes
+// through.
+func TestCodexUninstall(t *testing.T) {
+	w := newWorld(t, addFile("memory-bank/x.json", `{"a": 1}`))
+	w.install(t)
+	w.Mbguard(t, "install", "--agent", "codex", "--uninstall")
+	out := w.run(t, "write the json")
+	if !w.Exists("memory-bank/x.json") {
+		r, _ := w.model.ResultOf(0)
+		t.Errorf("after --uninstall the write was still refused: %q\n%s", r, out)
+	}
+	if log := w.DecisionLog(); log != "" {
+		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
+	}
+}

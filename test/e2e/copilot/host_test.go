@@ -1,0 +1,113 @@
+package copilot
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mbguard/mbguard/internal/testhost"
+	"github.com/mbguard/mbguard/test/e2e/e2eproject"
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+// cacheDir is shared by the package's runs: Copilot CLI unpacks its 235 MB of JavaScript into
+// $XDG_CACHE_HOME/copilot on the first run of a fresh cache (seconds), and that is the only
+// thing the runs share.
+var cacheDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mbguard-e2e-copilot-cache")
+	if err != nil {
+		panic(err)
+	}
+	cacheDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	e2eproject.Cleanup()
+	os.Exit(code)
+}
+
+// copilotBinary finds the Copilot CLI npm installed; missing, it fails under CI and skips
+// elsewhere.
+func copilotBinary(t *testing.T) string {
+	t.Helper()
+	return testhost.HostBinary(t, "GitHub Copilot CLI (@github/copilot@1.0.102)",
+		"@github/copilot-linux-x64/copilot", ".bin/copilot")
+}
+
+// model selects Copilot's tool set: with a Claude model it offers create/edit/view/bash.
+const model = "claude-sonnet-4.6"
+
+// world is one Copilot run's isolated machine: the project, HOME and COPILOT_HOME of its own,
+// and the fake model as the BYOK provider.
+type world struct {
+	*e2eproject.Project
+	copilot string
+	model   *fakemodel.Server
+}
+
+func newWorld(t *testing.T, script ...fakemodel.Step) *world {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real Copilot CLI runs take seconds; not in -short")
+	}
+	c := copilotBinary(t)
+	w := &world{Project: e2eproject.New(t), copilot: c}
+	w.model = fakemodel.Start(t, fakemodel.Chat, script...)
+	return w
+}
+
+// run drives `copilot -p prompt` headless and offline; env is appended to the run's.
+func (w *world) run(t *testing.T, prompt string, env ...string) string {
+	t.Helper()
+	base := []string{
+		"COPILOT_HOME=" + filepath.Join(w.Home, "copilot-home"),
+		"COPILOT_OFFLINE=true", // no GitHub auth, telemetry, web tools or auto-update
+		"COPILOT_PROVIDER_BASE_URL=" + w.model.URL + "/v1",
+		"COPILOT_PROVIDER_TYPE=openai",
+		"COPILOT_PROVIDER_API_KEY=dummy",
+		"COPILOT_MODEL=" + model,
+		"COPILOT_AUTO_UPDATE=false",
+		"XDG_CACHE_HOME=" + cacheDir,
+	}
+	out := w.Run(t, 90*time.Second, append(base, env...), w.copilot, "-p", prompt,
+		"--allow-all-tools", "--trust-folder", "--no-auto-update", "--disable-client-telemetry", "--no-ask-user")
+	t.Logf("fake model requests:\n%s", w.model.Log())
+	return out
+}
+
+// resultOf returns the tool result the model got for step i, failing the test when the host
+// never sent one.
+func (w *world) resultOf(t *testing.T, i int, out string) string {
+	t.Helper()
+	r, ok := w.model.ResultOf(i)
+	if !ok {
+		t.Fatalf("the model never got the result of step %d\n%s\nrequests:\n%s", i, out, w.model.Log())
+	}
+	return r
+}
+
+func contains(s string, subs ...string) bool {
+	for _, x := range subs {
+		if !strings.Contains(s, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// install writes the hooks with the real `mbguard install --agent copilot`.
+func (w *world) install(t *testing.T) {
+	t.Helper()
+	w.Install(t, "copilot")
+	entries, _ := os.ReadDir(w.Abs(".github/hooks"))
+	var all string
+	for _, e := range entries {
+		all += w.File(t, ".github/hooks/"+e.Name())
+	}
+	if !strings.Contains(all, "mbguard hook copilot") {
+		t.Fatalf("no file in .github/hooks runs `mbguard hook copilot`:\n%s", all)
+	}
+}

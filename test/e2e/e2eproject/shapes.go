@@ -1,0 +1,113 @@
+package e2eproject
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+// Shape is one tool call of a bank-guard scenario, in the host's own tool dialect, and what
+// must come of it.
+type Shape struct {
+	Name string
+	Step fakemodel.Step
+	// Refused: the model must read "[mbguard bank] blocked" in the call's result. Otherwise the call
+	// must not be refused by any mbguard gate.
+	Refused bool
+	// Says is more text the result must hold (e.g. the path the refusal names).
+	Says string
+	// Absent must not exist afterwards; Kept must keep its content; Present must exist, and
+	// hold Holds when that is set.
+	Absent, Kept, Present, Holds string
+}
+
+// UserBlockLine is a line of MEMORY.md's USER_BLOCK as mbguard init writes it: an edit of it
+// must be refused.
+const UserBlockLine = "(Yours to edit. Agents never change this block.)"
+
+// ConventionLine is a line of details/patterns.md as mbguard init writes it, outside any
+// protected block: an edit of it into NewConvention is an allowed bank write.
+const (
+	ConventionLine = "- (naming, layout, error handling and testing habits the code follows)"
+	NewConvention  = "- retries go through the queue"
+)
+
+// Steps returns the shapes' steps, in order, for fakemodel.Start.
+func Steps(shapes []Shape) []fakemodel.Step {
+	var out []fakemodel.Step
+	for _, s := range shapes {
+		out = append(out, s.Step)
+	}
+	return out
+}
+
+// Snapshot records the content of every Kept file before the run.
+func (p *Project) Snapshot(t *testing.T, shapes []Shape) map[string]string {
+	t.Helper()
+	kept := map[string]string{}
+	for _, s := range shapes {
+		if s.Kept != "" {
+			kept[s.Kept] = p.File(t, s.Kept)
+		}
+	}
+	return kept
+}
+
+// CheckShapes asserts each shape's outcome on disk and in what the model was told.
+func (p *Project) CheckShapes(t *testing.T, model *fakemodel.Server, shapes []Shape, kept map[string]string, out string) {
+	t.Helper()
+	for i, s := range shapes {
+		r, ok := model.ResultOf(i)
+		if !ok {
+			t.Errorf("%s: the model never got this call's result\n%s\nrequests:\n%s", s.Name, out, model.Log())
+			continue
+		}
+		switch {
+		case s.Refused && !strings.Contains(r, "[mbguard bank] blocked"):
+			t.Errorf("%s: the bank guard's refusal did not reach the model; it got %q", s.Name, r)
+		case !s.Refused && strings.Contains(r, "[mbguard") && strings.Contains(r, "blocked"):
+			t.Errorf("%s: refused, but it is an allowed write: %q", s.Name, r)
+		case s.Says != "" && !strings.Contains(r, s.Says):
+			t.Errorf("%s: the result does not say %q: %q", s.Name, s.Says, r)
+		}
+		if s.Absent != "" && p.Exists(s.Absent) {
+			t.Errorf("%s: %s exists", s.Name, s.Absent)
+		}
+		if s.Kept != "" {
+			if got, _ := readFile(p.Abs(s.Kept)); got != kept[s.Kept] {
+				t.Errorf("%s: %s changed:\n%s", s.Name, s.Kept, got)
+			}
+		}
+		if s.Present != "" {
+			if got, err := readFile(p.Abs(s.Present)); err != nil || !strings.Contains(got, s.Holds) {
+				t.Errorf("%s: %s was not written (%v):\n%s", s.Name, s.Present, err, got)
+			}
+		}
+	}
+}
+
+// CheckMemoryInjected asserts that MEMORY.md (its Marker and the protocol block around it)
+// reached the model in the first agent request, exactly once, and that secret (when not
+// empty) reached it in no request at all.
+func CheckMemoryInjected(t *testing.T, model *fakemodel.Server, out, secret string) {
+	t.Helper()
+	if secret != "" {
+		for i, r := range model.Requests() {
+			if strings.Contains(r.Text(), secret) {
+				t.Errorf("request #%d (%s) carries the secret planted in MEMORY.md: it was injected unredacted", i, r.Kind)
+				break
+			}
+		}
+	}
+	agent := model.Agent()
+	if len(agent) == 0 {
+		t.Fatalf("the host sent no agent request\n%s", out)
+	}
+	first := agent[0].Text()
+	if !strings.Contains(first, Marker) || !strings.Contains(first, "Memory-bank protocol") {
+		t.Errorf("MEMORY.md's Current Focus (marker %s) did not reach the model in the first request", Marker)
+	} else if n := strings.Count(first, Marker); n != 1 {
+		t.Errorf("MEMORY.md was injected %d times into the first request, want once", n)
+	}
+}
