@@ -46,6 +46,7 @@ type ClaudePayload struct {
 	Cwd            string          `json:"cwd"`
 	TranscriptPath string          `json:"transcript_path"`
 	ToolName       string          `json:"tool_name"`
+	ToolUseID      string          `json:"tool_use_id"`
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolResponse   json.RawMessage `json:"tool_response"`
 	Prompt         string          `json:"prompt"`
@@ -218,7 +219,7 @@ func (h *claudeCall) handle(ctx context.Context) ClaudeReply {
 		h.context(&reply, p.HookEventName, resp.Notice)
 	case claudePreTool:
 		ev := h.event(gating.EvToolBefore)
-		ev.Tool = p.ToolName
+		ev.Tool, ev.Call = p.ToolName, p.ToolUseID
 		args, err := toolArgs(p.ToolInput)
 		if err != nil {
 			return h.c.unsureIn(p, h.r, h.cfg, err.Error())
@@ -241,7 +242,7 @@ func (h *claudeCall) handle(ctx context.Context) ClaudeReply {
 		}
 	case claudePostTool:
 		ev := h.event(gating.EvToolAfter)
-		ev.Tool = p.ToolName
+		ev.Tool, ev.Call = p.ToolName, p.ToolUseID
 		args, err := toolArgs(p.ToolInput)
 		if err != nil {
 			reply.Stderr += "mbguard: " + err.Error() + "; this tool call was not recorded as a read.\n"
@@ -256,6 +257,11 @@ func (h *claudeCall) handle(ctx context.Context) ClaudeReply {
 			return reply
 		}
 		reply.Decision = resp.Decision
+		if d := resp.Decision; d.Verdict == gating.Block && d.Gate == gating.GateOutcome {
+			// the outcome check undid what the call did: "decision": "block" reaches the model
+			h.postBlock(&reply, d.Message, resp.Notice)
+			return reply
+		}
 		h.context(&reply, p.HookEventName, resp.Decision.Message, resp.Decision.Advice, resp.Notice)
 	case claudePreCompact:
 		resp, ok := h.send(ctx, &reply, watcher.Request{Op: "event", Event: h.event(gating.EvCompaction)})
@@ -326,6 +332,21 @@ func (h *claudeCall) context(reply *ClaudeReply, event string, parts ...string) 
 		return
 	}
 	reply.Stdout = b.Bytes()
+}
+
+// postBlock answers a PostToolUse whose effects were undone: {"decision":"block","reason":…}
+// with exit 0, which Claude Code shows the model as the tool call's feedback.
+func (h *claudeCall) postBlock(reply *ClaudeReply, reason, notice string) {
+	out := map[string]any{"decision": "block", "reason": reason}
+	if notice = strings.TrimSpace(notice); notice != "" {
+		out["hookSpecificOutput"] = map[string]any{"hookEventName": claudePostTool, "additionalContext": notice}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(out) == nil {
+		reply.Stdout = b.Bytes()
+	}
 }
 
 func joinText(parts ...string) string {

@@ -19,6 +19,7 @@ import (
 	"github.com/mbguard/mbguard/internal/declog"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/internal/state"
+	"github.com/mbguard/mbguard/outcome"
 	"github.com/mbguard/mbguard/scanner"
 )
 
@@ -45,7 +46,8 @@ type Service struct {
 
 	secretsOnce sync.Once
 	secrets     *scanner.Secrets
-	fold        func() bool // the file system's case folding, probed once
+	guard       func() *outcome.Guard // the post-call outcome check, built on first use
+	fold        func() bool           // the file system's case folding, probed once
 
 	mu       sync.Mutex
 	sessions map[string]*gating.State // resident cache
@@ -84,6 +86,10 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 		told:     map[string]int{},
 		fold:     sync.OnceValue(func() bool { return foldsCase(r.Root) }),
 	}
+	s.guard = sync.OnceValue(func() *outcome.Guard {
+		return outcome.New(r, outcome.Options{Now: o.Now, Rules: outcome.Rules{
+			Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: s.detector}})
+	})
 	return s
 }
 
@@ -288,6 +294,7 @@ func (s *Service) event(req Request) Response {
 	defer s.mu.Unlock()
 	ss := s.open(e.Session, fx)
 	if e.Kind == gating.EvSessionEnd {
+		_ = s.guard().Forget(e.Session)
 		delete(s.sessions, e.Session)
 		delete(s.told, e.Session)
 		err := s.store.Remove(e.Session)
@@ -311,12 +318,13 @@ func (s *Service) event(req Request) Response {
 		d = s.engine.Handle(ss.st, e, fx)
 	}
 	s.close(ss)
+	notes := ss.notes
+	notes = append(notes, s.verify(e, &d)...)
 	if d.Verdict != gating.Allow || d.Recovery != "" {
 		s.log(declog.Entry{Session: e.Session, Host: e.Host, Event: string(e.Kind), Tool: e.Tool, Gate: string(d.Gate),
 			Verdict: string(d.Verdict), Risk: string(d.Risk), Recovery: d.Recovery, Paths: d.Paths, Message: d.Message})
 	}
 	r.Decision = &d
-	notes := ss.notes
 	if err := s.Cfg.Err(); err != nil && (d.Verdict != gating.Allow || e.Kind == gating.EvMessage) {
 		notes = append(notes, configNote(err))
 	}
