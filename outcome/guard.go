@@ -498,7 +498,7 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			}
 		default:
 			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not written through an allowed write tool"}}
-			if c.d != nil && (c.d.Kind == KindFile || c.d.Kind == KindSymlink) {
+			if c.d == nil || c.d.Kind != KindDir {
 				_ = g.readOld(c)
 				if probs, _ := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new); len(probs) > 0 {
 					why[i] = append(why[i], probs...)

@@ -82,6 +82,14 @@ func (q *quarantine) add(c *change, file, target string, why []Problem) {
 // move puts the disk entry at abs into the quarantine: a rename when the git directory is on
 // the same file system, else a copy and a removal.
 func (q *quarantine) move(c *change, abs string, why []Problem) error {
+	if c.d.Kind == KindOther {
+		// a fifo, socket or device holds no bytes of the agent's; opening one could block
+		q.add(c, "", "", why)
+		if err := os.Remove(abs); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", c.path, err)
+		}
+		return nil
+	}
 	name := strconv.Itoa(len(q.meta.Entries))
 	dst := filepath.Join(q.dir, "files", name)
 	target := ""
@@ -185,7 +193,7 @@ func GetQuarantine(r repo.Repo, id string) (Quarantined, error) {
 
 // ReadQuarantined returns the bytes kept for one path of an entry (nil when none were kept).
 func ReadQuarantined(r repo.Repo, q Quarantined, e QEntry) ([]byte, error) {
-	if e.File == "" {
+	if e.File == "" || e.Kind != KindFile && e.Kind != KindSymlink {
 		return nil, nil
 	}
 	p := filepath.Join(QuarantineDir(r), q.ID, filepath.FromSlash(e.File))
