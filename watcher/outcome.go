@@ -18,22 +18,20 @@ var writeTools = map[string]bool{"write": true, "edit": true, "multiedit": true,
 	"apply_patch": true, "patch": true}
 
 // quietTools cannot change files themselves (a subagent's own tool calls are checked one by
-// one). A shell command counts as quiet only when the engine found it read-only.
+// one).
 var quietTools = map[string]bool{"read": true, "notebookread": true, "glob": true, "grep": true, "ls": true,
 	"list": true, "webfetch": true, "websearch": true, "todowrite": true, "todoread": true, "exitplanmode": true,
 	"task": true, "agent": true, "proxy_task": true, "codesearch": true, "lsp": true, "skill": true}
 
-// mayWrite reports whether a tool call needs the outcome check: every write, every shell
-// command the engine did not prove read-only, every tool mbguard does not know.
+// mayWrite reports whether a tool call needs the outcome check: every write, every tool
+// mbguard does not know, and every shell command — also one the classifier calls read-only,
+// since a command line cannot show what a script it runs will do (`bash tools/x.sh` reads
+// as harmless), and that misjudgement is exactly what this second line is for.
 func mayWrite(tool string, d gating.Decision) bool {
 	if d.Risk != gating.RiskNone && d.Risk != "" {
 		return true
 	}
-	lt := strings.ToLower(tool)
-	if lt == "bash" || lt == "shell" {
-		return d.Risk == "" // no risk at all: the engine never looked (no bank yet)
-	}
-	return !quietTools[lt]
+	return !quietTools[strings.ToLower(tool)]
 }
 
 // callID is the host's id of the call, or one derived from what identifies it in both the
