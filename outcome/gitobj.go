@@ -85,7 +85,8 @@ func (o *objects) write(typ string, body []byte) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return "", fmt.Errorf("storing object %s: %w", id, err)
 	}
-	if err := fsutil.WriteFileAtomic(p, b.Bytes(), 0o444); err != nil {
+	// like git itself (core.fsync defaults), a loose object is not fsynced
+	if err := writeFile(p, b.Bytes(), 0o444, false); err != nil {
 		return "", fmt.Errorf("storing object %s: %w", id, err)
 	}
 	return id, nil

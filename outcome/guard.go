@@ -136,7 +136,9 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 		m.Tree = tree
 	}
 	m.Version = manifestVersion
-	if err := writeJSON(g.manifestPath(), m, true); err != nil {
+	// Only a manifest that accepted new bytes must survive a power loss (else an accepted
+	// write would look like a stray one); stat refreshes are cheap to redo.
+	if err := writeJSON(g.manifestPath(), m, blobsChanged); err != nil {
 		return err
 	}
 	if fi, err := os.Stat(g.manifestPath()); err == nil {

@@ -61,14 +61,22 @@ func writeJSON(path string, v any, durable bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	return writeFile(path, b, 0o644, durable)
+}
+
+// writeFile replaces path atomically (a temporary file renamed over it).
+func writeFile(path string, b []byte, perm os.FileMode, durable bool) error {
 	if durable {
-		return fsutil.WriteFileAtomic(path, b, 0o644)
+		return fsutil.WriteFileAtomic(path, b, perm)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	_, werr := f.Write(b)
+	if werr == nil && perm != 0o600 {
+		werr = f.Chmod(perm)
+	}
 	cerr := f.Close()
 	if werr == nil {
 		werr = cerr
