@@ -175,9 +175,22 @@ func validID(id string) bool {
 	return id != "" && !strings.ContainsAny(id, `/\`) && id != "." && id != ".."
 }
 
-// GetQuarantine reads one entry.
+// Last names the newest quarantine entry wherever an id is asked for.
+const Last = "last"
+
+// GetQuarantine reads one entry; id Last is the newest.
 func GetQuarantine(r repo.Repo, id string) (Quarantined, error) {
 	var q Quarantined
+	if id == Last {
+		qs, err := ListQuarantine(r)
+		if err != nil {
+			return q, err
+		}
+		if len(qs) == 0 {
+			return q, fmt.Errorf("the quarantine is empty")
+		}
+		return qs[len(qs)-1], nil
+	}
 	if !validID(id) {
 		return q, fmt.Errorf("%q is not a quarantine id (run mbguard quarantine list)", id)
 	}
@@ -212,18 +225,28 @@ func RestoreQuarantine(r repo.Repo, id string, force bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	id = q.ID
+	var exist []string
+	for _, e := range q.Entries {
+		if e.File == "" {
+			continue
+		}
+		if !strings.HasPrefix(e.Path, "memory-bank/") || strings.Contains(e.Path, "..") {
+			return nil, fmt.Errorf("quarantine entry %s names %q, outside memory-bank/; restore it by hand", id, e.Path)
+		}
+		if _, err := os.Lstat(filepath.Join(r.Root, filepath.FromSlash(e.Path))); err == nil {
+			exist = append(exist, e.Path)
+		}
+	}
+	if len(exist) > 0 && !force {
+		return nil, fmt.Errorf("%s exists; nothing was restored: move it away or run mbguard quarantine restore --force %s", strings.Join(exist, ", "), id)
+	}
 	var done []string
 	for _, e := range q.Entries {
 		if e.File == "" {
 			continue
 		}
 		dst := filepath.Join(r.Root, filepath.FromSlash(e.Path))
-		if !strings.HasPrefix(filepath.Clean(e.Path), "memory-bank") || strings.Contains(e.Path, "..") {
-			return done, fmt.Errorf("quarantine entry %s names %q, outside memory-bank/; restore it by hand", id, e.Path)
-		}
-		if _, err := os.Lstat(dst); err == nil && !force {
-			return done, fmt.Errorf("%s exists; move it away or run mbguard quarantine restore --force %s", e.Path, id)
-		}
 		src := filepath.Join(QuarantineDir(r), id, filepath.FromSlash(e.File))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return done, fmt.Errorf("restoring %s: %w", e.Path, err)
@@ -244,8 +267,9 @@ func RestoreQuarantine(r repo.Repo, id string, force bool) ([]string, error) {
 
 // DropQuarantine deletes an entry and its bytes for good.
 func DropQuarantine(r repo.Repo, id string) error {
-	if _, err := GetQuarantine(r, id); err != nil {
+	q, err := GetQuarantine(r, id)
+	if err != nil {
 		return err
 	}
-	return os.RemoveAll(filepath.Join(QuarantineDir(r), id))
+	return os.RemoveAll(filepath.Join(QuarantineDir(r), q.ID))
 }

@@ -54,6 +54,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 			checkOpenCode(r, home, configHome(e.getenv)),
 			checkGitHook(r),
 			checkWatcher(ctx, r),
+			checkQuarantine(r),
 		)
 		checks = append(checks, checkBank(r, cfg)...)
 		failed := false
