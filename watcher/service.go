@@ -31,6 +31,9 @@ type ServiceOptions struct {
 	Resident bool
 	// Now is the clock (time.Now when nil); tests pass a fake.
 	Now func() time.Time
+	// NoOutcome turns the post-call outcome check off: the baseline of bench/outcome. It is
+	// deliberately not a configuration key, so an agent cannot switch it off by a file write.
+	NoOutcome bool
 }
 
 // Service answers gating requests for one repository with one engine and one state store.
@@ -294,7 +297,9 @@ func (s *Service) event(req Request) Response {
 	defer s.mu.Unlock()
 	ss := s.open(e.Session, fx)
 	if e.Kind == gating.EvSessionEnd {
-		_ = s.guard().Forget(e.Session)
+		if !s.opts.NoOutcome {
+			_ = s.guard().Forget(e.Session)
+		}
 		delete(s.sessions, e.Session)
 		delete(s.told, e.Session)
 		err := s.store.Remove(e.Session)
