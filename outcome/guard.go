@@ -651,7 +651,11 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 	for i, c := range list {
 		rep.Undone = append(rep.Undone, Undone{Path: c.path, Change: c.what(), Why: why[i]})
 	}
-	if len(q.meta.Entries) > 0 {
+	kept := false
+	for _, e := range q.meta.Entries {
+		kept = kept || e.File != ""
+	}
+	if kept { // a chmod or a deletion alone leaves no bytes of the agent's to keep
 		if err := q.save(); err != nil {
 			return err
 		}

@@ -77,10 +77,13 @@ func (q *quarantine) add(c *change, file, target string, why []Problem) {
 		e.Kind, e.Mode, e.Size = c.d.Kind, uint32(c.d.Mode), c.d.Size
 	}
 	q.meta.Entries = append(q.meta.Entries, e)
+	// kept current as bytes move in, so a crash mid-undo leaves an entry that lists them
+	_ = writeJSON(filepath.Join(q.dir, "meta.json"), q.meta, false)
 }
 
 // move puts the disk entry at abs into the quarantine: a rename when the git directory is on
-// the same file system, else a copy and a removal.
+// the same file system, else a copy and a removal. The entry is listed in meta.json before the
+// bytes move, so a crash in between never leaves bytes the quarantine does not list.
 func (q *quarantine) move(c *change, abs string, why []Problem) error {
 	if c.d.Kind == KindOther {
 		// a fifo, socket or device holds no bytes of the agent's; opening one could block
@@ -96,9 +99,11 @@ func (q *quarantine) move(c *change, abs string, why []Problem) error {
 	if c.d.Kind == KindSymlink {
 		target = string(c.new)
 	}
+	q.add(c, "files/"+name, target, why)
 	if err := os.Rename(abs, dst); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil // gone already
+			q.meta.Entries = q.meta.Entries[:len(q.meta.Entries)-1] // gone already
+			return nil
 		}
 		if err := copyOut(abs, dst, c.d.Kind); err != nil {
 			return fmt.Errorf("moving %s to the quarantine: %w", c.path, err)
@@ -107,7 +112,6 @@ func (q *quarantine) move(c *change, abs string, why []Problem) error {
 			return fmt.Errorf("moving %s to the quarantine: %w", c.path, err)
 		}
 	}
-	q.add(c, "files/"+name, target, why)
 	return nil
 }
 
