@@ -66,7 +66,7 @@ func (g *Guard) Ref() string {
 }
 
 func (g *Guard) manifestPath() string { return filepath.Join(g.r.StateDir(), "known-good.json") }
-func (g *Guard) inflightPath() string { return filepath.Join(g.r.StateDir(), "inflight.json") }
+func (g *Guard) inflightPath() string { return filepath.Join(g.r.StateDir(), "inflight.log") }
 
 // QuarantineDir is where undone bytes go.
 func QuarantineDir(r repo.Repo) string { return filepath.Join(r.StateDir(), "quarantine") }
@@ -147,13 +147,6 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 	return nil
 }
 
-func (g *Guard) loadInflight() inflight {
-	var in inflight
-	if _, err := readJSON(g.inflightPath(), &in); err != nil {
-		return inflight{} // a torn list only loses protection for calls in flight, not bytes
-	}
-	return in
-}
 
 func (g *Guard) stale(c Call, now time.Time) bool {
 	return c.Ended || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
@@ -181,7 +174,8 @@ func (g *Guard) Before(c Call) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	in := g.loadInflight()
+	prev := g.loadInflight()
+	in := inflight{Calls: slices.Clone(prev.Calls)}
 	var live, stale []Call
 	for _, x := range in.Calls {
 		switch {
@@ -220,7 +214,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 		}
 	}
 	in.Calls = append(live, c)
-	return rep, writeJSON(g.inflightPath(), in, false)
+	return rep, g.saveInflight(prev, in)
 }
 
 // After runs after the tool call c ran: whatever changed under memory-bank/ is accepted when
@@ -237,7 +231,8 @@ func (g *Guard) After(c Call) (Report, error) {
 	}
 	defer lk.Unlock()
 	now := g.o.Now()
-	in := g.loadInflight()
+	prev := g.loadInflight()
+	in := prev
 	owners := []Call{c}
 	var live []Call
 	found := false
@@ -264,7 +259,7 @@ func (g *Guard) After(c Call) (Report, error) {
 		return rep, err
 	}
 	in.Calls = live
-	return rep, writeJSON(g.inflightPath(), in, false)
+	return rep, g.saveInflight(prev, in)
 }
 
 // Forget marks the in-flight calls of session as over: the session moved on (a new user
@@ -280,17 +275,14 @@ func (g *Guard) Forget(session string) error {
 		return err
 	}
 	defer lk.Unlock()
-	in := g.loadInflight()
-	changed := false
+	prev := g.loadInflight()
+	in := inflight{Calls: slices.Clone(prev.Calls)}
 	for i := range in.Calls {
-		if in.Calls[i].Session == session && !in.Calls[i].Ended {
-			in.Calls[i].Ended, changed = true, true
+		if in.Calls[i].Session == session {
+			in.Calls[i].Ended = true
 		}
 	}
-	if !changed {
-		return nil
-	}
-	return writeJSON(g.inflightPath(), in, false)
+	return g.saveInflight(prev, in)
 }
 
 // change is one path whose disk state differs from the known-good one.

@@ -1,11 +1,13 @@
 package outcome
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
 )
@@ -32,6 +34,93 @@ type Call struct {
 
 type inflight struct {
 	Calls []Call `json:"calls"`
+}
+
+// The in-flight list is an append-only log of records, one JSON line each: "add" (a call
+// started, or changed) and "end" (its check is done). Appending a line costs a fraction of
+// rewriting a file through a temporary and a rename, twice per tool call; a line torn by a
+// crash is skipped. The log is compacted to its live calls once it grows past maxInflightLog.
+type inflightRecord struct {
+	Op   string `json:"op"` // add, end
+	Call *Call  `json:"call,omitempty"`
+	ID   string `json:"id,omitempty"`
+}
+
+const maxInflightLog = 64 << 10
+
+func (g *Guard) loadInflight() inflight {
+	b, err := os.ReadFile(g.inflightPath())
+	if err != nil {
+		return inflight{}
+	}
+	var in inflight
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		var r inflightRecord
+		if len(line) == 0 || json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		switch {
+		case r.Op == "add" && r.Call != nil:
+			in.Calls = slices.DeleteFunc(in.Calls, func(c Call) bool { return c.ID == r.Call.ID })
+			in.Calls = append(in.Calls, *r.Call)
+		case r.Op == "end":
+			in.Calls = slices.DeleteFunc(in.Calls, func(c Call) bool { return c.ID == r.ID })
+		}
+	}
+	return in
+}
+
+// saveInflight appends what changed from prev to next.
+func (g *Guard) saveInflight(prev, next inflight) error {
+	var buf bytes.Buffer
+	line := func(r inflightRecord) {
+		b, _ := json.Marshal(r)
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	for _, c := range prev.Calls {
+		if !slices.ContainsFunc(next.Calls, func(n Call) bool { return n.ID == c.ID }) {
+			line(inflightRecord{Op: "end", ID: c.ID})
+		}
+	}
+	for _, c := range next.Calls {
+		if i := slices.IndexFunc(prev.Calls, func(p Call) bool { return p.ID == c.ID }); i < 0 || !sameCall(prev.Calls[i], c) {
+			line(inflightRecord{Op: "add", Call: &c})
+		}
+	}
+	if buf.Len() == 0 {
+		return nil
+	}
+	p := g.inflightPath()
+	if fi, err := os.Stat(p); err == nil && fi.Size() > maxInflightLog {
+		buf.Reset()
+		for _, c := range next.Calls {
+			line(inflightRecord{Op: "add", Call: &c})
+		}
+		return writeFile(p, buf.Bytes(), 0o644, false)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("recording calls in flight: %w", err)
+		}
+		f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("recording calls in flight: %w", err)
+	}
+	_, werr := f.Write(buf.Bytes())
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("recording calls in flight: %w", werr)
+	}
+	return nil
+}
+
+func sameCall(a, b Call) bool {
+	return a.ID == b.ID && a.Session == b.Session && a.Ended == b.Ended && a.Start == b.Start && slices.Equal(a.Allowed, b.Allowed)
 }
 
 const manifestVersion = 1

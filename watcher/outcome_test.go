@@ -166,7 +166,7 @@ func TestServeOutcomeLeavesReadsAlone(t *testing.T) {
 	// a read tool is never recorded, so its post check costs nothing and undoes nothing
 	ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "read", Args: map[string]any{"filePath": "memory-bank/MEMORY.md"}, Cwd: root}
 	s.event(t, ev)
-	if _, err := os.Stat(filepath.Join(root, ".git/mbguard/inflight.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(root, ".git/mbguard/inflight.log")); err == nil {
 		t.Error("a read was recorded as in flight")
 	}
 }
