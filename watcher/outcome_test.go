@@ -170,3 +170,31 @@ func TestServeOutcomeLeavesReadsAlone(t *testing.T) {
 		t.Error("a read was recorded as in flight")
 	}
 }
+
+// With gating.shell_markdown_writes the shell may write the .md files its command names; the
+// outcome check keeps those and still undoes anything else the command did.
+func TestServeOutcomeShellMarkdownWrites(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "memory-bank/MEMORY.md", goodMemory)
+	testgit.Write(t, root, ".mbguard.yaml", "gating:\n  shell_markdown_writes: true\n")
+	testgit.Write(t, root, "tools/x.sh", "printf x > memory-bank/x.bin\n")
+	s := startRealServe(t, root)
+	cmdline := "printf '# Notes\\n' > memory-bank/notes.md; sh tools/x.sh"
+	ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash", Args: map[string]any{"command": cmdline}, Call: "c1", Cwd: root}
+	if r := s.event(t, ev); r.Decision.Verdict == gating.Block {
+		t.Fatalf("the gate refused a .md shell write it is configured to allow: %s", r.Decision.Message)
+	}
+	cmd := exec.Command("bash", "-c", cmdline)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatal(err, string(out))
+	}
+	ev.Kind = gating.EvToolAfter
+	s.event(t, ev)
+	if b, _ := os.ReadFile(filepath.Join(root, "memory-bank/notes.md")); string(b) != "# Notes\n" {
+		t.Errorf("the allowed shell .md write was undone: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "memory-bank/x.bin")); err == nil {
+		t.Error("memory-bank/x.bin survived")
+	}
+}
