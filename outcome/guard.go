@@ -528,6 +528,13 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 	var undoWhy [][]Problem
 	blobs := false
 	for i, c := range changes {
+		if verdict[i] == undo && c.b != nil && c.b.Kind == KindFile && c.b.Blob == "" {
+			// the known-good bytes were never kept (too large, or unreadable): undoing would
+			// lose them, so the change stays and is reported
+			verdict[i] = keep
+			rep.Noticed = append(rep.Noticed, Problem{Path: c.path, Rule: RuleNotAllowed,
+				Text: "changed, but mbguard keeps no known-good copy of a file this large or unreadable, so it was left as it is"})
+		}
 		switch verdict[i] {
 		case keep:
 			if err := g.accept(m, c); err != nil {

@@ -443,3 +443,25 @@ func TestAddedLines(t *testing.T) {
 		t.Errorf("addedLines = %v, want %v", got, want)
 	}
 }
+
+// A file too large to keep a known-good copy of is never "restored" to nothing.
+func TestUnkeptBytesAreNeverLost(t *testing.T) {
+	root, g := newBank(t)
+	big := strings.Repeat("x", maxHashed+1)
+	testgit.Write(t, root, "memory-bank/details/big.md", big)
+	c := Call{ID: "c", Session: "s", Tool: "Bash"}
+	if _, err := g.Before(c); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, root, `printf 'agent' >> memory-bank/details/big.md`)
+	rep, err := g.After(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "memory-bank/details/big.md")); string(b) != big+"agent" {
+		t.Errorf("big.md has %d bytes, want the agent's %d", len(b), len(big)+5)
+	}
+	if len(rep.Noticed) == 0 {
+		t.Error("the change was not reported")
+	}
+}
