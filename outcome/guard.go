@@ -147,7 +147,6 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 	return nil
 }
 
-
 func (g *Guard) stale(c Call, now time.Time) bool {
 	return c.Ended || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
 }
