@@ -31,6 +31,10 @@ type Options struct {
 	Now func() time.Time
 	// StaleAfter overrides StaleAfter (tests).
 	StaleAfter time.Duration
+	// Quiet, when set, returns a counter of file-system events under memory-bank/ and whether
+	// it can be trusted (a running watcher). A pre check whose counter has not moved since the
+	// last walk skips its own walk; the post check always walks.
+	Quiet func() (uint64, bool)
 }
 
 // Guard keeps one repository's memory bank at its known-good state. Its methods are safe for
@@ -43,7 +47,32 @@ type Guard struct {
 	// resident cache of the manifest, valid while the file's stat is unchanged
 	cache     *manifest
 	cacheStat Entry
+	// quiet is the Quiet counter read before the last walk that left the manifest equal to the
+	// disk; quietOK says it is valid.
+	quiet   uint64
+	quietOK bool
 }
+
+// quietSince reports whether nothing under memory-bank/ changed since the last full walk.
+func (g *Guard) quietSince() bool {
+	if g.o.Quiet == nil || !g.quietOK {
+		return false
+	}
+	n, ok := g.o.Quiet()
+	return ok && n == g.quiet
+}
+
+// markWalk reads the Quiet counter before a walk; settled records it once the walk's result
+// is the manifest.
+func (g *Guard) markWalk() (uint64, bool) {
+	g.quietOK = false
+	if g.o.Quiet == nil {
+		return 0, false
+	}
+	return g.o.Quiet()
+}
+
+func (g *Guard) settled(n uint64, ok bool) { g.quiet, g.quietOK = n, ok }
 
 // New returns the Guard for repository r.
 func New(r repo.Repo, o Options) *Guard {
@@ -203,7 +232,8 @@ func (g *Guard) Before(c Call) (Report, error) {
 			return rep, err
 		}
 		rep.Settled = stale
-	case len(live) == 0:
+	case len(live) == 0 && !g.quietSince():
+		n, ok := g.markWalk()
 		disk, err := walk(g.r.Root, bank.Dir)
 		if err != nil {
 			return rep, err
@@ -211,6 +241,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 		if err := g.absorb(m, disk, &rep); err != nil {
 			return rep, err
 		}
+		g.settled(n, ok)
 	}
 	in.Calls = append(live, c)
 	return rep, g.saveInflight(prev, in)
@@ -254,8 +285,12 @@ func (g *Guard) After(c Call) (Report, error) {
 	if err != nil || m == nil {
 		return rep, err
 	}
+	n, ok := g.markWalk()
 	if err := g.settle(m, owners, live, &rep); err != nil {
 		return rep, err
+	}
+	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
+		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
 	}
 	in.Calls = live
 	return rep, g.saveInflight(prev, in)

@@ -2,6 +2,7 @@ package outcome
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -463,5 +464,28 @@ func TestUnkeptBytesAreNeverLost(t *testing.T) {
 	}
 	if len(rep.Noticed) == 0 {
 		t.Error("the change was not reported")
+	}
+}
+
+// With a trusted event counter, a pre check skips its walk while the counter stands still and
+// walks (absorbing a person's edit) once it moved.
+func TestQuietCounterSkipsThePreWalk(t *testing.T) {
+	for _, moved := range []bool{false, true} {
+		t.Run(fmt.Sprint("moved=", moved), func(t *testing.T) {
+			root, g := newBank(t)
+			var n uint64
+			g.o.Quiet = func() (uint64, bool) { return n, true }
+			g.Before(Call{ID: "a", Session: "s", Tool: "Bash"})
+			g.After(Call{ID: "a", Session: "s", Tool: "Bash"})
+			testgit.Write(t, root, "memory-bank/details/progress.md", "# Progress\nhuman\n")
+			if moved {
+				n++ // the watcher saw the edit
+			}
+			g.Before(Call{ID: "b", Session: "s", Tool: "Bash"})
+			rep, _ := g.After(Call{ID: "b", Session: "s", Tool: "Bash"})
+			if moved == rep.Blocked() {
+				t.Errorf("moved=%v: undone %+v; the pre walk ran %v", moved, rep.Undone, moved)
+			}
+		})
 	}
 }

@@ -128,3 +128,20 @@ func undonePaths(rep outcome.Report) []string {
 	}
 	return ps
 }
+
+// bankNoticer is the Sink side the file watcher tells about every event under memory-bank/.
+type bankNoticer interface{ bankChanged() }
+
+func (s *Service) bankChanged() { s.bankGen.Add(1) }
+
+// bankQuiet reports the file watcher's event count when it is running (ok), so the outcome
+// check can skip a pre-call walk while no event has arrived since its last walk. Only the pre
+// walk is skipped: the post check always walks, so an agent's change is never missed; an edit
+// whose event is still in flight at that moment is judged by the post check (and, if undone,
+// kept in the quarantine).
+func (s *Service) bankQuiet() (uint64, bool) {
+	if !s.watching.Load() {
+		return 0, false
+	}
+	return s.bankGen.Load(), true
+}

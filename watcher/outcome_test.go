@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/internal/config"
@@ -196,5 +197,43 @@ func TestServeOutcomeShellMarkdownWrites(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "memory-bank/x.bin")); err == nil {
 		t.Error("memory-bank/x.bin survived")
+	}
+}
+
+// In serve, the fsnotify watcher's events decide whether a pre check walks: a person's edit
+// between two calls must still be seen (and kept) by the next pre check.
+func TestServeOutcomeWatcherKeepsHumanEdits(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "memory-bank/MEMORY.md", goodMemory)
+	testgit.Write(t, root, "memory-bank/details/progress.md", "# Progress\n")
+	r, _ := repo.Find(root)
+	cfg, _ := config.Load(config.Options{RepoRoot: r.Root, Getenv: func(string) string { return "" }})
+	svc := NewService(r, cfg, ServiceOptions{Resident: true})
+	_, stop, err := svc.WatchBank(context.Background(), WatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	ctx := context.Background()
+	call := func(id string) *gating.Decision {
+		ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash", Args: map[string]any{"command": "go vet ./..."}, Call: id, Cwd: root}
+		svc.Handle(ctx, Request{Op: "event", Event: &ev})
+		ev.Kind = gating.EvToolAfter
+		return svc.Handle(ctx, Request{Op: "event", Event: &ev}).Decision
+	}
+	call("c1")
+	before := svc.bankGen.Load()
+	os.WriteFile(filepath.Join(root, "memory-bank/details/progress.md"), []byte("# Progress\nhuman\n"), 0o644)
+	for i := 0; i < 200 && svc.bankGen.Load() == before; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if svc.bankGen.Load() == before {
+		t.Fatal("the watcher never reported the edit")
+	}
+	if d := call("c2"); d.Verdict == gating.Block {
+		t.Fatalf("a person's edit was undone: %s", d.Message)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "memory-bank/details/progress.md")); string(b) != "# Progress\nhuman\n" {
+		t.Errorf("progress.md = %q", b)
 	}
 }

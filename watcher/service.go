@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mbguard/mbguard/bank"
@@ -50,6 +51,10 @@ type Service struct {
 	secretsOnce sync.Once
 	secrets     *scanner.Secrets
 	guard       func() *outcome.Guard // the post-call outcome check, built on first use
+	// watching is set while WatchBank's fsnotify loop runs; bankGen counts the events it saw
+	// under memory-bank/ (and its errors). Together they let a pre check skip its walk.
+	watching atomic.Bool
+	bankGen  atomic.Uint64
 	fold        func() bool           // the file system's case folding, probed once
 
 	mu       sync.Mutex
@@ -90,7 +95,7 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 		fold:     sync.OnceValue(func() bool { return foldsCase(r.Root) }),
 	}
 	s.guard = sync.OnceValue(func() *outcome.Guard {
-		return outcome.New(r, outcome.Options{Now: o.Now, Rules: outcome.Rules{
+		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Rules: outcome.Rules{
 			Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: s.detector}})
 	})
 	return s

@@ -1,7 +1,7 @@
 // Package outcome_test measures what the post-call outcome check adds to a tool call: the
 // pre and post events of one shell call, with and without the check, for banks of 10, 200
-// and 2,000 files, through a resident Service (serve) and a per-call Claude hook (in process:
-// without the process start, which bench/hook measures).
+// and 2,000 files, through a resident Service with its file watcher (serve) and a per-call
+// Claude hook (in process: without the process start, which bench/hook measures).
 //
 //	go test ./bench/outcome -run '^$' -bench . -benchtime 300x     (or bash bench/outcome/run.sh)
 package outcome_test
@@ -50,6 +50,12 @@ func BenchmarkOutcome(b *testing.B) {
 			b.Run(fmt.Sprintf("serve/files=%d/check=%s", n, check), func(b *testing.B) {
 				svc := watcher.NewService(r, cfg, watcher.ServiceOptions{Resident: true, NoOutcome: check == "off"})
 				ctx := context.Background()
+				// serve runs the fsnotify watcher on the bank, as `mbguard serve` does
+				_, stop, err := svc.WatchBank(ctx, watcher.WatchOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer stop()
 				ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash",
 					Args: map[string]any{"command": "go test ./..."}, Cwd: dir}
 				var ds []time.Duration
