@@ -55,7 +55,7 @@ type Service struct {
 	// under memory-bank/ (and its errors). Together they let a pre check skip its walk.
 	watching atomic.Bool
 	bankGen  atomic.Uint64
-	fold        func() bool           // the file system's case folding, probed once
+	fold     func() bool // the file system's case folding, probed once
 
 	mu       sync.Mutex
 	sessions map[string]*gating.State // resident cache
