@@ -489,3 +489,32 @@ func TestQuietCounterSkipsThePreWalk(t *testing.T) {
 		})
 	}
 }
+
+// A linked worktree shares the object store; its known-good tree gets a ref of its own.
+func TestLinkedWorktree(t *testing.T) {
+	main, _ := newBank(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	testgit.Git(t, main, "worktree", "add", "-q", wt)
+	wt, _ = filepath.EvalSymlinks(wt)
+	r, err := repo.Find(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(r, Options{Rules: rulesFor(wt)})
+	want := snapshot(t, wt)
+	c := Call{ID: "c", Session: "s", Tool: "Bash"}
+	if _, err := g.Before(c); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, wt, `printf broken > memory-bank/MEMORY.md`)
+	if rep, err := g.After(c); err != nil || !rep.Blocked() {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	sameTree(t, want, snapshot(t, wt))
+	if g.Ref() == "refs/mbguard/known-good" {
+		t.Errorf("a linked worktree uses the main worktree's ref")
+	}
+	if out := testgit.Git(t, main, "cat-file", "-t", g.Ref()); out != "tree" {
+		t.Errorf("%s = %q in the shared store", g.Ref(), out)
+	}
+}
