@@ -214,6 +214,10 @@ func (g *Guard) Before(c Call) (Report, error) {
 			live = append(live, x)
 		}
 	}
+	if m == nil {
+		// the manifest is gone or unreadable: the tree under the ref still names the bytes
+		m, _ = g.fromRef()
+	}
 	switch {
 	case m == nil:
 		disk, err := walk(g.r.Root, bank.Dir)
@@ -278,12 +282,17 @@ func (g *Guard) After(c Call) (Report, error) {
 			live = append(live, x)
 		}
 	}
-	if !found && len(rep.Settled) == 0 {
+	if !found && len(rep.Settled) == 0 && !c.Check {
 		return rep, nil // a call the pre check did not record (read-only, or no bank)
 	}
 	m, err := g.loadManifest()
-	if err != nil || m == nil {
+	if err != nil {
 		return rep, err
+	}
+	if m == nil {
+		if m, err = g.fromRef(); m == nil {
+			return rep, err // no known-good state at all: nothing to compare with
+		}
 	}
 	n, ok := g.markWalk()
 	if err := g.settle(m, owners, live, &rep); err != nil {

@@ -365,6 +365,14 @@ func TestKnownGoodSurvivesGC(t *testing.T) {
 	// an uncommitted new file that only the known-good store holds
 	want := snapshot(t, root)
 	sh(t, root, `printf 'garbage' > memory-bank/details/patterns.md`)
+	// and the manifest is lost: the packed ref's tree names the bytes
+	if err := os.Remove(g.manifestPath()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git", g.Ref())); err == nil {
+		t.Log("the ref is still loose after gc")
+	}
+	g.cache = nil
 	rep, err := g.After(c)
 	if err != nil || !rep.Blocked() {
 		t.Fatalf("after gc: %v %+v", err, rep)

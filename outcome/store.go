@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
 )
@@ -27,6 +29,9 @@ type Call struct {
 	Tool    string   `json:"tool"`
 	Allowed []string `json:"allowed,omitempty"` // bank paths an allowed write tool may write
 	Start   int64    `json:"start"`             // Unix milliseconds
+	// Check asks a post check to compare even when no pre check recorded the call (the
+	// in-flight log was lost): every call that may write is checked. Not stored.
+	Check bool `json:"-"`
 	// Ended is set when the session moved on (a new user message, session end) without this
 	// call's post check: the call is stale from then on.
 	Ended bool `json:"ended,omitempty"`
@@ -178,4 +183,53 @@ func writeFile(path string, b []byte, perm os.FileMode, durable bool) error {
 		return fmt.Errorf("writing %s: %w", path, werr)
 	}
 	return nil
+}
+
+// fromRef rebuilds a manifest from the tree under the private ref, when the manifest file is
+// gone or unreadable (removed by a command, say). Stat fields are unknown, so every file is
+// read and compared once; folder modes default to 0755.
+func (g *Guard) fromRef() (*manifest, error) {
+	if !g.obj.reftable {
+		// cheap first: no ref file and no packed ref means no git process at all (every post
+		// check of a repository without a bank comes here)
+		_, err := os.Stat(filepath.Join(g.r.CommonDir, filepath.FromSlash(g.Ref())))
+		if err != nil {
+			packed, _ := os.ReadFile(filepath.Join(g.r.CommonDir, "packed-refs"))
+			if !bytes.Contains(packed, []byte(" "+g.Ref()+"\n")) {
+				return nil, nil
+			}
+		}
+	}
+	cmd := exec.Command("git", "ls-tree", "-r", "-z", "--full-tree", g.Ref())
+	cmd.Dir = g.r.Root
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, nil // no ref: there never was a known-good state
+	}
+	m := &manifest{Entries: map[string]Entry{}}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		e := Entry{Kind: KindFile, Mode: 0o644, Blob: f[2], Nlink: 1}
+		switch f[0] {
+		case "100755":
+			e.Mode = 0o755
+		case "120000":
+			e.Kind, e.Mode, e.Nlink = KindSymlink, 0o777, 1
+		}
+		path := string(p)
+		m.Entries[path] = e
+		for d := filepath.ToSlash(filepath.Dir(path)); d != "." && d != "/" && d != ""; d = filepath.ToSlash(filepath.Dir(d)) {
+			if _, ok := m.Entries[d]; !ok {
+				m.Entries[d] = Entry{Kind: KindDir, Mode: 0o755}
+			}
+		}
+	}
+	if len(m.Entries) == 0 {
+		return nil, nil
+	}
+	return m, nil
 }

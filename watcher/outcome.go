@@ -82,7 +82,8 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		}
 		return append(notes, s.report(e, rep)...)
 	case gating.EvToolAfter:
-		rep, err := s.guard().After(outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool})
+		rep, err := s.guard().After(outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool,
+			Check: mayWrite(e.Tool, gating.Decision{})})
 		if err != nil {
 			notes = append(notes, "mbguard: memory-bank/ could not be checked after this call: "+err.Error()+"; run `mbguard doctor`.")
 		}

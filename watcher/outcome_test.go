@@ -237,3 +237,30 @@ func TestServeOutcomeWatcherKeepsHumanEdits(t *testing.T) {
 		t.Errorf("progress.md = %q", b)
 	}
 }
+
+// A script that also deletes mbguard's own records (the manifest and the in-flight log) is
+// still undone: the post check runs for every call that may write, and the known-good state
+// is rebuilt from the tree under refs/mbguard/known-good.
+func TestServeOutcomeSurvivesLostRecords(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "memory-bank/MEMORY.md", goodMemory)
+	testgit.Write(t, root, "tools/x.sh", "printf x > memory-bank/x.bin\nsed -i 's/mine/theirs/' memory-bank/MEMORY.md\nrm -f .git/mbguard/known-good.json .git/mbguard/inflight.log\n")
+	s := startRealServe(t, root)
+	ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash", Args: map[string]any{"command": "sh tools/x.sh"}, Call: "c1", Cwd: root}
+	s.event(t, ev)
+	cmd := exec.Command("sh", "tools/x.sh")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatal(err, string(out))
+	}
+	ev.Kind = gating.EvToolAfter
+	if r := s.event(t, ev); r.Decision.Verdict != gating.Block {
+		t.Fatalf("tool.after = %+v, want the outcome block", r.Decision)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "memory-bank/MEMORY.md")); string(b) != goodMemory {
+		t.Errorf("MEMORY.md = %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "memory-bank/x.bin")); err == nil {
+		t.Error("x.bin survived")
+	}
+}
