@@ -127,6 +127,9 @@ type Recovery struct {
 	Anchors []string `json:"anchors"`         // files that must be read, canonical
 	Read    []string `json:"read,omitempty"`  // anchors read since arming
 	Since   int64    `json:"since,omitempty"` // Unix ms when armed
+	// Cause is why the gate was armed when it was not a compaction (the session's state was
+	// lost, so an armed gate may have been lost with it); messages name it instead.
+	Cause string `json:"cause,omitempty"`
 }
 
 // Facts gives the engine what it may know about the file system without doing I/O itself.

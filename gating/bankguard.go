@@ -3,6 +3,7 @@ package gating
 import (
 	"bytes"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/mbguard/mbguard/bank"
@@ -12,11 +13,21 @@ import (
 // message for the first violation ("" when none) and whether the call writes memory-bank files
 // through a permitted route (for Doc-First and the writing guideline).
 func (e *Engine) bankGuard(a *action, fx Facts, fold bool) (msg string, bankWrites bool) {
+	if a.bad != "" {
+		// A call the host would reject anyway, or a forged one: either way nobody can tell what
+		// it writes, so it is refused in every mode rather than let through as nothing.
+		return prefixBank + "blocked: mbguard cannot read this " + a.tool + " call: " + a.bad +
+			". Next: retry the call with its arguments as the tool's schema describes them.", false
+	}
 	if a.kind == kindShell {
 		return e.shellBankGuard(a, fx, fold)
 	}
 	for i := range a.writes {
 		w := &a.writes[i]
+		if w.op == opOpaque && (w.inRepo && inBank(w.rel) || w.lexIn && inBank(w.lex)) {
+			return prefixBank + "blocked: " + a.tool + " is a tool mbguard does not know, and it names " + w.rel +
+				". Next: change memory-bank/ .md files with the host's own write/edit tool, which mbguard can check.", false
+		}
 		if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
 			// The engine has no $HOME, and Claude Code expands ~: this may be our own bank.
 			return prefixBank + "blocked: " + w.raw + " may lead into memory-bank/ through your home directory. " +
@@ -93,16 +104,188 @@ func (e *Engine) checkBankWrite(w *writeTarget, fx Facts, fold bool) string {
 	case opPartial:
 		added = w.content
 	}
+	if n := max(len(next), len(added)); e.Policy.MaxBankFile > 0 && n > e.Policy.MaxBankFile {
+		return prefixBank + "blocked: the new content for " + rel + " is " + sizeOver(n, e.Policy.MaxBankFile) + ", over the " +
+			megabytes(e.Policy.MaxBankFile) + " a memory-bank/ file may hold (mbguard check refuses larger ones at commit). " +
+			"Next: keep the memory short: write a summary, and keep large data outside memory-bank/."
+	}
 	if m := checkBlocks(rel, isEntry, base, baseOK, next, known, w.op); m != "" {
 		return m
 	}
+	if !baseOK {
+		base = ""
+	}
+	if known {
+		if m := checkResult(rel, isEntry, base, next); m != "" {
+			return m
+		}
+		// Secrets are looked for in the resulting file around the change, so that a token
+		// assembled from two edits (half in each) is seen whole.
+		newRegion, oldRegion := changedRegion(base, next)
+		if strings.TrimSpace(newRegion) == "" {
+			return ""
+		}
+		if ids := newSecrets(fx, rel, newRegion, oldRegion); len(ids) > 0 {
+			return secretMessage(rel, ids)
+		}
+		return ""
+	}
 	if strings.TrimSpace(added) != "" {
 		if ids := fx.Secrets(rel, added); len(ids) > 0 {
-			return prefixBank + "blocked: the new content for " + rel + " contains a secret (" + strings.Join(ids, ", ") +
-				"). Next: remove it and retry; credentials never belong in memory-bank/."
+			return secretMessage(rel, ids)
 		}
 	}
 	return ""
+}
+
+func secretMessage(rel string, ids []string) string {
+	return prefixBank + "blocked: the new content for " + rel + " contains a secret (" + strings.Join(ids, ", ") +
+		"). Next: remove it and retry; credentials never belong in memory-bank/."
+}
+
+// newSecrets returns the rule ids found in the changed region more often than in the region
+// it replaces: a secret the file already held next to the change is not the agent's doing.
+func newSecrets(fx Facts, rel, newRegion, oldRegion string) []string {
+	ids := fx.Secrets(rel, newRegion)
+	if len(ids) == 0 || strings.TrimSpace(oldRegion) == "" {
+		return ids
+	}
+	had := map[string]int{}
+	for _, id := range fx.Secrets(rel, oldRegion) {
+		had[id]++
+	}
+	var out []string
+	for _, id := range ids {
+		if had[id] > 0 {
+			had[id]--
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// regionContext bounds how far a changed region grows to the surrounding paragraph, in lines
+// each way; a secret rule never spans more.
+const regionContext = 12
+
+// changedRegion returns the lines of next that differ from old, grown to the blank-line
+// bounded paragraph around them (at most regionContext lines each way), and the same
+// stretch of old. Lines common to both ends are left out, so a small edit of a large file
+// scans a few lines, not the file.
+func changedRegion(old, next string) (newRegion, oldRegion string) {
+	if old == "" {
+		return next, ""
+	}
+	ol := strings.SplitAfter(old, "\n")
+	nl := strings.SplitAfter(next, "\n")
+	pre := 0
+	for pre < len(ol) && pre < len(nl) && ol[pre] == nl[pre] {
+		pre++
+	}
+	if pre == len(ol) && pre == len(nl) {
+		return "", "" // nothing changed
+	}
+	suf := 0
+	for suf < len(ol)-pre && suf < len(nl)-pre && ol[len(ol)-1-suf] == nl[len(nl)-1-suf] {
+		suf++
+	}
+	grow := func(lines []string, from, to int) string {
+		for i := 0; i < regionContext && from > 0 && strings.TrimSpace(lines[from-1]) != ""; i++ {
+			from--
+		}
+		for i := 0; i < regionContext && to < len(lines) && strings.TrimSpace(lines[to]) != ""; i++ {
+			to++
+		}
+		if from > 0 {
+			from-- // the line before, even past a blank one: "key:\n\n  value"
+		}
+		if to < len(lines) {
+			to++
+		}
+		return strings.Join(lines[from:to], "")
+	}
+	return grow(nl, pre, len(nl)-suf), grow(ol, pre, len(ol)-suf)
+}
+
+// checkResult judges the file a write produces beyond its blocks: a new near-miss marker (one
+// a reader would take for a real one), and in MEMORY.md a template marker removed or lowered.
+func checkResult(rel string, isEntry bool, old, next string) string {
+	ns := bank.ScanMarkers([]byte(next))
+	var was bank.Scan
+	if old != "" {
+		was = bank.ScanMarkers([]byte(old))
+	}
+	if len(ns.NearMiss) > len(was.NearMiss) {
+		nm := ns.NearMiss[len(ns.NearMiss)-1]
+		for _, x := range ns.NearMiss {
+			if !hasNearMiss(was.NearMiss, x.Text) {
+				nm = x
+				break
+			}
+		}
+		return prefixBank + "blocked: " + rel + ":" + itoa(nm.Line) + " has " + quote(nm.Text) +
+			", which looks like a block marker but is not one. Next: write it exactly as " + nm.Suggest.String() +
+			", or leave it out."
+	}
+	if !isEntry {
+		return ""
+	}
+	ov, had := bestTemplate(was)
+	if !had {
+		return ""
+	}
+	nv, has := bestTemplate(ns)
+	switch {
+	case !has:
+		return prefixBank + "blocked: this write would remove the template marker " + bank.TemplateMarker(ov) + " from " + rel +
+			". Next: retry keeping that line as it is."
+	case nv.Less(ov):
+		return prefixBank + "blocked: this write would lower " + rel + "'s template version from " + ov.String() + " to " + nv.String() +
+			". Next: keep " + bank.TemplateMarker(ov) + "; only mbguard upgrade changes it."
+	}
+	return ""
+}
+
+func hasNearMiss(list []bank.NearMiss, text string) bool {
+	for _, x := range list {
+		if x.Text == text {
+			return true
+		}
+	}
+	return false
+}
+
+func bestTemplate(s bank.Scan) (bank.Version, bool) {
+	var best bank.Version
+	found := false
+	for _, t := range s.Templates {
+		if t.Valid && (!found || best.Less(t.Version)) {
+			best, found = t.Version, true
+		}
+	}
+	return best, found
+}
+
+func quote(s string) string {
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return `"` + s + `"`
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
 }
 
 // checkBlocks keeps the block markers well formed and USER_BLOCK byte-identical.
@@ -183,8 +366,20 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 	root := key(slashClean(fx.Root()), fold)
 	for i := range a.writes {
 		w := &a.writes[i]
+		if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
+			return prefixBank + "blocked: this shell command writes " + w.raw + ", which may lead into memory-bank/ through your home directory." + next, false
+		}
+		if copyOp(w.shellOp) && w.shellTree && !w.lexIn {
+			// cp "$f" /tmp/ makes one entry directly in /tmp: it reaches a repository below
+			// /tmp only if that entry is named like the repository's own folder.
+			continue
+		}
 		if (w.shellExact || w.shellTree) && !w.shellNoMD && !(w.inRepo && inBank(w.rel)) &&
 			(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
+			if strings.HasPrefix(w.shellOp, "git ") {
+				return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole, memory-bank/ included." +
+					" Next: name the paths outside memory-bank/, e.g. `git checkout -- src/`, `git clean -fd -- src/` or `git stash push -- src/`.", false
+			}
 			return prefixBank + "blocked: this shell command writes " + w.lex + ", which takes in memory-bank/." +
 				" Next: name the files outside memory-bank/ explicitly, and change memory-bank/ .md files with the write/edit tool.", false
 		}
@@ -195,7 +390,7 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 	}
 	// An undeterminable write in a command that names memory-bank/ (cd memory-bank && … > $F)
 	// may well land there; an unrelated one (make > $LOG) does not name it.
-	if a.shellUnknown && mentionsBank(a.cmd) {
+	if a.shellUnknown && mentionsBank(a.named) {
 		return prefixBank + "blocked: this shell command names memory-bank/ and writes somewhere mbguard cannot determine." + next, false
 	}
 	var targets []*writeTarget
@@ -225,6 +420,15 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 		}
 	}
 	return "", true
+}
+
+// copyOp reports the shell operations that put named entries directly into a directory.
+func copyOp(op string) bool {
+	switch op {
+	case "cp", "mv", "install", "ln", "link":
+		return true
+	}
+	return false
 }
 
 // reachesBank reports whether a shell write target p (canonical, as canonPath spells it) is
@@ -287,4 +491,21 @@ func hasBankSegment(p string) bool {
 		}
 	}
 	return false
+}
+
+// sizeOver renders n, which exceeds limit, so that it reads larger than limit does: "50.0 MB",
+// or in bytes when both would round alike ("10485761 bytes", never "10 MB, over the 10 MB").
+func sizeOver(n, limit int) string {
+	if s := megabytes(n); s != megabytes(limit) && s != strconv.Itoa(limit>>20)+".0 MB" {
+		return s
+	}
+	return strconv.Itoa(n) + " bytes"
+}
+
+// megabytes renders n bytes as "50.0 MB", or "10 MB" when exact.
+func megabytes(n int) string {
+	if n%(1<<20) == 0 {
+		return strconv.Itoa(n>>20) + " MB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
 }

@@ -185,7 +185,7 @@ func TestSecretsOnlyForBankWrites(t *testing.T) {
 	if fx.secrets != 0 {
 		t.Fatalf("Secrets called %d times for writes outside the bank", fx.secrets)
 	}
-	s.write("memory-bank/details/tech.md", "# Tech\n")
+	s.write("memory-bank/details/tech.md", "# Tech stack\n")
 	if fx.secrets != 1 {
 		t.Fatalf("Secrets called %d times for one bank write", fx.secrets)
 	}

@@ -253,6 +253,8 @@ func riskRank(r Risk) int {
 // gateRank is the precedence among equal verdicts: bank guard > recovery > read > doc-first.
 func gateRank(g Gate) int {
 	switch g {
+	case GateConfig:
+		return 5
 	case GateBank:
 		return 4
 	case GateRecovery:
@@ -282,12 +284,17 @@ func (e *Engine) gate(st *State, a *action, ev Event, fx Facts) Decision {
 			d.Paths = append(d.Paths, w.rel)
 		}
 	}
-	var cands [4]candidate
+	var cands [5]candidate
 	n := 0
 	// 1. memory-bank write guard, in every mode
 	bankMsg, bankWrites := e.bankGuard(a, fx, fold)
 	if bankMsg != "" {
 		cands[n] = candidate{verdict: Block, gate: GateBank, msg: bankMsg}
+		n++
+	}
+	// 1b. mbguard's own configuration, in every mode
+	if msg := e.configGuard(a, fold); msg != "" {
+		cands[n] = candidate{verdict: Block, gate: GateConfig, msg: msg}
 		n++
 	}
 	// 2. recovery gate

@@ -1,6 +1,7 @@
 package gating
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -15,6 +16,8 @@ type memFacts struct {
 }
 
 const testRoot = "/repo"
+
+var patRe = regexp.MustCompile(`ghp_[a-z0-9]{36}`)
 
 // secretToken is what memFacts.Secrets flags, standing in for gitleaks.
 const secretToken = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -116,8 +119,11 @@ func (m *memFacts) Read(rel string) (string, bool) { return m.lookup(rel) }
 
 func (m *memFacts) Secrets(rel, content string) []string {
 	m.secrets++
-	if strings.Contains(content, "ghp_") {
-		return []string{"github-pat"}
+	// like gitleaks' rule, only a whole token counts: half a token is not a secret
+	var ids []string
+	for _, m := range patRe.FindAllString(content, -1) {
+		_ = m
+		ids = append(ids, "github-pat")
 	}
-	return nil
+	return ids
 }

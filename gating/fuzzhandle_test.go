@@ -47,6 +47,19 @@ func FuzzHandle(f *testing.F) {
 			f.Add(s.tool, s.args, s.p, s.c, uint8(len(s.p)), ci)
 		}
 	}
+	// one seed per root cause of issue 8 §3, and the bad-argument shapes of issue 11
+	for _, cmds := range rootCauseAttacks {
+		b, _ := json.Marshal(map[string]any{"command": cmds[0]})
+		f.Add(uint8(11), string(b), "", "", uint8(0), false)
+	}
+	for _, c := range badArgsCases() {
+		b, _ := json.Marshal(c.args)
+		for i, n := range fuzzTools {
+			if strings.EqualFold(n, c.tool) {
+				f.Add(uint8(i), string(b), "", "", uint8(0), false)
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, tool uint8, argsJSON, p, content string, knobs uint8, ci bool) {
 		name := fuzzTools[int(tool)%len(fuzzTools)]
 		cwd := fuzzCwds[int(knobs)%len(fuzzCwds)]

@@ -96,11 +96,17 @@ func describe(paths []string) string {
 	return listPaths(paths, 3)
 }
 
-func (e *Engine) recoveryMessage(v Verdict, risk Risk, paths, unread []string, host string, fx Facts) string {
+func (e *Engine) recoveryMessage(v Verdict, risk Risk, cause string, paths, unread []string, host string, fx Facts) string {
 	var b strings.Builder
 	b.WriteString(prefixRecovery)
 	b.WriteString(verdictWord(v))
-	b.WriteString(": the context was compacted and the anchors are not re-read yet (")
+	if cause != "" {
+		b.WriteString(": ")
+		b.WriteString(cause)
+		b.WriteString("; recovery is armed as a precaution, since the lost state may have held an armed gate, and the anchors are not re-read yet (")
+	} else {
+		b.WriteString(": the context was compacted and the anchors are not re-read yet (")
+	}
 	b.WriteString(string(risk))
 	b.WriteString("-risk write to ")
 	b.WriteString(describe(paths))

@@ -33,6 +33,13 @@ type Policy struct {
 	ShellMarkdownWrites bool
 	// AllowedBankFiles are non-.md file names that may be written into memory-bank/ (.gitkeep).
 	AllowedBankFiles []string
+	// ProtectedPaths are repository-relative paths agents may not write (mbguard's own
+	// configuration and hooks); the default is ProtectedPaths.
+	ProtectedPaths []string
+	// MaxBankFile is the largest content, in bytes, a write may give a memory-bank/ file (0:
+	// no limit). It matches the size `mbguard check` refuses at commit, so a file that could
+	// never be committed is refused when written, before its markers and secrets are scanned.
+	MaxBankFile int
 }
 
 // DefaultPolicy returns the defaults from the seeds, extended as SPEC §3 asks.
@@ -41,6 +48,7 @@ func DefaultPolicy() Policy {
 		Mode:         ModeWarn,
 		RecoveryMode: ModeBlock,
 		DocFirstMode: ModeWarn,
+		MaxBankFile:  10 << 20, // scanner.MaxFileSize
 		SensitivePaths: []string{
 			// auth and security code (seed 000: src/auth/, src/security/)
 			"auth/", "authn/", "authz/", "security/", "sso/", "oauth/", "iam/", "permissions/", "crypto/", "secrets/",
@@ -73,6 +81,7 @@ func DefaultPolicy() Policy {
 		FallbackAnchors:  []string{"memory-bank/MEMORY.md", "memory-bank/details/patterns.md"},
 		AnchorLRU:        5,
 		AllowedBankFiles: []string{".gitkeep"},
+		ProtectedPaths:   append([]string(nil), ProtectedPaths...),
 	}
 }
 

@@ -211,5 +211,5 @@ func (e *Engine) recoveryGate(st *State, a *action, risk Risk, host string, path
 		risk = RiskMedium
 	}
 	return candidate{verdict: v, gate: GateRecovery, once: string(GateRecovery),
-		msg: e.recoveryMessage(v, risk, paths, unread, host, fx)}, false
+		msg: e.recoveryMessage(v, risk, r.Cause, paths, unread, host, fx)}, false
 }

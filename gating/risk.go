@@ -136,6 +136,9 @@ func (e *Engine) assessRisk(a *action, fold bool) Risk {
 	if !a.isWrite() {
 		return RiskNone
 	}
+	if a.bad != "" {
+		return RiskHigh // a write of unknown target
+	}
 	sens, safe := e.matchers(fold)
 	allSafe := len(a.writes) > 0
 	distinct := 0

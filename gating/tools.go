@@ -25,6 +25,7 @@ const (
 	opMoveFrom                // the source of a move: the file disappears
 	opPartial                 // a change whose result cannot be derived (notebook cell)
 	opShell                   // a shell command writes here; the content is unknowable
+	opOpaque                  // a write tool or an unknown tool names this path, but its content cannot be read
 )
 
 type editSpec struct {
@@ -43,6 +44,7 @@ type writeTarget struct {
 	// opShell: a literal path (not a run-time word's prefix), a directory written at any depth,
 	// and a tree write that touches no Markdown file
 	shellExact, shellTree, shellNoMD bool
+	shellOp                          string
 }
 
 // action is a tool call normalised across hosts.
@@ -53,25 +55,45 @@ type action struct {
 	writes       []writeTarget
 	agent        string // subagent type of a task/Agent call
 	cmd          string // shell command
+	named        string // cmd without the words it only reads
 	cwd          string // absolute directory the shell command starts in
 	shellUnknown bool   // the shell writes somewhere undeterminable
 	tooDeep      bool   // batches nested deeper than maxBatchDepth: not unpacked
 	subs         []action
+	// bad says why a write call's arguments could not be understood (a path that is a number,
+	// content that is an object …); such a call is a write of unknown target, never nothing.
+	bad string
+	// unknownTool is a tool no host table names whose arguments name a memory-bank path.
+	unknownTool bool
 }
 
 func (a *action) isWrite() bool {
-	return len(a.writes) > 0 || a.shellUnknown
+	return len(a.writes) > 0 || a.shellUnknown || a.bad != ""
 }
 
 // toolKinds maps lower-cased tool names of both hosts onto kinds; OpenCode and Claude Code
 // spell the same tools differently only in case (read/Read, task/Task), so one table serves.
+//
+// Codex (apply_patch, exec_command), Gemini CLI (write_file, replace, run_shell_command,
+// read_file) and Copilot CLI (create, edit, view, bash) share it too.
 var toolKinds = map[string]actionKind{
-	"read": kindRead, "notebookread": kindRead,
+	"read": kindRead, "notebookread": kindRead, "read_file": kindRead, "view": kindRead,
 	"write": kindWrite, "edit": kindWrite, "multiedit": kindWrite, "notebookedit": kindWrite,
-	"apply_patch": kindWrite, "patch": kindWrite,
-	"bash": kindShell, "shell": kindShell,
+	"apply_patch": kindWrite, "patch": kindWrite, "write_file": kindWrite, "replace": kindWrite, "create": kindWrite,
+	"bash": kindShell, "shell": kindShell, "run_shell_command": kindShell, "exec_command": kindShell,
 	"task": kindAgent, "proxy_task": kindAgent, "agent": kindAgent,
 	"batch": kindBatch,
+}
+
+// harmlessTools are host tools that touch no file of the project, whatever their arguments
+// say (a todo list may well mention memory-bank/).
+var harmlessTools = map[string]bool{
+	"todowrite": true, "todoread": true, "webfetch": true, "websearch": true, "web_search": true,
+	"google_web_search": true, "web_fetch": true, "skill": true, "question": true, "askuserquestion": true,
+	"exitplanmode": true, "bashoutput": true, "killshell": true, "killbash": true, "slashcommand": true,
+	"save_memory": true, "write_stdin": true, "view_image": true, "tool_search": true, "update_plan": true,
+	"glob": true, "grep": true, "ls": true, "list": true, "list_directory": true, "search_file_content": true,
+	"read_many_files": true, "codesearch": true, "lsp": true,
 }
 
 // maxBatchDepth bounds nested batch unpacking: a hostile payload must not recurse forever.
@@ -86,22 +108,36 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 	case kindWrite:
 		parseWrite(&a, args, cwd, fx)
 	case kindShell:
-		a.cmd = str(args, "command", "cmd")
+		cmd, ok := args["command"]
+		if !ok {
+			cmd, ok = args["cmd"]
+		}
+		if c, isStr := cmd.(string); isStr {
+			a.cmd = c
+		} else {
+			// A shell call whose command cannot be read runs something nobody can judge.
+			a.bad = "its command is " + jsonType(cmd, ok) + ", not a string"
+			a.shellUnknown = true
+			return a
+		}
 		a.cwd = slashClean(absolute(".", cwd, slashClean(fx.Root())))
-		if wd := str(args, "workdir", "cwd"); wd != "" {
+		if wd := str(args, "workdir", "cwd", "dir_path", "directory"); wd != "" {
 			a.cwd = absolute(wd, a.cwd, slashClean(fx.Root()))
 		}
 		r := classifyShell(a.cmd, a.cwd)
+		a.named = r.named
 		for _, p := range r.reads {
 			a.reads = append(a.reads, canon(p, a.cwd, fx))
 		}
 		for _, w := range r.writes {
 			a.writes = append(a.writes, writeTarget{canonPath: canon(w.path, a.cwd, fx), op: opShell,
-				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD})
+				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD, shellOp: w.op})
 		}
 		a.shellUnknown = r.unknown
 	case kindAgent:
 		a.agent = str(args, "subagent_type", "subagentType", "agent")
+	case kindOther:
+		parseUnknownTool(&a, args, cwd, fx)
 	case kindBatch:
 		if depth >= maxBatchDepth {
 			// Hosts do not nest batches; a payload that does is hiding something, so it is
@@ -128,9 +164,21 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 }
 
 func parseWrite(a *action, args map[string]any, cwd string, fx Facts) {
+	if args == nil {
+		a.bad = "its arguments (tool_input) are missing or not a JSON object"
+		return
+	}
+	if k, v := badPath(args); k != "" {
+		a.bad = k + " is " + v + ", not a string"
+		return
+	}
 	switch a.tool {
 	case "apply_patch", "patch":
-		text := str(args, "patchText", "patch_text", "patch", "input", "diff")
+		text, why := strArg(args, "patchText", "patch_text", "patch", "input", "diff", "command")
+		if why != "" {
+			a.bad = "its patch text " + why
+			return
+		}
 		for _, f := range ParsePatch(text) {
 			f := f
 			if f.Path == "" {
@@ -151,56 +199,230 @@ func parseWrite(a *action, args map[string]any, cwd string, fx Facts) {
 				}
 			}
 		}
+		if len(a.writes) == 0 && strings.TrimSpace(text) != "" && mentionsBank(text) {
+			// A patch we cannot read that names memory-bank/ may still be applied by the host.
+			a.bad = "its patch names memory-bank/ in a form mbguard cannot read"
+		}
 		return
 	case "notebookedit":
 		content := str(args, "new_source", "newSource")
+		if v, ok := args["new_source"]; ok && v != nil {
+			if _, isStr := v.(string); !isStr {
+				a.bad = "new_source is " + jsonType(v, true) + ", not a string"
+			}
+		}
+		n := len(a.writes)
 		forPaths(args, func(p string) {
 			a.writes = append(a.writes, writeTarget{canonPath: canon(p, cwd, fx), op: opPartial, content: content})
 		})
+		if len(a.writes) == n {
+			a.bad = "it names no file"
+		}
 		return
 	}
 	var specs []editSpec
 	op := opWrite
-	content := str(args, "content")
+	var content string
 	switch a.tool {
-	case "edit":
+	case "edit", "replace":
 		op = opEdit
-		specs = []editSpec{edit(args)}
+		ed, why := edit(args)
+		if why != "" {
+			a.bad = why
+		}
+		specs = []editSpec{ed}
 	case "multiedit":
 		op = opEdit
-		edits, _ := args["edits"].([]any)
+		edits, ok := args["edits"].([]any)
+		if !ok {
+			v, has := args["edits"]
+			a.bad = "edits is " + jsonType(v, has) + ", not a list of edits"
+		}
 		perFile := map[string][]editSpec{}
 		var order []string
 		for _, x := range edits {
 			m, _ := x.(map[string]any)
 			if m == nil {
+				a.bad = "an entry of edits is " + jsonType(x, true) + ", not an edit"
 				continue
+			}
+			ed, why := edit(m)
+			if why != "" {
+				a.bad = why
 			}
 			if p := str(m, "filePath", "file_path", "path"); p != "" {
 				// some hosts put a path on each edit: those edits belong to that file
 				if _, seen := perFile[p]; !seen {
 					order = append(order, p)
 				}
-				perFile[p] = append(perFile[p], edit(m))
+				perFile[p] = append(perFile[p], ed)
 				continue
 			}
-			specs = append(specs, edit(m))
+			specs = append(specs, ed)
 		}
 		for _, p := range order {
 			a.writes = append(a.writes, writeTarget{canonPath: canon(p, cwd, fx), op: opEdit, edits: perFile[p]})
 		}
+	default: // write, write_file, create
+		var why string
+		content, why = strArg(args, "content", "file_text", "fileText", "text")
+		if why != "" {
+			a.bad = "its content " + why
+		}
 	}
+	n := len(a.writes)
 	forPaths(args, func(p string) {
 		a.writes = append(a.writes, writeTarget{canonPath: canon(p, cwd, fx), op: op, content: content, edits: specs})
 	})
+	if len(a.writes) == n && n == 0 {
+		a.bad = "it names no file"
+	}
+	if a.bad != "" {
+		// The paths are known, the change is not: judge them as opaque writes.
+		for i := range a.writes {
+			a.writes[i].op = opOpaque
+		}
+	}
 }
 
-func edit(m map[string]any) editSpec {
+// edit reads one replacement in any host's spelling; why says what was wrong with it.
+func edit(m map[string]any) (editSpec, string) {
 	all, _ := m["replaceAll"].(bool)
 	if !all {
 		all, _ = m["replace_all"].(bool)
 	}
-	return editSpec{old: str(m, "oldString", "old_string"), new: str(m, "newString", "new_string"), all: all}
+	if !all {
+		all, _ = m["allow_multiple"].(bool)
+	}
+	old, why := strArg(m, "oldString", "old_string", "old_str")
+	if why != "" {
+		return editSpec{}, "its old text " + why
+	}
+	nw, why := strArg(m, "newString", "new_string", "new_str")
+	if why == "is missing" {
+		// some editors' schemas let a deletion leave the new text out; the result is still
+		// computed and judged
+		nw, why = "", ""
+	}
+	if why != "" {
+		return editSpec{}, "its new text " + why
+	}
+	return editSpec{old: old, new: nw, all: all}, ""
+}
+
+// strArg returns the first of keys present in m; why is non-empty when none is present or the
+// one present is not a string.
+func strArg(m map[string]any, keys ...string) (s, why string) {
+	for _, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		if s, isStr := v.(string); isStr {
+			return s, ""
+		}
+		return "", "is " + jsonType(v, true) + ", not a string"
+	}
+	return "", "is missing"
+}
+
+// badPath reports a path argument that is present but not a string (file_path: 42).
+func badPath(args map[string]any) (key, typ string) {
+	for _, k := range pathKeys {
+		if v, ok := args[k]; ok {
+			if _, isStr := v.(string); !isStr {
+				return k, jsonType(v, true)
+			}
+		}
+	}
+	if v, ok := args["paths"]; ok {
+		ps, isList := v.([]any)
+		if !isList {
+			return "paths", jsonType(v, true)
+		}
+		for _, p := range ps {
+			if _, isStr := p.(string); !isStr {
+				return "an entry of paths", jsonType(p, true)
+			}
+		}
+	}
+	return "", ""
+}
+
+// jsonType names a decoded JSON value's type in JSON's words, never Go's.
+func jsonType(v any, present bool) string {
+	if !present {
+		return "missing"
+	}
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "true or false"
+	case float64, int, int64, float32, int32, uint, uint64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "of an unexpected type"
+}
+
+// readToolWords mark an unknown tool (an MCP server's, a new host's) as one that only reads.
+var readToolWords = []string{"read", "get", "list", "search", "view", "grep", "glob", "find", "stat", "show",
+	"fetch", "query", "describe", "info", "cat", "head", "tail", "diff", "status", "log", "tree", "open_file",
+	"lsp", "diagnostic", "hover", "symbol", "definition", "reference", "exists", "inspect", "analy", "count"}
+
+// parseUnknownTool treats a tool no table names as a write of every memory-bank path its
+// arguments carry, unless its name says it reads: an MCP server's write_file or move_file
+// must not slip past the bank guard because mbguard has never heard of it.
+func parseUnknownTool(a *action, args map[string]any, cwd string, fx Facts) {
+	if harmlessTools[a.tool] {
+		return
+	}
+	reads := false
+	for _, w := range readToolWords {
+		if strings.Contains(a.tool, w) {
+			reads = true
+			break
+		}
+	}
+	budget := 64
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if budget <= 0 || depth > 3 {
+			return
+		}
+		budget--
+		switch x := v.(type) {
+		case string:
+			if x == "" || len(x) > 4096 || strings.ContainsAny(x, "\n\r") {
+				return
+			}
+			c := canon(x, cwd, fx)
+			if !(c.inRepo && inBank(c.rel) || c.lexIn && inBank(c.lex)) {
+				return
+			}
+			if reads {
+				a.reads = append(a.reads, c)
+				return
+			}
+			a.unknownTool = true
+			a.writes = append(a.writes, writeTarget{canonPath: c, op: opOpaque})
+		case []any:
+			for _, y := range x {
+				walk(y, depth+1)
+			}
+		case map[string]any:
+			for _, y := range x {
+				walk(y, depth+1)
+			}
+		}
+	}
+	walk(args, 0)
 }
 
 // pathKeys are the argument names that carry a file path in either host.

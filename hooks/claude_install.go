@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
@@ -33,7 +34,37 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" {
 		return nil, errors.New("--global needs HOME to find ~/.claude")
 	}
-	old, exists, show, path, err := readTarget(o, ClaudeSettingsPath, "HOME to find ~/.claude")
+	command := claudeCommand(o.Binary)
+	return installHookFile(o, hookFile{
+		path:        ClaudeSettingsPath,
+		globalNeeds: "HOME to find ~/.claude",
+		events:      ClaudeEvents,
+		entry: func(ev string) json.RawMessage {
+			return ourGroup(command, 30, claudeToolEvents[ev])
+		},
+		ours: func(raw json.RawMessage) bool { return isOurGroup(raw, " hook claude") },
+	})
+}
+
+// hookFile describes one host's JSON hook file: where it is, the events mbguard registers,
+// the array element it adds per event and how it recognises its own elements.
+type hookFile struct {
+	path        func(InstallOptions) string
+	globalNeeds string
+	events      []string
+	entry       func(event string) json.RawMessage
+	ours        func(raw json.RawMessage) bool
+	// base is the top-level members a new file starts with (Copilot's "version": 1); a file
+	// left with nothing else after uninstall is removed.
+	base map[string]json.RawMessage
+}
+
+// installHookFile merges mbguard's entries into a host's JSON hook file ({"hooks": {event:
+// [...]}}): the user's own entries, other keys and their order are kept; a second run
+// replaces only mbguard's entries and Uninstall removes only those. Invalid JSON is refused
+// without touching the file. The file is written atomically.
+func installHookFile(o InstallOptions, f hookFile) ([]Change, error) {
+	old, exists, show, path, err := readTarget(o, f.path, f.globalNeeds)
 	if err != nil {
 		return nil, err
 	}
@@ -43,14 +74,20 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 			return nil, fmt.Errorf("%s is not a valid JSON object (%v): fix it by hand and run this again; nothing was changed", show, err)
 		}
 	}
+	if !o.Uninstall {
+		for _, k := range sortedKeys(f.base) {
+			if _, ok := top.get(k); !ok {
+				top.set(k, f.base[k])
+			}
+		}
+	}
 	hooks := &jsonObject{}
 	if raw, ok := top.get("hooks"); ok {
 		if hooks, err = parseObject(raw); err != nil {
 			return nil, fmt.Errorf(`%s: "hooks" is not a JSON object (%v): fix it by hand and run this again; nothing was changed`, show, err)
 		}
 	}
-	command := claudeCommand(o.Binary)
-	for _, ev := range ClaudeEvents {
+	for _, ev := range f.events {
 		var groups []json.RawMessage
 		if raw, ok := hooks.get(ev); ok {
 			if err := json.Unmarshal(raw, &groups); err != nil {
@@ -59,12 +96,12 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 		}
 		kept := groups[:0]
 		for _, g := range groups {
-			if !isOurClaudeGroup(g) {
+			if !f.ours(g) {
 				kept = append(kept, g)
 			}
 		}
 		if !o.Uninstall {
-			kept = append(kept, ourClaudeGroup(ev, command))
+			kept = append(kept, f.entry(ev))
 		}
 		if len(kept) == 0 {
 			hooks.del(ev)
@@ -78,7 +115,7 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 	} else {
 		top.set("hooks", hooks.encode())
 	}
-	if o.Uninstall && len(top.keys) == 0 {
+	if o.Uninstall && onlyBase(top, f.base) {
 		if !exists {
 			return []Change{{Path: show, Action: "unchanged"}}, nil
 		}
@@ -113,20 +150,43 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 	}
 	note := ""
 	if !o.Uninstall {
-		note = "hooks: " + strings.Join(ClaudeEvents, ", ")
+		note = "hooks: " + strings.Join(f.events, ", ")
 	}
 	return []Change{{Path: show, Action: action, Note: note}}, nil
 }
 
-// claudeCommand is the hook command line; a binary path with shell-special characters is quoted.
-func claudeCommand(binary string) string {
+// onlyBase reports whether top holds nothing but the members a new file starts with.
+func onlyBase(top *jsonObject, base map[string]json.RawMessage) bool {
+	for _, k := range top.keys {
+		if _, ok := base[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// claudeCommand is the hook command line.
+func claudeCommand(binary string) string { return hookCommand(binary, "claude") }
+
+// hookCommand is the command line that runs `mbguard hook <args>`; a binary path with
+// shell-special characters is quoted.
+func hookCommand(binary string, args ...string) string {
 	if binary == "" {
 		binary = "mbguard"
 	}
 	if strings.ContainsAny(binary, " \t'\"$`\\!*?[]{}()<>|&;#~") {
 		binary = "'" + strings.ReplaceAll(binary, "'", `'\''`) + "'"
 	}
-	return binary + " hook claude"
+	return binary + " hook " + strings.Join(args, " ")
 }
 
 type claudeHook struct {
@@ -140,9 +200,10 @@ type claudeGroup struct {
 	Hooks   []claudeHook `json:"hooks"`
 }
 
-func ourClaudeGroup(event, command string) json.RawMessage {
-	g := claudeGroup{Hooks: []claudeHook{{Type: "command", Command: command, Timeout: 30}}}
-	if claudeToolEvents[event] {
+// ourGroup is a Claude-shaped hook group running command; tool events match every tool.
+func ourGroup(command string, timeout int, toolEvent bool) json.RawMessage {
+	g := claudeGroup{Hooks: []claudeHook{{Type: "command", Command: command, Timeout: timeout}}}
+	if toolEvent {
 		all := "*"
 		g.Matcher = &all
 	}
@@ -150,20 +211,25 @@ func ourClaudeGroup(event, command string) json.RawMessage {
 	return b
 }
 
-// isOurClaudeGroup recognises a group install wrote: every hook in it runs `… mbguard… hook
-// claude`. A group the user extended with hooks of their own is theirs and stays.
-func isOurClaudeGroup(raw json.RawMessage) bool {
+// isOurGroup recognises a group install wrote: every hook in it runs `… mbguard… hook <host>`
+// (suffix " hook <host>"). A group the user extended with hooks of their own is theirs and stays.
+func isOurGroup(raw json.RawMessage, suffix string) bool {
 	var g claudeGroup
 	if json.Unmarshal(raw, &g) != nil || len(g.Hooks) == 0 {
 		return false
 	}
 	for _, h := range g.Hooks {
-		c := strings.TrimSpace(h.Command)
-		if h.Type != "command" || !strings.HasSuffix(c, " hook claude") || !strings.Contains(c, "mbguard") {
+		if h.Type != "command" || !isOurCommand(h.Command, suffix) {
 			return false
 		}
 	}
 	return true
+}
+
+// isOurCommand: a command line that runs mbguard's hook for one host.
+func isOurCommand(command, suffix string) bool {
+	c := strings.TrimSpace(command)
+	return strings.HasSuffix(c, suffix) && strings.Contains(c, "mbguard")
 }
 
 func displayPath(root, p string) string {

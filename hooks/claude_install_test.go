@@ -105,7 +105,7 @@ func TestClaudeCommandQuotes(t *testing.T) {
 	if got := claudeCommand("/home/a b/mbguard"); got != `'/home/a b/mbguard' hook claude` {
 		t.Fatalf("got %s", got)
 	}
-	if !isOurClaudeGroup(ourClaudeGroup("PreToolUse", claudeCommand("/home/a b/mbguard"))) {
+	if !isOurGroup(ourGroup(claudeCommand("/home/a b/mbguard"), 30, true), " hook claude") {
 		t.Fatal("a quoted command is not recognised as ours")
 	}
 }

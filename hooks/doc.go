@@ -1,5 +1,11 @@
-// Package hooks holds the agent-host adapters (Claude Code's hook protocol, the OpenCode plugin
-// asset) and the git pre-commit hook installer. Every adapter turns its host's payload into
-// gating events and the engine's decision into the host's reply; the engine and state live in
-// watcher.Service.
+// Package hooks holds the agent-host adapters and the installers that wire them into each host,
+// plus the git pre-commit hook installer.
+//
+// One host-neutral core (Hook, host.go) answers every per-call hook: it finds the repositories a
+// call is about (around the session's cwd and around each target path), loads their
+// configuration, asks their watcher.Service, and applies the fail-open/fail-closed rule. Each
+// host — Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI — is a thin protocol: parse its
+// payload into a normalised call (tools mapped onto the engine's vocabulary) and render the
+// answer in the form that reaches that host's model. OpenCode talks to `mbguard serve` through
+// its plugin asset instead.
 package hooks

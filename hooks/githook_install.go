@@ -51,7 +51,8 @@ func huskyLines(binary string) string {
 // writes into the hooks directory git really uses (git rev-parse --git-path hooks, so linked
 // worktrees work), keeps an existing hook and runs it first, and refuses a core.hooksPath that
 // belongs to another tool or to every repository (global or system config), with a hint. With
-// o.Husky it adds its line to .husky/pre-commit instead.
+// o.Husky it adds its line to .husky/pre-commit instead; in a repository with a lefthook
+// configuration, its command to that configuration's pre-commit hook.
 func InstallGitHook(o InstallOptions) ([]Change, error) {
 	if o.Root == "" {
 		return nil, errors.New("not inside a git work tree (run it in the repository whose commits to check)")
@@ -62,6 +63,11 @@ func InstallGitHook(o InstallOptions) ([]Change, error) {
 	}
 	if o.Husky {
 		return installHusky(o, bin)
+	}
+	if cfg := lefthookConfig(o.Root); cfg != "" {
+		// lefthook owns the git hook; a hook of ours beside it would be overwritten by the
+		// next lefthook install
+		return installLefthook(o, cfg, bin)
 	}
 	out, err := ghGit(o.Root, "rev-parse", "--git-path", "hooks")
 	if err != nil {
@@ -156,8 +162,11 @@ func uninstallGitHook(o InstallOptions, dir string) ([]Change, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading %s: %w", ghRel(o.Root, hook), err)
 	}
-	if err != nil || !bytes.Contains(cur, []byte(GitHookMarker)) {
-		return []Change{{Path: ghRel(o.Root, hook), Action: "skipped", Note: "not mbguard's hook"}}, nil
+	if err != nil {
+		return []Change{{Path: ghRel(o.Root, hook), Action: "skipped", Note: "no pre-commit hook: nothing to remove"}}, nil
+	}
+	if !bytes.Contains(cur, []byte(GitHookMarker)) {
+		return []Change{{Path: ghRel(o.Root, hook), Action: "skipped", Note: "not mbguard's hook: left as it is"}}, nil
 	}
 	if _, err := os.Lstat(chained); err == nil {
 		if err := os.Rename(chained, hook); err != nil {

@@ -15,9 +15,13 @@ type InstallOptions struct {
 	// ConfigHome is the user's configuration folder for --global ($XDG_CONFIG_HOME, else
 	// ~/.config); the CLI fills it from the environment so the installers read none.
 	ConfigHome string
-	Global     bool // install into the user's global host configuration instead of the project
-	Uninstall  bool // remove only mbguard's entries, restoring what was there before
-	Husky      bool // add the check to .husky/pre-commit instead of .git/hooks
+	// CodexHome is Codex CLI's home for --global ($CODEX_HOME, else ~/.codex).
+	CodexHome string
+	// CopilotHome is Copilot CLI's home for --global ($COPILOT_HOME, else ~/.copilot).
+	CopilotHome string
+	Global      bool // install into the user's global host configuration instead of the project
+	Uninstall   bool // remove only mbguard's entries, restoring what was there before
+	Husky       bool // add the check to .husky/pre-commit instead of .git/hooks
 	// Binary is how hooks call mbguard: "mbguard" when it is on PATH, else an absolute path.
 	Binary string
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -244,6 +245,11 @@ func (ix *gitIndex) write() error {
 	lock := ix.path + ".lock"
 	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			if fi, serr := os.Stat(lock); serr == nil {
+				return fmt.Errorf("writing the git index: %s", lockAdvice(lock, fi.ModTime(), time.Now()))
+			}
+		}
 		return fmt.Errorf("writing the git index: %w (another git command is running? wait for it, then run mbguard migrate --apply again)", err)
 	}
 	if _, err := f.Write(buf.Bytes()); err != nil {

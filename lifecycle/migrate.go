@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/fsutil"
@@ -232,6 +233,9 @@ func preflight(o MigrateOptions) error {
 			return refuse("a merge, rebase, cherry-pick, revert or bisect is in progress (%s): finish or abort it first", f)
 		}
 	}
+	if err := checkIndexLock(o.GitDir, time.Now()); err != nil {
+		return err
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return dirtyGoGit(o)
 	}
@@ -248,7 +252,7 @@ func preflight(o MigrateOptions) error {
 	}
 	if out != "" {
 		first, _, _ := strings.Cut(out, "\n")
-		return refuse("uncommitted changes under memory-bank/ (%s): commit or stash them first", strings.TrimSpace(first))
+		return refuse("uncommitted changes under memory-bank/ (%s): commit them first", strings.TrimSpace(first))
 	}
 	if stagedErr != nil {
 		return refuse("staged changes outside memory-bank/ would go into the migration's commits: commit or unstage them first")

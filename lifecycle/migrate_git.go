@@ -463,8 +463,16 @@ func rollback(o MigrateOptions) (MigrateResult, error) {
 	if err != nil {
 		return res, err
 	}
+	lockErr := checkIndexLock(o.GitDir, time.Now())
 	if j == nil {
+		if lockErr != nil {
+			// a migrate killed before its journal was written can leave git's lock behind
+			return res, refuse("no migration is recorded in %s, so there is nothing to roll back; but %v", JournalPath(o.StateDir), strings.TrimPrefix(lockErr.Error(), ErrRefused.Error()+": "))
+		}
 		return res, refuse("no migration is recorded in %s: nothing to roll back", JournalPath(o.StateDir))
+	}
+	if lockErr != nil {
+		return res, lockErr
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return res, errors.New("--rollback needs the git CLI: install git, or run git reset to " + j.Start)
@@ -527,7 +535,7 @@ func dirtyGoGit(o MigrateOptions) error {
 		}
 		seen++
 		if e := inIndex[f.Name]; e == nil || e.Hash != f.Hash {
-			return refuse("uncommitted changes under memory-bank/ (%s): commit or stash them first", f.Name)
+			return refuse("uncommitted changes under memory-bank/ (%s): commit them first", f.Name)
 		}
 		return nil
 	})
@@ -535,7 +543,7 @@ func dirtyGoGit(o MigrateOptions) error {
 		return err
 	}
 	if seen != len(inIndex) {
-		return refuse("uncommitted changes under memory-bank/ (staged files): commit or stash them first")
+		return refuse("uncommitted changes under memory-bank/ (staged files): commit them first")
 	}
 	return filepath.WalkDir(filepath.Join(o.Root, bank.Dir), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -563,7 +571,7 @@ func dirtyGoGit(o MigrateOptions) error {
 			b = []byte(t)
 		}
 		if plumbing.ComputeHash(plumbing.BlobObject, b) != e.Hash {
-			return refuse("uncommitted changes under memory-bank/ (%s): commit or stash them first", rel)
+			return refuse("uncommitted changes under memory-bank/ (%s): commit them first", rel)
 		}
 		return nil
 	})

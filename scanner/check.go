@@ -35,6 +35,9 @@ type File struct {
 	// AddedOnly is true when Added applies (staged checks); an empty Added then means that
 	// the commit adds no line to this file.
 	AddedOnly bool
+	// Tracked is true when git's index holds the path (always for staged files; asked for
+	// symlinks found on disk), so advice can name git rm --cached or plain rm.
+	Tracked bool
 }
 
 // Options are the rules' settings.
@@ -56,7 +59,11 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 	}
 	if f.Mode == ModeSymlink {
 		if inBank(f.Path) {
-			add(0, RuleSymlink, "replace the link with the Markdown file itself: git rm --cached "+shellQuote(f.Path),
+			rm := "rm "
+			if f.Tracked {
+				rm = "git rm --cached "
+			}
+			add(0, RuleSymlink, "replace the link with the Markdown file itself: "+rm+shellQuote(f.Path)+", then put the file's content there",
 				"is a symbolic link; memory-bank/ holds only real files")
 		}
 		return out, nil
@@ -98,8 +105,9 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 		return out, err
 	}
 	for _, s := range secrets {
+		// gitleaks' fingerprint outside a commit scan is path:rule:line
 		add(s.Line, SecretRulePrefix+s.Rule,
-			"remove the secret, rotate it (it may be exposed already), and keep it out of memory-bank/; for a false positive add gitleaks:allow to the line or list its fingerprint in .gitleaksignore",
+			fmt.Sprintf("remove the secret, rotate it (it may be exposed already), and keep it out of memory-bank/; for a false positive add gitleaks:allow to the line or add the line %s:%s:%d to .gitleaksignore", f.Path, s.Rule, s.Line),
 			"a secret (gitleaks rule %s); its value is not shown", s.Rule)
 	}
 	return out, nil

@@ -80,7 +80,7 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 	for _, e := range entries {
 		switch e.mode {
 		case ModeSymlink, ModeGitlink:
-			if err := emit(File{Path: e.path, Mode: e.mode, AddedOnly: true}); err != nil {
+			if err := emit(File{Path: e.path, Mode: e.mode, AddedOnly: true, Tracked: true}); err != nil {
 				return err
 			}
 		default:
@@ -251,6 +251,9 @@ func Disk(ctx context.Context, root string, paths []string, emit func(File) erro
 			f := File{Path: rel(root, name)}
 			if d.Type()&fs.ModeSymlink != 0 {
 				f.Mode = ModeSymlink
+				// the advice differs for a tracked link; links are rare, so asking git is cheap
+				_, lerr := git(ctx, root, nil, "ls-files", "--error-unmatch", "--", f.Path)
+				f.Tracked = lerr == nil
 				return emit(f)
 			}
 			if !d.Type().IsRegular() {

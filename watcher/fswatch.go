@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -98,7 +99,7 @@ type Watcher struct {
 type fileState struct {
 	userHash uint64
 	hasUser  bool
-	reported map[string]bool // finding keys already reported for the file's current content
+	reported map[string]Finding // findings already reported for the file's current content, by key
 }
 
 // NewWatcher makes a watcher for r's memory bank that reports to sink.
@@ -190,7 +191,31 @@ func (w *Watcher) start(add func(string) error) error {
 	if err := add(w.root); err != nil {
 		return limitError("watching "+w.root, err)
 	}
+	w.remember()
 	return w.addTree(w.bankDir, false)
+}
+
+// remember loads the findings an earlier watcher logged and nothing resolved yet, so that a
+// fix made now resolves them too (status would list them forever otherwise).
+func (w *Watcher) remember() {
+	if w.o.FindingsFile == "-" {
+		return
+	}
+	fs, _, err := ReadFindings(w.o.FindingsFile, 0)
+	if err != nil {
+		return
+	}
+	for _, f := range fs {
+		st := w.files[f.Path]
+		if st == nil {
+			st = &fileState{}
+			w.files[f.Path] = st
+		}
+		if st.reported == nil {
+			st.reported = map[string]Finding{}
+		}
+		st.reported[f.Rule+"\x00"+f.Message] = f
+	}
 }
 
 // loop is the event loop: events and errors come from fsnotify (or a test). It owns all loop
@@ -283,7 +308,7 @@ func (w *Watcher) bankEvent(ev fsnotify.Event) error {
 			clear(w.pending)
 			w.timer = nil
 			w.sink.InvalidateContext()
-			w.report(bank.Dir, []Finding{{Path: bank.Dir, Rule: "bank-removed", Message: "memory-bank/ was removed while watched; restore it (git checkout -- memory-bank) and the watcher picks it up again"}})
+			w.report(bank.Dir, []Finding{{Path: bank.Dir, Rule: "bank-removed", Message: "memory-bank/ was removed while watched; restore it (git checkout -- memory-bank) and the watcher picks it up again"}}, false)
 			w.logf("memory-bank/ was removed; waiting for it to come back")
 		}
 		return nil
@@ -295,7 +320,7 @@ func (w *Watcher) bankEvent(ev fsnotify.Event) error {
 		w.logf("memory-bank/ is back; watching it again")
 	}
 	w.bankGone = false
-	w.report(bank.Dir, nil)
+	w.report(bank.Dir, nil, false)
 	w.sink.InvalidateContext()
 	return w.addTree(w.bankDir, true)
 }
@@ -414,14 +439,11 @@ func (w *Watcher) scan(abs string) {
 	if err != nil {
 		// Gone (renamed away or deleted): forget what it had raised, keep its USER_BLOCK
 		// baseline so a file that comes back with a different one is still noticed.
-		if st := w.files[rel]; st != nil {
-			st.reported = nil
-		}
 		var found []Finding
 		if rel == bank.Entry && !own {
 			found = []Finding{{Path: rel, Rule: "entry-missing", Message: "memory-bank/MEMORY.md was deleted outside the agent hooks; restore it with git checkout -- memory-bank/MEMORY.md"}}
 		}
-		w.report(rel, found)
+		w.report(rel, found, true)
 		return
 	}
 	if fi.IsDir() {
@@ -460,15 +482,17 @@ func (w *Watcher) scan(abs string) {
 	for i := range found {
 		found[i].Time = w.clock.Now().UnixMilli()
 	}
-	w.report(rel, found)
+	w.report(rel, found, false)
 	if w.o.OnScan != nil {
 		w.o.OnScan(rel, found)
 	}
 }
 
-// report sends the findings of rel not already reported for it; findings that went away are
-// forgotten, so the same problem coming back is reported again.
-func (w *Watcher) report(rel string, found []Finding) {
+// report sends the findings of rel not already reported for it. Findings that went away (the
+// file was fixed, or is gone) are resolved: a resolution record goes to the sink and the log,
+// so status stops listing them, and the same problem coming back is reported again. A
+// changed USER_BLOCK is an event, not a condition: it is resolved only when the file is gone.
+func (w *Watcher) report(rel string, found []Finding, gone bool) {
 	st := w.files[rel]
 	if st == nil {
 		if len(found) == 0 {
@@ -477,22 +501,36 @@ func (w *Watcher) report(rel string, found []Finding) {
 		st = &fileState{}
 		w.files[rel] = st
 	}
-	next := map[string]bool{}
+	next := map[string]Finding{}
 	for _, f := range found {
 		key := f.Rule + "\x00" + f.Message
-		next[key] = true
-		if st.reported[key] && f.Rule != "user-block-changed" {
+		next[key] = f
+		if _, ok := st.reported[key]; ok && f.Rule != "user-block-changed" {
 			continue
 		}
-		if f.Time == 0 {
-			f.Time = w.clock.Now().UnixMilli()
+		w.send(f)
+	}
+	for key, f := range st.reported {
+		if _, ok := next[key]; ok {
+			continue
 		}
-		w.sink.AddFinding(f)
-		if err := AppendFinding(w.o.FindingsFile, f); err != nil {
-			w.logf("%v", err)
+		if f.Rule == "user-block-changed" && !gone {
+			continue
 		}
+		f.Resolved, f.Time = true, w.clock.Now().UnixMilli()
+		w.send(f)
 	}
 	st.reported = next
+}
+
+func (w *Watcher) send(f Finding) {
+	if f.Time == 0 {
+		f.Time = w.clock.Now().UnixMilli()
+	}
+	w.sink.AddFinding(f)
+	if err := AppendFinding(w.o.FindingsFile, f); err != nil {
+		w.logf("%v", err)
+	}
 }
 
 func (w *Watcher) secretFindings(rel string, b []byte) []Finding {
@@ -507,7 +545,7 @@ func (w *Watcher) secretFindings(rel string, b []byte) []Finding {
 	}
 	var out []Finding
 	for _, s := range ss {
-		out = append(out, Finding{Path: rel, Line: s.Line, Rule: "secret:" + s.Rule, Message: fmt.Sprintf("%s:%d holds a secret (%s); remove it and rotate the credential", rel, s.Line, s.Rule)})
+		out = append(out, Finding{Path: rel, Line: s.Line, Rule: "secret:" + s.Rule, Message: fmt.Sprintf("%s:%d holds a secret (%s); remove it and rotate the credential (a false positive: add %s:%s:%d to .gitleaksignore)", rel, s.Line, s.Rule, rel, s.Rule, s.Line)})
 	}
 	return out
 }
@@ -668,7 +706,8 @@ func AppendFinding(path string, f Finding) error {
 }
 
 // ReadFindings returns the last limit findings of the log at path (all when limit <= 0),
-// oldest first, and how many lines could not be decoded. A missing log is empty.
+// oldest first, without those a later record resolved, and how many lines could not be
+// decoded. A missing log is empty.
 func ReadFindings(path string, limit int) ([]Finding, int, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -688,7 +727,36 @@ func ReadFindings(path string, limit int) ([]Finding, int, error) {
 			bad++
 			continue
 		}
+		if f.Resolved {
+			out = slices.DeleteFunc(out, f.same)
+			continue
+		}
 		out = append(out, f)
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out, bad, nil
+}
+
+// CurrentFindings is ReadFindings of r's log (the last limit) without the findings whose path
+// tells they are gone, for when no watcher saw the change: the file of a finding was deleted,
+// or the MEMORY.md or memory-bank/ reported missing is back.
+func CurrentFindings(r repo.Repo, limit int) ([]Finding, int, error) {
+	all, bad, err := ReadFindings(FindingsPath(r), 0)
+	if err != nil {
+		return nil, bad, err
+	}
+	out := all[:0]
+	for _, f := range all {
+		_, serr := os.Lstat(filepath.Join(r.Root, filepath.FromSlash(f.Path)))
+		exists := serr == nil
+		if f.Rule == "entry-missing" || f.Rule == "bank-removed" {
+			exists = !exists // the finding is the path's absence
+		}
+		if exists {
+			out = append(out, f)
+		}
 	}
 	if limit > 0 && len(out) > limit {
 		out = out[len(out)-limit:]

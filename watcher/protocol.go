@@ -69,4 +69,13 @@ type Finding struct {
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
 	Time    int64  `json:"time"` // Unix ms
+	// Resolved marks the record that the finding with this Path, Rule and Message is gone
+	// (the file was deleted or fixed); readers drop the finding.
+	Resolved bool `json:"resolved,omitempty"`
+}
+
+// same reports whether f and g are the same finding (a resolution record matches the
+// finding it resolves).
+func (f Finding) same(g Finding) bool {
+	return f.Path == g.Path && f.Rule == g.Rule && f.Message == g.Message
 }

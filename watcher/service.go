@@ -153,11 +153,13 @@ type session struct {
 	lock    *state.Lock
 	notes   []string // reported to the agent: corrupt state, unsaved state
 	err     error    // the state could not be read or saved
+	lost    bool     // the file could not be read: its note already says saving will fail
 }
 
-// open loads a session: from the resident cache, else its file under its lock. A corrupt
-// file is replaced by a fresh state that is careful: context not satisfied and, since a lost
-// state could hide an armed recovery gate, recovery armed on the fallback anchors.
+// open loads a session: from the resident cache, else its file under its lock. A corrupt or
+// unreadable file is replaced by a fresh state that is careful: context not satisfied and,
+// since the lost state could have held an armed recovery gate, recovery armed on the fallback
+// anchors as a precaution. The notes say which of the two happened and what to do.
 func (s *Service) open(id string, fx gating.Facts) *session {
 	ss := &session{}
 	if s.opts.Resident {
@@ -176,14 +178,19 @@ func (s *Service) open(id string, fx gating.Facts) *session {
 	st, outcome, err := s.store.Load(id)
 	switch {
 	case outcome == state.Corrupt:
-		s.arm(&st, fx)
+		s.arm(&st, fx, "this session's state file was corrupt")
 		ss.notes = append(ss.notes, fmt.Sprintf("mbguard: %v; started this session's state afresh with the memory unread%s.", err, recoveryNote(st)))
+		s.log(declog.Entry{Session: id, Event: "state", Verdict: string(gating.Warn), Recovery: recoveryWord(st), Message: err.Error()})
+	case outcome == state.Unreadable:
+		ss.lost = true
+		s.arm(&st, fx, "this session's state file cannot be read")
+		ss.notes = append(ss.notes, fmt.Sprintf("mbguard: %v; this call starts from a fresh state with the memory unread%s. Remove or repair %s so mbguard can keep the session's state.", err, recoveryNote(st), s.store.Path(id)))
 		s.log(declog.Entry{Session: id, Event: "state", Verdict: string(gating.Warn), Recovery: recoveryWord(st), Message: err.Error()})
 	case err != nil:
 		ss.err = err
 	}
 	ss.st = &st
-	if outcome == state.Corrupt {
+	if outcome == state.Corrupt || outcome == state.Unreadable {
 		ss.before = nil // always save the repaired state
 	} else {
 		ss.before, ss.updated = snapshot(ss.st)
@@ -198,7 +205,8 @@ func recoveryNote(st gating.State) string {
 	if st.Recovery == nil {
 		return ""
 	}
-	return " and the recovery gate armed: read " + strings.Join(st.Recovery.Anchors, ", ") + " before writing"
+	return " and, as a precaution (the lost state may have held an armed recovery gate), the recovery gate armed: read " +
+		strings.Join(st.Recovery.Anchors, ", ") + " before writing"
 }
 
 func recoveryWord(st gating.State) string {
@@ -208,8 +216,8 @@ func recoveryWord(st gating.State) string {
 	return ""
 }
 
-// arm arms recovery on the fallback anchors that exist.
-func (s *Service) arm(st *gating.State, fx gating.Facts) {
+// arm arms recovery on the fallback anchors that exist, naming the cause in its messages.
+func (s *Service) arm(st *gating.State, fx gating.Facts, cause string) {
 	if !fx.BankExists() {
 		return
 	}
@@ -220,7 +228,7 @@ func (s *Service) arm(st *gating.State, fx gating.Facts) {
 		}
 	}
 	if len(anchors) > 0 {
-		st.Recovery = &gating.Recovery{Anchors: anchors, Since: s.opts.Now().UnixMilli()}
+		st.Recovery = &gating.Recovery{Anchors: anchors, Since: s.opts.Now().UnixMilli(), Cause: cause}
 	}
 }
 
@@ -252,7 +260,7 @@ func sameState(a, b *gating.State) bool {
 	}
 	if a.Recovery != nil {
 		ra, rb := a.Recovery, b.Recovery
-		return ra.Since == rb.Since && slices.Equal(ra.Anchors, rb.Anchors) && slices.Equal(ra.Read, rb.Read)
+		return ra.Since == rb.Since && ra.Cause == rb.Cause && slices.Equal(ra.Anchors, rb.Anchors) && slices.Equal(ra.Read, rb.Read)
 	}
 	return true
 }
@@ -269,7 +277,7 @@ func (s *Service) close(ss *session) {
 		return
 	}
 	if err := s.store.Save(ss.st); err != nil {
-		if ss.err == nil {
+		if ss.err == nil && !ss.lost {
 			ss.err = err
 		}
 	}
@@ -392,6 +400,10 @@ func (s *Service) AddFinding(f Finding) {
 	if f.Time == 0 {
 		f.Time = s.opts.Now().UnixMilli()
 	}
+	if f.Resolved {
+		s.resolve(f)
+		return
+	}
 	s.findings = append(s.findings, f)
 	if drop := len(s.findings) - maxFindings; drop > 0 {
 		s.findings = append(s.findings[:0], s.findings[drop:]...)
@@ -400,6 +412,25 @@ func (s *Service) AddFinding(f Finding) {
 		}
 	}
 	s.log(declog.Entry{Event: "finding", Verdict: string(gating.Warn), Gate: f.Rule, Paths: []string{f.Path}, Message: f.Message})
+}
+
+// resolve drops the findings f resolves; sessions already told keep their count right.
+// Called with s.mu held.
+func (s *Service) resolve(f Finding) {
+	told := maps.Clone(s.told)
+	kept := s.findings[:0]
+	for i, g := range s.findings {
+		if !g.same(f) {
+			kept = append(kept, g)
+			continue
+		}
+		for k, n := range told {
+			if i < n {
+				s.told[k]--
+			}
+		}
+	}
+	s.findings = kept
 }
 
 // InvalidateContext drops the cached context block (MEMORY.md changed).
@@ -429,6 +460,10 @@ func (s *Service) context(req Request) Response {
 	if !s.opts.Resident {
 		// session start is the rare moment to clear out expired sessions
 		_, _ = s.store.Sweep()
+	} else {
+		// a resident process keeps expired sessions in memory, but a serve killed mid-save
+		// leaves a temporary file that nothing else removes
+		_, _ = s.store.RemoveStaleTemps()
 	}
 	block, notes, err := s.contextBlock(id)
 	r.Context = block

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Hook latency benchmark: the wall time of `mbguard hook claude` answering one PreToolUse,
-# against (a) a hello-world Go program that reads and parses the same JSON and (b) a binary
-# that links mbguard's heavy dependencies (gitleaks, go-git, fsnotify, koanf, mvdan sh) and does
-# the same nothing. Prints medians and the ratios mbguard/hello and mbguard/deps.
+# against (a) the baseline, a hello-world Go program that reads and parses the same JSON, and
+# (b) a binary that links mbguard's heavy dependencies (gitleaks, go-git, fsnotify, koanf,
+# mvdan sh) and does the same nothing. Prints medians, the hook/hello-world ratio (target
+# <= 2.0x on an idle machine), the linked package counts (go list -deps) and the median package
+# initialisation per start (GODEBUG=inittrace=1) with the modules that cost the most.
 #   bash bench/hook/run.sh [runs]      (default 200)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,6 +15,12 @@ go build -o "$out/hello" ./bench/hook/testdata/hello
 go build -o "$out/deps" ./bench/hook/testdata/deps
 go build -o "$out/mbguard" ./cmd/mbguard
 go build -o "$out/timer" ./bench/hook/testdata/timer
+go build -o "$out/inittrace" ./bench/hook/testdata/inittrace
+# counted now: the repository below gets a private HOME, where go would start a new module cache
+counts=""
+for p in hello:./bench/hook/testdata/hello deps:./bench/hook/testdata/deps mbguard:./cmd/mbguard; do
+  counts+="$(printf '  %-8s %4d' "${p%%:*}" "$(go list -deps "${p#*:}" | wc -l)")"$'\n'
+done
 
 # a real repository with a memory bank and a session that has a current message
 repo="$(mktemp -d)"
@@ -35,9 +43,15 @@ echo "PreToolUse (Edit of a code file, context read), $runs runs each, interleav
   "deps (links gitleaks+go-git)=$out/deps" \
   "mbguard hook claude=$out/mbguard hook claude"
 echo
-echo "package init per start (GODEBUG=inittrace=1), total ms:"
+echo "linked packages (go list -deps):"
+printf '%s' "$counts"
+echo
+echo "package init per start (GODEBUG=inittrace=1):"
 for b in hello deps mbguard; do
   args=(); [ "$b" = mbguard ] && args=(hook claude)
-  t=$(GODEBUG=inittrace=1 "$out/$b" "${args[@]}" < "$payload" 2>&1 >/dev/null | awk '/^init/ {s+=$5} END {printf "%.2f", s}')
-  echo "  $b: $t ms"
+  printf '%s\n' "$b:"
+  "$out/inittrace" -n 30 -top 6 -stdin "$payload" -dir "$repo" -- "$out/$b" "${args[@]}"
 done
+echo
+echo "baseline: hello (a Go hello-world that parses the same JSON); target: hook/hello <= 2.0x on an idle machine"
+echo "load while measuring: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/scanner"
 )
 
@@ -32,6 +33,12 @@ func newCheckCmd(e *env) *cobra.Command {
 	format := c.Flags().String("format", "text", "output `format`: text, json or sarif (SARIF 2.1.0)")
 	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "sarif"}, cobra.ShellCompDirectiveNoFileComp))
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		if hooks.Escaped(e.getenv) {
+			// the one escape hatch, honoured here too so that every way of running the
+			// check (git hook, pre-commit framework, lefthook, husky, CI) skips alike
+			fmt.Fprintln(e.stderr, "mbguard: MBGUARD=0: check skipped (unset MBGUARD to check again)")
+			return exitOK
+		}
 		modes := 0
 		for _, on := range []bool{*staged, *all, len(args) > 0} {
 			if on {
@@ -121,7 +128,11 @@ func writeFindings(e *env, format string, findings []scanner.Finding) int {
 				n++
 			}
 		}
-		fmt.Fprintf(e.stderr, "mbguard: %d problem(s) in memory-bank/: fix them as shown above, then check again (MBGUARD=0 skips the git hook once)\n", n)
+		root := ""
+		if r, err := e.repo(); err == nil {
+			root = r.Root
+		}
+		fmt.Fprintf(e.stderr, "mbguard: %d problem(s) in memory-bank/: fix them as shown above, then check again (to commit anyway, once: %s)\n", n, hooks.SkipHint(root, e.getenv))
 	}
 	return exitFindings
 }

@@ -52,7 +52,10 @@ func newDoctorCmd(e *env) *cobra.Command {
 		checks = append(checks,
 			checkClaude(r, home),
 			checkOpenCode(r, home, configHome(e.getenv)),
-			checkGitHook(r),
+			checkCodex(r, home, e.getenv("CODEX_HOME")),
+			checkGemini(r, home),
+			checkCopilot(r, home, e.getenv("COPILOT_HOME")),
+			checkGitHook(r, home),
 			checkWatcher(ctx, r),
 			checkQuarantine(r),
 		)
@@ -196,29 +199,16 @@ func checkOpenCode(r repo.Repo, home, cfgHome string) doctorCheck {
 	return ch
 }
 
-func checkGitHook(r repo.Repo) doctorCheck {
+// checkGitHook reports what really runs mbguard before a commit (pre-commit framework,
+// lefthook, husky, or a hook where core.hooksPath points) and the install step that works.
+func checkGitHook(r repo.Repo, home string) doctorCheck {
 	ch := doctorCheck{Name: "git-hook"}
-	dir := filepath.Join(r.CommonDir, "hooks")
-	if out, err := exec.Command("git", "-C", r.Root, "config", "--get", "core.hooksPath").Output(); err == nil {
-		if hp := strings.TrimSpace(string(out)); hp != "" {
-			if !filepath.IsAbs(hp) {
-				hp = filepath.Join(r.Root, hp)
-			}
-			dir = hp
-		}
-	}
-	candidates := []string{filepath.Join(dir, "pre-commit"), filepath.Join(r.Root, ".husky", "pre-commit")}
-	for _, p := range candidates {
-		if b, err := os.ReadFile(p); err == nil && (strings.Contains(string(b), "mbguard check --staged") || strings.Contains(string(b), hooks.GitHookMarker)) {
-			ch.Status, ch.Detail = checkOK, "pre-commit hook in "+p
-			return ch
-		}
-	}
-	if b, err := os.ReadFile(filepath.Join(r.Root, ".pre-commit-config.yaml")); err == nil && strings.Contains(string(b), "mbguard") {
-		ch.Status, ch.Detail = checkOK, "pre-commit framework (.pre-commit-config.yaml)"
+	st := hooks.GitHookState(hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home})
+	if st.Installed {
+		ch.Status, ch.Detail = checkOK, st.Detail
 		return ch
 	}
-	ch.Status, ch.Detail, ch.Next = checkWarn, "no pre-commit hook runs mbguard check --staged", "mbguard install --hooks"
+	ch.Status, ch.Detail, ch.Next = checkWarn, st.Detail, st.Next
 	return ch
 }
 

@@ -13,9 +13,15 @@ import (
 )
 
 // hookHosts answers one hook call per agent host; adding a host is one line here.
-func hookHosts() map[string]func(ctx context.Context, e *env) int {
-	return map[string]func(ctx context.Context, e *env) int{
-		"claude": hookClaude,
+func hookHosts() map[string]func(ctx context.Context, e *env, event string) int {
+	run := func(host string) func(ctx context.Context, e *env, event string) int {
+		return func(ctx context.Context, e *env, event string) int { return hookRun(ctx, e, host, event) }
+	}
+	return map[string]func(ctx context.Context, e *env, event string) int{
+		"claude":  run("claude"),
+		"codex":   run("codex"),
+		"gemini":  run("gemini"),
+		"copilot": run("copilot"),
 	}
 }
 
@@ -31,36 +37,47 @@ func hostNames() []string {
 
 func newHookCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "hook <host> < payload.json",
+		Use:   "hook <host> [event] < payload.json",
 		Short: "answer an agent host's hook call (" + strings.Join(hostNames(), ", ") + "): one payload on stdin",
 		Long: `Reads one hook payload on stdin and replies in the host's protocol.
 
-For claude (Claude Code): exit 0 allows the tool call (context, if any, goes to stdout as
-JSON); exit 2 blocks it, with the reason on stderr for the agent to read. Any other exit
-code is a non-blocking error to Claude Code.`,
+claude (Claude Code): exit 0 allows the tool call (context, if any, goes to stdout as JSON);
+exit 2 blocks it, with the reason on stderr for the agent to read.
+codex, gemini, copilot: always exit 0; a refusal is the host's JSON deny on stdout with the
+reason, context the host's additionalContext. The event argument names the hook event for
+hosts that leave it out of the payload (Copilot CLI); install writes it.
+
+MBGUARD=0 lets every call through unchecked (the escape hatch).`,
 		ValidArgs: hostNames(),
 	}
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
-		if len(args) != 1 {
+		if len(args) < 1 || len(args) > 2 {
 			return e.usage(c, "hook needs one host: %s", strings.Join(hostNames(), ", "))
 		}
 		h, ok := hookHosts()[args[0]]
 		if !ok {
 			return e.usage(c, "unknown host %q: want %s", args[0], strings.Join(hostNames(), ", "))
 		}
-		return h(ctx, e)
+		event := ""
+		if len(args) == 2 {
+			event = args[1]
+		}
+		return h(ctx, e, event)
 	})
 	return c
 }
 
-// hookClaude answers one Claude Code hook call.
-func hookClaude(ctx context.Context, e *env) int {
-	h := &hooks.Claude{Dir: e.dir, Getenv: e.getenv, Sets: e.sets, Now: time.Now}
+// hookRun answers one hook call from host.
+func hookRun(ctx context.Context, e *env, host, event string) int {
+	h := &hooks.Hook{Host: host, Event: event, Dir: e.dir, Getenv: e.getenv, Sets: e.sets, Now: time.Now}
 	reply := h.Run(ctx, e.stdin)
 	e.stdout.Write(reply.Stdout)
 	fmt.Fprint(e.stderr, reply.Stderr)
-	if reply.Decision != nil {
-		e.logf("hook claude %s: %s %s", reply.Event, reply.Decision.Verdict, reply.Decision.Gate)
+	switch {
+	case reply.Decision != nil:
+		e.logf("hook %s %s: %s %s", host, reply.Event, reply.Decision.Verdict, reply.Decision.Gate)
+	case reply.Note != "":
+		e.logf("hook %s %s: %s", host, reply.Event, reply.Note)
 	}
 	return reply.Exit
 }

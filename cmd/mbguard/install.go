@@ -59,6 +59,14 @@ func newInstallCmd(e *env) *cobra.Command {
 			if *global {
 				skillDir = filepath.Join(o.ConfigHome, "opencode", "skills", "memory-bank")
 			}
+		case "codex":
+			o.CodexHome = e.getenv("CODEX_HOME")
+			changes, err = hooks.InstallCodex(o)
+		case "gemini":
+			changes, err = hooks.InstallGemini(o)
+		case "copilot":
+			o.CopilotHome = e.getenv("COPILOT_HOME")
+			changes, err = hooks.InstallCopilot(o)
 		default:
 			return e.usage(c, "--agent %q: want %s", *agent, strings.Join(installAgents, " or "))
 		}
@@ -74,6 +82,9 @@ func newInstallCmd(e *env) *cobra.Command {
 		}
 		for _, ch := range changes {
 			printChange(e, ch)
+		}
+		if step := hooks.TrustStep(*agent, *global); step != "" && !*uninstall {
+			fmt.Fprintf(e.stdout, "next: %s\n", step)
 		}
 		if skillDir != "" && !*noSkill {
 			lines, err := skills.Install(skillDir, *uninstall)
@@ -94,7 +105,7 @@ func newInstallCmd(e *env) *cobra.Command {
 }
 
 // installAgents are the hosts install --agent knows, for help, messages and completion.
-var installAgents = []string{"claude", "opencode"}
+var installAgents = []string{"claude", "opencode", "codex", "gemini", "copilot"}
 
 func printChange(e *env, ch hooks.Change) {
 	if ch.Note != "" {

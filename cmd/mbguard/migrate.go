@@ -83,6 +83,9 @@ func newMigrateCmd(e *env) *cobra.Command {
 }
 
 func printPlan(e *env, p lifecycle.Plan) {
+	if len(p.Moves)+len(p.Create)+len(p.Delete)+len(p.Refusals) == 0 {
+		return // no legacy bank, or a refusal before planning: no plan to show
+	}
 	for _, m := range p.Moves {
 		fmt.Fprintf(e.stdout, "%-8s %s -> %s\n", "move", m.From, m.To)
 	}

@@ -78,13 +78,14 @@ func newStatusCmd(e *env) *cobra.Command {
 			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
 		} else {
 			if bad > 0 {
-				e.logf("%d decision log lines could not be read", bad)
+				// torn by a crash, or over 1 MiB (not written by mbguard): skipped, the rest shown
+				fmt.Fprintf(e.stderr, "mbguard: note: skipped %d unreadable line(s) of %s (torn or over 1 MiB)\n", bad, declog.Path(r.StateDir()))
 			}
 			if ds != nil {
 				rep.Decisions = ds
 			}
 		}
-		if fs, _, err := watcher.ReadFindings(watcher.FindingsPath(r), 20); err != nil {
+		if fs, _, err := watcher.CurrentFindings(r, 20); err != nil {
 			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
 		} else if fs != nil {
 			rep.Findings = fs
@@ -162,7 +163,7 @@ func printStatus(e *env, rep statusReport) {
 				what = "recovery " + d.Recovery
 			}
 			msg, _, _ := strings.Cut(d.Message, "\n")
-			fmt.Fprintf(w, "  %s  %-5s %s %s %s  %s\n", d.Time.Local().Format(time.DateTime), what, orDash(d.Gate), orDash(d.Tool), strings.Join(d.Paths, ","), msg)
+			fmt.Fprintf(w, "  %s  %-7s %-5s %s %s %s  %s\n", d.Time.Local().Format(time.DateTime), orDash(d.Host), what, orDash(d.Gate), orDash(d.Tool), strings.Join(d.Paths, ","), msg)
 		}
 	}
 	if len(rep.Findings) == 0 {

@@ -11,6 +11,7 @@ func (w *walker) call(args []arg, e *env, depth int, in *stdin) {
 		if !args[0].exact {
 			// `$CMD file` or `"$(which rm)" x`: the program is unknown.
 			w.unknownWrite()
+			w.namedArgs("a command", args[1:], e)
 			return
 		}
 		name := path.Base(args[0].s)
@@ -36,6 +37,11 @@ func (w *walker) unwrap(name string, rest []arg, ep **env, depth int, in *stdin)
 		}
 		if hasOpt(opts, "-e", "--edit") {
 			w.writeAll(ops, "sudoedit", e)
+			return nil, true
+		}
+		if len(ops) == 0 && hasOpt(opts, "-s", "-i", "--shell", "--login") {
+			// sudo -s with no command runs a shell reading stdin
+			w.stdinCode(in, func(code string) { w.reparse(code, e, depth) })
 			return nil, true
 		}
 		return ops, true
@@ -128,6 +134,11 @@ func chdir(e *env, d arg) *env {
 
 func (e *env) cd(d arg) {
 	if !d.exact || d.s == "" || d.s == "-" || d.s[0] == '~' {
+		e.known = false
+		return
+	}
+	if e.cdpath && d.s[0] != '/' && d.s != "." && d.s != ".." && !strings.HasPrefix(d.s, "./") && !strings.HasPrefix(d.s, "../") {
+		// With CDPATH set, cd NAME goes to the first CDPATH entry holding NAME.
 		e.known = false
 		return
 	}
@@ -244,10 +255,14 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 		}
 		w.writeAll(ops, name, e)
 	case "zip":
-		_, ops := parseArgs(args, flagSpec{short: "bnitx", long: []string{"--temp-path", "--suffixes"}})
+		opts, ops := parseArgs(args, flagSpec{short: "bnitx", long: []string{"--temp-path", "--suffixes"}})
 		w.res.Write = true
 		if len(ops) > 0 {
 			w.writeArg(ops[0], name, e)
+			if hasOpt(opts, "-m", "--move") {
+				// zip -m deletes the files it stored
+				w.writeAll(ops[1:], "zip -m", e)
+			}
 		}
 	case "7z", "7za", "7zr":
 		w.sevenZip(args, e)
@@ -271,12 +286,30 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 			w.readAll(ops[1:], name, e)
 		}
 	case "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "pico", "micro", "hx", "kak", "sudoedit":
-		_, ops := parseArgs(args, flagSpec{short: "cSuiTwWs", long: []string{"--cmd"}})
+		opts, ops := parseArgs(args, flagSpec{short: "cSuiTwW", long: []string{"--cmd", "--eval", "--execute", "--load", "-l"}})
 		w.res.Write = true
-		for _, a := range ops {
-			if !strings.HasPrefix(a.s, "+") {
-				w.writeArg(a, "editor", e)
+		cmds := in.hdoc != nil || in.piped || in.file || name == "ed" || name == "ex" && hasOpt(opts, "-s")
+		for _, o := range opts {
+			switch o.name {
+			case "-c", "--cmd", "-S", "--eval", "--execute", "--load", "-l", "-s", "-w", "-W":
+				cmds = true
+				if o.has {
+					w.namedArg(name, arg{s: o.value.s, exact: o.value.exact, pat: o.value.pat}, e)
+				}
 			}
+		}
+		for _, a := range ops {
+			if strings.HasPrefix(a.s, "+") {
+				// +cmd runs an editor command; +N and +/pattern only move the cursor
+				cmds = cmds || len(a.s) > 1 && !isDigits(a.s[1:]) && a.s[1] != '/' && a.s[1] != '?'
+
+				continue
+			}
+			w.writeArg(a, "editor", e)
+		}
+		if cmds {
+			// Editor commands (vim -c, ex -s, a script on stdin) can write any file.
+			w.unknownWrite()
 		}
 	case "sort":
 		opts, ops := parseArgs(args, flagSpec{short: "ktSTo", long: []string{"--key", "--field-separator", "--buffer-size", "--temporary-directory", "--output"}})
@@ -300,13 +333,194 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 		w.readAll(ops, name, e)
 	case "apply_patch", "applypatch":
 		w.applyPatch(args, in, e)
+	case "trap":
+		// trap 'CODE' SIGNALS: the code runs later, in this shell.
+		_, ops := parseArgs(args, flagSpec{})
+		if len(ops) > 1 && ops[0].s != "-" {
+			w.codeArg(ops[0], e, depth)
+		}
+	case "source", ".":
+		w.source(args, e, depth, in)
+	case "mapfile", "readarray":
+		// mapfile -C CALLBACK runs CALLBACK as a command every -c lines.
+		opts, _ := parseArgs(args, flagSpec{short: "dnOsuCct"})
+		if c, ok := optValue(opts, "-C"); ok {
+			w.codeArg(c, e, depth)
+		}
+	case "alias":
+		// Non-interactive bash expands aliases only after shopt -s
+		// expand_aliases, but an alias is code all the same: judge its body.
+		for _, a := range args {
+			if _, body, ok := strings.Cut(a.s, "="); ok {
+				w.codeArg(arg{s: body, exact: a.exact}, e, depth)
+			}
+		}
+	case "shopt":
+		opts, ops := parseArgs(args, flagSpec{})
+		if hasOpt(opts, "-s") {
+			for _, o := range ops {
+				if o.s == "nocaseglob" {
+					e.nocase = true
+				}
+			}
+		}
+	case "set":
+		// set -- a b (or set a b) assigns the positional parameters $1, $2 …
+		ops := args
+		if len(ops) > 0 && ops[0].exact && ops[0].s == "--" {
+			ops = ops[1:]
+		} else if len(ops) > 0 && ops[0].exact && strings.HasPrefix(ops[0].s, "-") {
+			return
+		}
+		for i, a := range ops {
+			a.pos, a.end = 0, 0
+			e.vars = bind(e.vars, itoa(i+1), a)
+		}
+	case "cpio":
+		opts, ops := parseArgs(args, flagSpec{short: "EFHIOMRC", long: []string{"--file", "--format", "--pattern-file", "--owner"}})
+		switch {
+		case hasOpt(opts, "-i", "--extract"):
+			w.writeDir(arg{s: ".", exact: true}, "cpio -i", e)
+		case hasOpt(opts, "-p", "--pass-through") && len(ops) > 0:
+			w.writeDir(ops[len(ops)-1], "cpio -p", e)
+		}
+	case "fd", "fdfind":
+		// fd reads, unless it runs a command on what it finds.
+		opts, ops := parseArgs(args, flagSpec{short: "edtEScjx", long: []string{"--extension", "--max-depth", "--type", "--exclude", "--size", "--changed-within", "--changed-before", "--threads", "--exec", "--exec-batch", "--base-directory", "--search-path", "--owner", "--format", "--max-results"}})
+		if hasOpt(opts, "-x", "-X", "--exec", "--exec-batch") {
+			w.unknownWrite()
+			w.namedArgs(name, ops, e)
+			return
+		}
+		if len(ops) > 1 {
+			w.readAll(ops[1:], name, e)
+		}
+	case "sqlite3", "sqlite":
+		w.sqlite(args, e, depth)
+	case "fallocate":
+		_, ops := parseArgs(args, flagSpec{short: "lo", long: []string{"--length", "--offset"}})
+		w.writeAll(ops, name, e)
+	case "iconv", "xmllint", "pandoc", "openssl", "gpg":
+		w.outputFlag(name, args, e)
 	default:
+		if w.runner(name, args, e, depth, in) || w.wrapper(name, args, e, depth, in) {
+			return
+		}
 		if spec, ok := readers[name]; ok {
 			w.read(name, spec, args, e)
+			w.outputFlag(name, args, e)
 			return
 		}
 		if it, ok := interpreters[interpName(name)]; ok {
 			w.interp(it, args, e, in)
+			return
+		}
+		if _, ok := fixFlags[name]; ok {
+			w.formatter(name, args, e)
+			return
+		}
+		if harmlessCommands[name] {
+			return
+		}
+		w.unknownCommand(name, args, e, depth)
+	}
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// outputOpts are the options through which a command otherwise known as a
+// reader writes a file.
+var outputOpts = []string{"-o", "--output", "-out", "--out", "--output-file", "--outfile", "--to-file", "--output-document", "-keyout"}
+
+// outputFlag records the file a reader writes through an output option
+// (iconv -o, xmllint --output, pandoc -o, base64 -o).
+func (w *walker) outputFlag(name string, args []arg, e *env) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.exact {
+			continue
+		}
+		for _, o := range outputOpts {
+			switch {
+			case a.s == o && i+1 < len(args):
+				w.writeArg(args[i+1], name+" "+o, e)
+				i++
+			case strings.HasPrefix(a.s, o+"=") && strings.HasPrefix(o, "--"):
+				w.writeArg(arg{s: a.s[len(o)+1:], exact: true}, name+" "+o, e)
+			}
+		}
+	}
+	if name == "pandoc" || name == "xmllint" || name == "iconv" || name == "openssl" || name == "gpg" {
+		_, ops := parseArgs(args, flagSpec{short: "oftrFMVwu", long: append([]string{"--from", "--to", "--from-code", "--to-code", "--xpath", "--schema", "--relaxng", "--metadata", "--variable", "--template", "--filter", "--lua-filter", "--resource-path"}, outputOpts...)})
+		w.readAll(ops, name, e)
+	}
+}
+
+// source runs a file in this shell: code from stdin, a process substitution
+// or a descriptor cannot be seen, and a file is a script (not inspected).
+func (w *walker) source(args []arg, e *env, depth int, in *stdin) {
+	if len(args) == 0 {
+		return
+	}
+	f := args[0]
+	switch {
+	case !f.exact:
+		w.unknownWrite() // <(…), $(…), a variable
+	case isStdinPath(f.s):
+		w.stdinCode(in, func(code string) { w.reparse(code, e, depth) })
+		if in.hdoc == nil && !in.piped {
+			w.unknownWrite()
+		}
+	default:
+		if _, ok := fdPath(f.s); ok {
+			w.unknownWrite()
+		}
+	}
+	w.namedArgs("source", args[1:], e)
+}
+
+// sqlite handles sqlite3 DB [SQL…]: its dot-commands .output/.once/.save/
+// .backup/.dump write files, .shell/.system run commands, and the database
+// itself is written.
+func (w *walker) sqlite(args []arg, e *env, depth int) {
+	opts, ops := parseArgs(args, flagSpec{long: []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap"}})
+	for _, o := range opts {
+		if (o.name == "-cmd" || o.name == "-init") && o.has {
+			ops = append(ops, o.value)
+		}
+	}
+	if len(ops) == 0 {
+		return
+	}
+	w.res.Write = true
+	w.namedArg("sqlite3", ops[0], e)
+	for _, sql := range ops[1:] {
+		if !sql.exact {
+			if mayNameBank(sql.pat) {
+				w.unknownWrite()
+			}
+			continue
+		}
+		for _, line := range strings.FieldsFunc(sql.s, func(r rune) bool { return r == '\n' || r == ';' }) {
+			f := strings.Fields(strings.TrimSpace(line))
+			if len(f) == 0 || !strings.HasPrefix(f[0], ".") {
+				continue
+			}
+			switch f[0] {
+			case ".output", ".once", ".save", ".backup", ".dump", ".excel", ".log", ".clone":
+				if len(f) > 1 {
+					w.writeArg(arg{s: strings.Trim(f[len(f)-1], `'"`), exact: true}, "sqlite3 "+f[0], e)
+				} else if f[0] == ".save" || f[0] == ".backup" || f[0] == ".clone" {
+					w.unknownWrite()
+				}
+			case ".shell", ".system":
+				w.reparse(strings.Join(f[1:], " "), e, depth)
+			}
 		}
 	}
 }
@@ -390,6 +604,10 @@ func (w *walker) copy(name string, args []arg, e *env) {
 		return
 	}
 	t, hasT := optValue(opts, "-t", "--target-directory")
+	if name == "ln" || name == "link" {
+		// after the link itself is recorded as written
+		defer w.noteLinks(opts, ops, t, hasT, e)
+	}
 	if name == "mv" {
 		srcs := ops
 		if !hasT && len(ops) > 0 {
@@ -418,6 +636,49 @@ func (w *walker) copy(name string, args []arg, e *env) {
 			return
 		}
 		w.writeArg(dest, name, e)
+	}
+}
+
+// noteLinks remembers the links ln makes, so that a later write through one in
+// the same line is a write of what it points to.
+func (w *walker) noteLinks(opts []opt, ops []arg, t arg, hasT bool, e *env) {
+	symbolic := hasOpt(opts, "-s", "--symbolic")
+	var srcs []arg
+	var dir, dest arg
+	switch {
+	case hasT:
+		srcs, dir = ops, t
+	case len(ops) == 1:
+		srcs = ops
+		dir = arg{s: ".", exact: true}
+	case len(ops) >= 2:
+		srcs, dest = ops[:len(ops)-1], ops[len(ops)-1]
+		if len(srcs) > 1 || strings.HasSuffix(dest.s, "/") {
+			dir, dest = dest, arg{}
+		}
+	}
+	for _, s := range srcs {
+		if !s.exact {
+			continue
+		}
+		name := dest
+		if dir.exact && dir.s != "" {
+			name = arg{s: path.Join(dir.s, path.Base(s.s)), exact: true}
+		}
+		if !name.exact || name.s == "" {
+			continue
+		}
+		at, ok := resolve(name.s, e)
+		if !ok {
+			continue
+		}
+		target := s.s
+		if symbolic && !strings.HasPrefix(target, "/") {
+			target = path.Join(path.Dir(at), target) // relative to the link's directory
+		} else if tp, ok := resolve(target, e); ok {
+			target = tp
+		}
+		e.links = bind(e.links, at, arg{s: path.Clean(target), exact: true})
 	}
 }
 

@@ -15,15 +15,21 @@
 // substitution, git apply, an unknown working directory) Result.Unknown is
 // set, and input that does not parse is reported as an unknown write.
 //
-// Running a script file (python x.py, bash x.sh, source x.sh, make, npm …) is
-// deliberately not a write: its effects are not visible in the command line,
-// and treating every script run as an unknown write would make the gate
-// useless. Only code written inline in the command is inspected.
+// Running a script file (python x.py, bash x.sh, make, npm …) is deliberately
+// not a write by itself: its effects are not visible in the command line, and
+// treating every script run as an unknown write would make the gate useless.
+// A script or a command the classifier has no rule for that is handed a path
+// naming memory-bank/ (or a glob that can match it) is taken to write that
+// path: an unknown tool cannot be trusted to only read what it is given.
+// Wrappers (flock, strace, su -c, uv run …) are unwrapped through a table, and
+// words are read as bash reads them: variables assigned earlier in the line,
+// ANSI-C quoting, brace expansion, nocaseglob, CDPATH, descriptors opened on
+// files and links made earlier in the line.
 //
-// Known gaps, left on purpose: commands run elsewhere (ssh, docker run,
-// kubectl exec) are not classified; build tools and package managers (make,
-// npm, go, pip) are not writes; sed scripts' own w/W/e commands are not
-// read; inline interpreter code is scanned for string literals and a list of
-// write calls, not parsed, so it errs towards writes; git show REV:path is
-// not a read of the working-tree file.
+// Known gaps, left on purpose: commands run elsewhere (ssh, docker exec) are
+// judged only by the paths they name; build tools and package managers (make,
+// npm, go, pip) are not writes unless they name the bank; inline interpreter
+// code is scanned for string literals and a list of write calls, not parsed,
+// so it errs towards writes; git show REV:path is not a read of the
+// working-tree file.
 package shell

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
@@ -10,10 +11,12 @@ type interpreter struct {
 	code  []string // options whose value is inline code
 	// sub is a subcommand whose first operand is code (deno eval).
 	sub string
+	// module is the option that runs a library module as a program (python -m).
+	module string
 }
 
 var interpreters = map[string]interpreter{
-	"python":    {flags: flagSpec{short: "cmWXQ", stopAtOperand: true}, code: []string{"-c"}},
+	"python":    {flags: flagSpec{short: "cmWXQ", stopAtOperand: true}, code: []string{"-c"}, module: "-m"},
 	"node":      {flags: flagSpec{short: "eprC", long: []string{"--eval", "--print", "--require", "--import", "--input-type", "--loader", "--conditions"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}},
 	"ruby":      {flags: flagSpec{short: "erICEF", stopAtOperand: true}, code: []string{"-e"}},
 	"perl":      {flags: flagSpec{short: "eEIMmF", stopAtOperand: true}, code: []string{"-e", "-E"}},
@@ -64,6 +67,23 @@ func (w *walker) interp(it interpreter, args []arg, e *env, in *stdin) {
 		}
 		return
 	}
+	if it.module != "" {
+		// python -m zipfile -c memory-bank/x.zip …: a module run with arguments
+		// is judged by the files it names, like any program mbguard does not know.
+		for i, a := range args {
+			if !a.exact || !strings.HasPrefix(a.s, "-") {
+				break
+			}
+			if a.s == it.module && i+1 < len(args) {
+				w.namedArgs("python -m "+args[i+1].s, args[i+2:], e)
+				return
+			}
+			if strings.HasPrefix(a.s, it.module) && len(a.s) > len(it.module) {
+				w.namedArgs("python "+a.s, args[i+1:], e)
+				return
+			}
+		}
+	}
 	if len(it.code) > 0 && it.code[0] == "-e" && strings.HasPrefix(it.flags.short, "ep") {
 		// node -pe CODE: both letters ask for the next argument as code.
 		for i, a := range args {
@@ -93,8 +113,24 @@ func (w *walker) interp(it interpreter, args []arg, e *env, in *stdin) {
 		}
 		return
 	}
-	if len(ops) == 0 || ops[0].s == "-" {
+	switch {
+	case len(ops) == 0 || ops[0].s == "-":
 		w.stdinCode(in, func(code string) { w.inline(arg{s: code, exact: true}, e) })
+	case !ops[0].exact:
+		// python <(…), node "$F": the program is made at run time.
+		w.unknownWrite()
+		w.namedArgs("interpreter", ops[1:], e)
+	case isStdinPath(ops[0].s):
+		w.stdinCode(in, func(code string) { w.inline(arg{s: code, exact: true}, e) })
+		if in.hdoc == nil && !in.piped {
+			w.unknownWrite()
+		}
+	default:
+		if _, ok := fdPath(ops[0].s); ok {
+			w.unknownWrite()
+		}
+		// A script handed memory-bank/ paths may well write them.
+		w.namedArgs(path.Base(ops[0].s), ops[1:], e)
 	}
 }
 
@@ -145,18 +181,17 @@ func stringLiterals(code string) []literal {
 		if q != '\'' && q != '"' && q != '`' {
 			continue
 		}
-		var b strings.Builder
 		j := i + 1
 		for ; j < len(code) && code[j] != q; j++ {
 			if code[j] == '\\' && j+1 < len(code) {
 				j++
 			}
-			b.WriteByte(code[j])
 		}
 		if j >= len(code) {
 			break
 		}
-		out = append(out, literal{value: b.String(), start: i})
+		// escapes are decoded the way the languages do (\x6b is k)
+		out = append(out, literal{value: ansiC(code[i+1 : j]), start: i})
 		i = j
 	}
 	return out
@@ -172,6 +207,11 @@ var writeMarkers = []string{
 	"compile(", "Function(", "qx", "%x", "`", "do shell script", "delete", "save",
 	"to_csv", "to_json", "to_parquet", "to_excel", "dump(", "emptyDir", "outputFile",
 	"ensureFile", "ensureDir", "mkdtemp", "mkstemp", "NamedTemporaryFile",
+	// opening for writing without the word write: os.open flags, Node's
+	// openSync/open with a mode, links, Ruby's IO and File.new, Perl's modes
+	"O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND", "openSync", "linkSync", "createWriteStream",
+	"IO.", "File.new", "syswrite", "fs.open", "fsPromises", "promises.open", "Deno.", "Bun.",
+	"utime", "lchown", "mkfifo", "mknod", "shutil", "pathlib", "binmode",
 }
 
 // hasMarker reports m in src where it starts a word or follows a dot, so
@@ -224,7 +264,7 @@ func (w *walker) inline(code arg, e *env) {
 		// '>' or '>>'.
 		writes = false
 		for _, l := range lits {
-			if writeMode(l.value) || strings.HasPrefix(l.value, ">") || strings.HasPrefix(l.value, "+<") {
+			if writeMode(l.value) || strings.HasPrefix(l.value, ">") || strings.HasPrefix(l.value, "+<") || strings.HasPrefix(l.value, "+>") {
 				writes = true
 				break
 			}
@@ -233,13 +273,14 @@ func (w *walker) inline(code arg, e *env) {
 			writes = true
 		}
 	}
-	paths := 0
+	paths, named := 0, false
 	for _, l := range lits {
 		p := strings.TrimLeft(l.value, "+<> ") // Perl's open('>file')
 		if !looksLikePath(p) {
 			continue
 		}
 		paths++
+		named = named || strings.Contains(p, bankName)
 		a := arg{s: p, exact: true}
 		if writes {
 			w.writeArg(a, "interpreter", e)
@@ -254,7 +295,34 @@ func (w *walker) inline(code arg, e *env) {
 	if paths == 0 || builtPath(src) {
 		// The target is computed, or not a literal: it is unknown.
 		w.res.Unknown = true
+		if !named && spellsBank(src, lits) {
+			// 'memory-' + 'bank', "memory-ban\x6b", ['memory','bank'].join('-'):
+			// the code spells the bank in pieces.
+			w.writeArg(arg{s: bankName + "/"}, "interpreter", e)
+		}
 	}
+}
+
+// spellsBank reports code that assembles the bank's name: its string literals
+// joined, escapes decoded, with everything but letters dropped, hold
+// "memorybank"; or the code mentions "bank" at all while building a path.
+func spellsBank(src string, lits []literal) bool {
+	var b strings.Builder
+	for _, l := range lits {
+		b.WriteString(ansiC(l.value))
+	}
+	b.WriteString(" ")
+	b.WriteString(ansiC(src))
+	norm := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return -1
+	}, b.String())
+	return strings.Contains(norm, "memorybank") || strings.Contains(norm, "bank")
 }
 
 // otherWriteMarker reports a write call other than open(), which alone may

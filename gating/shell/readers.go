@@ -103,7 +103,9 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 			}
 		}
 	}
+	w.spanOK = true
 	w.readAll(ops, name, e)
+	w.spanOK = false
 }
 
 // sed: -i (GNU -i[SUF], --in-place[=SUF], BSD -i SUF) turns the file operands
@@ -111,7 +113,13 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 func (w *walker) sed(args []arg, e *env) {
 	args = dropBSDSuffix(args)
 	opts, ops := parseArgs(args, flagSpec{short: "efl", optional: "i", long: []string{"--expression", "--file", "--line-length"}})
+	for _, o := range opts {
+		if (o.name == "-e" || o.name == "--expression") && o.has {
+			w.sedScriptArg(o.value, e)
+		}
+	}
 	if !hasOpt(opts, "-e", "-f", "--expression", "--file") && len(ops) > 0 {
+		w.sedScriptArg(ops[0], e)
 		ops = ops[1:]
 	}
 	if hasOpt(opts, "-i", "--in-place") {
@@ -123,6 +131,16 @@ func (w *walker) sed(args []arg, e *env) {
 		op = "sed -n"
 	}
 	w.readAll(ops, op, e)
+}
+
+func (w *walker) sedScriptArg(a arg, e *env) {
+	if !a.exact {
+		if strings.ContainsAny(a.s, "we") {
+			w.unknownWrite()
+		}
+		return
+	}
+	w.sedScript(a.s, e)
 }
 
 // dropBSDSuffix removes the separate suffix argument of BSD `sed -i ”` or
@@ -189,24 +207,178 @@ func isAssignment(s string) bool {
 	return true
 }
 
-// awkProgram finds output redirections (print > "file", print | "cmd") and
-// system() calls in an awk program.
+// awkProgram finds output redirections (print > "file", print > var), output
+// pipes (print | "cmd"), system() and command getline in an awk program.
+// Strings are skipped; a '>' counts only inside a print or printf statement,
+// where it is a redirection rather than a comparison.
 func (w *walker) awkProgram(prog arg, e *env) {
 	src := prog.s
-	if strings.Contains(src, "system(") || strings.Contains(src, "| getline") && strings.Contains(src, "\"") {
+	if strings.Contains(src, "system(") || strings.Contains(src, "| getline") || strings.Contains(src, "|getline") ||
+		strings.Contains(src, "|&") {
 		w.unknownWrite()
 	}
-	for _, l := range stringLiterals(src) {
-		before := strings.TrimRight(src[:l.start], " \t")
+	inPrint := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
 		switch {
-		case strings.HasSuffix(before, "|"):
-			w.unknownWrite() // output piped to a command
-		case strings.HasSuffix(before, ">"):
-			w.writeArg(arg{s: l.value, exact: true}, "awk", e)
+		case c == '"':
+			j := i + 1
+			for ; j < len(src) && src[j] != '"'; j++ {
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			i = j
+		case c == ';' || c == '{' || c == '}' || c == '\n':
+			inPrint = false
+		case isIdent(c) && (i == 0 || !isIdent(src[i-1])):
+			j := i
+			for j < len(src) && isIdent(src[j]) {
+				j++
+			}
+			if word := src[i:j]; word == "print" || word == "printf" {
+				inPrint = true
+			}
+			i = j - 1
+		case inPrint && (c == '>' || c == '|'):
+			j := i + 1
+			if c == '>' && j < len(src) && src[j] == '>' {
+				j++
+			}
+			for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+				j++
+			}
+			if c == '|' {
+				w.unknownWrite() // output piped to a command
+			} else if j < len(src) && src[j] == '"' {
+				k := j + 1
+				for k < len(src) && src[k] != '"' {
+					k++
+				}
+				w.writeArg(arg{s: src[j+1 : min(k, len(src))], exact: true}, "awk", e)
+			} else {
+				w.unknownWrite() // print > FILENAME, print > f
+			}
+			inPrint = false
+			i = j - 1
 		}
 	}
-	// print > file with a variable target.
-	if i := strings.Index(src, "> $"); i >= 0 || strings.Contains(src, ">$") {
-		w.unknownWrite()
+}
+
+// sedScript finds the commands of a sed script that write files (w, W, and
+// the s command's w flag) or run commands (e, and the s command's e flag).
+func (w *walker) sedScript(script string, e *env) {
+	for _, cmd := range sedCommands(script) {
+		if cmd == "" {
+			continue
+		}
+		switch cmd[0] {
+		case 'w', 'W':
+			w.writeArg(arg{s: strings.TrimSpace(cmd[1:]), exact: true}, "sed w", e)
+		case 'e':
+			w.unknownWrite()
+			w.namedArg("sed e", arg{s: strings.TrimSpace(cmd[1:]), exact: true}, e)
+		case 's':
+			if len(cmd) < 2 {
+				continue
+			}
+			d := cmd[1]
+			n, i := 0, 2
+			for ; i < len(cmd) && n < 2; i++ {
+				if cmd[i] == '\\' {
+					i++
+					continue
+				}
+				if cmd[i] == d {
+					n++
+				}
+			}
+			flags := cmd[min(i, len(cmd)):]
+			if k := strings.IndexByte(flags, 'w'); k >= 0 {
+				w.writeArg(arg{s: strings.TrimSpace(flags[k+1:]), exact: true}, "sed s///w", e)
+				flags = flags[:k]
+			}
+			if strings.IndexByte(flags, 'e') >= 0 {
+				w.unknownWrite()
+			}
+		}
 	}
+}
+
+// sedCommands splits a sed script into commands with their addresses
+// removed. It is rough on purpose: it only has to find w, W and e.
+func sedCommands(script string) []string {
+	var out []string
+	for _, line := range strings.Split(script, "\n") {
+		rest := line
+		for rest != "" {
+			rest = strings.TrimLeft(rest, " \t;{}!")
+			// skip an address: numbers, $, /re/, \cREc, ranges and steps
+			for rest != "" {
+				c := rest[0]
+				switch {
+				case c >= '0' && c <= '9' || c == '$' || c == ',' || c == '~' || c == '+' || c == '!' || c == ' ':
+					rest = rest[1:]
+					continue
+				case c == '/' || c == '\\':
+					d := byte('/')
+					if c == '\\' && len(rest) > 1 {
+						d = rest[1]
+						rest = rest[1:]
+					}
+					j := 1
+					for j < len(rest) && rest[j] != d {
+						if rest[j] == '\\' {
+							j++
+						}
+						j++
+					}
+					rest = rest[min(j+1, len(rest)):]
+					for rest != "" && (rest[0] == 'I' || rest[0] == 'M') {
+						rest = rest[1:]
+					}
+					continue
+				}
+				break
+			}
+			if rest == "" {
+				break
+			}
+			switch rest[0] {
+			case 'w', 'W', 'e', 'r', 'R', 'a', 'i', 'c', 'b', 't', 'T', ':':
+				// these take the rest of the line
+				out = append(out, rest)
+				rest = ""
+			case 's', 'y':
+				// s/x/y/flags: up to the next ; or the end, after the third delimiter
+				if len(rest) < 2 {
+					rest = ""
+					break
+				}
+				d := rest[1]
+				n, i := 0, 2
+				for ; i < len(rest) && n < 2; i++ {
+					if rest[i] == '\\' {
+						i++
+						continue
+					}
+					if rest[i] == d {
+						n++
+					}
+				}
+				end := len(rest)
+				if i < len(rest) {
+					if k := strings.IndexAny(rest[i:], ";}"); k >= 0 && !strings.Contains(rest[i:i+k], "w") {
+						end = i + k
+					}
+				}
+				out = append(out, rest[:end])
+				rest = rest[end:]
+			default:
+				out = append(out, rest[:1])
+				rest = rest[1:]
+			}
+		}
+	}
+	return out
 }

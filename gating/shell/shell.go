@@ -49,13 +49,18 @@ type Result struct {
 	// path could be determined.
 	Write bool
 	// Unknown reports a write whose target could not be determined; callers
-	// should treat it as a write to any place, memory-bank/ included.
+	// should treat it as a write to any place, memory-bank/ included. A Tree
+	// write below a known directory is not unknown: its Access says where.
 	Unknown bool
 	// Interpreter reports inline interpreter code (python -c, node -e …).
 	Interpreter bool
 	// ParseError is set when the command did not parse or was too large; then
 	// Write and Unknown are set too.
 	ParseError string
+	// ReadSpans are the byte ranges of the command line that hold words only
+	// read (git log -- memory-bank): a caller that looks for names in the
+	// command text can leave them out.
+	ReadSpans [][2]int
 }
 
 // Classify parses cmd as bash and reports the paths it reads and writes.
@@ -81,7 +86,7 @@ func classify(cmd, cwd string) Result {
 		return res
 	}
 	w := walker{res: &res}
-	e := env{dir: cleanDir(cwd), known: true}
+	e := env{dir: cleanDir(cwd), known: true, top: true}
 	if err := w.parse(cmd, &e, 0); err != nil {
 		res.ParseError = err.Error()
 		res.Write, res.Unknown = true, true
@@ -89,11 +94,73 @@ func classify(cmd, cwd string) Result {
 	return res
 }
 
-// env is the shell state that matters for paths: the working directory.
+// env is the shell state that matters for paths: the working directory, the
+// variables assigned earlier in the line, symlinks made earlier in it, file
+// descriptors opened on files, and the options that change globbing and cd.
+// Its slices are shared between copies and only ever appended to through a
+// full slice expression, so a subshell's assignment never leaks out.
 type env struct {
 	dir   string // "" means the caller's (relative) starting point
 	known bool
+	top   bool // words are in the top-level command line (their offsets mean something)
+
+	vars   []binding // name → value, latest last
+	links  []binding // resolved link path → resolved target
+	fds    []binding // descriptor number → resolved path
+	nocase bool      // shopt -s nocaseglob
+	cdpath bool      // CDPATH set: cd NAME may go anywhere
 }
+
+type binding struct {
+	name string
+	val  arg
+}
+
+func bind(list []binding, name string, v arg) []binding {
+	return append(list[:len(list):len(list)], binding{name, v})
+}
+
+func find(list []binding, name string) (arg, bool) {
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i].name == name {
+			return list[i].val, true
+		}
+	}
+	return arg{}, false
+}
+
+// lookup returns a plain $NAME or ${NAME} the line assigned before; any
+// other parameter expansion is unknown.
+func (e *env) lookup(p *syntax.ParamExp) (arg, bool) {
+	if e == nil || p == nil || p.Param == nil || p.Exp != nil || p.Repl != nil || p.Index != nil ||
+		p.Slice != nil || p.Length || p.Excl || p.Width || p.Names != 0 {
+		return arg{}, false
+	}
+	name := p.Param.Value
+	if v, ok := find(e.vars, name); ok {
+		return v, true
+	}
+	switch name {
+	case "PWD":
+		if e.known && e.dir != "" {
+			return arg{s: e.dir, exact: true}, true
+		}
+	case "HOME":
+		return arg{s: "~", exact: true}, true
+	}
+	return arg{}, false
+}
+
+// bankHint is memory-bank/ below the working directory, as a hint path.
+func (e *env) bankHint() string {
+	if e.known && e.dir != "" {
+		return path.Join(e.dir, bankName) + "/"
+	}
+	return bankName + "/"
+}
+
+// sameDir reports whether two states agree on the working directory.
+func (e *env) sameDir(o *env) bool { return e.dir == o.dir && e.known == o.known }
 
 func cleanDir(d string) string {
 	if d == "" {
@@ -114,6 +181,13 @@ type walker struct {
 	// seen deduplicates accesses once there are many, so that a command
 	// naming thousands of files stays linear.
 	seen map[seenKey]bool
+	// feeds counts the enclosing places whose output feeds another command
+	// (the left of a pipe, a command or process substitution): names read
+	// there may become the targets of a write.
+	feeds int
+	// spanOK is set while a command that only reads (cat, grep, git log)
+	// records its operands: only their words count as read-only text.
+	spanOK bool
 }
 
 type seenKey struct {
@@ -168,6 +242,7 @@ func (w *walker) reparse(src string, e *env, depth int) {
 		return
 	}
 	sub := *e
+	sub.top = false
 	if err := w.parse(src, &sub, depth+1); err != nil {
 		w.unknownWrite()
 	}
@@ -188,9 +263,14 @@ func (w *walker) stmts(list []*syntax.Stmt, e *env, depth int) {
 func (w *walker) block(list []*syntax.Stmt, e *env, depth int) {
 	sub := *e
 	w.stmts(list, &sub, depth)
-	if sub != *e {
+	if !sub.sameDir(e) {
 		e.known = false
 	}
+	// Assignments and links made in a branch that may not run are kept: a
+	// later write through them is judged as if they had happened.
+	e.vars, e.links, e.fds = sub.vars, sub.links, sub.fds
+	e.nocase = e.nocase || sub.nocase
+	e.cdpath = e.cdpath || sub.cdpath
 }
 
 func (w *walker) stmt(s *syntax.Stmt, e *env, depth int, piped bool) {
@@ -217,15 +297,29 @@ func (w *walker) stmt(s *syntax.Stmt, e *env, depth int, piped bool) {
 		for _, a := range c.Args {
 			w.substs(a, e, depth)
 		}
-		if len(c.Args) > 0 {
-			w.call(words(c.Args), e, depth, &in)
+		if len(c.Args) == 0 {
+			w.assign(c.Assigns, e)
+			break
+		}
+		ce := e
+		if len(c.Assigns) > 0 {
+			// VAR=x cmd: the variables live for this command only.
+			sub := *e
+			ce = &sub
+			w.assign(c.Assigns, ce)
+		}
+		w.call(words(c.Args, ce), ce, depth, &in)
+		if ce != e && ce.sameDir(e) {
+			e.links, e.fds = ce.links, ce.fds
 		}
 	case *syntax.BinaryCmd:
 		switch c.Op {
 		case syntax.Pipe, syntax.PipeAll:
 			// Each side of a pipeline runs in its own subshell.
 			x, y := *e, *e
+			w.feeds++
 			w.stmt(c.X, &x, depth, piped)
+			w.feeds--
 			w.stmt(c.Y, &y, depth, true)
 		default:
 			w.stmt(c.X, e, depth, piped)
@@ -269,10 +363,58 @@ func (w *walker) stmt(s *syntax.Stmt, e *env, depth int, piped bool) {
 		sub := *e
 		w.stmt(c.Body, &sub, depth, false)
 	case nil:
-	default:
-		// DeclClause, LetClause, TestClause, ArithmCmd: only their
-		// substitutions can act.
+	case *syntax.DeclClause:
+		// export/declare/local/readonly NAME=VALUE assign like NAME=VALUE.
 		w.substs(c, e, depth)
+		var as []*syntax.Assign
+		for _, a := range c.Args {
+			if a.Name != nil {
+				as = append(as, a)
+			}
+		}
+		w.assign(as, e)
+	default:
+		// LetClause, TestClause, ArithmCmd: only their substitutions can act.
+		w.substs(c, e, depth)
+	}
+}
+
+// codeVars are variables whose value the shell or a tool runs as code or
+// loads as a script: setting one runs something nobody can see.
+var codeVars = map[string]bool{
+	"BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
+	"EDITOR": true, "VISUAL": true, "GIT_PAGER": true, "PAGER": true, "GIT_EXTERNAL_DIFF": true,
+	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "LD_PRELOAD": true,
+	"GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true, "GIT_DIR": true, "GIT_WORK_TREE": true,
+	"PERL5OPT": true, "PYTHONSTARTUP": true, "PYTHONPATH": true, "NODE_OPTIONS": true, "RUBYOPT": true,
+}
+
+// assign records NAME=VALUE assignments in e.
+func (w *walker) assign(as []*syntax.Assign, e *env) {
+	for _, a := range as {
+		if a.Name == nil || a.Index != nil || a.Array != nil {
+			continue
+		}
+		name := a.Name.Value
+		v := arg{exact: true}
+		if a.Value != nil {
+			v = wordArg(a.Value, e)
+		}
+		if a.Append {
+			if old, ok := find(e.vars, name); ok {
+				v = arg{s: old.s + v.s, exact: old.exact && v.exact}
+			} else {
+				v.exact = false
+			}
+		}
+		v.pos, v.end = 0, 0
+		e.vars = bind(e.vars, name, v)
+		switch {
+		case name == "CDPATH":
+			e.cdpath = true
+		case codeVars[name] || strings.HasPrefix(name, "GIT_CONFIG_"):
+			w.unknownWrite()
+		}
 	}
 }
 
@@ -289,11 +431,15 @@ func (w *walker) substs(n syntax.Node, e *env, depth int) {
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
 			sub := *e
+			w.feeds++
 			w.stmts(x.Stmts, &sub, depth)
+			w.feeds--
 			return false
 		case *syntax.ProcSubst:
 			sub := *e
+			w.feeds++
 			w.stmts(x.Stmts, &sub, depth)
+			w.feeds--
 			return false
 		}
 		return true
@@ -322,33 +468,82 @@ type stdin struct {
 // devNull lists targets that discard or echo output rather than store it.
 func isDevice(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/full":
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/full", "/dev/stdin":
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/")
+	n, ok := fdPath(p)
+	return ok && (n == "0" || n == "1" || n == "2")
+}
+
+// fdPath returns N for /dev/fd/N and /proc/self/fd/N (or /proc/PID/fd/N):
+// a name for whatever file descriptor N has open.
+func fdPath(p string) (string, bool) {
+	var n string
+	switch {
+	case strings.HasPrefix(p, "/dev/fd/"):
+		n = p[len("/dev/fd/"):]
+	case strings.HasPrefix(p, "/proc/"):
+		rest := p[len("/proc/"):]
+		_, rest, _ = strings.Cut(rest, "/")
+		var ok bool
+		if n, ok = strings.CutPrefix(rest, "fd/"); !ok {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	if !isDigits(n) {
+		return "", false
+	}
+	return n, true
+}
+
+// isStdinPath reports a path that names the standard input.
+func isStdinPath(p string) bool {
+	n, ok := fdPath(p)
+	return p == "/dev/stdin" || p == "-" || ok && n == "0"
+}
+
+// noteFd remembers the file a redirect like 3<memory-bank/MEMORY.md opens, so
+// that a later write to /dev/fd/3 is a write of that file.
+func (w *walker) noteFd(r *syntax.Redirect, a arg, e *env) {
+	if r.N == nil || !a.exact || a.s == "" {
+		return
+	}
+	p, ok := resolve(a.s, e)
+	if !ok {
+		p = a.s
+	}
+	e.fds = bind(e.fds, r.N.Value, arg{s: p, exact: ok})
 }
 
 func (w *walker) redirect(r *syntax.Redirect, e *env, in *stdin) {
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
 		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
-		w.writeArg(wordArg(r.Word), "redirect", e)
+		a := wordArg(r.Word, e)
+		w.writeArg(a, "redirect", e)
+		w.noteFd(r, a, e)
 	case syntax.DplOut:
 		// >&2 and >&- duplicate descriptors; bash reads `>& file` as &> file.
-		a := wordArg(r.Word)
+		a := wordArg(r.Word, e)
 		if a.exact && (a.s == "-" || isDigits(strings.TrimSuffix(a.s, "-"))) {
 			return
 		}
 		w.writeArg(a, "redirect", e)
 	case syntax.RdrIn:
-		a := wordArg(r.Word)
+		a := wordArg(r.Word, e)
 		in.file = true
 		w.readArg(a, "redirect", e)
+		w.noteFd(r, a, e)
+		if a.exact && isStdinPath(a.s) {
+			in.file = false
+		}
 	case syntax.Hdoc, syntax.DashHdoc:
-		a := wordArg(r.Hdoc)
+		a := wordArg(r.Hdoc, e)
 		in.hdoc = &a
 	case syntax.WordHdoc:
-		a := wordArg(r.Word)
+		a := wordArg(r.Word, e)
 		in.hdoc = &a
 	}
 }
@@ -372,16 +567,36 @@ func resolve(p string, e *env) (string, bool) {
 		return "", false
 	}
 	if p[0] == '/' || p[0] == '~' {
-		// ~ needs $HOME, which a pure package does not have: keep it as written.
+		// ~ needs $HOME, which a pure package does not have: keep it as
+		// written. It is a known place all the same: never the working
+		// directory's relative, and a memory-bank/ below it is spelt out.
+		if e != nil && len(e.links) > 0 && p[0] == '/' {
+			return e.throughLinks(path.Clean(p)), true
+		}
 		if p[0] == '/' {
 			p = path.Clean(p)
 		}
-		return p, p[0] == '/'
+		return p, true
 	}
 	if !e.known {
 		return path.Clean(p), false
 	}
-	return path.Join(e.dir, p), true
+	return e.throughLinks(path.Join(e.dir, p)), true
+}
+
+// throughLinks rewrites a path that goes through a symlink made earlier in the
+// same command line (ln -s memory-bank x; rm x/MEMORY.md).
+func (e *env) throughLinks(p string) string {
+	for i := len(e.links) - 1; i >= 0; i-- {
+		l := e.links[i]
+		if p == l.name {
+			return l.val.s
+		}
+		if rest, ok := strings.CutPrefix(p, l.name+"/"); ok {
+			return path.Join(l.val.s, rest)
+		}
+	}
+	return p
 }
 
 // writeArg records a write of the path in a. A word that is not fully literal
@@ -392,6 +607,21 @@ func (w *walker) writeArg(a arg, op string, e *env) {
 		return
 	}
 	w.res.Write = true
+	if !a.exact && mayNameBank(a.pat) && !mayNameBank(a.s) {
+		// "${x}-bank", "$D/memory-ba"*: the word may well spell the bank
+		// once expanded; judge it as a write there.
+		w.addWrite(Access{Path: e.bankHint(), Op: op, Unknown: true})
+	}
+	if n, ok := fdPath(a.s); ok && a.exact {
+		// A descriptor the line opened names its file; any other was
+		// inherited from somewhere mbguard cannot see.
+		if f, known := find(e.fds, n); known {
+			w.addWrite(Access{Path: f.s, Op: op, Unknown: !f.exact})
+			return
+		}
+		w.res.Unknown = true
+		return
+	}
 	if !a.exact {
 		w.res.Unknown = true
 		if a.s == "" {
@@ -418,12 +648,17 @@ func (w *walker) writeArg(a arg, op string, e *env) {
 // written. The path gets a trailing slash: it is a prefix, like the prefix
 // of a partly literal word.
 func (w *walker) writeDir(a arg, op string, e *env) {
-	w.res.Write, w.res.Unknown = true, true
+	w.res.Write = true
 	if !a.exact {
 		w.writeArg(a, op, e)
 		return
 	}
-	p, _ := resolve(a.s, e)
+	p, ok := resolve(a.s, e)
+	if !ok {
+		// Its place is unknown: so is what it writes. A known directory is
+		// not an unknown write: the Tree access says all there is.
+		w.res.Unknown = true
+	}
 	if p == "" {
 		p = "."
 	}
@@ -444,6 +679,9 @@ func (w *walker) readArg(a arg, op string, e *env) {
 		return
 	}
 	w.res.Reads = w.add(w.res.Reads, Access{Path: p, Op: op}, false)
+	if a.end > a.pos && w.feeds == 0 && w.spanOK {
+		w.res.ReadSpans = append(w.res.ReadSpans, [2]int{a.pos, a.end})
+	}
 }
 
 func (w *walker) addWrite(a Access) {

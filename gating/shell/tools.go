@@ -45,16 +45,38 @@ func (w *walker) git(args []arg, e *env, depth int) {
 		if !a.exact || !strings.HasPrefix(a.s, "-") {
 			break
 		}
-		switch a.s {
-		case "-C":
+		name, val, eq := strings.Cut(a.s, "=")
+		value := func() (arg, bool) {
+			if eq {
+				return arg{s: val, exact: true}, true
+			}
 			if i+1 < len(args) {
 				i++
-				if args[i].s != "" || !args[i].exact {
-					e = chdir(e, args[i])
-				}
+				return args[i], true
 			}
-		case "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix":
-			i++
+			return arg{}, false
+		}
+		switch name {
+		case "-C":
+			if v, ok := value(); ok && (v.s != "" || !v.exact) {
+				e = chdir(e, v)
+			}
+		case "--work-tree":
+			// paths and whole-tree commands then refer to this directory
+			if v, ok := value(); ok {
+				e = chdir(e, v)
+			}
+		case "-c", "--config-env":
+			if v, ok := value(); ok && !safeGitConfig(v) {
+				// -c alias.x='!…', core.editor, core.pager, core.hooksPath …
+				// run code git would otherwise not run.
+				w.unknownWrite()
+				w.namedArg("git -c", arg{s: v.s[strings.IndexByte(v.s, '=')+1:], exact: v.exact, pat: v.pat}, e)
+			}
+		case "--git-dir", "--namespace", "--exec-path", "--super-prefix":
+			if _, ok := value(); ok && name != "--namespace" {
+				w.unknownWrite() // another repository's hooks and config, or other git programs
+			}
 		}
 	}
 	if i >= len(args) {
@@ -68,14 +90,18 @@ func (w *walker) git(args []arg, e *env, depth int) {
 	op := "git " + sub
 	switch {
 	case sub == "mv" || sub == "rm":
+		// git rm --cached too: the next commit deletes the files for everyone else
 		_, ops := parseArgs(rest, flagSpec{long: []string{"--pathspec-from-file"}})
-		w.writeAll(ops, op, e)
+		w.pathspecs(ops, op, e)
 		if len(ops) == 0 {
 			w.res.Unknown = true
 		}
 	case sub == "restore":
-		_, ops := parseArgs(rest, flagSpec{short: "s", long: []string{"--source", "--pathspec-from-file", "--conflict"}})
-		w.writeAll(ops, op, e)
+		opts, ops := parseArgs(rest, flagSpec{short: "s", long: []string{"--source", "--pathspec-from-file", "--conflict"}})
+		if hasOpt(opts, "-S", "--staged") && !hasOpt(opts, "-W", "--worktree") {
+			return // the index only
+		}
+		w.pathspecs(ops, op, e)
 		if len(ops) == 0 {
 			w.res.Unknown = true
 		}
@@ -88,21 +114,54 @@ func (w *walker) git(args []arg, e *env, depth int) {
 		}
 		w.unknownWrite()
 	case sub == "stash":
-		if len(rest) > 0 && (rest[0].s == "list" || rest[0].s == "show") {
-			return
-		}
-		w.unknownWrite()
+		w.gitStash(rest, e)
 	case sub == "reset":
 		opts, _ := parseArgs(rest, flagSpec{})
 		if hasOpt(opts, "--hard", "--merge", "--keep") {
-			w.unknownWrite()
+			// rewrites every tracked file that differs: the whole tree
+			w.writeDir(arg{s: ".", exact: true}, op, e)
 		}
 	case sub == "clean":
-		opts, _ := parseArgs(rest, flagSpec{short: "e", long: []string{"--exclude"}})
+		opts, ops := parseArgs(rest, flagSpec{short: "e", long: []string{"--exclude"}})
 		if hasOpt(opts, "-n", "--dry-run") {
 			return
 		}
-		w.unknownWrite()
+		if len(ops) == 0 {
+			w.writeDir(arg{s: ".", exact: true}, op, e)
+			return
+		}
+		for _, o := range ops {
+			w.pathspecTree(o, op, e)
+		}
+	case sub == "read-tree":
+		opts, _ := parseArgs(rest, flagSpec{long: []string{"--prefix", "--index-output", "--exclude-per-directory"}})
+		if hasOpt(opts, "-u") {
+			w.writeDir(arg{s: ".", exact: true}, op, e)
+		}
+	case sub == "checkout-index":
+		opts, ops := parseArgs(rest, flagSpec{long: []string{"--prefix", "--stage"}})
+		if p, ok := optValue(opts, "--prefix"); ok {
+			w.writeDir(p, op, e)
+			return
+		}
+		if hasOpt(opts, "-a", "--all", "--stdin") {
+			w.writeDir(arg{s: ".", exact: true}, op, e)
+			return
+		}
+		w.pathspecs(ops, op, e)
+	case sub == "config":
+		opts, _ := parseArgs(rest, flagSpec{short: "f", long: []string{"--file", "--blob", "--type", "--default", "--comment"}})
+		if f, ok := optValue(opts, "-f", "--file"); ok {
+			w.writeArg(f, op+" -f", e)
+		}
+	case sub == "bundle":
+		_, ops := parseArgs(rest, flagSpec{})
+		if len(ops) > 1 && ops[0].s == "create" {
+			w.writeArg(ops[1], op, e)
+		}
+		if len(ops) > 1 && ops[0].s == "unbundle" {
+			w.unknownWrite()
+		}
 	case gitUnknown[sub]:
 		w.unknownWrite()
 	case sub == "clone":
@@ -143,7 +202,7 @@ func (w *walker) git(args []arg, e *env, depth int) {
 		} else if len(ops) > 0 && ops[0].s != "list" {
 			w.unknownWrite()
 		}
-	case sub == "archive" || sub == "format-patch" || sub == "bundle":
+	case sub == "archive" || sub == "format-patch":
 		opts, _ := parseArgs(rest, flagSpec{short: "o", long: []string{"--output", "--output-directory", "--format", "--prefix", "--remote"}})
 		if o, ok := optValue(opts, "-o", "--output", "--output-directory"); ok {
 			w.writeArg(o, op, e)
@@ -157,16 +216,134 @@ func (w *walker) git(args []arg, e *env, depth int) {
 	}
 }
 
+// safeGitConfig reports a `git -c key=value` that runs nothing and writes
+// nothing: colours, quoting, identity, advice and the like.
+func safeGitConfig(v arg) bool {
+	if !v.exact {
+		return false
+	}
+	key, val, _ := strings.Cut(v.s, "=")
+	key = strings.ToLower(key)
+	if strings.HasPrefix(val, "!") {
+		return false
+	}
+	for _, p := range []string{"color.", "user.", "advice.", "log.", "format.pretty", "core.quotepath", "core.autocrlf",
+		"core.safecrlf", "init.defaultbranch", "column.", "i18n.", "status.", "pager.", "diff.renames", "diff.algorithm",
+		"safe.directory", "core.abbrev", "commit.gpgsign", "tag.gpgsign", "protocol.version", "http.", "gc.auto"} {
+		if strings.HasPrefix(key, p) || key == p {
+			return !strings.HasPrefix(key, "pager.") || val == "false" || val == "cat" || val == ""
+		}
+	}
+	return false
+}
+
+// pathspecs records the working-tree files git pathspecs select: a plain
+// path is itself; a glob (git's globs cross '/') or magic (':/', ':(glob)')
+// takes in the tree below its literal directory; exclusions name nothing.
+func (w *walker) pathspecs(ops []arg, op string, e *env) {
+	w.res.Write = true
+	for _, a := range ops {
+		w.pathspec(a, op, e, false)
+	}
+}
+
+// pathspecTree is pathspec for a command that removes what is below a
+// directory it is handed (git clean DIR).
+func (w *walker) pathspecTree(a arg, op string, e *env) { w.pathspec(a, op, e, true) }
+
+func (w *walker) pathspec(a arg, op string, e *env, tree bool) {
+	if !a.exact {
+		w.writeArg(a, op, e)
+		return
+	}
+	s := a.s
+	if strings.HasPrefix(s, ":") {
+		magic := s[1:]
+		switch {
+		case strings.HasPrefix(magic, "!") || strings.HasPrefix(magic, "^") || strings.HasPrefix(magic, "(exclude"):
+			return
+		case strings.HasPrefix(magic, "/"):
+			// relative to the top of the repository, which may not be here
+			w.writeDir(arg{s: ".", exact: true}, op, e)
+			w.res.Unknown = true
+			w.namedArg(op, arg{s: strings.TrimLeft(magic, "/"), exact: true}, e)
+			return
+		case strings.HasPrefix(magic, "("):
+			if end := strings.IndexByte(magic, ')'); end >= 0 {
+				s = magic[end+1:]
+			}
+			w.pathspecGlob(s, op, e)
+			return
+		default:
+			s = magic
+		}
+	}
+	if strings.ContainsAny(s, "*?[") {
+		w.pathspecGlob(s, op, e)
+		return
+	}
+	if tree {
+		w.writeDir(arg{s: s, exact: true}, op, e)
+		return
+	}
+	w.writeArg(arg{s: s, exact: true}, op, e)
+}
+
+// pathspecGlob records the directory a git glob starts from as written
+// below: '*.md' takes in every Markdown file of the tree.
+func (w *walker) pathspecGlob(s, op string, e *env) {
+	dir := s
+	if i := strings.IndexAny(s, "*?["); i >= 0 {
+		dir = s[:i]
+	}
+	if j := strings.LastIndexByte(dir, '/'); j >= 0 {
+		dir = dir[:j]
+	} else {
+		dir = "."
+	}
+	if dir == "" {
+		dir = "/"
+	}
+	w.writeDir(arg{s: dir, exact: true}, op, e)
+}
+
+// gitStash: stash (push, save, pop, apply, drop …) rewrites the working tree;
+// push/save with pathspecs only those paths.
+func (w *walker) gitStash(rest []arg, e *env) {
+	sub := "push"
+	if len(rest) > 0 && rest[0].exact && !strings.HasPrefix(rest[0].s, "-") {
+		sub, rest = rest[0].s, rest[1:]
+	}
+	switch sub {
+	case "list", "show", "create", "store", "drop", "clear":
+		return
+	case "push", "save":
+		opts, ops := parseArgs(rest, flagSpec{short: "m", long: []string{"--message", "--pathspec-from-file"}})
+		_ = opts
+		if sub == "save" || len(ops) == 0 {
+			w.writeDir(arg{s: ".", exact: true}, "git stash", e)
+			return
+		}
+		w.pathspecs(ops, "git stash", e)
+	default: // pop, apply, branch
+		w.writeDir(arg{s: ".", exact: true}, "git stash "+sub, e)
+	}
+}
+
 // gitCheckout: `git checkout [REF] -- PATHS` restores paths; without `--`
 // it may switch branches, rewriting files nobody named.
 func (w *walker) gitCheckout(rest []arg, e *env) {
 	for i, a := range rest {
 		if a.s == "--" && a.exact {
-			w.writeAll(rest[i+1:], "git checkout", e)
+			w.pathspecs(rest[i+1:], "git checkout", e)
 			return
 		}
 	}
-	_, ops := parseArgs(rest, flagSpec{short: "bB", long: []string{"--orphan", "--conflict", "--pathspec-from-file"}})
+	opts, ops := parseArgs(rest, flagSpec{short: "bB", long: []string{"--orphan", "--conflict", "--pathspec-from-file"}})
+	if hasOpt(opts, "-f", "--force") {
+		// throws away every local change
+		w.writeDir(arg{s: ".", exact: true}, "git checkout -f", e)
+	}
 	w.unknownWrite()
 	for _, a := range ops {
 		if pathLike(a.s) {
@@ -183,6 +360,8 @@ func (w *walker) gitRead(sub string, rest []arg, e *env) {
 	if sub == "grep" && !hasOpt(opts, "-e", "-f") && len(ops) > 0 {
 		ops = ops[1:]
 	}
+	w.spanOK = true
+	defer func() { w.spanOK = false }()
 	after := false
 	for i, a := range rest {
 		if a.exact && a.s == "--" {
@@ -341,6 +520,10 @@ func noMarkdown(exprs []arg) bool {
 // literalNonMarkdownExt reports a name pattern ending in ".EXT" with EXT
 // literal (no glob characters) and not md: "*.pyc", "build.log".
 func literalNonMarkdownExt(p string) bool {
+	if p != "" && !strings.ContainsAny(p, "*?[]\\{}()") {
+		// a literal name (__pycache__, node_modules, build.log) matches only itself
+		return !strings.EqualFold(path.Ext(p), ".md") && !strings.EqualFold(p, bankName)
+	}
 	dot := strings.LastIndexByte(p, '.')
 	if dot < 0 || dot == len(p)-1 {
 		return false
@@ -491,11 +674,17 @@ func (w *walker) tar(args []arg, e *env) {
 	}
 	var mode byte
 	var archive, dir arg
-	hasArchive, hasDir := false, false
+	hasArchive, hasDir, remove := false, false, false
+	var operands []arg
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		s := a.s
+		if a.exact && s == "--remove-files" {
+			remove = true
+			continue
+		}
 		if !a.exact || len(s) < 2 || s[0] != '-' {
+			operands = append(operands, a)
 			continue
 		}
 		if strings.HasPrefix(s, "--") {
@@ -567,6 +756,10 @@ func (w *walker) tar(args []arg, e *env) {
 		} else {
 			w.res.Write = true
 		}
+		if remove {
+			// tar --remove-files deletes what it archived
+			w.writeAll(operands, "tar --remove-files", e)
+		}
 	}
 }
 
@@ -608,6 +801,11 @@ func (w *walker) sevenZip(args []arg, e *env) {
 		w.res.Write = true
 		if len(ops) > 1 {
 			w.writeArg(ops[1], "7z "+ops[0].s, e)
+		}
+		for _, a := range args {
+			if a.exact && a.s == "-sdel" && len(ops) > 2 {
+				w.writeAll(ops[2:], "7z -sdel", e) // deletes the files it stored
+			}
 		}
 	}
 }

@@ -7,33 +7,59 @@ import (
 )
 
 // arg is a shell word reduced to text. When exact is false the word holds an
-// expansion known only at run time and s is its literal prefix.
+// expansion known only at run time and s is its literal prefix; pat is then
+// the word with every expansion replaced by '*', for matching.
 type arg struct {
 	s     string
 	exact bool
+	pat   string
+	// pos and end are the word's byte offsets in the top-level command line
+	// (both 0 for words in code nested in strings).
+	pos, end int
 }
 
-func words(ws []*syntax.Word) []arg {
+func words(ws []*syntax.Word, e *env) []arg {
 	out := make([]arg, 0, len(ws))
 	for _, wd := range ws {
-		a := wordArg(wd)
+		a := wordArg(wd, e)
 		if a.exact && hasBraceLit(wd) {
 			// mv memory-bank/{a,b}.md is two operands, not one.
 			budget := 256
 			for _, s := range expandBraces(a.s, &budget) {
-				out = append(out, arg{s: s, exact: true})
+				out = append(out, arg{s: seqGlob(s), exact: true, pos: a.pos, end: a.end})
 			}
 			continue
+		}
+		if a.exact && e != nil && e.nocase && strings.ContainsAny(a.s, "*?[") {
+			// shopt -s nocaseglob: MEMORY-BANK/* matches memory-bank/.
+			a.s = strings.ToLower(a.s)
 		}
 		out = append(out, a)
 	}
 	return out
 }
 
+// seqGlob turns a sequence expression left in a word ({a..z}, {1..3}) into a
+// glob that matches every name it can produce.
+func seqGlob(s string) string {
+	for {
+		open := strings.IndexByte(s, '{')
+		if open < 0 {
+			return s
+		}
+		close := strings.IndexByte(s[open:], '}')
+		if close < 0 || !strings.Contains(s[open:open+close], "..") {
+			return s
+		}
+		s = s[:open] + "*" + s[open+close+1:]
+	}
+}
+
 // hasBraceLit reports an unquoted part that may hold a brace expansion.
 func hasBraceLit(wd *syntax.Word) bool {
 	for _, p := range wd.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 && strings.IndexByte(l.Value, ',') >= 0 {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 &&
+			(strings.IndexByte(l.Value, ',') >= 0 || strings.Contains(l.Value, "..")) {
 			return true
 		}
 	}
@@ -92,45 +118,170 @@ func expandBraces(s string, budget *int) []string {
 	return []string{s}
 }
 
-func wordArg(wd *syntax.Word) arg {
+// wordArg reduces a word to text, substituting the variables e knows (x=memory-bank; rm -rf $x)
+// and decoding ANSI-C quoting ($'memory-ban\x6b').
+func wordArg(wd *syntax.Word, e *env) arg {
 	if wd == nil {
 		return arg{}
 	}
+	a := wordText(wd, e)
+	if e != nil && e.top {
+		a.pos, a.end = int(wd.Pos().Offset()), int(wd.End().Offset())
+	}
+	return a
+}
+
+func wordText(wd *syntax.Word, e *env) arg {
 	if len(wd.Parts) == 1 {
 		// Fast path: most words are one unquoted or quoted literal.
 		switch p := wd.Parts[0].(type) {
 		case *syntax.Lit:
 			return arg{s: unescape(p.Value), exact: true}
 		case *syntax.SglQuoted:
+			if p.Dollar {
+				return arg{s: ansiC(p.Value), exact: true}
+			}
 			return arg{s: p.Value, exact: true}
 		}
 	}
-	var b strings.Builder
+	var b, pat strings.Builder
+	exact := true
+	prefixDone := false
+	lit := func(s string) {
+		if !prefixDone {
+			b.WriteString(s)
+		}
+		pat.WriteString(s)
+	}
+	expansion := func() {
+		exact = false
+		prefixDone = true
+		if !strings.HasSuffix(pat.String(), "*") {
+			pat.WriteByte('*')
+		}
+	}
+	param := func(p *syntax.ParamExp) {
+		if v, ok := e.lookup(p); ok {
+			if v.exact {
+				lit(v.s)
+				return
+			}
+			lit(v.s)
+		}
+		expansion()
+	}
 	for _, part := range wd.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			b.WriteString(unescape(p.Value))
+			lit(unescape(p.Value))
 		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
+			if p.Dollar {
+				lit(ansiC(p.Value))
+			} else {
+				lit(p.Value)
+			}
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
-					return arg{s: b.String()}
+				switch x := q.(type) {
+				case *syntax.Lit:
+					lit(unescapeDbl(x.Value))
+				case *syntax.ParamExp:
+					param(x)
+				default:
+					expansion()
 				}
-				b.WriteString(unescapeDbl(l.Value))
 			}
+		case *syntax.ParamExp:
+			param(p)
 		case *syntax.ExtGlob:
-			b.WriteString(p.Op.String())
+			lit(p.Op.String())
 			if p.Pattern != nil {
-				b.WriteString(p.Pattern.Value)
+				lit(p.Pattern.Value)
 			}
-			b.WriteByte(')')
+			lit(")")
 		default:
-			return arg{s: b.String()}
+			expansion()
 		}
 	}
-	return arg{s: b.String(), exact: true}
+	return arg{s: b.String(), exact: exact, pat: pat.String()}
+}
+
+// ansiC decodes the escapes of $'…' quoting.
+func ansiC(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch c = s[i]; c {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'e', 'E':
+			b.WriteByte(27)
+		case 'f':
+			b.WriteByte(12)
+		case 'v':
+			b.WriteByte(11)
+		case 'x', 'u', 'U':
+			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+			j, v := i+1, 0
+			for ; j < len(s) && j <= i+max && hexVal(s[j]) >= 0; j++ {
+				v = v*16 + hexVal(s[j])
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(c)
+				continue
+			}
+			if c == 'x' {
+				b.WriteByte(byte(v))
+			} else {
+				b.WriteRune(rune(v))
+			}
+			i = j - 1
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j, v := i, 0
+			for ; j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7'; j++ {
+				v = v*8 + int(s[j]-'0')
+			}
+			b.WriteByte(byte(v))
+			i = j - 1
+		default:
+			b.WriteByte(c) // \\ \' \" \?
+		}
+	}
+	return b.String()
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
 }
 
 // unescape removes the backslashes of an unquoted word (`a\ b`, `\rm`, a

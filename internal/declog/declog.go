@@ -2,9 +2,11 @@ package declog
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -74,8 +76,13 @@ func Append(path string, e Entry) error {
 	return nil
 }
 
+// maxReadLine bounds one line Read decodes; mbguard writes lines under maxLine, so a longer one
+// was put there by something else and is skipped (counted as unreadable) without being held.
+const maxReadLine = 1 << 20
+
 // Read returns the last limit entries of the log (all when limit <= 0), oldest first, and how
-// many lines could not be decoded (a crash can leave a torn last line). A missing log is empty.
+// many lines could not be decoded (a crash can leave a torn last line; a line over 1 MiB is
+// skipped). Lines of any length never stop the reading. A missing log is empty.
 func Read(path string, limit int) ([]Entry, int, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -86,29 +93,64 @@ func Read(path string, limit int) ([]Entry, int, error) {
 	}
 	defer f.Close()
 	var out []Entry
-	bad := 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 {
-			continue
-		}
+	bad, err := eachLine(f, maxReadLine, func(line []byte) bool {
 		var e Entry
 		if json.Unmarshal(line, &e) != nil {
-			bad++
-			continue
+			return false
 		}
 		out = append(out, e)
 		if limit > 0 && len(out) > 2*limit {
 			out = append(out[:0], out[len(out)-limit:]...)
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return true
+	})
+	if err != nil {
 		return nil, bad, fmt.Errorf("reading the decision log: %w", err)
 	}
 	if limit > 0 && len(out) > limit {
 		out = out[len(out)-limit:]
 	}
 	return out, bad, nil
+}
+
+// eachLine calls fn for each non-blank line of r up to max bytes, and returns how many lines
+// fn rejected or were longer than max (those are skipped without being kept in memory).
+func eachLine(r io.Reader, max int, fn func([]byte) bool) (int, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	bad, over := 0, false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if !over && len(long)+len(chunk) <= max {
+				long = append(long, chunk...)
+			} else {
+				over, long = true, long[:0]
+			}
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return bad, err
+		}
+		line := chunk
+		if len(long) > 0 || over {
+			if !over && len(long)+len(chunk) <= max {
+				long = append(long, chunk...)
+				line = long
+			} else {
+				over = true
+			}
+		}
+		switch {
+		case over:
+			bad++
+		case len(bytes.TrimSpace(line)) == 0:
+		case !fn(bytes.TrimRight(line, "\r\n")):
+			bad++
+		}
+		long, over = long[:0], false
+		if err != nil {
+			return bad, nil
+		}
+	}
 }

@@ -3,6 +3,7 @@ package declog
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -33,5 +34,25 @@ func TestAppendConcurrentAndRead(t *testing.T) {
 	}
 	if es, _, err := Read(filepath.Join(t.TempDir(), "none"), 0); err != nil || es != nil {
 		t.Fatalf("missing log: %v %v", es, err)
+	}
+}
+
+// A line longer than any buffer (written by something other than mbguard) is skipped and
+// counted; the entries around it are still read.
+func TestReadOversizeLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	Append(path, Entry{Verdict: "block", Message: "before"})
+	for _, n := range []int{70 << 10, 3 << 20} {
+		f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(`{"verdict":"warn","message":"` + strings.Repeat("x", n) + "\"}\n")
+		f.Close()
+	}
+	Append(path, Entry{Verdict: "block", Message: "after"})
+	es, bad, err := Read(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 3 || bad != 1 || es[0].Message != "before" || len(es[1].Message) != 70<<10 || es[2].Message != "after" {
+		t.Fatalf("got %d entries, %d bad; want before, the 70 KiB line, after and 1 bad", len(es), bad)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestWriteFileAtomicReplaces(t *testing.T) {
@@ -58,5 +59,48 @@ func TestWriteFileAtomicKeepsOldOnFailure(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(p); string(b) != "old" {
 		t.Fatalf("old content changed to %q", b)
+	}
+}
+
+// A kill -9 between create and rename leaves ".x.json.tmp123"; only such files, and only old
+// ones, are removed: a write in progress and other dot files stay.
+func TestRemoveStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	old := now.Add(-2 * StaleTemp)
+	files := []struct {
+		name    string
+		mtime   time.Time
+		removed bool
+	}{
+		{".s1.json.tmp123456", old, true},
+		{".s2.json.tmp9", now, false}, // being written
+		{"s3.json", old, false},
+		{".s4.json.lock", old, false},
+		{".tmp123", old, false},
+		{".s5.json.tmpx", old, false},
+		{".s6.json.tmp", old, false},
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, f.mtime, f.mtime)
+	}
+	os.Mkdir(filepath.Join(dir, ".d.json.tmp1"), 0o755)
+	os.Chtimes(filepath.Join(dir, ".d.json.tmp1"), old, old)
+	n, err := RemoveStaleTemps(dir, StaleTemp, now)
+	if err != nil || n != 1 {
+		t.Fatalf("removed %d, %v; want 1", n, err)
+	}
+	for _, f := range files {
+		_, err := os.Stat(filepath.Join(dir, f.name))
+		if gone := os.IsNotExist(err); gone != f.removed {
+			t.Errorf("%s: removed %v, want %v", f.name, gone, f.removed)
+		}
+	}
+	if n, err := RemoveStaleTemps(filepath.Join(dir, "missing"), StaleTemp, now); n != 0 || err != nil {
+		t.Fatalf("missing dir: %d, %v", n, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mbguard/mbguard/gating"
@@ -42,6 +43,10 @@ const (
 	Loaded                 // the file was read
 	Expired                // the file was older than the TTL: a fresh state replaces it
 	Corrupt                // the file could not be decoded: a fresh state replaces it
+	// Unreadable: the file exists but cannot be read (it is a directory, permission denied):
+	// a fresh state replaces it and an error says why. Its content, perhaps an armed
+	// recovery gate, is unknown, so callers treat it like Corrupt.
+	Unreadable
 )
 
 // ErrCorrupt wraps the decoding error of a corrupt session file.
@@ -69,16 +74,20 @@ func (s *Store) Path(session string) string {
 
 // Load reads a session's state. A missing file gives a fresh state (Fresh); an expired one a
 // fresh state (Expired); a corrupt or half-written one a fresh state (Corrupt) and an error
-// wrapping ErrCorrupt, so the caller can report it and decide how careful to be. Other read
-// errors are returned with a fresh state.
+// wrapping ErrCorrupt, so the caller can report it and decide how careful to be. A file that
+// exists but cannot be read gives a fresh state (Unreadable) and the read error. A sessions
+// directory that is not a directory holds no state at all: Fresh.
 func (s *Store) Load(session string) (gating.State, Outcome, error) {
 	fresh := gating.State{Session: session}
 	b, err := os.ReadFile(s.Path(session))
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return fresh, Fresh, nil
 	}
 	if err != nil {
-		return fresh, Fresh, fmt.Errorf("reading session state: %w", err)
+		if errors.Is(err, syscall.EISDIR) {
+			return fresh, Unreadable, fmt.Errorf("reading session state: %s is a directory", s.Path(session))
+		}
+		return fresh, Unreadable, fmt.Errorf("reading session state: %w", err)
 	}
 	var st gating.State
 	if err := json.Unmarshal(b, &st); err != nil {
@@ -152,9 +161,19 @@ func (s *Store) List() ([]gating.State, error) {
 	return out, nil
 }
 
-// Sweep removes session files (and their locks) not modified within the TTL. It returns how
-// many sessions it removed. Hosts call it at session start, not on every tool call.
+// RemoveStaleTemps removes the temporary files a process killed mid-save left behind
+// (".<id>.json.tmp<digits>", older than fsutil.StaleTemp, so a save in progress is spared).
+func (s *Store) RemoveStaleTemps() (int, error) {
+	return fsutil.RemoveStaleTemps(s.dir, fsutil.StaleTemp, s.now())
+}
+
+// Sweep removes stale temporary files and the session files (and their locks) not modified
+// within the TTL. It returns how many sessions it removed. Hosts call it at session start,
+// not on every tool call.
 func (s *Store) Sweep() (int, error) {
+	if _, err := s.RemoveStaleTemps(); err != nil {
+		return 0, fmt.Errorf("sweeping sessions: %w", err)
+	}
 	if s.ttl <= 0 {
 		return 0, nil
 	}

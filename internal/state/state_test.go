@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,22 +23,37 @@ func TestStoreLoad(t *testing.T) {
 		{"older than the TTL expires", `{"session":"s","satisfied":true,"updated":1600000000000}`, Expired, false},
 		{"half-written is corrupt", `{"session":"s","satis`, Corrupt, true},
 		{"another session's file is corrupt", `{"session":"t"}`, Corrupt, true},
+		{"a directory is unreadable", "<dir>", Unreadable, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(t.TempDir(), time.Hour, func() time.Time { return now })
-			if tc.file != "" {
+			switch tc.file {
+			case "":
+			case "<dir>":
+				os.MkdirAll(s.Path("s"), 0o755)
+			default:
 				os.MkdirAll(s.Dir(), 0o755)
 				os.WriteFile(s.Path("s"), []byte(tc.file), 0o644)
 			}
 			st, got, err := s.Load("s")
-			if got != tc.want || errors.Is(err, ErrCorrupt) != tc.corrupt {
+			if got != tc.want || errors.Is(err, ErrCorrupt) != tc.corrupt || (got == Unreadable) != (err != nil && !tc.corrupt) {
 				t.Fatalf("outcome %v err %v, want %v", got, err, tc.want)
 			}
 			if st.Satisfied != (tc.want == Loaded) || st.Session != "s" {
 				t.Fatalf("state %+v", st)
 			}
 		})
+	}
+}
+
+// A sessions "directory" that is a file holds no state: nothing was lost, so Load is Fresh.
+func TestStoreLoadUnderAFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/sessions", []byte("x"), 0o644)
+	s := New(dir+"/sessions", time.Hour, nil)
+	if _, o, err := s.Load("s"); o != Fresh || err != nil {
+		t.Fatalf("outcome %v err %v, want Fresh", o, err)
 	}
 }
 
@@ -66,5 +82,32 @@ func TestStoreSaveRemoveAndNames(t *testing.T) {
 	ents, _ := os.ReadDir(s.Dir())
 	if len(ents) != 0 {
 		t.Fatalf("left behind: %v", ents)
+	}
+}
+
+// A serve killed between writing and renaming a session file leaves ".<id>.json.tmpNNN";
+// Sweep removes it once it is stale, and a fresh one (a save in progress) stays.
+func TestSweepRemovesStaleTemps(t *testing.T) {
+	now := time.Now()
+	s := New(t.TempDir(), 0, func() time.Time { return now })
+	os.MkdirAll(s.Dir(), 0o755)
+	stale := s.Path("a") + ".tmp4242"
+	stale = filepath.Join(filepath.Dir(stale), "."+filepath.Base(stale))
+	busy := filepath.Join(s.Dir(), ".b.json.tmp7")
+	for _, p := range []string{stale, busy} {
+		if err := os.WriteFile(p, []byte(`{"session":`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := now.Add(-time.Hour)
+	os.Chtimes(stale, old, old)
+	if _, err := s.Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file kept: %v", err)
+	}
+	if _, err := os.Stat(busy); err != nil {
+		t.Errorf("a save in progress lost its temporary file: %v", err)
 	}
 }

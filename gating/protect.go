@@ -1,0 +1,150 @@
+package gating
+
+import "strings"
+
+// GateConfig guards mbguard's own configuration and installed hook files.
+const GateConfig Gate = "config"
+
+const prefixConfig = "[mbguard config] "
+
+// ProtectedPaths are mbguard's own configuration and the hook files it installs, relative to
+// the repository root; a trailing slash names a directory and everything below it. An agent
+// that could write them could switch the guard off, so agent writes to them are refused (reads
+// stay allowed). The git directory's entries are spelled under .git/, where a plain checkout
+// keeps it. This is the one list: the gate before a call and the outcome check after it both
+// use it, through Policy.ProtectedPaths.
+var ProtectedPaths = []string{
+	".mbguard.yaml",
+	".claude/settings.json",
+	".claude/settings.local.json",
+	".opencode/plugin/mbguard.js",
+	".opencode/plugins/mbguard.js",
+	".codex/hooks.json",
+	".codex/config.toml",
+	".gemini/settings.json",
+	".github/hooks/mbguard.json",
+	".git/mbguard/",
+	".git/hooks/",
+}
+
+// Protects reports whether the canonical repository-relative path rel is one of the policy's
+// protected paths or lies below a protected directory. fold matches case-insensitively, as on
+// a folding file system.
+func (p Policy) Protects(rel string, fold bool) bool {
+	return protectedMatch(p.ProtectedPaths, rel, fold) != ""
+}
+
+func protectedMatch(list []string, rel string, fold bool) string {
+	if fold {
+		rel = strings.ToLower(rel)
+	}
+	for _, pp := range list {
+		k := key(pp, fold)
+		if dir, ok := strings.CutSuffix(k, "/"); ok {
+			if rel == dir || strings.HasPrefix(rel, k) {
+				return pp
+			}
+			continue
+		}
+		if rel == k {
+			return pp
+		}
+	}
+	return ""
+}
+
+// containsProtected reports a protected path lying at or below the shell write target p (rm -rf
+// .claude, a tree write of the root, a glob such as .claude/*): the write reaches it.
+func containsProtected(list []string, p string, fold bool) string {
+	for _, pp := range list {
+		want := strings.TrimSuffix(key(pp, fold), "/")
+		pat := strings.TrimSuffix(p, "/")
+		if pat == "." || pat == "" {
+			continue // the whole tree: the bank guard already refuses it
+		}
+		ok := true
+		for pat != "" {
+			if want == "" {
+				ok = false
+				break
+			}
+			ps, prest, _ := strings.Cut(pat, "/")
+			ws, wrest, _ := strings.Cut(want, "/")
+			if !segMatch(ps, ws, fold) || strings.HasPrefix(ws, ".") && !strings.HasPrefix(ps, ".") {
+				// bash's globs skip dot files unless the pattern spells the dot
+				ok = false
+				break
+			}
+			pat, want = prest, wrest
+		}
+		if ok {
+			return pp
+		}
+	}
+	return ""
+}
+
+// configGuard refuses agent writes to protected paths; shell writes into the git directory are
+// refused as a whole (hooks, config, refs: every one of them can switch the guard off or lose
+// work).
+func (e *Engine) configGuard(a *action, fold bool) string {
+	list := e.Policy.ProtectedPaths
+	for i := range a.writes {
+		w := &a.writes[i]
+		views := []struct {
+			p  string
+			in bool
+		}{{w.rel, w.inRepo}, {w.lex, w.lexIn}}
+		for _, v := range views {
+			p := v.p
+			if !v.in {
+				// ~/.claude/settings.json is the same file one level up: the user's hooks.
+				if !isHome(p) {
+					continue
+				}
+				p = strings.TrimPrefix(strings.TrimPrefix(p, "/~"), "/")
+			}
+			hit := protectedMatch(list, p, fold)
+			if hit == "" && a.kind == kindShell {
+				if p == ".git" || strings.HasPrefix(p, ".git/") {
+					hit = ".git/"
+				} else if w.shellExact || w.shellTree {
+					hit = containsProtected(list, p, fold)
+				}
+			}
+			if hit != "" {
+				return prefixConfig + "blocked: " + p + " is part of mbguard's own configuration or installed hooks (" + hit +
+					"), and agents may not change it. Next: ask the user to make this change themselves."
+			}
+		}
+	}
+	if a.kind == kindShell && a.shellUnknown {
+		for _, pp := range append(list, ".git/") {
+			if namesPath(a.named, pp) {
+				return prefixConfig + "blocked: this shell command names " + pp + ", part of mbguard's own configuration or hooks, " +
+					"and writes somewhere mbguard cannot determine. Next: ask the user to make this change themselves."
+			}
+		}
+	}
+	return ""
+}
+
+// namesPath reports p as a path word in a command: at the start of a word or after a slash
+// (cat $PWD/.mbguard.yaml), not inside another name (repo.git/, my.mbguard.yaml.bak is still
+// the file's name followed by more, so it does not count).
+func namesPath(cmd, p string) bool {
+	for i := 0; ; {
+		j := strings.Index(cmd[i:], p)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		end := at + len(p)
+		before := at == 0 || strings.IndexByte(" \t'\"/=(;|&<>:", cmd[at-1]) >= 0
+		after := strings.HasSuffix(p, "/") || end == len(cmd) || strings.IndexByte(" \t'\"/);|&<>", cmd[end]) >= 0
+		if before && after {
+			return true
+		}
+		i = at + 1
+	}
+}

@@ -1,0 +1,57 @@
+package gating
+
+import "testing"
+
+func TestConfigGuard(t *testing.T) {
+	cases := []struct {
+		name string
+		c    call
+		want Verdict
+	}{
+		{"cc Write .mbguard.yaml", ccWrite(".mbguard.yaml", "gating:\n  mode: off\n"), Block},
+		{"oc edit claude settings", ocEdit(".claude/settings.json", "mbguard", "true"), Block},
+		{"cc Write settings.local", ccWrite(".claude/settings.local.json", "{}"), Block},
+		{"oc write opencode plugin", ocWrite(".opencode/plugin/mbguard.js", ""), Block},
+		{"oc write opencode plugins", ocWrite(".opencode/plugins/mbguard.js", ""), Block},
+		{"gemini write_file settings", cc("write_file", map[string]any{"file_path": ".gemini/settings.json", "content": "{}"}), Block},
+		{"copilot create hooks", cc("create", map[string]any{"path": abs(".github/hooks/mbguard.json"), "file_text": "{}"}), Block},
+		{"codex patch hooks.json", ocPatch(codex("*** Update File: .codex/hooks.json\n@@\n-a\n+b\n")), Block},
+		{"codex patch config.toml", ocPatch(codex("*** Add File: .codex/config.toml\n+x\n")), Block},
+		{"write git hook", ocWrite(".git/hooks/pre-commit", "exit 0"), Block},
+		{"write git mbguard state", ocWrite(".git/mbguard/sessions/s.json", "{}"), Block},
+		{"home claude settings", ocWrite("~/.claude/settings.json", "{}"), Block},
+		{"sh redirect mbguard yaml", ocBash("echo 'gating: {mode: off}' > .mbguard.yaml"), Block},
+		{"sh sed -i settings", ccBash("sed -i s/mbguard/true/ .claude/settings.json"), Block},
+		{"sh rm -rf .claude", ocBash("rm -rf .claude"), Block},
+		{"sh rm hooks glob", ocBash("rm -f .git/hooks/*"), Block},
+		{"sh write into .git", ocBash("echo x > .git/info/exclude"), Block},
+		{"sh cp over config", ocBash("cp /tmp/x.yaml .mbguard.yaml"), Block},
+		{"sh python writes settings", ocBash(`python3 -c "open('.claude/settings.json','w').write('{}')"`), Block},
+		{"sh unknown write naming config", ocBash(`f=.mbguard.yaml; echo x > "$f"`), Block},
+		{"ok read config", oc("read", map[string]any{"filePath": ".mbguard.yaml"}), Allow},
+		{"ok cat settings", ccBash("cat .claude/settings.json"), Allow},
+		{"ok rm star skips dot files", ocBash("rm -rf build/*"), Allow},
+		{"ok other .claude file", ocWrite(".claude/agents/x.md", "# x"), Allow},
+		{"ok nested settings.json", ocWrite("web/.claude/settings.json", "{}"), Allow},
+		{"ok git status", ocBash("git status"), Allow},
+		{"ok clone log to a variable", ocBash("git clone https://example.invalid/x.git > $LOG"), Allow},
+		{"ok read HEAD into an unknown file", ocBash(`cat .git/HEAD > "$(mktemp)"`), Allow},
+		{"sh unknown write naming hooks", ocBash(`cp "$F" .git/hooks/`), Block},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t, policyWith(ModeOff, ModeOff, ModeOff), newFacts(bankFiles()), tc.c.host)
+			d := s.before(tc.c.tool, tc.c.args)
+			if d.Verdict != tc.want || tc.want == Block && d.Gate != GateConfig {
+				t.Fatalf("decision = %s/%s (%q), want %s", d.Verdict, d.Gate, d.Message, tc.want)
+			}
+			if tc.want == Block {
+				wantMsg(t, d, "[mbguard config] blocked", "ask the user")
+			}
+		})
+	}
+	if !DefaultPolicy().Protects(".claude/settings.json", false) || DefaultPolicy().Protects("src/a.go", false) ||
+		!DefaultPolicy().Protects(".CLAUDE/Settings.json", true) {
+		t.Fatal("Policy.Protects disagrees with ProtectedPaths")
+	}
+}

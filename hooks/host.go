@@ -1,0 +1,647 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/internal/config"
+	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/internal/state"
+	"github.com/mbguard/mbguard/watcher"
+)
+
+// Hosts are the agent hosts `mbguard hook <host>` answers, each with its own payload and reply
+// format around one host-neutral core.
+var Hosts = []string{"claude", "codex", "gemini", "copilot"}
+
+// MaxPayload bounds one hook payload. Hosts send the whole tool input (a write of a large file
+// included); anything larger is refused as undecidable.
+const MaxPayload = 64 << 20
+
+// MaxClaudePayload is MaxPayload under its first name.
+const MaxClaudePayload = MaxPayload
+
+// Reply is a hook's answer in its host's protocol: the exit code, stdout (the host's JSON) and
+// stderr (notes for people; for Claude Code a block reason).
+type Reply struct {
+	Exit   int
+	Stdout []byte
+	Stderr string
+	// Event is the host's event name handled; Decision and Context what mbguard decided (for
+	// the demo, tests and --verbose).
+	Event    string
+	Decision *gating.Decision
+	Context  string
+	// Note says why an event was let through without a check (an event mbguard does not use,
+	// the escape hatch); the CLI prints it with --verbose.
+	Note string
+}
+
+// Doer sends one request to a Service: in process, or over a `mbguard watch` socket.
+type Doer func(ctx context.Context, req watcher.Request) (watcher.Response, error)
+
+// Hook is the host-neutral core behind `mbguard hook <host>`: it finds the repository a call is
+// about, loads its configuration, asks its Service and applies the fail-open/fail-closed rule;
+// the host's protocol only parses the payload and renders the answer.
+type Hook struct {
+	// Host is "claude", "codex", "gemini" or "copilot".
+	Host string
+	// Event is the host's event name when the host does not put it into the payload (Copilot
+	// CLI's camelCase hooks): the installed command line passes it as an argument.
+	Event string
+	// Dir is where to look for the repository when the payload carries no cwd.
+	Dir string
+	// Getenv reads the environment for configuration (os.Getenv in main).
+	Getenv func(string) string
+	// Sets are --set key=value overrides.
+	Sets []string
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Connect returns the Service to ask for a repository. When nil, a running `mbguard watch`
+	// is used if there is one, else an in-process Service.
+	Connect func(r repo.Repo, cfg *config.Config) (Doer, func(), error)
+}
+
+// callKind is what a host's hook event means to mbguard.
+type callKind int
+
+const (
+	callOther    callKind = iota // an event mbguard does not use: allowed, noted
+	callPrompt                   // a new user message
+	callPreTool                  // before a tool runs: the gate
+	callPostTool                 // after a tool ran: reads, outcome
+	callCompact                  // the context is (being) compacted: arm recovery, anchor block
+	callStart                    // a session starts or resumes: context injection
+	callEnd                      // the session ends
+)
+
+// hookCall is one hook call normalised across hosts.
+type hookCall struct {
+	Event   string // the host's event name, as sent
+	Kind    callKind
+	Session string
+	Cwd     string
+	// Tool and Args are in the engine's vocabulary (Claude Code's tool and argument names)
+	// where the host's tool has an equivalent; unknown tools pass through as sent.
+	Tool string
+	Args map[string]any
+	// ArgsErr says why the tool input could not be used.
+	ArgsErr string
+	// ReadPath is the file a read tool really read (Claude Code reports it in the response).
+	ReadPath string
+	// Failed is true when the host reports that the tool failed.
+	Failed bool
+	// Output is the tool's own output (post-tool), for hosts whose outcome-block reply
+	// replaces it: the model then still reads it after mbguard's message.
+	Output string
+	Prompt string
+	// Call is the host's id of this tool call, when it sends one.
+	Call string
+	// Defer: the host does not show this event's context to the model (Copilot preCompact),
+	// so it is kept and given with the next prompt.
+	Defer bool
+	// Resumed: a session start the host may have compacted without telling (Gemini resume):
+	// the anchor block is injected and recovery armed as after a compaction.
+	Resumed bool
+}
+
+// hookAnswer is what mbguard decided, for the host's protocol to render.
+type hookAnswer struct {
+	Decision *gating.Decision // the most severe decision, nil when nothing was asked
+	Deny     string           // pre-tool: refuse the call with this reason (a block, or failing closed)
+	Undone   string           // post-tool: an outcome block, told to the model
+	Context  string           // text for the model
+	Stderr   string           // notes for people
+	Note     string
+}
+
+// protocol is one host's wire format.
+type protocol interface {
+	// parse turns a payload into a call. On error it returns what it could still recover
+	// (event, session, cwd, tool), so the fail-safe rule can apply.
+	parse(payload []byte, event string) (hookCall, error)
+	// render turns an answer into the host's reply.
+	render(c *hookCall, a *hookAnswer) Reply
+}
+
+func (h *Hook) proto() (protocol, error) {
+	switch h.Host {
+	case "claude", "":
+		return claudeProto{}, nil
+	case "codex":
+		return codexProto{}, nil
+	case "gemini":
+		return geminiProto{}, nil
+	case "copilot":
+		return copilotProto{}, nil
+	}
+	return nil, fmt.Errorf("unknown host %q: want %s", h.Host, strings.Join(Hosts, ", "))
+}
+
+func (h *Hook) name() string {
+	if h.Host == "" {
+		return "claude"
+	}
+	return h.Host
+}
+
+func (h *Hook) getenv(k string) string {
+	if h.Getenv == nil {
+		return ""
+	}
+	return h.Getenv(k)
+}
+
+func (h *Hook) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// Disabled reports whether the escape hatch MBGUARD=0 is set.
+func (h *Hook) Disabled() bool { return strings.TrimSpace(h.getenv("MBGUARD")) == "0" }
+
+// Run reads one payload from in and handles it.
+func (h *Hook) Run(ctx context.Context, in io.Reader) Reply {
+	p, err := h.proto()
+	if err != nil {
+		return Reply{Exit: 2, Stderr: "mbguard: " + err.Error() + "\n"}
+	}
+	if h.Disabled() {
+		// The host may still be writing the payload: take it, unread, so it sees no broken pipe.
+		_, _ = io.Copy(io.Discard, io.LimitReader(in, MaxPayload+1))
+		return h.disabled(p)
+	}
+	b, err := io.ReadAll(io.LimitReader(in, MaxPayload+1))
+	if err != nil {
+		c, _ := p.parse(b, h.Event)
+		return h.unsure(p, &c, fmt.Sprintf("reading the hook payload: %v", err))
+	}
+	if len(b) > MaxPayload {
+		c, _ := p.parse(b[:4096], h.Event)
+		return h.unsure(p, &c, fmt.Sprintf("the hook payload is larger than %d MiB", MaxPayload>>20))
+	}
+	return h.Handle(ctx, b)
+}
+
+func (h *Hook) disabled(p protocol) Reply {
+	r := p.render(&hookCall{}, &hookAnswer{})
+	r.Note = "MBGUARD=0: mbguard is switched off for this call"
+	return r
+}
+
+// Handle answers one hook payload.
+//
+// When mbguard cannot decide (malformed payload, unreadable configuration, a Service error, a
+// panic), it fails open — the call goes ahead with a note on stderr — except before a tool
+// that may write while the read gate is in block mode or the session's recovery gate is armed
+// (or cannot be read): then it refuses the call in the host's refusal form. Other events are
+// never refused, since a refusal there would block the prompt or stop a compaction.
+func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
+	p, err := h.proto()
+	if err != nil {
+		return Reply{Exit: 2, Stderr: "mbguard: " + err.Error() + "\n"}
+	}
+	if h.Disabled() {
+		return h.disabled(p)
+	}
+	var c hookCall
+	defer func() {
+		if v := recover(); v != nil {
+			reply = h.unsure(p, &c, fmt.Sprintf("internal error: %v (please report it)", v))
+		}
+	}()
+	c, err = p.parse(payload, h.Event)
+	if err != nil {
+		return h.unsure(p, &c, err.Error())
+	}
+	if c.Kind == callPostTool && c.Failed && readOnlyTools[c.Tool] {
+		return p.render(&c, &hookAnswer{}) // a read that failed read nothing
+	}
+	if c.Kind == callOther {
+		r := p.render(&c, &hookAnswer{})
+		r.Note = fmt.Sprintf("event %q is not one mbguard uses: allowed", c.Event)
+		return r
+	}
+	if c.Session == "" {
+		field := `"session_id"`
+		if h.Host == "copilot" {
+			field = `"sessionId"`
+		}
+		return h.unsure(p, &c, "the hook payload has no "+field)
+	}
+	if c.Cwd == "" {
+		// Hosts send cwd; without it, relative paths start where the hook runs.
+		if abs, err := filepath.Abs(h.Dir); err == nil {
+			c.Cwd = abs
+		}
+	}
+	if c.ArgsErr != "" {
+		if c.Kind == callPreTool {
+			// No argument object: the engine judges the call as one whose arguments it cannot
+			// read (a write of unknown target, refused), never as nothing.
+			c.Args = nil
+		}
+		if c.Kind == callPostTool {
+			return p.render(&c, &hookAnswer{Stderr: "mbguard: " + c.ArgsErr + "; this tool call was not recorded as a read.\n"})
+		}
+	}
+	repos := h.repos(&c)
+	if len(repos) == 0 {
+		// No memory-bank/ in any repository this call is about: nothing to guard.
+		return p.render(&c, &hookAnswer{})
+	}
+	var ans hookAnswer
+	for _, r := range repos {
+		a, ok := h.ask(ctx, &c, r)
+		if !ok {
+			return h.unsureIn(p, &c, r, a.cfg, a.err)
+		}
+		ans.merge(&a.hookAnswer)
+	}
+	return p.render(&c, &ans)
+}
+
+// repos are the repositories (with a memory bank) a call is about: the one around the
+// session's working directory, and, for a tool call, every one its target paths lie in — so a
+// cwd outside any repository, in a nested repository or under a fake .git cannot switch the
+// guard off for the bank the call touches.
+func (h *Hook) repos(c *hookCall) []repo.Repo {
+	var out []repo.Repo
+	add := func(r repo.Repo) {
+		for _, o := range out {
+			if o.Root == r.Root {
+				return
+			}
+		}
+		out = append(out, r)
+	}
+	if r, ok := findBankRepo(c.Cwd); ok {
+		add(r)
+	}
+	if (c.Kind == callPreTool || c.Kind == callPostTool) && c.Args != nil && filepath.IsAbs(c.Cwd) {
+		for _, t := range gating.TargetPaths(c.Tool, c.Args, filepath.ToSlash(c.Cwd)) {
+			if r, ok := findBankRepo(filepath.FromSlash(t), out...); ok {
+				add(r)
+			}
+		}
+	}
+	return out
+}
+
+// asked is the answer from one repository's Service.
+type asked struct {
+	hookAnswer
+	cfg *config.Config
+	err string // why the call could not be decided (ok false)
+}
+
+// merge folds b into a: the most severe decision wins; texts add up.
+func (a *hookAnswer) merge(b *hookAnswer) {
+	if a.Decision == nil || b.Decision != nil && severity(b.Decision) > severity(a.Decision) {
+		a.Decision = b.Decision
+	}
+	a.Deny = joinText(a.Deny, b.Deny)
+	a.Undone = joinText(a.Undone, b.Undone)
+	a.Context = joinText(a.Context, b.Context)
+	a.Stderr += b.Stderr
+}
+
+func severity(d *gating.Decision) int {
+	switch d.Verdict {
+	case gating.Block:
+		return 2
+	case gating.Warn:
+		return 1
+	}
+	return 0
+}
+
+// ask answers c for repository r.
+func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok bool) {
+	cfg, err := config.Load(config.Options{RepoRoot: r.Root, Getenv: h.getenv, Sets: h.Sets})
+	if err != nil {
+		a.err = fmt.Sprintf("reading the configuration: %v", err)
+		return a, false
+	}
+	a.cfg = cfg
+	connect := h.Connect
+	if connect == nil {
+		connect = defaultConnect(h.now)
+	}
+	do, done, err := connect(r, cfg)
+	if err != nil {
+		a.err = fmt.Sprintf("reaching mbguard: %v", err)
+		return a, false
+	}
+	defer done()
+	send := func(req watcher.Request) (watcher.Response, bool) {
+		resp, err := do(ctx, req)
+		if err == nil && resp.Error != "" {
+			if req.Op == "event" && resp.Decision != nil || req.Op == "context" && resp.Context != "" {
+				a.Stderr += "mbguard: " + resp.Error + "\n"
+				return resp, true
+			}
+			err = errors.New(resp.Error)
+		}
+		if err != nil {
+			a.err = err.Error()
+			return resp, false
+		}
+		if req.Op == "event" && resp.Decision == nil {
+			resp.Decision = &gating.Decision{Verdict: gating.Allow}
+		}
+		return resp, true
+	}
+	event := func(kind gating.EventKind) *gating.Event {
+		return &gating.Event{Kind: kind, Host: h.name(), Session: c.Session, Cwd: c.Cwd, Now: h.now().UnixMilli()}
+	}
+	compaction := func() bool {
+		resp, ok := send(watcher.Request{Op: "event", Event: event(gating.EvCompaction)})
+		if !ok {
+			return false
+		}
+		a.Decision = resp.Decision
+		text := joinText(resp.Decision.Advice, resp.Notice)
+		a.Context = joinText(a.Context, text)
+		return true
+	}
+	switch c.Kind {
+	case callPrompt:
+		ev := event(gating.EvMessage)
+		ev.Message = messageID(h.name(), c.Session, c.Prompt, h.now())
+		resp, ok := send(watcher.Request{Op: "event", Event: ev})
+		if !ok {
+			return a, false
+		}
+		a.Decision = resp.Decision
+		a.Context = resp.Notice
+	case callPreTool:
+		ev := event(gating.EvToolBefore)
+		ev.Tool, ev.Args, ev.Call = c.Tool, c.Args, c.Call
+		resp, ok := send(watcher.Request{Op: "event", Event: ev})
+		if !ok {
+			return a, false
+		}
+		d := resp.Decision
+		a.Decision = d
+		switch d.Verdict {
+		case gating.Block:
+			a.Deny = joinText(d.Message, resp.Notice)
+		case gating.Warn:
+			a.Context = joinText(d.Message, d.Advice, resp.Notice)
+		default:
+			a.Context = joinText(d.Advice, resp.Notice)
+		}
+	case callPostTool:
+		ev := event(gating.EvToolAfter)
+		ev.Tool, ev.Args, ev.Call = c.Tool, c.Args, c.Call
+		if c.ReadPath != "" && ev.Args != nil {
+			ev.Args["file_path"] = c.ReadPath
+		}
+		resp, ok := send(watcher.Request{Op: "event", Event: ev})
+		if !ok {
+			return a, false
+		}
+		d := resp.Decision
+		a.Decision = d
+		if d.Verdict == gating.Block {
+			// what the tool did was judged after it ran (and undone): the model must hear it
+			a.Undone = joinText(d.Message, d.Advice, resp.Notice)
+		} else {
+			a.Context = joinText(d.Message, d.Advice, resp.Notice)
+		}
+	case callCompact:
+		if !compaction() {
+			return a, false
+		}
+	case callStart:
+		sweepPending(r, cfg.TTL(), h.now())
+		resp, ok := send(watcher.Request{Op: "context", Session: c.Session})
+		if !ok {
+			return a, false
+		}
+		a.Context = joinText(resp.Context, resp.Notice)
+		if c.Resumed && !compaction() {
+			return a, false
+		}
+	case callEnd:
+		resp, ok := send(watcher.Request{Op: "event", Event: event(gating.EvSessionEnd)})
+		if ok {
+			a.Decision = resp.Decision
+		}
+		dropPending(r, c.Session)
+		return a, true
+	}
+	switch {
+	case c.Defer && a.Context != "":
+		// the host shows nothing of this event to the model: keep it for the next event that can
+		if err := savePending(r, c.Session, a.Context); err != nil {
+			a.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
+		}
+		a.Context = ""
+	case c.Kind == callPrompt || c.Kind == callPostTool || c.Kind == callStart:
+		if kept := takePending(r, c.Session); kept != "" {
+			a.Context = joinText(kept, a.Context)
+		}
+	}
+	return a, true
+}
+
+// defaultConnect prefers a running `mbguard watch` for r and falls back to a Service in this
+// process (per-call: the session's state file is loaded and saved under its lock).
+func defaultConnect(now func() time.Time) func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
+	return func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
+		var svc *watcher.Service
+		local := func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
+			if svc == nil {
+				svc = watcher.NewService(r, cfg, watcher.ServiceOptions{Now: now})
+			}
+			return svc.Handle(ctx, req), nil
+		}
+		closeLocal := func() {
+			if svc != nil {
+				svc.Close()
+			}
+		}
+		remote, hangup, ok := dialWatch(r)
+		if !ok {
+			return local, closeLocal, nil
+		}
+		// A watcher that dies mid-call must not leave the call undecided: the in-process
+		// Service answers from the state files the watcher keeps current.
+		do := func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
+			resp, err := remote(ctx, req)
+			if err != nil {
+				return local(ctx, req)
+			}
+			return resp, nil
+		}
+		return do, func() { hangup(); closeLocal() }, nil
+	}
+}
+
+// readOnlyTools cannot change files themselves (named in the engine's vocabulary, which every
+// adapter maps its host's tools onto); failing closed never stops them.
+var readOnlyTools = map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true, "WebFetch": true,
+	"WebSearch": true, "TodoWrite": true, "TodoRead": true, "Agent": true, "Task": true, "ExitPlanMode": true}
+
+// unsure answers a call mbguard could not decide, before the repository is known.
+func (h *Hook) unsure(p protocol, c *hookCall, why string) Reply {
+	dir := c.Cwd
+	if dir == "" {
+		dir, _ = filepath.Abs(h.Dir)
+	}
+	r, ok := findBankRepo(dir)
+	if !ok {
+		if c.Args != nil && filepath.IsAbs(dir) {
+			for _, t := range gating.TargetPaths(c.Tool, c.Args, filepath.ToSlash(dir)) {
+				if r, ok = findBankRepo(filepath.FromSlash(t)); ok {
+					break
+				}
+			}
+		}
+	}
+	if !ok {
+		return h.unsureIn(p, c, repo.Repo{}, nil, why)
+	}
+	cfg, _ := config.Load(config.Options{RepoRoot: r.Root, Getenv: h.getenv, Sets: h.Sets})
+	return h.unsureIn(p, c, r, cfg, why)
+}
+
+// unsureIn applies the fail-open/fail-closed rule (see Handle).
+func (h *Hook) unsureIn(p protocol, c *hookCall, r repo.Repo, cfg *config.Config, why string) Reply {
+	if c.Kind != callPreTool || readOnlyTools[c.Tool] {
+		return p.render(c, &hookAnswer{Stderr: "mbguard: " + why + "; mbguard did not gate this call. Run `mbguard doctor`.\n"})
+	}
+	closed, reason := h.failClosed(c, r, cfg)
+	if !closed {
+		return p.render(c, &hookAnswer{Stderr: "mbguard: " + why + "; allowed without a check (warn mode). Run `mbguard doctor`.\n"})
+	}
+	return p.render(c, &hookAnswer{Deny: "[mbguard] this tool call was blocked because mbguard could not check it: " + why +
+		" (" + reason + "). Retry the call; if it keeps failing, ask the user to run `mbguard doctor`."})
+}
+
+// failClosed reports whether an undecidable write must be blocked: the read gate is in block
+// mode, the configuration cannot be read, or the session's recovery gate is (or may be) armed.
+func (h *Hook) failClosed(c *hookCall, r repo.Repo, cfg *config.Config) (bool, string) {
+	if r.Root == "" {
+		return false, ""
+	}
+	if fi, err := os.Stat(r.BankDir()); err != nil || !fi.IsDir() {
+		return false, ""
+	}
+	if cfg == nil {
+		return true, "the configuration could not be read, so block mode is assumed"
+	}
+	if cfg.Policy().Mode == gating.ModeBlock {
+		return true, "gating.mode is block"
+	}
+	if c.Session == "" {
+		if cfg.Policy().RecoveryMode == gating.ModeBlock {
+			return true, "without a session id mbguard cannot tell whether recovery after compaction is armed"
+		}
+		return false, ""
+	}
+	st := state.New(r.StateDir()+"/sessions", cfg.TTL(), h.now)
+	s, outcome, err := st.Load(c.Session)
+	if cfg.Policy().RecoveryMode == gating.ModeBlock {
+		if outcome == state.Corrupt || outcome == state.Unreadable || (err != nil && outcome == state.Fresh) {
+			return true, "the session state cannot be read, so recovery after compaction may be armed"
+		}
+		if s.Recovery != nil {
+			return true, "recovery after compaction is armed: read " + strings.Join(s.Recovery.Anchors, ", ")
+		}
+	}
+	return false, ""
+}
+
+// maxOutput bounds the tool output repeated after an outcome block.
+const maxOutput = 16 << 10
+
+// undoneText is an outcome block's message followed by the tool's own output, for hosts whose
+// reply replaces the tool's result.
+func undoneText(c *hookCall, a *hookAnswer) string {
+	text := joinText(a.Undone, a.Context)
+	out := strings.TrimSpace(c.Output)
+	if out == "" {
+		return text
+	}
+	if len(out) > maxOutput {
+		out = "…" + out[len(out)-maxOutput:]
+	}
+	return text + "\n\nThe tool's own output:\n" + out
+}
+
+func joinText(parts ...string) string {
+	var ps []string
+	for _, s := range parts {
+		if s = strings.TrimSpace(s); s != "" {
+			ps = append(ps, s)
+		}
+	}
+	return strings.Join(ps, "\n\n")
+}
+
+// objectArgs decodes a tool input that must be a JSON object (or absent).
+func objectArgs(raw json.RawMessage, field string) (map[string]any, string) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]any{}, ""
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Sprintf("the hook payload's %q is not a JSON object", field)
+	}
+	return m, ""
+}
+
+// encodeJSON renders a reply object without HTML escaping, so <memory-bank> stays readable
+// in transcripts.
+func encodeJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// sniffString recovers one string member from a payload that is not valid JSON (a truncated
+// one, say), so the fail-safe rule can still apply.
+func sniffString(raw []byte, key string) string {
+	i := bytes.Index(raw, []byte(`"`+key+`"`))
+	if i < 0 {
+		return ""
+	}
+	rest := bytes.TrimLeft(raw[i+len(key)+2:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return ""
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	var s string
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	if dec.Decode(&s) != nil {
+		return ""
+	}
+	return s
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}

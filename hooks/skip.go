@@ -1,0 +1,43 @@
+package hooks
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// EscapeEnv is mbguard's one escape hatch: MBGUARD=0 turns mbguard off for one command (git
+// hook shim, `mbguard check`, `mbguard hook <host>`, the OpenCode plugin).
+const EscapeEnv = "MBGUARD"
+
+// Escaped reports whether getenv turns mbguard off.
+func Escaped(getenv func(string) string) bool { return strings.TrimSpace(getenv(EscapeEnv)) == "0" }
+
+// preCommitID is compiled on first use: package init runs on every hook start.
+var preCommitID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?(mbguard[-a-z]*)`)
+})
+
+// SkipHint is how to skip mbguard's commit check once, in the words of what runs it: the
+// pre-commit framework (it sets PRE_COMMIT=1; its own SKIP=<hook id> works), lefthook (its
+// LEFTHOOK_EXCLUDE=mbguard), or a git hook or husky line (MBGUARD=0). MBGUARD=0 works under
+// all of them; the hint names the one the user's tool documents.
+func SkipHint(root string, getenv func(string) string) string {
+	if getenv("PRE_COMMIT") == "1" {
+		id := "mbguard"
+		if b, err := os.ReadFile(filepath.Join(root, ".pre-commit-config.yaml")); err == nil {
+			if m := preCommitID().FindSubmatch(b); m != nil {
+				id = string(m[1])
+			}
+		}
+		return "SKIP=" + id + " git commit …"
+	}
+	if cfg := lefthookConfig(root); cfg != "" {
+		if b, err := os.ReadFile(cfg); err == nil && strings.Contains(string(b), "mbguard") {
+			return "LEFTHOOK_EXCLUDE=mbguard git commit …"
+		}
+	}
+	return "MBGUARD=0 git commit …"
+}
