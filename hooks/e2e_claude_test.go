@@ -354,6 +354,30 @@ func TestClaudeCodeE2E(t *testing.T) {
 		}
 	})
 
+	t.Run("a script that writes into the bank is undone and the model told", func(t *testing.T) {
+		p := newClaudeProject(t)
+		testgit.Write(t, p.root, "tools/tidy.sh", "printf 'x' > memory-bank/cache.bin\nsed -i 's/my notes/agent notes/' memory-bank/MEMORY.md\n")
+		f := p.run([]step{
+			{tool: "Bash", input: map[string]any{"command": "sh tools/tidy.sh", "description": "tidy up"}},
+		}, "tidy the project", nil, "--allowedTools", "Bash")
+		if _, err := os.Stat(p.abs("memory-bank/cache.bin")); !os.IsNotExist(err) {
+			t.Errorf("memory-bank/cache.bin survived the tool call")
+		}
+		if got := p.file("memory-bank/MEMORY.md"); got != e2eMemory {
+			t.Errorf("MEMORY.md was not restored: %q", got)
+		}
+		found := false
+		for i := range f.main {
+			found = found || strings.Contains(f.mainRequest(i), "[mbguard] undid")
+		}
+		if !found {
+			t.Errorf("the undo never reached the model; tool results %q", f.toolResults(1))
+		}
+		if log := p.file(".git/mbguard/decisions.jsonl"); !strings.Contains(log, `"gate":"outcome"`) {
+			t.Errorf("no outcome entry in the decision log:\n%s", log)
+		}
+	})
+
 	t.Run("after a real auto-compaction a high-risk write is blocked naming the anchors", func(t *testing.T) {
 		p := newClaudeProject(t)
 		f := p.run([]step{

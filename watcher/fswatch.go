@@ -235,6 +235,9 @@ func (w *Watcher) loop(ctx context.Context, events <-chan fsnotify.Event, errs <
 			if !ok {
 				return nil
 			}
+			if n, ok := w.sink.(bankNoticer); ok && (filepath.Clean(ev.Name) == w.bankDir || strings.HasPrefix(ev.Name, w.bankDir+string(filepath.Separator))) {
+				n.bankChanged()
+			}
 			// A timer that fired before this event was sent is served first, so a test that
 			// advances its clock and then sends an event sees the scan happen in that order.
 			select {
@@ -249,6 +252,9 @@ func (w *Watcher) loop(ctx context.Context, events <-chan fsnotify.Event, errs <
 			if !ok {
 				errs = nil
 				continue
+			}
+			if n, ok := w.sink.(bankNoticer); ok {
+				n.bankChanged() // events may be lost: the next outcome check must walk
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				// Events were lost: rescan everything rather than miss a change.
@@ -640,8 +646,11 @@ func (s *Service) WatchBank(ctx context.Context, o WatchOptions) (w *Watcher, st
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
+	s.watching.Store(true)
 	go func() {
 		defer close(done)
+		defer s.watching.Store(false)
+		defer s.bankChanged()
 		if err := w.Loop(ctx, fw); err != nil {
 			w.logf("file watcher stopped: %v", err)
 		}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mbguard/mbguard/bank"
@@ -19,6 +20,7 @@ import (
 	"github.com/mbguard/mbguard/internal/declog"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/internal/state"
+	"github.com/mbguard/mbguard/outcome"
 	"github.com/mbguard/mbguard/scanner"
 )
 
@@ -30,6 +32,9 @@ type ServiceOptions struct {
 	Resident bool
 	// Now is the clock (time.Now when nil); tests pass a fake.
 	Now func() time.Time
+	// NoOutcome turns the post-call outcome check off: the baseline of bench/outcome. It is
+	// deliberately not a configuration key, so an agent cannot switch it off by a file write.
+	NoOutcome bool
 }
 
 // Service answers gating requests for one repository with one engine and one state store.
@@ -45,7 +50,12 @@ type Service struct {
 
 	secretsOnce sync.Once
 	secrets     *scanner.Secrets
-	fold        func() bool // the file system's case folding, probed once
+	guard       func() *outcome.Guard // the post-call outcome check, built on first use
+	// watching is set while WatchBank's fsnotify loop runs; bankGen counts the events it saw
+	// under memory-bank/ (and its errors). Together they let a pre check skip its walk.
+	watching atomic.Bool
+	bankGen  atomic.Uint64
+	fold     func() bool // the file system's case folding, probed once
 
 	mu       sync.Mutex
 	sessions map[string]*gating.State // resident cache
@@ -84,6 +94,10 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 		told:     map[string]int{},
 		fold:     sync.OnceValue(func() bool { return foldsCase(r.Root) }),
 	}
+	s.guard = sync.OnceValue(func() *outcome.Guard {
+		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Rules: outcome.Rules{
+			Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: s.detector}})
+	})
 	return s
 }
 
@@ -296,6 +310,9 @@ func (s *Service) event(req Request) Response {
 	defer s.mu.Unlock()
 	ss := s.open(e.Session, fx)
 	if e.Kind == gating.EvSessionEnd {
+		if !s.opts.NoOutcome {
+			_ = s.guard().Forget(e.Session)
+		}
 		delete(s.sessions, e.Session)
 		delete(s.told, e.Session)
 		err := s.store.Remove(e.Session)
@@ -319,12 +336,13 @@ func (s *Service) event(req Request) Response {
 		d = s.engine.Handle(ss.st, e, fx)
 	}
 	s.close(ss)
+	notes := ss.notes
+	notes = append(notes, s.verify(e, &d)...)
 	if d.Verdict != gating.Allow || d.Recovery != "" {
 		s.log(declog.Entry{Session: e.Session, Host: e.Host, Event: string(e.Kind), Tool: e.Tool, Gate: string(d.Gate),
 			Verdict: string(d.Verdict), Risk: string(d.Risk), Recovery: d.Recovery, Paths: d.Paths, Message: d.Message})
 	}
 	r.Decision = &d
-	notes := ss.notes
 	if err := s.Cfg.Err(); err != nil && (d.Verdict != gating.Allow || e.Kind == gating.EvMessage) {
 		notes = append(notes, configNote(err))
 	}

@@ -57,6 +57,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 			checkCopilot(r, home, e.getenv("COPILOT_HOME")),
 			checkGitHook(r, home),
 			checkWatcher(ctx, r),
+			checkQuarantine(r),
 		)
 		checks = append(checks, checkBank(r, cfg)...)
 		failed := false

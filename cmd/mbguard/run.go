@@ -52,6 +52,7 @@ func commands(e *env) []*cobra.Command {
 		newConfigCmd(e),
 		newVersionCmd(e),
 		newDemoCmd(e),
+		newQuarantineCmd(e),
 	}
 }
 

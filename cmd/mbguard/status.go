@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mbguard/mbguard/internal/declog"
+	"github.com/mbguard/mbguard/outcome"
 	"github.com/mbguard/mbguard/watcher"
 )
 
@@ -20,7 +21,9 @@ type statusReport struct {
 	Sessions  []watcher.SessionStatus `json:"sessions"`
 	Decisions []declog.Entry          `json:"decisions"`
 	Findings  []watcher.Finding       `json:"findings"`
-	Next      string                  `json:"next"`
+	// Quarantine is how many entries of undone agent bytes wait in the quarantine.
+	Quarantine int    `json:"quarantine"`
+	Next       string `json:"next"`
 }
 
 type watcherStatus struct {
@@ -87,6 +90,7 @@ func newStatusCmd(e *env) *cobra.Command {
 		} else if fs != nil {
 			rep.Findings = fs
 		}
+		rep.Quarantine = outcome.CountQuarantine(r)
 		rep.Next = statusNext(rep)
 		if *asJSON {
 			enc := json.NewEncoder(e.stdout)
@@ -107,6 +111,9 @@ func statusNext(rep statusReport) string {
 		if s.RecoveryArmed && len(s.UnreadAnchors) > 0 {
 			return fmt.Sprintf("session %s is blocked until the agent reads %s", s.ID, strings.Join(s.UnreadAnchors, ", "))
 		}
+	}
+	if rep.Quarantine > 0 {
+		return "run mbguard quarantine list: mbguard undid agent changes to memory-bank/ and kept the bytes"
 	}
 	if len(rep.Findings) > 0 {
 		return "run mbguard check --all to see how to fix the findings"
@@ -167,6 +174,7 @@ func printStatus(e *env, rep statusReport) {
 			fmt.Fprintf(w, "  %s  %s  %s\n", time.UnixMilli(f.Time).Format(time.DateTime), f.Rule, f.Message)
 		}
 	}
+	fmt.Fprintf(w, "quarantine: %d %s\n", rep.Quarantine, plural(rep.Quarantine, "entry", "entries"))
 	fmt.Fprintln(w, "next: "+rep.Next)
 }
 

@@ -210,7 +210,7 @@ export const MbguardPlugin = async ({ directory, worktree }) => {
     "tool.execute.before": async (input, output) => {
       const { tool, sessionID: session, callID } = input || {}
       if (!tool || !session) return
-      const resp = await event("tool.before", session, { tool, args: output?.args || {} })
+      const resp = await event("tool.before", session, { tool, args: output?.args || {}, call: callID })
       track(session, resp)
       const d = resp?.decision
       if (!d) return failSafe(tool, session, callID, resp)
@@ -222,7 +222,9 @@ export const MbguardPlugin = async ({ directory, worktree }) => {
     "tool.execute.after": async (input, output) => {
       const { tool, sessionID: session, callID } = input || {}
       if (!tool || !session) return
-      const resp = await event("tool.after", session, { tool, args: input.args || {} })
+      // the outcome check pairs this with its tool.before by callID and answers before the tool's
+      // output reaches the model: an undo comes back as a block appended to that output
+      const resp = await event("tool.after", session, { tool, args: input.args || {}, call: callID })
       track(session, resp)
       const d = resp?.decision
       if (d?.verdict === "warn" || d?.verdict === "block") note(callID, d.message)

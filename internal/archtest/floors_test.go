@@ -20,6 +20,7 @@ var floor = map[string]int{
 	"cmd":             50,
 	"hooks":           40,
 	"watcher":         30,
+	"outcome":         25,
 	"scanner":         20,
 	"lifecycle":       20,
 	"internal/config": 15,

@@ -275,3 +275,33 @@ func TestOpenCodeRecoveryAfterCompaction(t *testing.T) {
 		t.Error("src/auth/login.ts was written while recovery was armed")
 	}
 }
+
+// TestOpenCodeUndoesScriptWrites: the model runs a script whose command line looks harmless
+// but writes into memory-bank/. The outcome check in tool.execute.after restores the bank
+// before the plugin returns, and the model reads why in the tool's output.
+func TestOpenCodeUndoesScriptWrites(t *testing.T) {
+	model := startFakeModel(t, []step{
+		{Tool: "bash", Args: map[string]any{"command": "sh tools/tidy.sh", "description": "tidy up"}},
+	})
+	w := newWorld(t, model)
+	testgit.Write(t, w.project, "tools/tidy.sh", "printf 'x' > memory-bank/cache.bin\nsed -i 's/my notes/agent notes/' memory-bank/MEMORY.md\n")
+	out := w.run(t, nil, "tidy", "the", "project")
+
+	reqs := model.agentRequests()
+	if len(reqs) < 2 {
+		t.Fatalf("the model got %d agent requests, want 2\n%s", len(reqs), out)
+	}
+	res := reqs[1].toolResults()
+	if len(res) == 0 || !strings.Contains(res[0], "[mbguard] undid") || !strings.Contains(res[0], "memory-bank/cache.bin") {
+		t.Errorf("the bash result the model read lacks the undo: %q", res)
+	}
+	if _, err := os.Stat(filepath.Join(w.project, "memory-bank/cache.bin")); err == nil {
+		t.Error("memory-bank/cache.bin survived the tool call")
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.project, "memory-bank/MEMORY.md")); string(b) != memoryMD {
+		t.Errorf("MEMORY.md was not restored:\n%s", b)
+	}
+	if q := w.mbguard(t, "quarantine", "list"); !strings.Contains(q, "memory-bank/cache.bin") {
+		t.Errorf("quarantine list = %q", q)
+	}
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Outcome-check overhead: the pre+post events of one shell call, with the check off (the
+# baseline, same binary, same run) and on, for banks of 10, 200 and 2,000 files, through a
+# resident Service (serve) and a per-call Claude hook handled in process (add bench/hook's
+# process start for the real per-call cost). Prints p50 per pair, the added p50 and the ratio.
+#   bash bench/outcome/run.sh [iterations]      (default 300)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+n="${1:-300}"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
+go test ./bench/outcome -run '^$' -bench 'Outcome' -benchtime "${n}x" -count 1 | tee /dev/stderr | awk '
+/^BenchmarkOutcome\// {
+  split($1, p, "/"); mode = p[2]; files = p[3]; sub("files=", "", files)
+  check = p[4]; sub("check=", "", check); sub("-[0-9]+$", "", check)
+  for (i = 2; i <= NF; i++) if ($(i+1) == "p50-ns") v = $i
+  key = mode " " files; val[key, check] = v; if (!(key in seen)) { seen[key] = 1; order[++k] = key }
+}
+END {
+  printf "\n%-6s %6s %14s %14s %12s %7s\n", "mode", "files", "p50 off (ms)", "p50 on (ms)", "added (ms)", "ratio"
+  for (i = 1; i <= k; i++) {
+    split(order[i], a, " "); off = val[order[i], "off"]; on = val[order[i], "on"]
+    printf "%-6s %6s %14.3f %14.3f %12.3f %6.1fx\n", a[1], a[2], off/1e6, on/1e6, (on-off)/1e6, (off > 0 ? on/off : 0)
+  }
+}' 2>&1

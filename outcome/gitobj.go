@@ -1,0 +1,201 @@
+package outcome
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mbguard/mbguard/internal/fsutil"
+)
+
+// objects writes and reads git objects directly in the object store: a loose object is
+// zlib("<type> <size>\x00" + body) under objects/xx/…, named by its SHA-1 (or SHA-256 when
+// the repository's extensions.objectformat says so). Reading falls back to `git cat-file`
+// for objects git has packed since, which also covers SHA-256 packs go-git v5 cannot read.
+type objects struct {
+	root      string // work tree, for git cat-file
+	commonDir string
+	sha256    bool
+	reftable  bool
+}
+
+func newObjects(root, commonDir string) *objects {
+	o := &objects{root: root, commonDir: commonDir}
+	if b, err := os.ReadFile(filepath.Join(commonDir, "config")); err == nil {
+		for _, line := range strings.Split(strings.ToLower(string(b)), "\n") {
+			k, v, ok := strings.Cut(strings.ReplaceAll(line, " ", ""), "=")
+			if !ok {
+				continue
+			}
+			switch strings.TrimSpace(k) {
+			case "objectformat":
+				o.sha256 = strings.TrimSpace(v) == "sha256"
+			case "refstorage":
+				o.reftable = strings.TrimSpace(v) == "reftable"
+			}
+		}
+	}
+	return o
+}
+
+func (o *objects) hasher() hash.Hash {
+	if o.sha256 {
+		return sha256.New()
+	}
+	return sha1.New()
+}
+
+// id is the object id git gives body as an object of type typ.
+func (o *objects) id(typ string, body []byte) string {
+	h := o.hasher()
+	h.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (o *objects) path(id string) string {
+	return filepath.Join(o.commonDir, "objects", id[:2], id[2:])
+}
+
+// write stores body as a loose object unless the object exists loose already, and returns its id.
+func (o *objects) write(typ string, body []byte) (string, error) {
+	id := o.id(typ, body)
+	p := o.path(id)
+	if _, err := os.Stat(p); err == nil {
+		return id, nil
+	}
+	var b bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
+	zw.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
+	zw.Write(body)
+	zw.Close()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", fmt.Errorf("storing object %s: %w", id, err)
+	}
+	// like git itself (core.fsync defaults), a loose object is not fsynced
+	if err := writeFile(p, b.Bytes(), 0o444, false); err != nil {
+		return "", fmt.Errorf("storing object %s: %w", id, err)
+	}
+	return id, nil
+}
+
+// readBlob returns a blob's bytes: loose when it is, else through git cat-file (packed).
+func (o *objects) readBlob(id string) ([]byte, error) {
+	if id == "" {
+		return nil, errors.New("no blob id")
+	}
+	if f, err := os.Open(o.path(id)); err == nil {
+		defer f.Close()
+		zr, err := zlib.NewReader(f)
+		if err == nil {
+			b, err := io.ReadAll(zr)
+			if err == nil {
+				if hdr, body, ok := bytes.Cut(b, []byte{0}); ok && strings.HasPrefix(string(hdr), "blob ") {
+					return body, nil
+				}
+			}
+		}
+	}
+	cmd := exec.CommandContext(context.Background(), "git", "cat-file", "blob", id)
+	cmd.Dir = o.root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("reading blob %s of the known-good state: %v %s", id, err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// writeTree stores the trees for entries (paths relative to the repository root) and returns
+// the root tree's id. Entries that are directories contribute only through their children;
+// empty directories are not representable in git and are kept by the manifest alone.
+func (o *objects) writeTree(entries map[string]Entry) (string, error) {
+	type node struct {
+		files map[string][2]string // name → mode, id
+		dirs  map[string]*node
+	}
+	newNode := func() *node { return &node{files: map[string][2]string{}, dirs: map[string]*node{}} }
+	top := newNode()
+	for p, e := range entries {
+		if e.Blob == "" || e.Kind == KindDir {
+			continue
+		}
+		mode := "100644"
+		switch {
+		case e.Kind == KindSymlink:
+			mode = "120000"
+		case e.Mode&0o111 != 0:
+			mode = "100755"
+		}
+		parts := strings.Split(p, "/")
+		n := top
+		for _, d := range parts[:len(parts)-1] {
+			c := n.dirs[d]
+			if c == nil {
+				c = newNode()
+				n.dirs[d] = c
+			}
+			n = c
+		}
+		n.files[parts[len(parts)-1]] = [2]string{mode, e.Blob}
+	}
+	var write func(n *node) (string, error)
+	write = func(n *node) (string, error) {
+		type ent struct{ key, name, mode, id string }
+		var es []ent
+		for name, f := range n.files {
+			es = append(es, ent{name, name, f[0], f[1]})
+		}
+		for name, d := range n.dirs {
+			id, err := write(d)
+			if err != nil {
+				return "", err
+			}
+			es = append(es, ent{name + "/", name, "40000", id})
+		}
+		sort.Slice(es, func(i, j int) bool { return es[i].key < es[j].key })
+		var b bytes.Buffer
+		for _, e := range es {
+			raw, _ := hex.DecodeString(e.id)
+			b.WriteString(e.mode + " " + e.name + "\x00")
+			b.Write(raw)
+		}
+		return o.write("tree", b.Bytes())
+	}
+	return write(top)
+}
+
+// setRef points ref at id, so that git gc keeps the known-good blobs. A loose ref file takes
+// precedence over packed-refs; a reftable repository gets git update-ref.
+func (o *objects) setRef(ref, id string) error {
+	if o.reftable {
+		cmd := exec.Command("git", "update-ref", ref, id)
+		cmd.Dir = o.root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("updating %s: %v %s", ref, err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+	p := filepath.Join(o.commonDir, filepath.FromSlash(ref))
+	if b, err := os.ReadFile(p); err == nil && strings.TrimSpace(string(b)) == id {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("updating %s: %w", ref, err)
+	}
+	return fsutil.WriteFileAtomic(p, []byte(id+"\n"), 0o644)
+}

@@ -1,0 +1,733 @@
+package outcome
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/internal/state"
+)
+
+// StaleAfter is how long a call may stay between its pre and post check before it counts as
+// lost (the host crashed or never sent the post): its changes are then judged by the next check.
+const StaleAfter = 10 * time.Minute
+
+// maxHashed bounds the files read to compare bytes; a larger changed file is judged by its
+// stat alone (and fails the size rule anyway).
+const maxHashed = 16 << 20
+
+// Options tune a Guard.
+type Options struct {
+	Rules Rules
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// StaleAfter overrides StaleAfter (tests).
+	StaleAfter time.Duration
+	// Quiet, when set, returns a counter of file-system events under memory-bank/ and whether
+	// it can be trusted (a running watcher). A pre check whose counter has not moved since the
+	// last walk skips its own walk; the post check always walks.
+	Quiet func() (uint64, bool)
+}
+
+// Guard keeps one repository's memory bank at its known-good state. Its methods are safe for
+// concurrent use, also across processes: every check holds a file lock in the git directory.
+type Guard struct {
+	r   repo.Repo
+	o   Options
+	obj *objects
+	mu  sync.Mutex
+	// resident cache of the manifest, valid while the file's stat is unchanged
+	cache     *manifest
+	cacheStat Entry
+	// quiet is the Quiet counter read before the last walk that left the manifest equal to the
+	// disk; quietOK says it is valid.
+	quiet   uint64
+	quietOK bool
+}
+
+// quietSince reports whether nothing under memory-bank/ changed since the last full walk.
+func (g *Guard) quietSince() bool {
+	if g.o.Quiet == nil || !g.quietOK {
+		return false
+	}
+	n, ok := g.o.Quiet()
+	return ok && n == g.quiet
+}
+
+// markWalk reads the Quiet counter before a walk; settled records it once the walk's result
+// is the manifest.
+func (g *Guard) markWalk() (uint64, bool) {
+	g.quietOK = false
+	if g.o.Quiet == nil {
+		return 0, false
+	}
+	return g.o.Quiet()
+}
+
+func (g *Guard) settled(n uint64, ok bool) { g.quiet, g.quietOK = n, ok }
+
+// New returns the Guard for repository r.
+func New(r repo.Repo, o Options) *Guard {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.StaleAfter == 0 {
+		o.StaleAfter = StaleAfter
+	}
+	return &Guard{r: r, o: o, obj: newObjects(r.Root, r.CommonDir)}
+}
+
+// Ref is the private ref that holds the known-good blobs, so `git gc` keeps them. Linked
+// worktrees share the object store and the refs, so each gets its own.
+func (g *Guard) Ref() string {
+	if g.r.GitDir == g.r.CommonDir || g.r.CommonDir == "" {
+		return "refs/mbguard/known-good"
+	}
+	return "refs/mbguard/known-good-" + filepath.Base(g.r.GitDir)
+}
+
+func (g *Guard) manifestPath() string { return filepath.Join(g.r.StateDir(), "known-good.json") }
+func (g *Guard) inflightPath() string { return filepath.Join(g.r.StateDir(), "inflight.log") }
+
+// QuarantineDir is where undone bytes go.
+func QuarantineDir(r repo.Repo) string { return filepath.Join(r.StateDir(), "quarantine") }
+
+func (g *Guard) lock() (*state.Lock, error) {
+	return state.New(g.r.StateDir(), 0, nil).Lock("outcome")
+}
+
+// Report says what one check did.
+type Report struct {
+	Call Call
+	// Undone are the entries put back to their known-good state.
+	Undone []Undone
+	// Quarantine is the id of the quarantine entry holding the agent's bytes ("" when none).
+	Quarantine string
+	// Accepted are paths whose new state became known-good.
+	Accepted []string
+	// Noticed are rules broken by changes made between tool calls: kept, and reported.
+	Noticed []Problem
+	// Settled are earlier calls whose post check never came, judged by this check.
+	Settled []Call
+}
+
+// Undone is one entry put back.
+type Undone struct {
+	Path   string
+	Change string // created, changed, deleted, mode changed, linked, replaced
+	Why    []Problem
+}
+
+func (g *Guard) loadManifest() (*manifest, error) {
+	p := g.manifestPath()
+	fi, err := os.Stat(p)
+	if errors.Is(err, os.ErrNotExist) {
+		g.cache = nil
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p, err)
+	}
+	st := entryOf(fi)
+	if g.cache != nil && g.cacheStat == st {
+		return g.cache, nil
+	}
+	var m manifest
+	if _, err := readJSON(p, &m); err != nil {
+		// A manifest that cannot be read is rebuilt from the disk: mbguard never undoes on
+		// the word of a state it cannot trust.
+		return nil, nil
+	}
+	if m.Entries == nil {
+		m.Entries = map[string]Entry{}
+	}
+	g.cache, g.cacheStat = &m, st
+	return &m, nil
+}
+
+func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
+	if blobsChanged {
+		tree, err := g.obj.writeTree(m.Entries)
+		if err != nil {
+			return err
+		}
+		if err := g.obj.setRef(g.Ref(), tree); err != nil {
+			return err
+		}
+		m.Tree = tree
+	}
+	m.Version = manifestVersion
+	// Only a manifest that accepted new bytes must survive a power loss (else an accepted
+	// write would look like a stray one); stat refreshes are cheap to redo.
+	if err := writeJSON(g.manifestPath(), m, blobsChanged); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(g.manifestPath()); err == nil {
+		g.cache, g.cacheStat = m, entryOf(fi)
+	}
+	return nil
+}
+
+func (g *Guard) stale(c Call, now time.Time) bool {
+	return c.Ended || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
+}
+
+// Before runs before a tool call that may write: it brings the known-good state up to date
+// with changes made since the last call (when no other call is in flight they can only be
+// someone else's: they are accepted, and reported when they break a rule), settles calls
+// whose post check never came, and records c as in flight.
+func (g *Guard) Before(c Call) (Report, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	lk, err := g.lock()
+	if err != nil {
+		return Report{Call: c}, err
+	}
+	defer lk.Unlock()
+	rep := Report{Call: c}
+	now := g.o.Now()
+	if c.Start == 0 {
+		c.Start = now.UnixMilli()
+	}
+	rep.Call = c
+	m, err := g.loadManifest()
+	if err != nil {
+		return rep, err
+	}
+	prev := g.loadInflight()
+	in := inflight{Calls: slices.Clone(prev.Calls)}
+	var live, stale []Call
+	for _, x := range in.Calls {
+		switch {
+		case x.ID == c.ID:
+		case g.stale(x, now):
+			stale = append(stale, x)
+		default:
+			live = append(live, x)
+		}
+	}
+	if m == nil {
+		// the manifest is gone or unreadable: the tree under the ref still names the bytes
+		m, _ = g.fromRef()
+	}
+	switch {
+	case m == nil:
+		disk, err := walk(g.r.Root, bank.Dir)
+		if err != nil {
+			return rep, err
+		}
+		if len(disk) == 0 {
+			return rep, nil // no memory-bank/, nothing to guard
+		}
+		m = &manifest{Entries: map[string]Entry{}}
+		if err := g.absorb(m, disk, &rep); err != nil {
+			return rep, err
+		}
+	case len(stale) > 0:
+		if err := g.settle(m, stale, live, &rep); err != nil {
+			return rep, err
+		}
+		rep.Settled = stale
+	case len(live) == 0 && !g.quietSince():
+		n, ok := g.markWalk()
+		disk, err := walk(g.r.Root, bank.Dir)
+		if err != nil {
+			return rep, err
+		}
+		if err := g.absorb(m, disk, &rep); err != nil {
+			return rep, err
+		}
+		g.settled(n, ok)
+	}
+	in.Calls = append(live, c)
+	return rep, g.saveInflight(prev, in)
+}
+
+// After runs after the tool call c ran: whatever changed under memory-bank/ is accepted when
+// it lies in c's allowed paths and passes the rules, left alone when it lies in another
+// in-flight call's allowed paths, and undone otherwise. Calls whose post check never came
+// are judged alike.
+func (g *Guard) After(c Call) (Report, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	rep := Report{Call: c}
+	lk, err := g.lock()
+	if err != nil {
+		return rep, err
+	}
+	defer lk.Unlock()
+	now := g.o.Now()
+	prev := g.loadInflight()
+	in := prev
+	owners := []Call{c}
+	var live []Call
+	found := false
+	for _, x := range in.Calls {
+		switch {
+		case x.ID == c.ID:
+			owners[0] = x // the pre check's record holds the allowed paths
+			rep.Call, found = x, true
+		case g.stale(x, now):
+			owners = append(owners, x)
+			rep.Settled = append(rep.Settled, x)
+		default:
+			live = append(live, x)
+		}
+	}
+	if !found && len(rep.Settled) == 0 && !c.Check {
+		return rep, nil // a call the pre check did not record (read-only, or no bank)
+	}
+	m, err := g.loadManifest()
+	if err != nil {
+		return rep, err
+	}
+	if m == nil {
+		if m, err = g.fromRef(); m == nil {
+			return rep, err // no known-good state at all: nothing to compare with
+		}
+	}
+	n, ok := g.markWalk()
+	if err := g.settle(m, owners, live, &rep); err != nil {
+		return rep, err
+	}
+	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
+		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
+	}
+	in.Calls = live
+	return rep, g.saveInflight(prev, in)
+}
+
+// Forget marks the in-flight calls of session as over: the session moved on (a new user
+// message, session end), so their post checks will not come. The next check judges them.
+func (g *Guard) Forget(session string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, err := os.Stat(g.inflightPath()); err != nil {
+		return nil
+	}
+	lk, err := g.lock()
+	if err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	prev := g.loadInflight()
+	in := inflight{Calls: slices.Clone(prev.Calls)}
+	for i := range in.Calls {
+		if in.Calls[i].Session == session {
+			in.Calls[i].Ended = true
+		}
+	}
+	return g.saveInflight(prev, in)
+}
+
+// change is one path whose disk state differs from the known-good one.
+type change struct {
+	path     string
+	b, d     *Entry
+	old, new []byte // file bytes (symlink target) when read
+	newBlob  string
+}
+
+func (c *change) what() string {
+	switch {
+	case c.b == nil:
+		return "created"
+	case c.d == nil:
+		return "deleted"
+	case c.b.Kind != c.d.Kind:
+		return "replaced by a " + string(c.d.Kind)
+	case c.b.Blob != "" && c.b.Blob == c.newBlob && c.d.Nlink > 1:
+		return "hard-linked"
+	case c.b.Blob != "" && c.b.Blob == c.newBlob:
+		return "mode changed"
+	case c.b.Kind == KindDir:
+		return "mode changed"
+	}
+	return "changed"
+}
+
+// diff compares the known-good entries with the disk. Files whose stat changed are read and
+// hashed; one whose bytes, mode and link count are unchanged only has its stat refreshed.
+func (g *Guard) diff(m *manifest, disk map[string]Entry) ([]*change, bool, error) {
+	var out []*change
+	touched := false
+	for _, p := range sortedKeys(disk) {
+		d := disk[p]
+		b, ok := m.Entries[p]
+		if ok && b.sameStat(d) {
+			continue
+		}
+		c := &change{path: p, d: &d}
+		if ok {
+			c.b = &b
+		}
+		if err := g.readDisk(c); err != nil {
+			return nil, false, err
+		}
+		if ok && b.Kind == d.Kind && b.Mode == d.Mode && b.Nlink <= 1 && d.Nlink <= 1 && (d.Kind == KindDir || b.Blob != "" && b.Blob == c.newBlob) {
+			d.Blob = b.Blob
+			m.Entries[p] = d // touched, moved by an atomic rewrite of the same bytes
+			touched = true
+			continue
+		}
+		out = append(out, c)
+	}
+	for _, p := range sortedKeys(m.Entries) {
+		if _, ok := disk[p]; !ok {
+			b := m.Entries[p]
+			out = append(out, &change{path: p, b: &b})
+		}
+	}
+	slices.SortFunc(out, func(a, b *change) int { return strings.Compare(a.path, b.path) })
+	return out, touched, nil
+}
+
+func (g *Guard) readDisk(c *change) error {
+	abs := filepath.Join(g.r.Root, filepath.FromSlash(c.path))
+	switch c.d.Kind {
+	case KindFile:
+		if c.d.Size > maxHashed {
+			return nil
+		}
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			if errors.Is(err, os.ErrPermission) {
+				return nil // unreadable: judged as changed, moved away by rename
+			}
+			return fmt.Errorf("reading %s: %w", abs, err)
+		}
+		c.new, c.newBlob = b, g.obj.id("blob", b)
+	case KindSymlink:
+		t, err := os.Readlink(abs)
+		if err == nil {
+			c.new, c.newBlob = []byte(t), g.obj.id("blob", []byte(t))
+		}
+	}
+	return nil
+}
+
+func (g *Guard) readOld(c *change) error {
+	if c.b == nil || c.b.Blob == "" || c.old != nil {
+		return nil
+	}
+	b, err := g.obj.readBlob(c.b.Blob)
+	if err != nil {
+		return err
+	}
+	c.old = b
+	return nil
+}
+
+// absorb makes the disk the known-good state: changes made between tool calls are never
+// undone. Those that break a rule are reported.
+func (g *Guard) absorb(m *manifest, disk map[string]Entry, rep *Report) error {
+	changes, touched, err := g.diff(m, disk)
+	if err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		if touched {
+			return g.saveManifest(m, false)
+		}
+		return nil
+	}
+	for _, c := range changes {
+		_ = g.readOld(c) // a lost blob only weakens the comparison
+		probs, err := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new)
+		if err != nil {
+			return err
+		}
+		rep.Noticed = append(rep.Noticed, probs...)
+		if err := g.accept(m, c); err != nil {
+			return err
+		}
+	}
+	return g.saveManifest(m, true)
+}
+
+func (g *Guard) accept(m *manifest, c *change) error {
+	if c.d == nil {
+		delete(m.Entries, c.path)
+		return nil
+	}
+	e := *c.d
+	if (e.Kind == KindFile || e.Kind == KindSymlink) && c.new != nil {
+		id, err := g.obj.write("blob", c.new)
+		if err != nil {
+			return err
+		}
+		e.Blob = id
+	}
+	m.Entries[c.path] = e
+	return nil
+}
+
+// settle judges every change against the calls that own it: owners' allowed paths are
+// accepted when the result passes the rules, others' allowed paths are left for their own
+// post check, and everything else is undone.
+func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
+	disk, err := walk(g.r.Root, bank.Dir)
+	if err != nil {
+		return err
+	}
+	changes, touched, err := g.diff(m, disk)
+	if err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		if touched {
+			return g.saveManifest(m, false)
+		}
+		return nil
+	}
+	mine, theirs := map[string]bool{}, map[string]bool{}
+	for _, c := range owners {
+		for _, p := range c.Allowed {
+			mine[p] = true
+		}
+	}
+	for _, c := range others {
+		for _, p := range c.Allowed {
+			theirs[p] = true
+		}
+	}
+	const (
+		undo = iota
+		keep
+		leave
+	)
+	verdict := make([]int, len(changes))
+	why := make([][]Problem, len(changes))
+	// files first, directories by what lies below them
+	for i, c := range changes {
+		if c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b.Kind == KindDir {
+			continue
+		}
+		switch {
+		case theirs[c.path] && !mine[c.path]:
+			verdict[i] = leave
+		case mine[c.path]:
+			if err := g.readOld(c); err != nil {
+				return err
+			}
+			probs, err := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new)
+			if err != nil {
+				return err
+			}
+			if c.d != nil && c.d.Kind != KindFile || c.d != nil && c.new == nil {
+				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not a regular Markdown file"})
+			}
+			if len(probs) == 0 {
+				verdict[i] = keep
+			} else {
+				why[i] = probs
+			}
+		default:
+			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not written through an allowed write tool"}}
+			if c.d == nil || c.d.Kind != KindDir {
+				_ = g.readOld(c)
+				if probs, _ := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new); len(probs) > 0 {
+					why[i] = append(why[i], probs...)
+				}
+			}
+		}
+	}
+	for i, c := range changes {
+		isDir := c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b.Kind == KindDir
+		if !isDir {
+			continue
+		}
+		if c.b == nil && c.d != nil { // a new directory lives or goes with what is below it
+			for j, o := range changes {
+				if j != i && under(o.path, c.path) && verdict[j] != undo {
+					verdict[i] = max(verdict[i], verdict[j])
+				}
+			}
+			for p := range theirs {
+				if under(p, c.path) && verdict[i] == undo {
+					verdict[i] = leave
+				}
+			}
+			if verdict[i] == keep {
+				continue
+			}
+		}
+		if verdict[i] == undo {
+			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not made by an allowed write tool"}}
+		}
+	}
+	var undoList []*change
+	var undoWhy [][]Problem
+	blobs := false
+	for i, c := range changes {
+		if verdict[i] == undo && c.b != nil && c.b.Kind == KindFile && c.b.Blob == "" {
+			// the known-good bytes were never kept (too large, or unreadable): undoing would
+			// lose them, so the change stays and is reported
+			verdict[i] = keep
+			rep.Noticed = append(rep.Noticed, Problem{Path: c.path, Rule: RuleNotAllowed,
+				Text: "changed, but mbguard keeps no known-good copy of a file this large or unreadable, so it was left as it is"})
+		}
+		switch verdict[i] {
+		case keep:
+			if err := g.accept(m, c); err != nil {
+				return err
+			}
+			rep.Accepted = append(rep.Accepted, c.path)
+			blobs = true
+		case undo:
+			undoList = append(undoList, c)
+			undoWhy = append(undoWhy, why[i])
+		}
+	}
+	if len(undoList) > 0 {
+		if err := g.undo(m, undoList, undoWhy, rep); err != nil {
+			// what was accepted stays accepted; the rest is tried again by the next check
+			_ = g.saveManifest(m, blobs)
+			return err
+		}
+	}
+	if blobs || touched || len(undoList) > 0 {
+		return g.saveManifest(m, blobs)
+	}
+	return nil
+}
+
+// undo puts the listed entries back to their known-good state, after moving what the disk
+// holds there into a new quarantine entry. Every known-good blob is read before anything
+// is moved: a restore that cannot finish must not start.
+func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) error {
+	for _, c := range list {
+		if c.b != nil && (c.b.Kind == KindFile || c.b.Kind == KindSymlink) {
+			if err := g.readOld(c); err != nil {
+				return fmt.Errorf("%w; %s was left as the agent made it", err, c.path)
+			}
+		}
+	}
+	abs := func(p string) string { return filepath.Join(g.r.Root, filepath.FromSlash(p)) }
+	// 0. directories whose mode changed get it back first, so that what lies in them can move
+	for _, c := range list {
+		if c.b != nil && c.d != nil && c.b.Kind == KindDir && c.d.Kind == KindDir {
+			if err := os.Chmod(abs(c.path), c.b.Mode|0o700); err != nil {
+				return fmt.Errorf("restoring %s: %w", c.path, err)
+			}
+		}
+	}
+	q, err := g.newQuarantine(rep.Call)
+	if err != nil {
+		return err
+	}
+	// 1. move the agent's bytes away, deepest first
+	for i := len(list) - 1; i >= 0; i-- {
+		c := list[i]
+		if c.d == nil {
+			continue
+		}
+		sameBytes := c.b != nil && c.b.Kind == c.d.Kind && c.b.Blob != "" && c.b.Blob == c.newBlob
+		switch {
+		case c.d.Kind == KindDir:
+			if c.b == nil || c.b.Kind != KindDir {
+				q.add(c, abs(c.path), "", why[i])
+				if err := os.Remove(abs(c.path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("removing %s: %w", c.path, err)
+				}
+			}
+		case sameBytes:
+			// mode or link change only: the bytes are the known-good ones, nothing to keep
+			q.add(c, "", "", why[i])
+			if c.d.Nlink > 1 {
+				if err := os.Remove(abs(c.path)); err != nil {
+					return fmt.Errorf("unlinking %s: %w", c.path, err)
+				}
+			}
+		default:
+			if err := q.move(c, abs(c.path), why[i]); err != nil {
+				return err
+			}
+		}
+	}
+	// 2. put the known-good entries back, shallowest first
+	for _, c := range list {
+		if c.b == nil {
+			continue
+		}
+		p := abs(c.path)
+		switch c.b.Kind {
+		case KindDir:
+			if err := os.Mkdir(p, c.b.Mode); err != nil && !errors.Is(err, os.ErrExist) {
+				return fmt.Errorf("restoring %s: %w", c.path, err)
+			}
+			if err := os.Chmod(p, c.b.Mode); err != nil {
+				return fmt.Errorf("restoring %s: %w", c.path, err)
+			}
+		case KindFile:
+			if _, err := os.Lstat(p); err == nil {
+				// same bytes, mode changed: chmod in place keeps the inode
+				if err := os.Chmod(p, c.b.Mode); err != nil {
+					return fmt.Errorf("restoring %s: %w", c.path, err)
+				}
+			} else if err := writeExact(p, c.old, c.b.Mode); err != nil {
+				return fmt.Errorf("restoring %s: %w", c.path, err)
+			}
+		case KindSymlink:
+			if err := os.Symlink(string(c.old), p); err != nil && !errors.Is(err, os.ErrExist) {
+				return fmt.Errorf("restoring %s: %w", c.path, err)
+			}
+		}
+		if fi, err := os.Lstat(p); err == nil {
+			e := entryOf(fi)
+			e.Blob = c.b.Blob
+			m.Entries[c.path] = e
+		}
+	}
+	for i, c := range list {
+		rep.Undone = append(rep.Undone, Undone{Path: c.path, Change: c.what(), Why: why[i]})
+	}
+	kept := false
+	for _, e := range q.meta.Entries {
+		kept = kept || e.File != ""
+	}
+	if kept { // a chmod or a deletion alone leaves no bytes of the agent's to keep
+		if err := q.save(); err != nil {
+			return err
+		}
+		rep.Quarantine = q.meta.ID
+	} else {
+		os.RemoveAll(q.dir)
+	}
+	return nil
+}
+
+// writeExact writes a fresh file (a new inode: any hard link is broken) with exactly mode.
+func writeExact(p string, b []byte, mode os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".mbguard*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	if werr == nil {
+		werr = f.Chmod(mode)
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), p)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+	}
+	return werr
+}
+
+var _ = bytes.Equal

@@ -1,0 +1,55 @@
+package outcome
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Blocked reports whether the check undid anything: the agent must be told.
+func (r Report) Blocked() bool { return len(r.Undone) > 0 }
+
+// Message tells the agent what was undone, where its bytes are and which tool to use
+// instead. host picks the tool names ("claude": Write/Edit, else write/edit).
+func (r Report) Message(host string) string {
+	if len(r.Undone) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	tool := r.Call.Tool
+	if tool == "" {
+		tool = "tool"
+	}
+	fmt.Fprintf(&b, "[mbguard] undid what the last %s call did to memory-bank/: the bank is back to its known-good state.", tool)
+	for _, u := range r.Undone {
+		fmt.Fprintf(&b, "\n- %s: %s", u.Path, u.Change)
+		if w := whyText(u.Why); w != "" {
+			b.WriteString(" — " + w)
+		}
+	}
+	if len(r.Settled) > 0 {
+		b.WriteString("\n(This includes changes from an earlier call whose result mbguard never saw.)")
+	}
+	if r.Quarantine != "" {
+		fmt.Fprintf(&b, "\nThe bytes written there are kept in the quarantine (`mbguard quarantine show %s`); only the user can restore them.", r.Quarantine)
+	}
+	write, edit := "write", "edit"
+	if host == "claude" {
+		write, edit = "Write", "Edit"
+	}
+	fmt.Fprintf(&b, "\nTo change memory-bank/, use the %s or %s tool on a .md file, keeping the block markers and the USER_BLOCK as they are.", write, edit)
+	return b.String()
+}
+
+// Notice reports rule-breaking changes made between tool calls, which mbguard kept.
+func (r Report) Notice() string {
+	if len(r.Noticed) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("mbguard: memory-bank/ was changed outside the agent's tools and now breaks a rule (kept as it is; mbguard never reverts a person):")
+	for _, p := range r.Noticed {
+		b.WriteString("\n- " + p.String())
+	}
+	b.WriteString("\nRun `mbguard check --all` to see how to fix them.")
+	return b.String()
+}

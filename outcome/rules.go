@@ -1,0 +1,161 @@
+package outcome
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/scanner"
+)
+
+// Rules are the settings of the outcome rules: the same as `mbguard check`'s.
+type Rules struct {
+	Minimum      bank.Version
+	AllowedFiles []string
+	// Secrets returns the repository's gitleaks detector; nil (or returning nil) skips the
+	// secret scan. It is called only when a file's bytes changed: building it is not free.
+	Secrets func() *scanner.Secrets
+}
+
+// Problem is one rule a resulting entry breaks.
+type Problem struct {
+	Path string
+	Line int
+	Rule string
+	Text string
+}
+
+func (p Problem) String() string {
+	loc := p.Path
+	if p.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", p.Path, p.Line)
+	}
+	return fmt.Sprintf("%s: %s (%s)", loc, p.Text, p.Rule)
+}
+
+// Rule names only the outcome check uses; the others are scanner's.
+const (
+	RuleHardLink   = "hard-link"
+	RuleUserBlock  = "user-block-changed"
+	RuleTemplate   = "template-lowered"
+	RuleEntryGone  = "entry-missing"
+	RuleNotAllowed = "not-through-write-tool"
+	RuleOther      = "special-file"
+)
+
+// judge applies the rules to one path's new state d (nil: deleted) against its known-good
+// state b (nil: new), with new and old the files' bytes. It returns what the result breaks
+// that the known-good version did not already break.
+func (r Rules) judge(path string, b, d *Entry, old, new []byte) ([]Problem, error) {
+	var out []Problem
+	add := func(line int, rule, text string) { out = append(out, Problem{path, line, rule, text}) }
+	if d == nil {
+		if path == bank.Entry || path == bank.Dir {
+			add(0, RuleEntryGone, "MEMORY.md must stay: it is the memory bank's entry")
+		}
+		return out, nil
+	}
+	switch d.Kind {
+	case KindDir:
+		return out, nil
+	case KindSymlink:
+		// scanner's own rule and words, from the same code `mbguard check` runs
+		fs, _ := scanner.CheckFile(scanner.File{Path: path, Mode: scanner.ModeSymlink}, scanner.Options{})
+		for _, f := range fs {
+			add(f.Line, f.Rule, f.Message)
+		}
+		if len(out) == 0 {
+			add(0, scanner.RuleSymlink, "is a symbolic link; memory-bank/ holds only real files")
+		}
+		return out, nil
+	case KindOther:
+		add(0, RuleOther, "is not a regular file; memory-bank/ holds only Markdown files")
+		return out, nil
+	}
+	if d.Nlink > 1 {
+		add(0, RuleHardLink, "is a hard link shared with another file; memory-bank/ files must not be linked")
+	}
+	opts := scanner.Options{Minimum: r.Minimum, AllowedFiles: r.AllowedFiles}
+	f := scanner.File{Path: path, Size: d.Size, Content: new}
+	if b != nil && b.Kind == KindFile && !bytes.Equal(old, new) {
+		f.Added, f.AddedOnly = addedLines(old, new), true
+	}
+	if b == nil || !bytes.Equal(old, new) {
+		if r.Secrets != nil {
+			opts.Secrets = r.Secrets()
+		}
+	}
+	now, err := scanner.CheckFile(f, opts)
+	if err != nil {
+		return out, err
+	}
+	var before []scanner.Finding
+	if b != nil && b.Kind == KindFile {
+		before, _ = scanner.CheckFile(scanner.File{Path: path, Size: b.Size, Content: old},
+			scanner.Options{Minimum: r.Minimum, AllowedFiles: r.AllowedFiles})
+	}
+	had := map[string]int{}
+	for _, x := range before {
+		if x.Severity == scanner.SeverityError {
+			had[x.Rule]++
+		}
+	}
+	for _, x := range now {
+		if x.Severity != scanner.SeverityError {
+			continue
+		}
+		if !strings.HasPrefix(x.Rule, scanner.SecretRulePrefix) && had[x.Rule] > 0 {
+			had[x.Rule]-- // the known-good version broke this rule already
+			continue
+		}
+		add(x.Line, x.Rule, x.Message)
+	}
+	if b != nil && b.Kind == KindFile {
+		if ub, ok := bank.UserBlock(old); ok {
+			if nb, ok := bank.UserBlock(new); !ok || !bytes.Equal(ub, nb) {
+				add(0, RuleUserBlock, "the USER_BLOCK changed; it belongs to the user and must stay byte for byte")
+			}
+		}
+		if path == bank.Entry {
+			if ov, ok := templateOf(old); ok {
+				nv, ok := templateOf(new)
+				switch {
+				case !ok:
+					add(0, RuleTemplate, fmt.Sprintf("the template version marker %s was removed", bank.TemplateMarker(ov)))
+				case nv.Less(ov):
+					add(0, RuleTemplate, fmt.Sprintf("the template version went down from %s to %s", ov, nv))
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func templateOf(content []byte) (bank.Version, bool) {
+	sc := bank.ScanMarkers(content)
+	for _, t := range sc.Templates {
+		if t.Valid {
+			return t.Version, true
+		}
+	}
+	return bank.Version{}, false
+}
+
+// addedLines are the 1-based lines of new whose text is not a line of old: the secret scan
+// looks only there, so a secret the known-good file already held is not new.
+func addedLines(old, new []byte) []int {
+	have := map[string]int{}
+	for _, l := range bytes.Split(old, []byte{'\n'}) {
+		have[string(l)]++
+	}
+	var out []int
+	for i, l := range bytes.Split(new, []byte{'\n'}) {
+		if have[string(l)] > 0 {
+			have[string(l)]--
+			continue
+		}
+		out = append(out, i+1)
+	}
+	return out
+}

@@ -1,0 +1,235 @@
+package outcome
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mbguard/mbguard/internal/fsutil"
+)
+
+// manifest is the known-good state as stored in the git directory.
+type manifest struct {
+	Version int              `json:"version"`
+	Tree    string           `json:"tree,omitempty"` // root tree of the blobs, held by Ref
+	Entries map[string]Entry `json:"entries"`
+}
+
+// Call is one tool call between its pre and post check.
+type Call struct {
+	ID      string   `json:"id"`
+	Session string   `json:"session"`
+	Host    string   `json:"host,omitempty"`
+	Tool    string   `json:"tool"`
+	Allowed []string `json:"allowed,omitempty"` // bank paths an allowed write tool may write
+	Start   int64    `json:"start"`             // Unix milliseconds
+	// Check asks a post check to compare even when no pre check recorded the call (the
+	// in-flight log was lost): every call that may write is checked. Not stored.
+	Check bool `json:"-"`
+	// Ended is set when the session moved on (a new user message, session end) without this
+	// call's post check: the call is stale from then on.
+	Ended bool `json:"ended,omitempty"`
+}
+
+type inflight struct {
+	Calls []Call `json:"calls"`
+}
+
+// The in-flight list is an append-only log of records, one JSON line each: "add" (a call
+// started, or changed) and "end" (its check is done). Appending a line costs a fraction of
+// rewriting a file through a temporary and a rename, twice per tool call; a line torn by a
+// crash is skipped. The log is compacted to its live calls once it grows past maxInflightLog.
+type inflightRecord struct {
+	Op   string `json:"op"` // add, end
+	Call *Call  `json:"call,omitempty"`
+	ID   string `json:"id,omitempty"`
+}
+
+const maxInflightLog = 64 << 10
+
+func (g *Guard) loadInflight() inflight {
+	b, err := os.ReadFile(g.inflightPath())
+	if err != nil {
+		return inflight{}
+	}
+	var in inflight
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		var r inflightRecord
+		if len(line) == 0 || json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		switch {
+		case r.Op == "add" && r.Call != nil:
+			in.Calls = slices.DeleteFunc(in.Calls, func(c Call) bool { return c.ID == r.Call.ID })
+			in.Calls = append(in.Calls, *r.Call)
+		case r.Op == "end":
+			in.Calls = slices.DeleteFunc(in.Calls, func(c Call) bool { return c.ID == r.ID })
+		}
+	}
+	return in
+}
+
+// saveInflight appends what changed from prev to next.
+func (g *Guard) saveInflight(prev, next inflight) error {
+	var buf bytes.Buffer
+	line := func(r inflightRecord) {
+		b, _ := json.Marshal(r)
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	for _, c := range prev.Calls {
+		if !slices.ContainsFunc(next.Calls, func(n Call) bool { return n.ID == c.ID }) {
+			line(inflightRecord{Op: "end", ID: c.ID})
+		}
+	}
+	for _, c := range next.Calls {
+		if i := slices.IndexFunc(prev.Calls, func(p Call) bool { return p.ID == c.ID }); i < 0 || !sameCall(prev.Calls[i], c) {
+			line(inflightRecord{Op: "add", Call: &c})
+		}
+	}
+	if buf.Len() == 0 {
+		return nil
+	}
+	p := g.inflightPath()
+	if fi, err := os.Stat(p); err == nil && fi.Size() > maxInflightLog {
+		buf.Reset()
+		for _, c := range next.Calls {
+			line(inflightRecord{Op: "add", Call: &c})
+		}
+		return writeFile(p, buf.Bytes(), 0o644, false)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("recording calls in flight: %w", err)
+		}
+		f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("recording calls in flight: %w", err)
+	}
+	_, werr := f.Write(buf.Bytes())
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("recording calls in flight: %w", werr)
+	}
+	return nil
+}
+
+func sameCall(a, b Call) bool {
+	return a.ID == b.ID && a.Session == b.Session && a.Ended == b.Ended && a.Start == b.Start && slices.Equal(a.Allowed, b.Allowed)
+}
+
+const manifestVersion = 1
+
+func readJSON(path string, v any) (bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// writeJSON replaces path atomically. durable adds an fsync: the manifest needs it (it
+// names the bytes to restore), the in-flight list does not (after a power loss every call in
+// it is over anyway, and it is written twice per tool call).
+func writeJSON(path string, v any, durable bool) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return writeFile(path, b, 0o644, durable)
+}
+
+// writeFile replaces path atomically (a temporary file renamed over it).
+func writeFile(path string, b []byte, perm os.FileMode, durable bool) error {
+	if durable {
+		return fsutil.WriteFileAtomic(path, b, perm)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	_, werr := f.Write(b)
+	if werr == nil && perm != 0o600 {
+		werr = f.Chmod(perm)
+	}
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
+
+// fromRef rebuilds a manifest from the tree under the private ref, when the manifest file is
+// gone or unreadable (removed by a command, say). Stat fields are unknown, so every file is
+// read and compared once; folder modes default to 0755.
+func (g *Guard) fromRef() (*manifest, error) {
+	if !g.obj.reftable {
+		// cheap first: no ref file and no packed ref means no git process at all (every post
+		// check of a repository without a bank comes here)
+		_, err := os.Stat(filepath.Join(g.r.CommonDir, filepath.FromSlash(g.Ref())))
+		if err != nil {
+			packed, _ := os.ReadFile(filepath.Join(g.r.CommonDir, "packed-refs"))
+			if !bytes.Contains(packed, []byte(" "+g.Ref()+"\n")) {
+				return nil, nil
+			}
+		}
+	}
+	cmd := exec.Command("git", "ls-tree", "-r", "-z", "--full-tree", g.Ref())
+	cmd.Dir = g.r.Root
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, nil // no ref: there never was a known-good state
+	}
+	m := &manifest{Entries: map[string]Entry{}}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		e := Entry{Kind: KindFile, Mode: 0o644, Blob: f[2], Nlink: 1}
+		switch f[0] {
+		case "100755":
+			e.Mode = 0o755
+		case "120000":
+			e.Kind, e.Mode, e.Nlink = KindSymlink, 0o777, 1
+		}
+		path := string(p)
+		m.Entries[path] = e
+		for d := filepath.ToSlash(filepath.Dir(path)); d != "." && d != "/" && d != ""; d = filepath.ToSlash(filepath.Dir(d)) {
+			if _, ok := m.Entries[d]; !ok {
+				m.Entries[d] = Entry{Kind: KindDir, Mode: 0o755}
+			}
+		}
+	}
+	if len(m.Entries) == 0 {
+		return nil, nil
+	}
+	return m, nil
+}

@@ -1,0 +1,148 @@
+package watcher
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/internal/declog"
+	"github.com/mbguard/mbguard/outcome"
+)
+
+// writeTools write exactly the paths their arguments name; what they write there is accepted
+// by the outcome check when the pre decision allowed it and the result passes the rules.
+var writeTools = map[string]bool{"write": true, "edit": true, "multiedit": true, "notebookedit": true,
+	"apply_patch": true, "patch": true}
+
+// quietTools cannot change files themselves (a subagent's own tool calls are checked one by
+// one).
+var quietTools = map[string]bool{"read": true, "notebookread": true, "glob": true, "grep": true, "ls": true,
+	"list": true, "webfetch": true, "websearch": true, "todowrite": true, "todoread": true, "exitplanmode": true,
+	"task": true, "agent": true, "proxy_task": true, "codesearch": true, "lsp": true, "skill": true}
+
+// mayWrite reports whether a tool call needs the outcome check: every write, every tool
+// mbguard does not know, and every shell command — also one the classifier calls read-only,
+// since a command line cannot show what a script it runs will do (`bash tools/x.sh` reads
+// as harmless), and that misjudgement is exactly what this second line is for.
+func mayWrite(tool string, d gating.Decision) bool {
+	if d.Risk != gating.RiskNone && d.Risk != "" {
+		return true
+	}
+	return !quietTools[strings.ToLower(tool)]
+}
+
+// callID is the host's id of the call, or one derived from what identifies it in both the
+// pre and the post event when the host sends none.
+func callID(e gating.Event) string {
+	if e.Call != "" {
+		return e.Call
+	}
+	h := sha256.New()
+	h.Write([]byte(e.Session + "\x00" + e.Tool + "\x00"))
+	b, _ := json.Marshal(e.Args)
+	h.Write(b)
+	return "syn-" + hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// verify runs the outcome check around tool calls: before one that may write (and is not
+// blocked) it records the call, after it it undoes what the rules forbid; the tool.after
+// decision then carries the block. It returns notices for the agent. Called with s.mu held.
+func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
+	if s.opts.NoOutcome {
+		return nil
+	}
+	var notes []string
+	switch e.Kind {
+	case gating.EvMessage:
+		if err := s.guard().Forget(e.Session); err != nil {
+			notes = append(notes, "mbguard: "+err.Error())
+		}
+		return notes
+	case gating.EvToolBefore:
+		if d.Verdict == gating.Block || !mayWrite(e.Tool, *d) {
+			return nil
+		}
+		c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now}
+		lt := strings.ToLower(e.Tool)
+		// gating.shell_markdown_writes lets the shell write the .md files its command names
+		shellMD := (lt == "bash" || lt == "shell") && s.engine.Policy.ShellMarkdownWrites
+		if writeTools[lt] || shellMD {
+			for _, p := range d.Paths {
+				if strings.HasPrefix(p, bank.Dir+"/") && (!shellMD || strings.HasSuffix(strings.ToLower(p), ".md")) {
+					c.Allowed = append(c.Allowed, p)
+				}
+			}
+		}
+		rep, err := s.guard().Before(c)
+		if err != nil {
+			return append(notes, "mbguard: the known-good state of memory-bank/ could not be recorded: "+err.Error()+"; run `mbguard doctor`.")
+		}
+		return append(notes, s.report(e, rep)...)
+	case gating.EvToolAfter:
+		rep, err := s.guard().After(outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool,
+			Check: mayWrite(e.Tool, gating.Decision{})})
+		if err != nil {
+			notes = append(notes, "mbguard: memory-bank/ could not be checked after this call: "+err.Error()+"; run `mbguard doctor`.")
+		}
+		if rep.Blocked() {
+			d.Verdict, d.Gate, d.Message = gating.Block, gating.GateOutcome, rep.Message(e.Host)
+			d.Paths = d.Paths[:0]
+			for _, u := range rep.Undone {
+				d.Paths = append(d.Paths, u.Path)
+			}
+			d.Advice = ""
+			rep.Undone = nil // logged through the decision
+		}
+		return append(notes, s.report(e, rep)...)
+	}
+	return nil
+}
+
+// report logs and renders what a check did besides the current call's own undo.
+func (s *Service) report(e gating.Event, rep outcome.Report) []string {
+	var notes []string
+	if rep.Blocked() { // a pre check settled a call whose post never came
+		msg := rep.Message(e.Host)
+		s.log(declog.Entry{Session: e.Session, Host: e.Host, Event: "outcome", Tool: rep.Call.Tool, Gate: string(gating.GateOutcome),
+			Verdict: string(gating.Block), Paths: undonePaths(rep), Message: msg})
+		notes = append(notes, msg)
+	}
+	if n := rep.Notice(); n != "" {
+		var ps []string
+		for _, p := range rep.Noticed {
+			ps = append(ps, p.Path)
+		}
+		s.log(declog.Entry{Session: e.Session, Host: e.Host, Event: "outcome", Gate: string(gating.GateOutcome),
+			Verdict: string(gating.Warn), Paths: ps, Message: n})
+		notes = append(notes, n)
+	}
+	return notes
+}
+
+func undonePaths(rep outcome.Report) []string {
+	var ps []string
+	for _, u := range rep.Undone {
+		ps = append(ps, u.Path)
+	}
+	return ps
+}
+
+// bankNoticer is the Sink side the file watcher tells about every event under memory-bank/.
+type bankNoticer interface{ bankChanged() }
+
+func (s *Service) bankChanged() { s.bankGen.Add(1) }
+
+// bankQuiet reports the file watcher's event count when it is running (ok), so the outcome
+// check can skip a pre-call walk while no event has arrived since its last walk. Only the pre
+// walk is skipped: the post check always walks, so an agent's change is never missed; an edit
+// whose event is still in flight at that moment is judged by the post check (and, if undone,
+// kept in the quarantine).
+func (s *Service) bankQuiet() (uint64, bool) {
+	if !s.watching.Load() {
+		return 0, false
+	}
+	return s.bankGen.Load(), true
+}
