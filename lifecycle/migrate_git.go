@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -21,15 +20,6 @@ import (
 
 	"github.com/mbguard/mbguard/bank"
 )
-
-// open opens the repository; EnableDotGitCommonDir makes linked worktrees work.
-func open(root string) (*git.Repository, error) {
-	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
-	if err != nil {
-		return nil, fmt.Errorf("opening the repository at %s: %w", root, err)
-	}
-	return r, nil
-}
 
 func headOf(o MigrateOptions) (hash, branch string, err error) {
 	r, err := open(o.Root)
@@ -174,7 +164,7 @@ func commitMoves(g *goGit, j *journal) (plumbing.Hash, error) {
 	return g.commit(plumbing.NewHash(j.Start), edits, msgMoves)
 }
 
-func headAfter(r *git.Repository) (plumbing.Hash, error) {
+func headAfter(r *gitRepo) (plumbing.Hash, error) {
 	ref, err := r.Head()
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("reading HEAD: %w", err)
@@ -233,13 +223,13 @@ func gitMoves(root string, moves []Move, failAfter string) error {
 // goGit is what both go-git commits share: one repository, one index read once, and one
 // identity resolved once, while the moves run.
 type goGit struct {
-	r    *git.Repository
+	r    *gitRepo
 	o    MigrateOptions
 	ix   *gitIndex
 	sigs func() (author, committer *object.Signature, err error)
 }
 
-func newGoGit(r *git.Repository, o MigrateOptions) *goGit {
+func newGoGit(r *gitRepo, o MigrateOptions) *goGit {
 	g := &goGit{r: r, o: o}
 	var once sync.Once
 	var author, committer *object.Signature
@@ -306,19 +296,30 @@ func (g *goGit) commit(parent plumbing.Hash, edits []treeEdit, msg string) (plum
 // signatures is the commit identity. It comes from git itself when it is installed (so
 // GIT_AUTHOR_*, includes and every config scope apply), else from go-git's config reading.
 // The two git var processes run side by side, once per migration.
-func signatures(r *git.Repository, root string) (author, committer *object.Signature, err error) {
-	opts := &git.CommitOptions{Parents: []plumbing.Hash{plumbing.ZeroHash}}
+func signatures(r *gitRepo, root string) (author, committer *object.Signature, err error) {
 	if _, err := exec.LookPath("git"); err == nil {
 		var wg sync.WaitGroup
 		wg.Add(1)
-		go func() { defer wg.Done(); opts.Author = ident(root, "GIT_AUTHOR_IDENT") }()
-		opts.Committer = ident(root, "GIT_COMMITTER_IDENT")
+		go func() { defer wg.Done(); author = ident(root, "GIT_AUTHOR_IDENT") }()
+		committer = ident(root, "GIT_COMMITTER_IDENT")
 		wg.Wait()
 	}
-	if err := opts.Validate(r); err != nil {
-		return nil, nil, fmt.Errorf("committing (set user.name and user.email, then run mbguard migrate --apply again): %w", err)
+	if author == nil {
+		author, committer = r.configIdentity()
+		now := time.Now()
+		for _, s := range []*object.Signature{author, committer} {
+			if s != nil {
+				s.When = now
+			}
+		}
 	}
-	return sanitize(*opts.Author), sanitize(*opts.Committer), nil
+	if author == nil {
+		return nil, nil, errors.New("committing: no author identity: set user.name and user.email, then run mbguard migrate --apply again")
+	}
+	if committer == nil {
+		committer = author
+	}
+	return sanitize(*author), sanitize(*committer), nil
 }
 
 var identStrip = strings.NewReplacer("<", "", ">", "", "\n", "")
