@@ -11,20 +11,27 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/scanner"
 )
 
-func newCheckCmd(e *env) *command {
-	c := &command{name: "check", short: "check memory-bank/ (markers, template, secrets, stray files)",
-		flags: newFlags("check", "check (--staged | --all | paths...) [--format text|json|sarif]\n\n"+
-			"  --staged  what the next commit holds: index blobs; secrets only in the lines it adds\n"+
-			"  --all     every file under memory-bank/ in the working tree\n"+
-			"  paths     these files or directories (as the pre-commit framework passes them)")}
-	staged := c.flags.Bool("staged", false, "check what the next commit holds (the index, not the working tree)")
-	all := c.flags.Bool("all", false, "check every file under memory-bank/")
-	format := c.flags.String("format", "text", "output format: text, json or sarif (SARIF 2.1.0)")
-	c.run = func(ctx context.Context, args []string) int {
+func newCheckCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "check (--staged | --all | paths...) [--format text|json|sarif]",
+		Short: "check memory-bank/ (markers, template, secrets, stray files)",
+		Long: `Checks memory-bank/ for broken block markers, an old template, secrets and stray files.
+
+  --staged  what the next commit holds: index blobs; secrets only in the lines it adds
+  --all     every file under memory-bank/ in the working tree
+  paths     these files or directories (as the pre-commit framework passes them)`,
+	}
+	staged := c.Flags().Bool("staged", false, "check what the next commit holds (the index, not the working tree)")
+	all := c.Flags().Bool("all", false, "check every file under memory-bank/")
+	format := c.Flags().String("format", "text", "output `format`: text, json or sarif (SARIF 2.1.0)")
+	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "sarif"}, cobra.ShellCompDirectiveNoFileComp))
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		modes := 0
 		for _, on := range []bool{*staged, *all, len(args) > 0} {
 			if on {
@@ -32,14 +39,12 @@ func newCheckCmd(e *env) *command {
 			}
 		}
 		if modes != 1 {
-			fmt.Fprintln(e.stderr, "mbguard: check needs exactly one of --staged, --all or paths (see mbguard check --help)")
-			return exitUsage
+			return e.usage(c, "check needs exactly one of --staged, --all or paths")
 		}
 		switch *format {
 		case "text", "json", "sarif":
 		default:
-			fmt.Fprintf(e.stderr, "mbguard: --format %q: want text, json or sarif\n", *format)
-			return exitUsage
+			return e.usage(c, "--format %q: want text, json or sarif", *format)
 		}
 		r, err := e.repo()
 		if err != nil {
@@ -88,7 +93,7 @@ func newCheckCmd(e *env) *command {
 		}
 		e.logf("checked %d files, %d findings", files.Load(), len(findings))
 		return writeFindings(e, *format, findings)
-	}
+	})
 	return c
 }
 

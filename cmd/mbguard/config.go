@@ -7,16 +7,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
 )
 
-func newConfigCmd(e *env) *command {
-	c := &command{name: "config", short: "print the effective configuration and where each value came from",
-		flags: newFlags("config", "config [--json] [--keys]")}
-	asJSON := c.flags.Bool("json", false, "print JSON")
-	keys := c.flags.Bool("keys", false, "list the known keys with their environment variables")
-	c.run = func(ctx context.Context, args []string) int {
+func newConfigCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "config [--json] [--keys]", Short: "print the effective configuration and where each value came from", Args: noArgs}
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	keys := c.Flags().Bool("keys", false, "list the known keys with their environment variables")
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		if *keys {
 			for _, k := range config.Keys() {
 				fmt.Fprintf(e.stdout, "%-30s %s\n", k, config.EnvName(k))
@@ -61,7 +62,7 @@ func newConfigCmd(e *env) *command {
 			return exitFindings
 		}
 		return exitOK
-	}
+	})
 	return c
 }
 

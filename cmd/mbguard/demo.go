@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/hooks"
 )
 
@@ -21,16 +23,11 @@ import (
 // the read gate in block mode, so every gate has something to show.
 var demoEnv = map[string]string{"MEMORY_BANK_GUARD_MODE": "block"}
 
-func newDemoCmd(e *env) *command {
-	c := &command{name: "demo", short: "replay the bundled scripted Claude Code session (run with -C examples/demo)",
-		flags: newFlags("demo", "-C examples/demo demo\n\nCopies the demo project to a temporary directory, runs git init there, and replays\nsession.jsonl (Claude Code hook payloads) through `mbguard hook claude`'s code path.")}
-	c.run = func(ctx context.Context, args []string) int {
-		if len(args) > 0 {
-			c.flags.Usage()
-			return exitUsage
-		}
-		return runDemo(ctx, e)
-	}
+func newDemoCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "demo", Short: "replay the bundled scripted Claude Code session (run with -C examples/demo)",
+		Long:    "Copies the demo project to a temporary directory, runs git init there, and replays\nsession.jsonl (Claude Code hook payloads) through `mbguard hook claude`'s code path.",
+		Example: "  mbguard -C examples/demo demo", Args: noArgs}
+	c.RunE = e.runs(func(ctx context.Context, args []string) int { return runDemo(ctx, e) })
 	return c
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/internal/config"
@@ -35,14 +37,10 @@ type doctorCheck struct {
 }
 
 // newDoctorCmd checks that mbguard is installed and working for this repository.
-func newDoctorCmd(e *env) *command {
-	c := &command{name: "doctor", short: "check installation, configuration, hooks, watcher and bank health", flags: newFlags("doctor", "doctor [--json]")}
-	asJSON := c.flags.Bool("json", false, "print JSON")
-	c.run = func(ctx context.Context, args []string) int {
-		if len(args) > 0 {
-			c.flags.Usage()
-			return exitUsage
-		}
+func newDoctorCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "doctor [--json]", Short: "check installation, configuration, hooks, watcher and bank health", Args: noArgs}
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
 		if err != nil {
 			return e.fail(err)
@@ -78,7 +76,7 @@ func newDoctorCmd(e *env) *command {
 			return exitFindings
 		}
 		return exitOK
-	}
+	})
 	return c
 }
 

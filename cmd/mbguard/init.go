@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/lifecycle"
 )
 
-func newInitCmd(e *env) *command {
-	c := &command{name: "init", short: "scaffold a v7.1 memory bank (never overwrites)", flags: newFlags("init", "init")}
-	c.run = func(ctx context.Context, args []string) int {
-		if len(args) > 0 {
-			c.flags.Usage()
-			return exitUsage
-		}
+func newInitCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "init", Short: "scaffold a v7.1 memory bank (never overwrites)", Args: noArgs}
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
 		if err != nil {
 			return e.fail(err)
@@ -36,6 +34,6 @@ func newInitCmd(e *env) *command {
 		}
 		fmt.Fprintln(e.stderr, "mbguard: review memory-bank/MEMORY.md and details/tech.md, then commit them")
 		return exitOK
-	}
+	})
 	return c
 }

@@ -9,23 +9,32 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/skills"
 )
 
-func newInstallCmd(e *env) *command {
-	c := &command{name: "install", short: "install agent hooks (--agent claude|opencode), the skill, or the git pre-commit hook (--hooks)",
-		flags: newFlags("install", "install (--agent claude|opencode [--global] | --hooks [--husky]) [--uninstall] [--no-skill]")}
-	agent := c.flags.String("agent", "", "agent host to install into: claude or opencode")
-	global := c.flags.Bool("global", false, "install into the user's global host configuration")
-	gitHooks := c.flags.Bool("hooks", false, "install the git pre-commit hook")
-	husky := c.flags.Bool("husky", false, "with --hooks: add the check to .husky/pre-commit")
-	uninstall := c.flags.Bool("uninstall", false, "remove what install added, keeping everything else")
-	noSkill := c.flags.Bool("no-skill", false, "with --agent: do not write the memory-bank skill")
-	c.run = func(ctx context.Context, args []string) int {
-		if len(args) > 0 || (*agent == "" && !*gitHooks) {
-			c.flags.Usage()
-			return exitUsage
+func newInstallCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "install (--agent " + strings.Join(installAgents, "|") + " [--global] | --hooks [--husky]) [--uninstall] [--no-skill]",
+		Short: "install agent hooks (--agent " + strings.Join(installAgents, "|") + "), the skill, or the git pre-commit hook (--hooks)",
+		Args:  noArgs,
+	}
+	agent := c.Flags().String("agent", "", "agent host to install into: "+strings.Join(installAgents, " or "))
+	global := c.Flags().Bool("global", false, "with --agent: install into the user's global host configuration")
+	gitHooks := c.Flags().Bool("hooks", false, "install the git pre-commit hook")
+	husky := c.Flags().Bool("husky", false, "with --hooks: add the check to .husky/pre-commit")
+	uninstall := c.Flags().Bool("uninstall", false, "remove what install added, keeping everything else")
+	noSkill := c.Flags().Bool("no-skill", false, "with --agent: do not write the memory-bank skill")
+	c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions(installAgents, cobra.ShellCompDirectiveNoFileComp))
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		if *agent == "" && !*gitHooks {
+			return e.usage(c, "install needs --agent %s or --hooks", strings.Join(installAgents, "|"))
+		}
+		if *gitHooks && *global {
+			// the git hook lives in one repository; --global used to be ignored here, silently
+			return e.usage(c, "--global applies to --agent only: the git hook is installed per repository (drop --global)")
 		}
 		r, err := e.repo()
 		if err != nil && !*global {
@@ -51,8 +60,7 @@ func newInstallCmd(e *env) *command {
 				skillDir = filepath.Join(o.ConfigHome, "opencode", "skills", "memory-bank")
 			}
 		default:
-			fmt.Fprintf(e.stderr, "mbguard: --agent %q: want claude or opencode\n", *agent)
-			return exitUsage
+			return e.usage(c, "--agent %q: want %s", *agent, strings.Join(installAgents, " or "))
 		}
 		if err != nil {
 			return e.fail(fmt.Errorf("installing for %s: %w", *agent, err))
@@ -81,9 +89,12 @@ func newInstallCmd(e *env) *command {
 			}
 		}
 		return exitOK
-	}
+	})
 	return c
 }
+
+// installAgents are the hosts install --agent knows, for help, messages and completion.
+var installAgents = []string{"claude", "opencode"}
 
 func printChange(e *env, ch hooks.Change) {
 	if ch.Note != "" {

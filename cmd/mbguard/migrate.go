@@ -6,19 +6,20 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/lifecycle"
 )
 
-func newMigrateCmd(e *env) *command {
-	c := &command{name: "migrate", short: "migrate a legacy memory bank to v7.1 (plan; --apply to execute)", flags: newFlags("migrate", "migrate [--apply] [--rollback] [--git-cli] [--no-git]")}
-	apply := c.flags.Bool("apply", false, "execute the plan (two commits: the moves, then MEMORY.md); resumes an interrupted run")
-	rollback := c.flags.Bool("rollback", false, "undo a migration: restore memory-bank/ and the branch to the starting commit")
-	gitCLI := c.flags.Bool("git-cli", false, "move and commit through the git CLI, so hooks, signing and filters apply")
-	noGit := c.flags.Bool("no-git", false, "move files without git: no commits, no history, no rollback")
-	c.run = func(ctx context.Context, args []string) int {
-		if len(args) > 0 || (*rollback && (*apply || *noGit)) {
-			c.flags.Usage()
-			return exitUsage
+func newMigrateCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git]", Short: "migrate a legacy memory bank to v7.1 (plan; --apply to execute)", Args: noArgs}
+	apply := c.Flags().Bool("apply", false, "execute the plan (two commits: the moves, then MEMORY.md); resumes an interrupted run")
+	rollback := c.Flags().Bool("rollback", false, "undo a migration: restore memory-bank/ and the branch to the starting commit")
+	gitCLI := c.Flags().Bool("git-cli", false, "move and commit through the git CLI, so hooks, signing and filters apply")
+	noGit := c.Flags().Bool("no-git", false, "move files without git: no commits, no history, no rollback")
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		if *rollback && (*apply || *noGit) {
+			return e.usage(c, "--rollback goes alone: it cannot be combined with --apply or --no-git")
 		}
 		o := lifecycle.MigrateOptions{Apply: *apply, Rollback: *rollback, GitCLI: *gitCLI, NoGit: *noGit,
 			// Fault injection for the resume tests; an unset variable is the real world.
@@ -77,7 +78,7 @@ func newMigrateCmd(e *env) *command {
 			fmt.Fprintln(e.stderr, "mbguard: migrated memory-bank/ to v7.1: review MEMORY.md (and legacy.md), then run mbguard check --all")
 		}
 		return exitOK
-	}
+	})
 	return c
 }
 

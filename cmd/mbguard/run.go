@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"sort"
+	"io/fs"
+	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
@@ -20,6 +22,8 @@ const (
 	exitUsage    = 2 // usage or internal error
 )
 
+const exitCodesHelp = "Exit codes: 0 ok, 1 findings or blocked, 2 usage or internal error."
+
 // env is what every subcommand may touch: no globals, so tests run the CLI in-process.
 type env struct {
 	stdin          io.Reader
@@ -28,20 +32,12 @@ type env struct {
 	dir            string   // -C: where to start looking for the repository
 	sets           []string // --set key=value
 	verbose        bool
-}
-
-// command is one subcommand: its flags are bound to locals in its constructor.
-type command struct {
-	name  string
-	short string
-	flags *flag.FlagSet
-	// run receives the arguments left after flag parsing.
-	run func(ctx context.Context, args []string) int
+	code           int // the exit code the subcommand chose
 }
 
 // commands lists the constructors; one per subcommand, no init() registration.
-func commands(e *env) []*command {
-	return []*command{
+func commands(e *env) []*cobra.Command {
+	return []*cobra.Command{
 		newHookCmd(e),
 		newServeCmd(e),
 		newWatchCmd(e),
@@ -58,102 +54,147 @@ func commands(e *env) []*command {
 	}
 }
 
-const usageHead = `mbguard keeps AI coding agents honest about memory-bank/.
-
-Usage: mbguard [-C dir] [--set key=value]... <command> [flags]
-
-Commands:
-`
-
-const usageTail = `
-Global flags:
-  -C dir             run as if started in dir
-  --set key=value    override a configuration key (repeatable; see mbguard config)
-  -v, --verbose      log to stderr (also MBGUARD_DEBUG=1)
+const rootLong = `mbguard keeps AI coding agents honest about memory-bank/.
 
 Configuration (later wins): defaults, ~/.config/mbguard/config.yaml, .mbguard.yaml in the
 repository, environment (MEMORY_BANK_GUARD_MODE, MEMORY_BANK_DOC_FIRST_MODE,
-MEMORY_BANK_MAX_CHARS, then MBGUARD_<KEY>), flags.
+MEMORY_BANK_MAX_CHARS, then MBGUARD_<KEY>), flags.`
 
-Exit codes: 0 ok, 1 findings or blocked, 2 usage or internal error.
-Run 'mbguard <command> --help' for a command's flags.
-`
+// usageTemplateTail ends every command's help (cobra's template) with the exit codes.
+const usageTemplateTail = "\n" + exitCodesHelp + "\n"
+
+// newRootCmd builds the command tree for one run. Building it costs microseconds, and cobra
+// does no work at package initialisation, so the hook path pays only for what it runs.
+func newRootCmd(e *env) *cobra.Command {
+	var showVersion bool
+	root := &cobra.Command{
+		Use:           "mbguard",
+		Short:         "keep AI coding agents honest about memory-bank/",
+		Long:          rootLong,
+		SilenceErrors: true, // run prints errors once, as mbguard: …
+		SilenceUsage:  true, // a mistake gets one line naming --help, not a page of flags
+		RunE: func(c *cobra.Command, args []string) error {
+			if showVersion {
+				fmt.Fprintln(e.stdout, "mbguard", versionString())
+				return nil
+			}
+			// bare `mbguard` prints help and succeeds, as gh and kubectl do
+			return c.Help()
+		},
+		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			if err := e.checkDir(); err != nil {
+				e.code = e.fail(err)
+				return errReported
+			}
+			return nil
+		},
+	}
+	root.Flags().BoolVar(&showVersion, "version", false, "print the version (same as mbguard version)")
+	pf := root.PersistentFlags()
+	pf.StringVarP(&e.dir, "dir", "C", ".", "run as if started in `dir`")
+	pf.StringArrayVar(&e.sets, "set", nil, "override a configuration `key=value` (repeatable; see mbguard config)")
+	pf.BoolVarP(&e.verbose, "verbose", "v", e.verbose, "log to stderr (also MBGUARD_DEBUG=1)")
+	root.SetUsageTemplate(root.UsageTemplate() + usageTemplateTail)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{c, err.Error()}
+	})
+	root.AddCommand(commands(e)...)
+	// cobra's own commands, worded like ours
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Short = "show help for any command"
+		case "completion":
+			c.Short = "print a shell completion script (bash, zsh, fish, powershell)"
+			// runnable, so cobra reports an unknown shell instead of printing help and exiting 0
+			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+		}
+	}
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	return root
+}
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, dir: "."}
 	e.verbose = getenv("MBGUARD_DEBUG") != "" && getenv("MBGUARD_DEBUG") != "0"
-	// global flags come before the command name
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		a := args[0]
-		switch {
-		case a == "-C" || a == "--set":
-			if len(args) < 2 {
-				fmt.Fprintf(stderr, "mbguard: %s needs a value (see mbguard --help)\n", a)
-				return exitUsage
-			}
-			if a == "-C" {
-				e.dir = args[1]
-			} else {
-				e.sets = append(e.sets, args[1])
-			}
-			args = args[2:]
-		case strings.HasPrefix(a, "--set="):
-			e.sets = append(e.sets, strings.TrimPrefix(a, "--set="))
-			args = args[1:]
-		case a == "-v" || a == "--verbose":
-			e.verbose = true
-			args = args[1:]
-		case a == "-h" || a == "--help" || a == "-help":
-			printUsage(e)
-			return exitOK
-		case a == "--version":
-			fmt.Fprintln(stdout, "mbguard", versionString())
-			return exitOK
-		default:
-			fmt.Fprintf(stderr, "mbguard: unknown flag %s (see mbguard --help)\n", a)
-			return exitUsage
-		}
+	root := newRootCmd(e)
+	if args == nil {
+		args = []string{} // nil would make cobra read os.Args
 	}
-	if len(args) == 0 {
-		printUsage(e)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		var ue usageError
+		switch {
+		case errors.Is(err, errReported):
+			return e.code
+		case errors.As(err, &ue):
+			fmt.Fprintf(stderr, "mbguard: %s (see %s --help)\n", ue.msg, ue.cmd.CommandPath())
+		default:
+			// cobra's own errors (an unknown command, with its suggestions) are usage errors too
+			first, rest, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+			fmt.Fprintf(stderr, "mbguard: %s (see mbguard --help)\n", first)
+			if rest = strings.TrimSpace(rest); rest != "" {
+				fmt.Fprintln(stderr, rest)
+			}
+		}
 		return exitUsage
 	}
-	for _, c := range commands(e) {
-		if c.name != args[0] {
-			continue
-		}
-		c.flags.SetOutput(stderr)
-		if err := c.flags.Parse(args[1:]); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return exitOK
-			}
-			return exitUsage
-		}
-		return c.run(ctx, c.flags.Args())
+	return e.code
+}
+
+// errReported means the message is already printed and e.code holds the exit code.
+var errReported = errors.New("reported")
+
+// usageError is a mistake on the command line: printed with the command's --help to read.
+type usageError struct {
+	cmd *cobra.Command
+	msg string
+}
+
+func (u usageError) Error() string { return u.msg }
+
+// runs adapts a subcommand body that returns an exit code to cobra: the code is kept for run.
+func (e *env) runs(body func(ctx context.Context, args []string) int) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		e.code = body(c.Context(), args)
+		return nil
 	}
-	fmt.Fprintf(stderr, "mbguard: unknown command %q (see mbguard --help)\n", args[0])
+}
+
+// usage reports a command-line mistake in one line naming the command's help; exit 2.
+func (e *env) usage(c *cobra.Command, format string, a ...any) int {
+	fmt.Fprintf(e.stderr, "mbguard: %s (see %s --help)\n", fmt.Sprintf(format, a...), c.CommandPath())
 	return exitUsage
 }
 
-func printUsage(e *env) {
-	fmt.Fprint(e.stdout, usageHead)
-	cs := commands(e)
-	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
-	for _, c := range cs {
-		fmt.Fprintf(e.stdout, "  %-10s %s\n", c.name, c.short)
+// noArgs is cobra.NoArgs with a message that names the command's help.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{c, fmt.Sprintf("%s takes no arguments, got %q", c.CommandPath(), strings.Join(args, " "))}
 	}
-	fmt.Fprint(e.stdout, usageTail)
+	return nil
 }
 
-// newFlags makes a command's flag set with a usage line that ends in the exit codes.
-func newFlags(name, usage string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: mbguard %s\n\nFlags:\n", usage)
-		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok, 1 findings or blocked, 2 usage or internal error.\n")
+// checkDir makes -C name a directory that exists, so a typo is not reported as "not inside a
+// git repository".
+func (e *env) checkDir() error {
+	if e.dir == "" || e.dir == "." {
+		return nil
 	}
-	return fs
+	fi, err := os.Stat(e.dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("-C %s: no such directory (pass a directory that exists)", e.dir)
+	case err != nil:
+		return fmt.Errorf("-C %s: %w", e.dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("-C %s: not a directory (pass a directory)", e.dir)
+	}
+	return nil
 }
 
 // repo locates the repository from -C.

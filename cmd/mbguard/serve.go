@@ -9,21 +9,21 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/watcher"
 )
 
 // newServeCmd is the long-lived child of the OpenCode plugin: one engine, state held in memory
 // and persisted, JSON lines on stdin/stdout (docs/protocol.md) until stdin closes.
-func newServeCmd(e *env) *command {
-	c := &command{name: "serve", short: "serve gating decisions as JSON lines (for the OpenCode plugin)",
-		flags: newFlags("serve", "serve --stdio [--root DIR]")}
-	stdio := c.flags.Bool("stdio", false, "speak JSON lines on stdin/stdout (the only transport)")
-	root := c.flags.String("root", "", "the project root (default: the repository around -C or the current directory)")
-	c.run = func(ctx context.Context, args []string) int {
-		if !*stdio || len(args) > 0 {
-			c.flags.Usage()
-			return exitUsage
+func newServeCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "serve --stdio [--root DIR]", Short: "serve gating decisions as JSON lines (for the OpenCode plugin)", Args: noArgs}
+	stdio := c.Flags().Bool("stdio", false, "speak JSON lines on stdin/stdout (the only transport)")
+	root := c.Flags().String("root", "", "the project root (default: the repository around -C or the current directory)")
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		if !*stdio {
+			return e.usage(c, "serve needs --stdio (it speaks JSON lines on stdin and stdout)")
 		}
 		dir := e.dir
 		if *root != "" {
@@ -59,7 +59,7 @@ func newServeCmd(e *env) *command {
 		}
 		e.logf("stdin closed; state saved")
 		return exitOK
-	}
+	})
 	return c
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/internal/declog"
 	"github.com/mbguard/mbguard/watcher"
 )
@@ -29,14 +31,13 @@ type watcherStatus struct {
 
 // newStatusCmd shows what the guard is doing: sessions (from the running watcher, else the
 // state files), recent decisions, and the watcher's findings.
-func newStatusCmd(e *env) *command {
-	c := &command{name: "status", short: "show sessions, armed recovery, recent decisions and findings", flags: newFlags("status", "status [--json] [--decisions N]")}
-	asJSON := c.flags.Bool("json", false, "print JSON")
-	nDecisions := c.flags.Int("decisions", 10, "how many recent decisions to show")
-	c.run = func(ctx context.Context, args []string) int {
-		if len(args) > 0 {
-			c.flags.Usage()
-			return exitUsage
+func newStatusCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "status [--json] [--decisions N]", Short: "show sessions, armed recovery, recent decisions and findings", Args: noArgs}
+	asJSON := c.Flags().Bool("json", false, "print JSON")
+	nDecisions := c.Flags().Int("decisions", 10, "how many recent decisions to show (0 for none)")
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		if *nDecisions < 0 {
+			return e.usage(c, "--decisions %d: want 0 or more", *nDecisions)
 		}
 		r, err := e.repo()
 		if err != nil {
@@ -96,7 +97,7 @@ func newStatusCmd(e *env) *command {
 		}
 		printStatus(e, rep)
 		return exitOK
-	}
+	})
 	return c
 }
 

@@ -4,17 +4,15 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/lifecycle"
 )
 
-func newUpgradeCmd(e *env) *command {
-	c := &command{name: "upgrade", short: "upgrade MEMORY.md in place to the current template", flags: newFlags("upgrade", "upgrade [--no-backup]")}
-	noBackup := c.flags.Bool("no-backup", false, "do not keep a copy of the old MEMORY.md under the git directory")
-	c.run = func(ctx context.Context, args []string) int {
-		if len(args) > 0 {
-			c.flags.Usage()
-			return exitUsage
-		}
+func newUpgradeCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "upgrade [--no-backup]", Short: "upgrade MEMORY.md in place to the current template", Args: noArgs}
+	noBackup := c.Flags().Bool("no-backup", false, "do not keep a copy of the old MEMORY.md under the git directory")
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
 		if err != nil {
 			return e.fail(err)
@@ -35,6 +33,6 @@ func newUpgradeCmd(e *env) *command {
 		}
 		fmt.Fprintf(e.stderr, "mbguard: upgraded %s from %s; the USER_BLOCK is unchanged: review it and commit\n", res.Path, res.From)
 		return exitOK
-	}
+	})
 	return c
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise read from the module.
@@ -19,11 +21,11 @@ func versionString() string {
 	return "dev"
 }
 
-func newVersionCmd(e *env) *command {
-	c := &command{name: "version", short: "print the version", flags: newFlags("version", "version")}
-	c.run = func(ctx context.Context, args []string) int {
+func newVersionCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "version", Short: "print the version", Args: noArgs}
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		fmt.Fprintln(e.stdout, "mbguard", versionString())
 		return exitOK
-	}
+	})
 	return c
 }

@@ -9,20 +9,18 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mbguard/mbguard/watcher"
 )
 
 // newWatchCmd runs the repository's standalone watcher: a resident Service on a unix socket
 // (per-call hooks use it when it runs) plus the file watcher on memory-bank/.
-func newWatchCmd(e *env) *command {
-	c := &command{name: "watch", short: "watch memory-bank/ and serve hooks over a unix socket", flags: newFlags("watch", "watch [--stop] [--debounce 150ms]")}
-	stop := c.flags.Bool("stop", false, "stop the watcher running for this repository")
-	debounce := c.flags.Duration("debounce", watcher.DefaultDebounce, "how long a file must stay quiet before it is scanned")
-	c.run = func(ctx context.Context, args []string) int {
-		if len(args) > 0 {
-			c.flags.Usage()
-			return exitUsage
-		}
+func newWatchCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "watch [--stop] [--debounce 150ms]", Short: "watch memory-bank/ and serve hooks over a unix socket", Args: noArgs}
+	stop := c.Flags().Bool("stop", false, "stop the watcher running for this repository")
+	debounce := c.Flags().Duration("debounce", watcher.DefaultDebounce, "how long a file must stay quiet before it is scanned")
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
 		if err != nil {
 			return e.fail(err)
@@ -68,6 +66,6 @@ func newWatchCmd(e *env) *command {
 		}
 		fmt.Fprintln(e.stderr, "mbguard: watcher stopped")
 		return exitOK
-	}
+	})
 	return c
 }
