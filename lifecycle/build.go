@@ -13,7 +13,7 @@ import (
 // legacyInputs are the old entry files' bytes as committed (nil when absent) and their names
 // (brief.md or projectbrief.md, active.md or activeContext.md, _index.md).
 type legacyInputs struct {
-	Brief, Active, Index            []byte
+	Brief, Active, Index             []byte
 	BriefName, ActiveName, IndexName string
 	Decisions                        []decisionSource
 }
@@ -242,17 +242,26 @@ func decisionHeadings(b []byte) []string {
 // wrapUnmarked makes a v7.1 MEMORY.md of one without any block markers: the old text becomes the
 // USER_BLOCK byte for byte (a leading BOM stays at the head of the file), after a machine block
 // with the template version and the fixed sections. The user block is the one place the guard
-// keeps byte-identical, so nothing the user wrote can be lost by an agent afterwards; moving
-// what agents should maintain into the machine sections is a choice left to the user.
-func wrapUnmarked(old []byte) ([]byte, error) {
+// keeps byte-identical, so nothing the user wrote can be lost to an agent afterwards; moving what
+// agents should maintain into the machine sections is left to the user. The one exception is an
+// old template version marker in the text (a v7.0-era file): it is mbguard's, not the user's, and
+// two of them would be a template-duplicate finding, so it is removed (its line too, when the line
+// holds nothing else) and the new marker takes its place after MACHINE_BLOCK_START. dropped counts
+// the markers removed.
+func wrapUnmarked(old []byte) (out []byte, dropped int, err error) {
 	if old == nil {
-		return nil, fmt.Errorf("reading %s: it is gone (run mbguard migrate --rollback)", bank.Entry)
+		return nil, 0, fmt.Errorf("reading %s: it is gone (run mbguard migrate --rollback)", bank.Entry)
 	}
-	if len(bank.ScanMarkers(old).Markers) > 0 {
-		return nil, fmt.Errorf("%s has block markers already: run mbguard upgrade", bank.Entry)
+	sc := bank.ScanMarkers(old)
+	if len(sc.Markers) > 0 {
+		return nil, 0, fmt.Errorf("%s has block markers already: run mbguard upgrade", bank.Entry)
 	}
 	body := bytes.TrimPrefix(old, bomUTF)
 	bom := old[:len(old)-len(body)]
+	if len(sc.Templates) > 0 {
+		body = dropTemplateMarks(old, sc.Templates)[len(bom):]
+		dropped = len(sc.Templates)
+	}
 	crlf := bytes.Count(body, []byte("\r\n"))*2 > bytes.Count(body, []byte("\n"))
 	var b strings.Builder
 	b.WriteString("# Project Memory\n\n")
@@ -260,25 +269,54 @@ func wrapUnmarked(old []byte) ([]byte, error) {
 	for _, h := range fixedSections {
 		sec, err := templates.Section(h)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		b.WriteString(sec + "\n")
 	}
-	b.WriteString("The text below the machine block is this file as it was before mbguard added the block\nmarkers, kept byte for byte in the USER_BLOCK. Agents do not change it; move what should be\nmaintained into the sections above.\n\n")
+	b.WriteString("The USER_BLOCK below holds this file as it was before mbguard added the block markers, byte\nfor byte. Agents do not change it: move what should be maintained into the sections above.\n\n")
 	b.WriteString(bank.MachineEnd.String() + "\n\n" + bank.UserStart.String() + "\n")
 	head := b.String()
-	tail := "\n" + bank.UserEnd.String() + "\n"
+	tail := bank.UserEnd.String() + "\n"
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		tail = "\n" + tail // the end marker needs a line of its own
+	}
 	if crlf {
 		head = strings.ReplaceAll(head, "\n", "\r\n")
 		tail = strings.ReplaceAll(tail, "\n", "\r\n")
 	}
-	out := append(append(append(append([]byte(nil), bom...), head...), body...), tail...)
-	got, ok := bank.UserBlock(out)
-	want := append(append(append([]byte(nil), head[len(head)-len(nlOf(crlf)):]...), body...), tail[:len(nlOf(crlf))]...)
-	if !ok || !bytes.Equal(got, want) {
-		return nil, fmt.Errorf("building %s: the old text would not survive intact (a bug; nothing changed)", bank.Entry)
+	out = append(append(append(append([]byte(nil), bom...), head...), body...), tail...)
+	sc2 := bank.ScanMarkers(out)
+	if _, ok := bank.ParseBlocks(out); !ok || len(sc2.Markers) != 4 || len(sc2.Templates) != 1 || !bytes.Contains(out, body) {
+		return nil, 0, fmt.Errorf("%s ends inside an unclosed code fence or inline code span, which would swallow the USER_BLOCK_END marker: close it, then run mbguard upgrade again (nothing changed)", bank.Entry)
 	}
-	return out, nil
+	return out, dropped, nil
+}
+
+// dropTemplateMarks removes template version markers from b: the whole line when it holds
+// nothing else, else just the marker.
+func dropTemplateMarks(b []byte, marks []bank.TemplateMark) []byte {
+	lines := lineStarts(b)
+	out := append([]byte(nil), b...)
+	for i := len(marks) - 1; i >= 0; i-- {
+		t := marks[i]
+		ls, le := lines[t.Line-1], lineEnd(b, lines, t.Line)
+		text := string(b[ls:le])
+		k := strings.Index(text, "<!--")
+		m := strings.Index(text[k:], "-->") + k + 3
+		if strings.TrimSpace(text[:k]+text[m:]) == "" {
+			full := le
+			if full < len(b) && b[full] == '\r' {
+				full++
+			}
+			if full < len(b) && b[full] == '\n' {
+				full++
+			}
+			out = append(out[:ls], out[full:]...)
+		} else {
+			out = append(out[:ls+k], out[ls+m:]...)
+		}
+	}
+	return out
 }
 
 func nlOf(crlf bool) string {

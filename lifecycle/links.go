@@ -165,7 +165,7 @@ func relPath(dir, target string) string {
 	return strings.Join(parts, "/")
 }
 
-// codeSpans returns the byte ranges of a line's inline code spans (`…`, ``…``).
+// codeSpans returns the byte ranges of a line's inline code spans (`…`, “…“).
 func codeSpans(l string) [][2]int {
 	var spans [][2]int
 	for i := 0; i < len(l); {

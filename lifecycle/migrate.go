@@ -589,7 +589,7 @@ func contains(list []string, s string) bool {
 // bytes (nil when absent) as the moves left them.
 func buildOutputs(p Plan, read func(string) []byte) (mem, leg []byte, err error) {
 	if p.Kind == bank.KindUnmarked {
-		mem, err := wrapUnmarked(read(p.Sources.Memory))
+		mem, _, err := wrapUnmarked(read(p.Sources.Memory))
 		return mem, nil, err
 	}
 	src := p.Sources
