@@ -283,6 +283,9 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 		minimum = cfg.MinimumTemplate()
 	}
 	fs := scanner.CheckMarkdown(bank.Entry, b, true, minimum)
+	if cfg != nil {
+		fs = append(fs, scanner.CheckEntryLength(bank.Entry, b, cfg.Context.MaxChars)...)
+	}
 	if len(fs) == 0 {
 		ch.Status, ch.Detail = checkOK, "v7 layout, MEMORY.md well formed"
 		return []doctorCheck{ch}
@@ -290,6 +293,9 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 	var out []doctorCheck
 	for _, f := range fs {
 		c := doctorCheck{Name: "bank", Status: checkFail, Detail: fmt.Sprintf("%s:%d: %s (%s)", f.Path, f.Line, f.Message, f.Rule), Next: f.Fix}
+		if f.Severity == scanner.SeverityWarning {
+			c.Status = checkWarn
+		}
 		if strings.HasPrefix(f.Rule, "template-") {
 			c.Next = "run mbguard upgrade"
 		}
