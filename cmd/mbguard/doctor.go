@@ -267,10 +267,10 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 		ch.Status, ch.Detail, ch.Next = checkWarn, "memory-bank/ has no MEMORY.md", "run mbguard init"
 		return []doctorCheck{ch}
 	case bank.LayoutLegacy:
-		ch.Status, ch.Detail, ch.Next = checkFail, "legacy layout (_index.md/brief.md/active.md)", "run mbguard migrate"
+		ch.Status, ch.Detail, ch.Next = checkFail, fmt.Sprintf("legacy layout (%s memory bank)", bank.DetectKind(names)), "run mbguard migrate"
 		return []doctorCheck{ch}
 	case bank.LayoutMixed:
-		ch.Status, ch.Detail, ch.Next = checkFail, "mixed layout: MEMORY.md beside legacy entry files", "move the legacy entry files' content into MEMORY.md by hand, then remove them"
+		ch.Status, ch.Detail, ch.Next = checkFail, "mixed layout: MEMORY.md beside older entry files, or two conventions' entry files together", "move the older entry files' content into MEMORY.md by hand, then remove them"
 		return []doctorCheck{ch}
 	}
 	b, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(bank.Entry)))
