@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -521,9 +522,11 @@ func commitMemory(g *goGit, j *journal, res *MigrateResult) (plumbing.Hash, erro
 	return g.commit(c1.Hash, edits, memoryMessage(j.Plan))
 }
 
-// treeFiles reads the files of commit h under memory-bank/: their paths, and the bytes of the
-// Markdown ones.
-func treeFiles(r *gitRepo, h plumbing.Hash) (names map[string]bool, md map[string][]byte, err error) {
+// treeFiles reads the files of commit h under memory-bank/: their paths, and, when content is
+// true, the bytes of the Markdown ones. Those are read from the work tree when the file there
+// hashes to the commit's blob (a thousand small files read and hashed cost a fraction of loading
+// them from a pack), else from the object database, so the result is the commit's either way.
+func treeFiles(r *gitRepo, root string, h plumbing.Hash, content bool) (names map[string]bool, md map[string][]byte, err error) {
 	c, err := r.CommitObject(h)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading commit %s: %w", h, err)
@@ -537,19 +540,43 @@ func treeFiles(r *gitRepo, h plumbing.Hash) (names map[string]bool, md map[strin
 	if err != nil {
 		return names, md, nil // no memory-bank/ in that commit
 	}
-	err = sub.Files().ForEach(func(f *object.File) error {
-		p := bank.Dir + "/" + f.Name
-		names[p] = true
-		if strings.HasSuffix(p, ".md") && f.Mode.IsFile() {
-			s, err := f.Contents()
-			if err != nil {
-				return fmt.Errorf("reading %s: %w", p, err)
-			}
-			md[p] = []byte(s)
+	w := object.NewTreeWalker(sub, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if err == io.EOF {
+			return names, md, nil
 		}
-		return nil
-	})
-	return names, md, err
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading commit %s: %w", h, err)
+		}
+		if e.Mode == filemode.Dir {
+			continue
+		}
+		p := bank.Dir + "/" + name
+		names[p] = true
+		if !content || !strings.HasSuffix(p, ".md") || (e.Mode != filemode.Regular && e.Mode != filemode.Executable) {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p))); err == nil && plumbing.ComputeHash(plumbing.BlobObject, b) == e.Hash {
+			md[p] = b
+			continue
+		}
+		blob, err := object.GetBlob(r.Storer, e.Hash)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		rd, err := blob.Reader()
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		b, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		md[p] = b
+	}
 }
 
 // linkChanges computes commit 3 from the commits before it (never from the disk, so a resumed
@@ -560,11 +587,11 @@ func linkChanges(g *goGit, j *journal, res *MigrateResult) (map[string][]byte, p
 	if len(j.Plan.Moves) == 0 && len(j.Plan.Delete) == 0 {
 		return nil, c2, nil
 	}
-	before, _, err := treeFiles(g.r, plumbing.NewHash(j.Start))
+	before, _, err := treeFiles(g.r, g.o.Root, plumbing.NewHash(j.Start), false)
 	if err != nil {
 		return nil, c2, err
 	}
-	_, after, err := treeFiles(g.r, c2)
+	_, after, err := treeFiles(g.r, g.o.Root, c2, true)
 	if err != nil {
 		return nil, c2, err
 	}
