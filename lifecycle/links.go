@@ -113,10 +113,10 @@ func resolveLink(raw, oldFile, newFile string, r linkResolver) (target string, o
 	if i := strings.IndexAny(t, "?#"); i >= 0 {
 		p, suffix = t[:i], t[i:]
 	}
-	escaped := strings.Contains(p, "%")
-	if escaped {
+	escaped := false
+	if strings.Contains(p, "%") {
 		if u, err := url.PathUnescape(p); err == nil {
-			p = u
+			p, escaped = u, true
 		}
 	}
 	dirSlash := strings.HasSuffix(p, "/")
@@ -132,13 +132,19 @@ func resolveLink(raw, oldFile, newFile string, r linkResolver) (target string, o
 	default:
 		return "", false, false
 	}
+	if dst == old && path.Dir(newFile) == path.Dir(oldFile) {
+		return raw, true, false // neither end moved: keep the link exactly as written
+	}
 	rel := relPath(path.Dir(newFile), dst)
 	if dirSlash && !strings.HasSuffix(rel, "/") {
 		rel += "/"
 	}
-	if escaped {
-		rel = strings.ReplaceAll(rel, "%", "%25")
-		rel = strings.ReplaceAll(rel, " ", "%20")
+	if escaped { // written percent-encoded: write it back the same way
+		seg := strings.Split(rel, "/")
+		for i := range seg {
+			seg[i] = url.PathEscape(seg[i])
+		}
+		rel = strings.Join(seg, "/")
 	}
 	if angled {
 		return "<" + rel + suffix + ">", true, false
