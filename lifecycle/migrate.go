@@ -223,9 +223,14 @@ func PlanMigration(root string) (Plan, error) {
 	// legacy.md is created when _index.md exists (its topic routing is kept there) or when a
 	// user block or broken markers need a verbatim home; the build decides, the plan says maybe.
 	for _, n := range names {
-		if !known[n] {
-			p.Notes = append(p.Notes, fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, p.Kind))
+		if known[n] {
+			continue
 		}
+		note := fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, p.Kind)
+		if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil && !fi.IsDir() && !strings.EqualFold(path.Ext(n), ".md") {
+			note += " (it is not Markdown, so mbguard check flags it: move it out of memory-bank/)"
+		}
+		p.Notes = append(p.Notes, note)
 	}
 	sort.Slice(p.Moves, func(i, j int) bool { return p.Moves[i].From < p.Moves[j].From })
 	return p, nil
