@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mbguard/mbguard/examples"
 	"github.com/mbguard/mbguard/hooks"
 )
 
@@ -24,21 +25,32 @@ import (
 var demoEnv = map[string]string{"MEMORY_BANK_GUARD_MODE": "block"}
 
 func newDemoCmd(e *env) *cobra.Command {
-	c := &cobra.Command{Use: "demo", Short: "replay the bundled scripted Claude Code session (run with -C examples/demo)",
-		Long:    "Copies the demo project to a temporary directory, runs git init there, and replays\nsession.jsonl (Claude Code hook payloads) through `mbguard hook claude`'s code path.",
-		Example: "  mbguard -C examples/demo demo", Args: noArgs}
-	c.RunE = e.runs(func(ctx context.Context, args []string) int { return runDemo(ctx, e) })
+	c := &cobra.Command{Use: "demo [--from dir]", Short: "replay a scripted Claude Code session on a bundled demo project",
+		Long: `Writes the demo project built into mbguard (examples/demo in the source) to a temporary
+directory, runs git init there, and replays its session.jsonl (Claude Code hook payloads)
+through the code of mbguard hook claude, with gating.mode=block. Nothing outside the
+temporary directory changes; it is removed at the end.`,
+		Example: "  mbguard demo\n  mbguard demo --from my-demo   # a project of your own with a session.jsonl",
+		Args:    noArgs}
+	from := c.Flags().String("from", "", "replay the project in `dir` (it needs a session.jsonl) instead of the bundled one")
+	c.RunE = e.runs(func(ctx context.Context, args []string) int { return runDemo(ctx, e, *from) })
 	return c
 }
 
-func runDemo(ctx context.Context, e *env) int {
-	src, err := filepath.Abs(e.dir)
-	if err != nil {
-		return e.fail(err)
-	}
-	script := filepath.Join(src, "session.jsonl")
-	if _, err := os.Stat(script); err != nil {
-		return e.fail(fmt.Errorf("no session.jsonl in %s: run `go run ./cmd/mbguard -C examples/demo demo` in the mbguard checkout", src))
+// runDemo replays the bundled demo project, or the one in from.
+func runDemo(ctx context.Context, e *env, from string) int {
+	src := ""
+	if from != "" {
+		if !filepath.IsAbs(from) {
+			from = filepath.Join(e.dir, from)
+		}
+		var err error
+		if src, err = filepath.Abs(from); err != nil {
+			return e.fail(err)
+		}
+		if _, err := os.Stat(filepath.Join(src, "session.jsonl")); err != nil {
+			return e.fail(fmt.Errorf("no session.jsonl in %s: pass a project with one, or run mbguard demo for the bundled one", src))
+		}
 	}
 	tmp, err := os.MkdirTemp("", "mbguard-demo-")
 	if err != nil {
@@ -48,8 +60,15 @@ func runDemo(ctx context.Context, e *env) int {
 	if r, err := filepath.EvalSymlinks(tmp); err == nil {
 		tmp = r
 	}
-	if err := copyTree(src, tmp); err != nil {
-		return e.fail(fmt.Errorf("copying the demo project: %w", err))
+	name := "the bundled demo project"
+	if src == "" {
+		err = examples.WriteDemo(tmp)
+	} else {
+		name = "a copy of " + src
+		err = copyTree(src, tmp)
+	}
+	if err != nil {
+		return e.fail(fmt.Errorf("preparing the demo project: %w", err))
 	}
 	git := exec.CommandContext(ctx, "git", "init", "-q")
 	git.Dir = tmp
@@ -63,7 +82,7 @@ func runDemo(ctx context.Context, e *env) int {
 	rootJSON, _ := json.Marshal(tmp)
 	b = bytes.ReplaceAll(b, []byte("@ROOT@"), bytes.Trim(rootJSON, `"`))
 
-	fmt.Fprintf(e.stdout, "mbguard demo: a scripted Claude Code session in a copy of %s (gating.mode=block)\n\n", e.dir)
+	fmt.Fprintf(e.stdout, "mbguard demo: a scripted Claude Code session in %s (gating.mode=block)\n\n", name)
 	h := &hooks.Claude{Dir: tmp, Getenv: func(k string) string { return demoEnv[k] }, Now: time.Now}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 1<<20), hooks.MaxClaudePayload)

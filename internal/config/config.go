@@ -223,6 +223,26 @@ func Load(o Options) (*Config, error) {
 	return c, nil
 }
 
+// yamlKind names what a configuration value is in YAML's words, never Go's ("a list", not
+// "[]interface {}"): the reader wrote YAML.
+func yamlKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "nothing (null)"
+	case string:
+		return "a string"
+	case bool:
+		return "true or false"
+	case int, int64, float64:
+		return "a number"
+	case []any, []string:
+		return "a list"
+	case map[string]any, map[any]any:
+		return "a mapping (key: value)"
+	}
+	return "a value of another kind"
+}
+
 // apply stores one value, converting what YAML or convert produced into the key's type.
 func (c *Config) apply(key string, v any) error {
 	str := func(dst *string) error {
@@ -232,7 +252,7 @@ func (c *Config) apply(key string, v any) error {
 		case int, int64, float64, bool:
 			*dst = fmt.Sprint(x)
 		default:
-			return fmt.Errorf("want a single value, got %T", v)
+			return fmt.Errorf("want a single value, got %s", yamlKind(v))
 		}
 		return nil
 	}
@@ -247,14 +267,14 @@ func (c *Config) apply(key string, v any) error {
 				case string, int, int64, float64, bool:
 					out = append(out, fmt.Sprint(e))
 				default:
-					return fmt.Errorf("want a list of strings, got an element of type %T", e)
+					return fmt.Errorf("want a list of strings, got %s in it", yamlKind(e))
 				}
 			}
 			*dst = out
 		case nil:
 			*dst = nil
 		default:
-			return fmt.Errorf("want a list, got %T", v)
+			return fmt.Errorf("want a list, got %s", yamlKind(v))
 		}
 		return nil
 	}
@@ -276,7 +296,7 @@ func (c *Config) apply(key string, v any) error {
 			}
 			*dst = n
 		default:
-			return fmt.Errorf("want a whole number, got %T", v)
+			return fmt.Errorf("want a whole number, got %s", yamlKind(v))
 		}
 		return nil
 	}
@@ -291,7 +311,7 @@ func (c *Config) apply(key string, v any) error {
 			}
 			*dst = b
 		default:
-			return fmt.Errorf("want true or false, got %T", v)
+			return fmt.Errorf("want true or false, got %s", yamlKind(v))
 		}
 		return nil
 	}

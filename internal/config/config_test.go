@@ -198,6 +198,12 @@ func TestYAMLTypes(t *testing.T) {
 		{"scalar where a list belongs", "gating:\n  safe_paths: progress.md\n", "", nil, "want a list"},
 		{"fraction where a whole number belongs", "context:\n  max_chars: 1.5\n", "", nil, "not a whole number"},
 		{"map where a value belongs", "templates:\n  minimum:\n    v: 7\n", "", nil, "unknown key"},
+		// the messages speak YAML, never Go type names such as []interface {}
+		{"list where a value belongs", "gating:\n  mode: [a, b]\n", "", nil, "gating.mode: want a single value, got a list"},
+		{"list where a number belongs", "context:\n  max_chars: [1]\n", "", nil, "want a whole number, got a list"},
+		{"number where a list belongs", "gating:\n  sensitive_paths: 5\n", "", nil, "want a list, got a number"},
+		{"list inside a list", "gating:\n  safe_paths: [[a]]\n", "", nil, "want a list of strings, got a list in it"},
+		{"list where true or false belongs", "gating:\n  shell_markdown_writes: [true]\n", "", nil, "want true or false, got a list"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

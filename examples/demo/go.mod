@@ -1,3 +1,0 @@
-module example.com/payments
-
-go 1.22
