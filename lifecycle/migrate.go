@@ -55,8 +55,6 @@ type mapping struct {
 // dirMoves map the legacy folders to their v7.1 places; subfolders are kept.
 var dirMoves = [][2]string{{"docs", "details/design"}, {"requirements", "details/requirements"}, {"learnings", "details/learnings"}, {"archive", "details/archive"}}
 
-var fileMoves = []string{"tech.md", "patterns.md", "progress.md"}
-
 // skillMapping is memory-bank-skill's legacy layout (seed 004).
 var skillMapping = mapping{
 	files: [][2]string{{"tech.md", "details/tech.md"}, {"patterns.md", "details/patterns.md"}, {"progress.md", "details/progress.md"}},
