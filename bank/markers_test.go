@@ -212,11 +212,40 @@ func TestDetectLayout(t *testing.T) {
 		{"legacy", true, []string{"_index.md", "tech.md"}, LayoutLegacy},
 		{"v7", true, []string{"MEMORY.md", "details"}, LayoutV7},
 		{"mixed", true, []string{"MEMORY.md", "brief.md"}, LayoutMixed},
+		{"cline", true, []string{"projectbrief.md", "activeContext.md", "progress.md"}, LayoutLegacy},
+		{"roo spelling", true, []string{"projectBrief.md", "decisionLog.md"}, LayoutLegacy},
+		{"cline beside MEMORY.md", true, []string{"MEMORY.md", "systemPatterns.md"}, LayoutMixed},
+		{"cline beside skill legacy", true, []string{"brief.md", "activeContext.md"}, LayoutMixed},
+		{"progress alone is nobody's", true, []string{"progress.md", "tasks.md"}, LayoutEmpty},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := DetectLayout(c.exists, c.names); got != c.want {
 				t.Errorf("DetectLayout = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestDetectKind(t *testing.T) {
+	tests := []struct {
+		name  string
+		names []string
+		want  Kind
+	}{
+		{"skill", []string{"_index.md", "brief.md", "tech.md", "docs"}, KindSkill},
+		{"cline", []string{"projectbrief.md", "productContext.md", "activeContext.md", "systemPatterns.md", "techContext.md", "progress.md"}, KindCline},
+		{"cline with extra folders", []string{"projectbrief.md", "activeContext.md", "api"}, KindCline},
+		{"roo", []string{"activeContext.md", "decisionLog.md", "productContext.md", "progress.md", "systemPatterns.md"}, KindRoo},
+		{"cursor", []string{"tasks.md", "projectbrief.md", "activeContext.md", "creative", "reflection", "archive"}, KindCursor},
+		{"v7", []string{"MEMORY.md", "details"}, KindV7},
+		{"mixed", []string{"MEMORY.md", "activeContext.md"}, KindNone},
+		{"empty", []string{"notes.md"}, KindNone},
+	}
+	for _, c := range tests {
+		t.Run(c.name, func(t *testing.T) {
+			if got := DetectKind(c.names); got != c.want {
+				t.Errorf("DetectKind = %q, want %q", got, c.want)
 			}
 		})
 	}

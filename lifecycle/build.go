@@ -10,9 +10,18 @@ import (
 	"github.com/mbguard/mbguard/templates"
 )
 
-// legacyInputs are the old entry files' bytes as committed (nil when absent).
+// legacyInputs are the old entry files' bytes as committed (nil when absent) and their names
+// (brief.md or projectbrief.md, active.md or activeContext.md, _index.md).
 type legacyInputs struct {
-	Brief, Active, Index, Patterns []byte
+	Brief, Active, Index             []byte
+	BriefName, ActiveName, IndexName string
+	Decisions                        []decisionSource
+}
+
+// decisionSource is a moved file whose headings summarise the decisions in MEMORY.md.
+type decisionSource struct {
+	Rel string // under memory-bank/, e.g. details/patterns.md
+	B   []byte
 }
 
 var (
@@ -107,21 +116,21 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 			addLegacy(name+" (its block markers were malformed; kept verbatim)", fenced(trimBlank(body)))
 			return ""
 		}
-		if hasUser && name != "active.md" {
+		if hasUser && name != in.ActiveName {
 			addLegacy("From "+name+" (its user block)", string(user))
 		}
 		return trimBlank(demote(body))
 	}
-	snapshot := section("brief.md", in.Brief)
-	focus := section("active.md", in.Active)
+	snapshot := section(in.BriefName, in.Brief)
+	focus := section(in.ActiveName, in.Active)
 	if in.Index != nil {
 		body, user, hasUser, ok := split(in.Index)
 		if !ok {
-			addLegacy("Legacy Routing (Topic), from _index.md (malformed markers; kept verbatim)", fenced(trimBlank(body)))
+			addLegacy("Legacy Routing (Topic), from "+in.IndexName+" (malformed markers; kept verbatim)", fenced(trimBlank(body)))
 		} else {
-			addLegacy("Legacy Routing (Topic), from _index.md", demote(body))
+			addLegacy("Legacy Routing (Topic), from "+in.IndexName, demote(body))
 			if hasUser {
-				addLegacy("From _index.md (its user block)", string(user))
+				addLegacy("From "+in.IndexName+" (its user block)", string(user))
 			}
 		}
 	}
@@ -153,8 +162,19 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 		focus = "- (nothing recorded yet: write the task in hand, what is done and what is next)"
 	}
 	decisions := fixed(templates.DecisionsHeading)
-	if hs := decisionHeadings(in.Patterns); len(hs) > 0 {
-		decisions = templates.DecisionsHeading + "\n\nRecorded in details/patterns.md (read it for the why):\n\n- " + strings.Join(hs, "\n- ") + "\n"
+	var hs, where []string
+	for _, d := range in.Decisions {
+		if h := decisionHeadings(d.B); len(h) > 0 && len(hs) < 20 {
+			hs = append(hs, h[:min(len(h), 20-len(hs))]...)
+			where = append(where, d.Rel)
+		}
+	}
+	if len(hs) > 0 {
+		them := "it"
+		if len(where) > 1 {
+			them = "them"
+		}
+		decisions = templates.DecisionsHeading + "\n\nRecorded in " + strings.Join(where, " and ") + " (read " + them + " for the why):\n\n- " + strings.Join(hs, "\n- ") + "\n"
 	}
 	var b strings.Builder
 	b.WriteString("# Project Memory\n\n")
@@ -183,7 +203,13 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 		return nil, nil, fmt.Errorf("building MEMORY.md: the user block would not survive intact (a bug; nothing changed)")
 	}
 	if len(leg) > 0 {
-		legacy = []byte("# Legacy memory\n\nText from the legacy entry files (_index.md, brief.md, active.md) that has no place in\nthe v7.1 layout, kept verbatim by mbguard migrate. Move what still matters into MEMORY.md or\ndetails/, then delete this file.\n\n" + strings.Join(leg, "\n\n") + "\n")
+		var names []string
+		for _, n := range []string{in.IndexName, in.BriefName, in.ActiveName} {
+			if n != "" && n != "." {
+				names = append(names, n)
+			}
+		}
+		legacy = []byte("# Legacy memory\n\nText from the old entry files (" + strings.Join(names, ", ") + ") that has no place in\nthe v7.1 layout, kept verbatim by mbguard migrate. Move what still matters into MEMORY.md or\ndetails/, then delete this file.\n\n" + strings.Join(leg, "\n\n") + "\n")
 	}
 	return memory, legacy, nil
 }
@@ -211,4 +237,91 @@ func decisionHeadings(b []byte) []string {
 		}
 	}
 	return out
+}
+
+// wrapUnmarked makes a v7.1 MEMORY.md of one without any block markers: the old text becomes the
+// USER_BLOCK byte for byte (a leading BOM stays at the head of the file), after a machine block
+// with the template version and the fixed sections. The user block is the one place the guard
+// keeps byte-identical, so nothing the user wrote can be lost to an agent afterwards; moving what
+// agents should maintain into the machine sections is left to the user. The one exception is an
+// old template version marker in the text (a v7.0-era file): it is mbguard's, not the user's, and
+// two of them would be a template-duplicate finding, so it is removed (its line too, when the line
+// holds nothing else) and the new marker takes its place after MACHINE_BLOCK_START. dropped counts
+// the markers removed.
+func wrapUnmarked(old []byte) (out []byte, dropped int, err error) {
+	if old == nil {
+		return nil, 0, fmt.Errorf("reading %s: it is gone (run mbguard migrate --rollback)", bank.Entry)
+	}
+	sc := bank.ScanMarkers(old)
+	if len(sc.Markers) > 0 {
+		return nil, 0, fmt.Errorf("%s has block markers already: run mbguard upgrade", bank.Entry)
+	}
+	body := bytes.TrimPrefix(old, bomUTF)
+	bom := old[:len(old)-len(body)]
+	if len(sc.Templates) > 0 {
+		body = dropTemplateMarks(old, sc.Templates)[len(bom):]
+		dropped = len(sc.Templates)
+	}
+	crlf := bytes.Count(body, []byte("\r\n"))*2 > bytes.Count(body, []byte("\n"))
+	var b strings.Builder
+	b.WriteString("# Project Memory\n\n")
+	b.WriteString(bank.MachineStart.String() + "\n" + bank.TemplateMarker(bank.CurrentTemplate) + "\n\n")
+	for _, h := range fixedSections {
+		sec, err := templates.Section(h)
+		if err != nil {
+			return nil, 0, err
+		}
+		b.WriteString(sec + "\n")
+	}
+	b.WriteString("The USER_BLOCK below holds this file as it was before mbguard added the block markers, byte\nfor byte. Agents do not change it: move what should be maintained into the sections above.\n\n")
+	b.WriteString(bank.MachineEnd.String() + "\n\n" + bank.UserStart.String() + "\n")
+	head := b.String()
+	tail := bank.UserEnd.String() + "\n"
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		tail = "\n" + tail // the end marker needs a line of its own
+	}
+	if crlf {
+		head = strings.ReplaceAll(head, "\n", "\r\n")
+		tail = strings.ReplaceAll(tail, "\n", "\r\n")
+	}
+	out = append(append(append(append([]byte(nil), bom...), head...), body...), tail...)
+	sc2 := bank.ScanMarkers(out)
+	if _, ok := bank.ParseBlocks(out); !ok || len(sc2.Markers) != 4 || len(sc2.Templates) != 1 || !bytes.Contains(out, body) {
+		return nil, 0, fmt.Errorf("%s ends inside an unclosed code fence or inline code span, which would swallow the USER_BLOCK_END marker: close it, then run mbguard upgrade again (nothing changed)", bank.Entry)
+	}
+	return out, dropped, nil
+}
+
+// dropTemplateMarks removes template version markers from b: the whole line when it holds
+// nothing else, else just the marker.
+func dropTemplateMarks(b []byte, marks []bank.TemplateMark) []byte {
+	lines := lineStarts(b)
+	out := append([]byte(nil), b...)
+	for i := len(marks) - 1; i >= 0; i-- {
+		t := marks[i]
+		ls, le := lines[t.Line-1], lineEnd(b, lines, t.Line)
+		text := string(b[ls:le])
+		k := strings.Index(text, "<!--")
+		m := strings.Index(text[k:], "-->") + k + 3
+		if strings.TrimSpace(text[:k]+text[m:]) == "" {
+			full := le
+			if full < len(b) && b[full] == '\r' {
+				full++
+			}
+			if full < len(b) && b[full] == '\n' {
+				full++
+			}
+			out = append(out[:ls], out[full:]...)
+		} else {
+			out = append(out[:ls+k], out[ls+m:]...)
+		}
+	}
+	return out
+}
+
+func nlOf(crlf bool) string {
+	if crlf {
+		return "\r\n"
+	}
+	return "\n"
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // ErrLegacy reports a legacy (or mixed) bank where init or upgrade was asked for.
-var ErrLegacy = errors.New("memory-bank/ has the legacy layout (_index.md, brief.md, active.md): run mbguard migrate")
+var ErrLegacy = errors.New("memory-bank/ holds an older memory bank (memory-bank-skill legacy, Cline, Roo Code or Cursor): run mbguard migrate")
 
 // Scan budget for init, from seed 004: enough to describe a project, never a crawl.
 const (

@@ -24,22 +24,70 @@ type Move struct{ From, To string }
 // Plan is everything a migration will do; Refusals non-empty means it will not run.
 type Plan struct {
 	Layout   bank.Layout
+	Kind     bank.Kind `json:",omitempty"` // the convention recognised; empty in journals older than it
 	Moves    []Move
+	Dirs     []Move   `json:",omitempty"` // the folders the moves empty, and where their files go
+	Merges   []Move   `json:",omitempty"` // entry files whose text goes into MEMORY.md (To names the section)
 	Create   []string // MEMORY.md, and legacy.md when some text has no other place
+	Rewrite  []string `json:",omitempty"` // an unmarked MEMORY.md, rewritten around the user's text
 	Delete   []string // the old entry files
 	Notes    []string // things the user should know: non-.md files, symlinks, files left in place
 	Refusals []string // collisions and a mixed layout
+	Sources  Sources  `json:",omitempty"`
+}
+
+// Sources are the files commit 2 builds MEMORY.md from, as slash paths from the repository root
+// (Decisions as they are after the moves).
+type Sources struct {
+	Brief, Active, Index, Memory string   `json:",omitempty"`
+	Decisions                    []string `json:",omitempty"`
+}
+
+// mapping is one convention's way into the v7.1 layout.
+type mapping struct {
+	files [][2]string // top-level file (matched without case) → its place under memory-bank/
+	dirs  [][2]string // top-level folder → its place; subfolders are kept
+	// The entry files: their text goes into MEMORY.md and they are deleted. index is kept
+	// verbatim in legacy.md (its topic routing has no v7.1 place).
+	brief, active, index string
+	decisions            []string // moved files whose headings become Decision Highlights
 }
 
 // dirMoves map the legacy folders to their v7.1 places; subfolders are kept.
 var dirMoves = [][2]string{{"docs", "details/design"}, {"requirements", "details/requirements"}, {"learnings", "details/learnings"}, {"archive", "details/archive"}}
 
-var fileMoves = []string{"tech.md", "patterns.md", "progress.md"}
+// skillMapping is memory-bank-skill's legacy layout (seed 004).
+var skillMapping = mapping{
+	files: [][2]string{{"tech.md", "details/tech.md"}, {"patterns.md", "details/patterns.md"}, {"progress.md", "details/progress.md"}},
+	dirs:  dirMoves,
+	brief: "brief.md", active: "active.md", index: "_index.md",
+	decisions: []string{"details/patterns.md"},
+}
+
+// contextMapping is the Cline family: Cline's six core files, Roo Code's decisionLog.md and
+// Cursor's tasks.md, style-guide.md, creative/ and reflection/. docs/migrate.md states this
+// table for users; keep the two together.
+var contextMapping = mapping{
+	files: [][2]string{
+		{"techContext.md", "details/tech.md"},
+		{"systemPatterns.md", "details/patterns.md"},
+		{"progress.md", "details/progress.md"},
+		{"productContext.md", "details/requirements/product-context.md"},
+		{"decisionLog.md", "details/design/decision-log.md"},
+		{"tasks.md", "details/tasks.md"},
+		{"style-guide.md", "details/design/style-guide.md"},
+	},
+	dirs: append(append([][2]string{}, dirMoves...),
+		[2]string{"creative", "details/design/creative"}, [2]string{"reflection", "details/learnings/reflection"}),
+	brief: "projectbrief.md", active: "activeContext.md",
+	decisions: []string{"details/patterns.md", "details/design/decision-log.md"},
+}
 
 // Commit messages also identify our own commits when a run resumes without its journal entry.
 const (
 	msgMoves  = "memory-bank: move legacy files to the v7.1 layout (mbguard migrate 1/2)\n\nPure renames, committed alone so git log --follow and git diff -M keep the history.\n"
 	msgMemory = "memory-bank: build MEMORY.md from the legacy entry files (mbguard migrate 2/2)\n\nbrief.md, active.md and _index.md become MEMORY.md (and legacy.md for text with no other place).\n"
+	msgLinks  = "memory-bank: point links at the moved files (mbguard migrate, links)\n\nRelative Markdown links whose targets the migration moved, rewritten apart from the renames so\nthis commit can be reviewed or reverted on its own.\n"
 )
 
 // PlanMigration reads memory-bank/ under root and plans the migration to v7.1.
@@ -47,31 +95,70 @@ func PlanMigration(root string) (Plan, error) {
 	dir := filepath.Join(root, bank.Dir)
 	layout, err := DetectLayout(dir)
 	p := Plan{Layout: layout}
-	if err != nil || layout != bank.LayoutLegacy {
-		if layout == bank.LayoutMixed {
-			p.Refusals = append(p.Refusals, "memory-bank/ has MEMORY.md and legacy entry files (_index.md, brief.md, active.md) together: merge them by hand into MEMORY.md and delete the old entry files")
-		}
+	if err != nil {
 		return p, err
+	}
+	ents, _ := os.ReadDir(dir)
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	p.Kind = bank.DetectKind(names)
+	switch layout {
+	case bank.LayoutMixed:
+		p.Refusals = append(p.Refusals, "memory-bank/ mixes conventions (MEMORY.md, memory-bank-skill's _index.md/brief.md/active.md, Cline-style *Context.md files): merge them by hand into one, then run mbguard migrate again")
+		return p, nil
+	case bank.LayoutV7:
+		return planUnmarked(root, p)
+	case bank.LayoutLegacy:
+	default:
+		return p, nil
+	}
+	m := contextMapping
+	if p.Kind == bank.KindSkill {
+		m = skillMapping
+	}
+	// actual finds a top-level name without regard to case: Roo Code writes projectBrief.md.
+	actual := func(want string) string {
+		for _, n := range names {
+			if n == want {
+				return n
+			}
+		}
+		for _, n := range names {
+			if strings.EqualFold(n, want) {
+				return n
+			}
+		}
+		return ""
 	}
 	exists := func(rel string) bool {
 		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
 		return err == nil
 	}
-	for _, f := range fileMoves {
-		if exists(f) {
-			p.Moves = append(p.Moves, Move{f, "details/" + f})
+	known := map[string]bool{"details": true}
+	for _, f := range m.files {
+		if n := actual(f[0]); n != "" {
+			known[n] = true
+			p.Moves = append(p.Moves, Move{n, f[1]})
 		}
 	}
-	for _, dm := range dirMoves {
-		src := filepath.Join(dir, dm[0])
+	for _, dm := range m.dirs {
+		n := actual(dm[0])
+		if n == "" {
+			continue
+		}
+		known[n] = true
+		src := filepath.Join(dir, n)
 		fi, err := os.Lstat(src)
 		if err != nil {
 			continue
 		}
 		if !fi.IsDir() {
-			p.Notes = append(p.Notes, fmt.Sprintf("memory-bank/%s is not a folder: left where it is", dm[0]))
+			p.Notes = append(p.Notes, fmt.Sprintf("memory-bank/%s is not a folder: left where it is", n))
 			continue
 		}
+		p.Dirs = append(p.Dirs, Move{bank.Dir + "/" + n, bank.Dir + "/" + dm[1]})
 		err = filepath.WalkDir(src, func(fp string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -81,30 +168,51 @@ func PlanMigration(root string) (Plan, error) {
 			}
 			rel, _ := filepath.Rel(src, fp)
 			rel = filepath.ToSlash(rel)
-			p.Moves = append(p.Moves, Move{dm[0] + "/" + rel, dm[1] + "/" + rel})
+			p.Moves = append(p.Moves, Move{n + "/" + rel, dm[1] + "/" + rel})
 			return nil
 		})
 		if err != nil {
-			return p, fmt.Errorf("reading memory-bank/%s: %w", dm[0], err)
+			return p, fmt.Errorf("reading memory-bank/%s: %w", n, err)
 		}
 	}
-	for i, m := range p.Moves {
-		p.Moves[i] = Move{bank.Dir + "/" + m.From, bank.Dir + "/" + m.To}
+	targets := map[string]string{}
+	for i, mv := range p.Moves {
+		p.Moves[i] = Move{bank.Dir + "/" + mv.From, bank.Dir + "/" + mv.To}
 		full := filepath.Join(root, filepath.FromSlash(p.Moves[i].From))
 		fi, _ := os.Lstat(full)
 		switch {
 		case fi != nil && fi.Mode()&fs.ModeSymlink != 0:
-			p.Notes = append(p.Notes, fmt.Sprintf("%s is a symlink: moved as the link itself (mbguard check flags symlinks; replace it with a file)", m.From))
-		case path.Ext(m.From) != ".md" && path.Base(m.From) != ".gitkeep":
+			p.Notes = append(p.Notes, fmt.Sprintf("%s is a symlink: moved as the link itself (mbguard check flags symlinks; replace it with a file)", p.Moves[i].From))
+		case path.Ext(mv.From) != ".md" && path.Base(mv.From) != ".gitkeep":
 			p.Notes = append(p.Notes, fmt.Sprintf("%s is not Markdown: moved as is (mbguard check flags it; convert or remove it)", p.Moves[i].From))
 		}
-		if exists(m.To) {
+		if exists(mv.To) {
 			p.Refusals = append(p.Refusals, fmt.Sprintf("%s already exists (collides with %s): rename or remove one of them", p.Moves[i].To, p.Moves[i].From))
 		}
+		if other, dup := targets[p.Moves[i].To]; dup {
+			p.Refusals = append(p.Refusals, fmt.Sprintf("%s and %s would both become %s: rename one of them", other, p.Moves[i].From, p.Moves[i].To))
+		}
+		targets[p.Moves[i].To] = p.Moves[i].From
 	}
-	for _, e := range bank.LegacyEntries {
-		if exists(e) {
-			p.Delete = append(p.Delete, bank.Dir+"/"+e)
+	entry := func(name, section string) string {
+		n := actual(name)
+		if n == "" {
+			return ""
+		}
+		known[n] = true
+		rel := bank.Dir + "/" + n
+		p.Merges = append(p.Merges, Move{rel, section})
+		p.Delete = append(p.Delete, rel)
+		return rel
+	}
+	p.Sources.Brief = entry(m.brief, bank.Entry+" ## Project Snapshot")
+	p.Sources.Active = entry(m.active, bank.Entry+" ## Current Focus (its USER_BLOCK kept byte for byte)")
+	if m.index != "" {
+		p.Sources.Index = entry(m.index, "memory-bank/legacy.md (its topic routing, verbatim)")
+	}
+	for _, d := range m.decisions {
+		if _, ok := targets[bank.Dir+"/"+d]; ok {
+			p.Sources.Decisions = append(p.Sources.Decisions, bank.Dir+"/"+d)
 		}
 	}
 	p.Create = append(p.Create, bank.Entry)
@@ -113,18 +221,35 @@ func PlanMigration(root string) (Plan, error) {
 	}
 	// legacy.md is created when _index.md exists (its topic routing is kept there) or when a
 	// user block or broken markers need a verbatim home; the build decides, the plan says maybe.
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		n := e.Name()
-		known := n == "docs" || n == "requirements" || n == "learnings" || n == "archive" || n == "details"
-		for _, f := range append(append([]string{}, fileMoves...), bank.LegacyEntries...) {
-			known = known || n == f
+	for _, n := range names {
+		if known[n] {
+			continue
 		}
-		if !known {
-			p.Notes = append(p.Notes, fmt.Sprintf("memory-bank/%s is not part of the legacy layout: left where it is", n))
+		note := fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, p.Kind)
+		if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil && !fi.IsDir() && !strings.EqualFold(path.Ext(n), ".md") {
+			note += " (it is not Markdown, so mbguard check flags it: move it out of memory-bank/)"
 		}
+		p.Notes = append(p.Notes, note)
 	}
 	sort.Slice(p.Moves, func(i, j int) bool { return p.Moves[i].From < p.Moves[j].From })
+	return p, nil
+}
+
+// planUnmarked plans the migration of a lone MEMORY.md without block markers: nothing moves,
+// and the file is rewritten around the user's text (see wrapUnmarked). A MEMORY.md with markers
+// is already v7: no plan, and Kind says so.
+func planUnmarked(root string, p Plan) (Plan, error) {
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(bank.Entry)))
+	if err != nil {
+		return p, fmt.Errorf("reading %s: %w", bank.Entry, err)
+	}
+	if len(bank.ScanMarkers(b).Markers) > 0 {
+		return p, nil
+	}
+	p.Kind = bank.KindUnmarked
+	p.Rewrite = []string{bank.Entry}
+	p.Merges = []Move{{bank.Entry, bank.Entry + " USER_BLOCK (byte for byte; markers, template version and the fixed sections added around it)"}}
+	p.Sources.Memory = bank.Entry
 	return p, nil
 }
 
@@ -135,6 +260,7 @@ type MigrateOptions struct {
 	Rollback               bool
 	GitCLI                 bool // moves and commits through the git CLI: hooks, signing and filters apply
 	NoGit                  bool // plain file moves, no commits, no journal
+	NoRewriteLinks         bool // leave links inside the bank as they are
 	// Progress, when set, is told how far the moves are (a terminal progress bar).
 	Progress func(done, total int)
 	// FailAfter stops the run after a named step ("moves", "commit1", "memory") as if the
@@ -151,10 +277,16 @@ type MigrateResult struct {
 	Resumed    bool
 	NoOp       bool     // already v7: nothing to do
 	RolledBack string   // the commit restored by --rollback
-	Commits    []string // the commits made
+	Commits    []Commit // the commits this run (or the run it resumed) made; never one it did not
+	NoMoves    bool     // the plan had nothing to rename, so there is no rename commit
 	Legacy     bool     // legacy.md was written
+	Rewritten  []Link   // links pointed at the moved files (in their own commit)
+	Unresolved []Link   // relative links whose targets were missing before the migration: left as they were
 	Warnings   []string
 }
+
+// Commit is one commit mbguard made.
+type Commit struct{ Hash, Subject string }
 
 // ErrRefused wraps every reason Migrate declines to start; nothing has changed when it is returned.
 var ErrRefused = errors.New("migration refused")
@@ -189,11 +321,11 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if err != nil {
 		return res, err
 	}
-	switch plan.Layout {
-	case bank.LayoutV7:
+	switch {
+	case plan.Layout == bank.LayoutV7 && plan.Kind != bank.KindUnmarked:
 		res.NoOp = true
 		return res, nil
-	case bank.LayoutNone, bank.LayoutEmpty:
+	case plan.Layout == bank.LayoutNone, plan.Layout == bank.LayoutEmpty:
 		return res, refuse("no legacy memory bank in %s: run mbguard init to create a v7.1 one", o.Root)
 	}
 	if j != nil && j.Phase != phaseDone {
@@ -218,7 +350,7 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if err != nil {
 		return res, err
 	}
-	j = &journal{Version: 1, Start: head, Branch: branch, Phase: phaseStarted, GitCLI: o.GitCLI, Plan: plan}
+	j = &journal{Version: 1, Start: head, Branch: branch, Phase: phaseStarted, GitCLI: o.GitCLI, NoLinks: o.NoRewriteLinks, Plan: plan}
 	if err := j.save(o.StateDir); err != nil {
 		return res, err
 	}
@@ -281,13 +413,16 @@ type journal struct {
 	GitCLI  bool   `json:"git_cli"`
 	Commit1 string `json:"commit1,omitempty"`
 	Commit2 string `json:"commit2,omitempty"`
+	Commit3 string `json:"commit3,omitempty"`
+	NoLinks bool   `json:"no_links,omitempty"`
 	Plan    Plan   `json:"plan"`
 }
 
 const (
 	phaseStarted = "started" // journal written, moves may be half done
-	phaseMoved   = "moved"   // commit 1 made
-	phaseDone    = "done"    // commit 2 made; kept so --rollback still knows the start
+	phaseMoved   = "moved"   // commit 1 made (or nothing to move)
+	phaseBuilt   = "built"   // commit 2 made; links not yet rewritten
+	phaseDone    = "done"    // finished; kept so --rollback still knows the start
 )
 
 // JournalPath is where the migration journal lives, under the git directory.
@@ -321,7 +456,8 @@ func (j *journal) save(stateDir string) error {
 
 // renameOnDisk performs the moves in the work tree; it is idempotent so a resumed run can
 // repeat it, and it removes the legacy folders the moves emptied.
-func renameOnDisk(root string, moves []Move, progress func(int, int)) error {
+func renameOnDisk(root string, p Plan, progress func(int, int)) error {
+	moves := p.Moves
 	made := map[string]bool{}
 	for i, m := range moves {
 		src := filepath.Join(root, filepath.FromSlash(m.From))
@@ -345,7 +481,10 @@ func renameOnDisk(root string, moves []Move, progress func(int, int)) error {
 			progress(i+1, len(moves))
 		}
 	}
-	for _, dm := range dirMoves {
+	for _, d := range p.Dirs {
+		removeEmptyDirs(filepath.Join(root, filepath.FromSlash(d.From)))
+	}
+	for _, dm := range dirMoves { // journals from before Plan.Dirs
 		removeEmptyDirs(filepath.Join(root, bank.Dir, dm[0]))
 	}
 	return nil
@@ -367,24 +506,47 @@ func removeEmptyDirs(dir string) {
 // plainMigrate is --no-git: the same moves and files, without commits, history or journal.
 func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 	res.Warnings = append(res.Warnings, "--no-git: files are moved without commits, so history is not linked and the run cannot be rolled back")
-	in := legacyInputs{}
-	read := func(rel string) []byte {
-		b, err := os.ReadFile(filepath.Join(o.Root, bank.Dir, rel))
+	from := map[string]string{}
+	for _, m := range plan.Moves {
+		from[m.To] = m.From
+	}
+	read := func(p string) []byte {
+		if f, ok := from[p]; ok {
+			p = f // the outputs are built before the moves
+		}
+		b, err := os.ReadFile(filepath.Join(o.Root, filepath.FromSlash(p)))
 		if err != nil {
 			return nil
 		}
 		return b
 	}
-	in.Brief, in.Active, in.Index, in.Patterns = read("brief.md"), read("active.md"), read("_index.md"), read("patterns.md")
-	mem, leg, err := buildMemory(in)
+	mem, leg, err := buildOutputs(plan, read)
 	if err != nil {
 		return err
+	}
+	before, was := map[string][]byte{}, map[string]bool{}
+	if !o.NoRewriteLinks && (len(plan.Moves) > 0 || len(plan.Delete) > 0) {
+		if err := filepath.WalkDir(filepath.Join(o.Root, bank.Dir), func(fp string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(o.Root, fp)
+			was[filepath.ToSlash(rel)] = true
+			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".md") {
+				if b, err := os.ReadFile(fp); err == nil {
+					before[filepath.ToSlash(rel)] = b
+				}
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("reading memory-bank/: %w", err)
+		}
 	}
 	if err := writeOutputs(o, mem, leg); err != nil {
 		return err
 	}
 	res.Legacy = leg != nil
-	if err := renameOnDisk(o.Root, plan.Moves, o.Progress); err != nil {
+	if err := renameOnDisk(o.Root, plan, o.Progress); err != nil {
 		return err
 	}
 	for _, d := range plan.Delete {
@@ -392,8 +554,138 @@ func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 			return fmt.Errorf("removing %s: %w", d, err)
 		}
 	}
+	if len(before) > 0 {
+		after := map[string][]byte{bank.Entry: mem}
+		if leg != nil {
+			after[bank.Dir+"/legacy.md"] = leg
+		}
+		to := map[string]string{}
+		for _, m := range plan.Moves {
+			to[m.From] = m.To
+		}
+		for p, b := range before {
+			if t, ok := to[p]; ok {
+				after[t] = b
+			} else if !contains(plan.Delete, p) {
+				after[p] = b
+			}
+		}
+		changed, rw, un := rewriteAll(o.Root, plan, after, func(p string) bool { return was[p] })
+		res.Rewritten, res.Unresolved = rw, un
+		for p, b := range changed {
+			if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(p)), b, 0o644); err != nil {
+				return fmt.Errorf("rewriting the links of %s: %w", p, err)
+			}
+		}
+	}
+	res.NoMoves = len(plan.Moves) == 0
 	res.Applied = true
 	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// buildOutputs makes MEMORY.md (and legacy.md) from the plan's sources; read returns a source's
+// bytes (nil when absent) as the moves left them.
+func buildOutputs(p Plan, read func(string) []byte) (mem, leg []byte, err error) {
+	if p.Kind == bank.KindUnmarked {
+		mem, _, err := wrapUnmarked(read(p.Sources.Memory))
+		return mem, nil, err
+	}
+	src := p.Sources
+	if p.Kind == "" { // a journal from before Sources was recorded: memory-bank-skill's names
+		src = Sources{Brief: bank.Dir + "/brief.md", Active: bank.Dir + "/active.md", Index: bank.Dir + "/_index.md", Decisions: []string{bank.Dir + "/details/patterns.md"}}
+	}
+	in := legacyInputs{BriefName: path.Base(src.Brief), ActiveName: path.Base(src.Active), IndexName: path.Base(src.Index)}
+	if src.Brief != "" {
+		in.Brief = read(src.Brief)
+	}
+	if src.Active != "" {
+		in.Active = read(src.Active)
+	}
+	if src.Index != "" {
+		in.Index = read(src.Index)
+	}
+	for _, d := range src.Decisions {
+		if b := read(d); b != nil {
+			in.Decisions = append(in.Decisions, decisionSource{strings.TrimPrefix(d, bank.Dir+"/"), b})
+		}
+	}
+	return buildMemory(in)
+}
+
+// rewriteAll rewrites the links of every Markdown file of the bank as the migration left it
+// (after: path → content). existed reports whether a bank path was a file before.
+func rewriteAll(root string, p Plan, after map[string][]byte, existed func(string) bool) (changed map[string][]byte, rewritten, unresolved []Link) {
+	to := map[string]string{}
+	from := map[string]string{}
+	for _, m := range p.Moves {
+		to[m.From], from[m.To] = m.To, m.From
+	}
+	dirs := map[string]bool{}
+	for f := range to {
+		for d := path.Dir(f); d != "." && d != bank.Dir; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	r := linkResolver{
+		moved: func(old string) (string, bool) {
+			if t, ok := to[old]; ok {
+				return t, true
+			}
+			if contains(p.Delete, old) {
+				return bank.Entry, true // its text now lives in MEMORY.md
+			}
+			for _, d := range p.Dirs {
+				if old == d.From {
+					return d.To, true
+				}
+				if rest, ok := strings.CutPrefix(old, d.From+"/"); ok && dirs[old] {
+					return d.To + "/" + rest, true
+				}
+			}
+			return "", false
+		},
+		existed: func(old string) bool {
+			if old == bank.Dir || existed(old) || dirs[old] {
+				return true
+			}
+			if strings.HasPrefix(old, bank.Dir+"/") {
+				return false
+			}
+			_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(old)))
+			return err == nil
+		},
+	}
+	changed = map[string][]byte{}
+	names := make([]string, 0, len(after))
+	for n := range after {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".md") {
+			continue
+		}
+		old := n
+		if f, ok := from[n]; ok {
+			old = f
+		}
+		out, rw, un := rewriteLinks(after[n], old, n, r)
+		rewritten = append(rewritten, rw...)
+		unresolved = append(unresolved, un...)
+		if out != nil {
+			changed[n] = out
+		}
+	}
+	return changed, rewritten, unresolved
 }
 
 func writeOutputs(o MigrateOptions, mem, leg []byte) error {

@@ -4,16 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -21,15 +23,6 @@ import (
 
 	"github.com/mbguard/mbguard/bank"
 )
-
-// open opens the repository; EnableDotGitCommonDir makes linked worktrees work.
-func open(root string) (*git.Repository, error) {
-	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
-	if err != nil {
-		return nil, fmt.Errorf("opening the repository at %s: %w", root, err)
-	}
-	return r, nil
-}
 
 func headOf(o MigrateOptions) (hash, branch string, err error) {
 	r, err := open(o.Root)
@@ -64,11 +57,11 @@ func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResul
 		c, err := r.CommitObject(h)
 		return err == nil && c.Message == msg && len(c.ParentHashes) == 1 && c.ParentHashes[0].String() == parent
 	}
-	moved := func(h plumbing.Hash) error {
-		j.Commit1, j.Phase = h.String(), phaseMoved
-		res.Commits = append(res.Commits, h.String())
-		return j.save(o.StateDir)
+	made := func(h plumbing.Hash, msg string) {
+		subject, _, _ := strings.Cut(msg, "\n")
+		res.Commits = append(res.Commits, Commit{h.String(), subject})
 	}
+	res.NoMoves = len(j.Plan.Moves) == 0
 	if j.Phase == phaseStarted {
 		h, err := headHash()
 		if err != nil {
@@ -82,15 +75,17 @@ func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResul
 			if h, err = commitMoves(g, j); err != nil {
 				return err
 			}
-			if err := moved(h); err != nil {
-				return err
+			if !res.NoMoves {
+				made(h, msgMoves)
 			}
 		case ours(h, msgMoves, j.Start):
-			if err := moved(h); err != nil { // killed after the commit, before the journal knew
-				return err
-			}
+			made(h, msgMoves) // killed after the commit, before the journal knew
 		default:
 			return fmt.Errorf("HEAD moved to %s since the migration started at %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Start[:12])
+		}
+		j.Commit1, j.Phase = h.String(), phaseMoved
+		if err := j.save(o.StateDir); err != nil {
+			return err
 		}
 	}
 	if o.FailAfter == "commit1" {
@@ -101,23 +96,74 @@ func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResul
 		if err != nil {
 			return err
 		}
+		msg := memoryMessage(j.Plan)
 		switch {
 		case h.String() == j.Commit1:
 			if h, err = commitMemory(g, j, res); err != nil {
 				return err
 			}
-		case ours(h, msgMemory, j.Commit1):
+		case ours(h, msg, j.Commit1):
 		default:
 			return fmt.Errorf("HEAD moved to %s since the first migration commit %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Commit1[:12])
 		}
-		j.Commit2, j.Phase = h.String(), phaseDone
-		res.Commits = append(res.Commits, h.String())
+		made(h, msg)
+		j.Commit2, j.Phase = h.String(), phaseBuilt
+		if err := j.save(o.StateDir); err != nil {
+			return err
+		}
+	}
+	if o.FailAfter == "commit2" {
+		return ErrInjected
+	}
+	if j.Phase == phaseBuilt {
+		if !j.NoLinks {
+			h, err := headHash()
+			if err != nil {
+				return err
+			}
+			switch {
+			case h.String() == j.Commit2:
+				c, ok, err := commitLinks(g, j, res)
+				if err != nil {
+					return err
+				}
+				if ok {
+					made(c, msgLinks)
+					j.Commit3 = c.String()
+				}
+			case ours(h, msgLinks, j.Commit2):
+				if _, _, err := linkChanges(g, j, res); err != nil { // for the report
+					return err
+				}
+				made(h, msgLinks)
+				j.Commit3 = h.String()
+			default:
+				return fmt.Errorf("HEAD moved to %s since the second migration commit %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Commit2[:12])
+			}
+		}
+		j.Phase = phaseDone
 		if err := j.save(o.StateDir); err != nil {
 			return err
 		}
 	}
 	res.Applied = true
 	return nil
+}
+
+// memoryMessage is commit 2's message; it names the files the plan builds MEMORY.md from.
+func memoryMessage(p Plan) string {
+	if p.Kind == "" { // a journal from before Kind was recorded
+		return msgMemory
+	}
+	var from []string
+	for _, m := range p.Merges {
+		from = append(from, path.Base(m.From))
+	}
+	subject, _, _ := strings.Cut(msgMemory, "\n")
+	if p.Kind == bank.KindUnmarked {
+		return subject + "\n\nThe old MEMORY.md is kept byte for byte as its USER_BLOCK; the markers, the template\nversion and the fixed sections are added around it.\n"
+	}
+	return subject + "\n\n" + string(p.Kind) + " memory bank: " + strings.Join(from, ", ") + " become MEMORY.md (and legacy.md\nfor text with no other place).\n"
 }
 
 // commitMoves is commit 1: pure renames. With go-git it renames the entries of the one loaded
@@ -128,10 +174,10 @@ func commitMoves(g *goGit, j *journal) (plumbing.Hash, error) {
 	o, r := g.o, g.r
 	moves := j.Plan.Moves
 	if len(moves) == 0 {
-		return plumbing.NewHash(j.Start), nil // nothing to rename: commit 1 is the start
+		return plumbing.NewHash(j.Start), nil // nothing to rename: no commit, the start stands in
 	}
 	if o.GitCLI {
-		if err := gitMoves(o.Root, moves, o.FailAfter); err != nil {
+		if err := gitMoves(o.Root, j.Plan, o.FailAfter); err != nil {
 			return plumbing.ZeroHash, err
 		}
 		if _, err := gitOut(o.Root, "commit", "-q", "-m", msgMoves); err != nil {
@@ -145,7 +191,7 @@ func commitMoves(g *goGit, j *journal) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := renameOnDisk(o.Root, moves, o.Progress); err != nil {
+	if err := renameOnDisk(o.Root, j.Plan, o.Progress); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	if o.FailAfter == "moves" {
@@ -174,7 +220,7 @@ func commitMoves(g *goGit, j *journal) (plumbing.Hash, error) {
 	return g.commit(plumbing.NewHash(j.Start), edits, msgMoves)
 }
 
-func headAfter(r *git.Repository) (plumbing.Hash, error) {
+func headAfter(r *gitRepo) (plumbing.Hash, error) {
 	ref, err := r.Head()
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("reading HEAD: %w", err)
@@ -183,34 +229,45 @@ func headAfter(r *git.Repository) (plumbing.Hash, error) {
 }
 
 // gitMoves renames whole folders with one git mv each where it can, file by file where an
-// interrupted run left a folder half moved.
-func gitMoves(root string, moves []Move, failAfter string) error {
-	if err := os.MkdirAll(filepath.Join(root, bank.Dir, "details"), 0o755); err != nil {
-		return fmt.Errorf("creating memory-bank/details: %w", err)
+// interrupted run left a folder half moved, and the top-level files one by one.
+func gitMoves(root string, p Plan, failAfter string) error {
+	inDir := func(f string) bool {
+		for _, d := range p.Dirs {
+			if strings.HasPrefix(f, d.From+"/") {
+				return true
+			}
+		}
+		return false
 	}
-	var top []string
-	for _, f := range fileMoves {
-		if _, err := os.Lstat(filepath.Join(root, bank.Dir, f)); err == nil {
-			top = append(top, bank.Dir+"/"+f)
+	for _, m := range p.Moves {
+		if inDir(m.From) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(m.From))); err != nil {
+			continue // moved by an earlier, interrupted run
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, filepath.FromSlash(m.To))), 0o755); err != nil {
+			return fmt.Errorf("creating the folder of %s: %w", m.To, err)
+		}
+		if _, err := gitOut(root, "mv", "--", m.From, m.To); err != nil {
+			return fmt.Errorf("moving %s (run mbguard migrate --apply again to resume): %w", m.From, err)
 		}
 	}
-	if len(top) > 0 {
-		if _, err := gitOut(root, append(append([]string{"mv", "--"}, top...), bank.Dir+"/details/")...); err != nil {
-			return fmt.Errorf("moving files (run mbguard migrate --apply again to resume): %w", err)
-		}
-	}
-	for _, dm := range dirMoves {
-		src, dst := bank.Dir+"/"+dm[0], bank.Dir+"/"+dm[1]
+	for _, dm := range p.Dirs {
+		src, dst := dm.From, dm.To
 		if fi, err := os.Lstat(filepath.Join(root, src)); err != nil || !fi.IsDir() {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(root, dst)); err != nil {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(root, dst)), 0o755); err != nil {
+				return fmt.Errorf("creating the folder of %s: %w", dst, err)
+			}
 			if _, err := gitOut(root, "mv", "--", src, dst); err != nil {
 				return fmt.Errorf("moving %s (run mbguard migrate --apply again to resume): %w", src, err)
 			}
 			continue
 		}
-		for _, m := range moves {
+		for _, m := range p.Moves {
 			if !strings.HasPrefix(m.From, src+"/") {
 				continue
 			}
@@ -233,13 +290,13 @@ func gitMoves(root string, moves []Move, failAfter string) error {
 // goGit is what both go-git commits share: one repository, one index read once, and one
 // identity resolved once, while the moves run.
 type goGit struct {
-	r    *git.Repository
+	r    *gitRepo
 	o    MigrateOptions
 	ix   *gitIndex
 	sigs func() (author, committer *object.Signature, err error)
 }
 
-func newGoGit(r *git.Repository, o MigrateOptions) *goGit {
+func newGoGit(r *gitRepo, o MigrateOptions) *goGit {
 	g := &goGit{r: r, o: o}
 	var once sync.Once
 	var author, committer *object.Signature
@@ -306,19 +363,30 @@ func (g *goGit) commit(parent plumbing.Hash, edits []treeEdit, msg string) (plum
 // signatures is the commit identity. It comes from git itself when it is installed (so
 // GIT_AUTHOR_*, includes and every config scope apply), else from go-git's config reading.
 // The two git var processes run side by side, once per migration.
-func signatures(r *git.Repository, root string) (author, committer *object.Signature, err error) {
-	opts := &git.CommitOptions{Parents: []plumbing.Hash{plumbing.ZeroHash}}
+func signatures(r *gitRepo, root string) (author, committer *object.Signature, err error) {
 	if _, err := exec.LookPath("git"); err == nil {
 		var wg sync.WaitGroup
 		wg.Add(1)
-		go func() { defer wg.Done(); opts.Author = ident(root, "GIT_AUTHOR_IDENT") }()
-		opts.Committer = ident(root, "GIT_COMMITTER_IDENT")
+		go func() { defer wg.Done(); author = ident(root, "GIT_AUTHOR_IDENT") }()
+		committer = ident(root, "GIT_COMMITTER_IDENT")
 		wg.Wait()
 	}
-	if err := opts.Validate(r); err != nil {
-		return nil, nil, fmt.Errorf("committing (set user.name and user.email, then run mbguard migrate --apply again): %w", err)
+	if author == nil {
+		author, committer = r.configIdentity()
+		now := time.Now()
+		for _, s := range []*object.Signature{author, committer} {
+			if s != nil {
+				s.When = now
+			}
+		}
 	}
-	return sanitize(*opts.Author), sanitize(*opts.Committer), nil
+	if author == nil {
+		return nil, nil, errors.New("committing: no author identity: set user.name and user.email, then run mbguard migrate --apply again")
+	}
+	if committer == nil {
+		committer = author
+	}
+	return sanitize(*author), sanitize(*committer), nil
 }
 
 var identStrip = strings.NewReplacer("<", "", ">", "", "\n", "")
@@ -377,8 +445,7 @@ func commitMemory(g *goGit, j *journal, res *MigrateResult) (plumbing.Hash, erro
 		}
 		return []byte(s)
 	}
-	in := legacyInputs{Brief: get("memory-bank/brief.md"), Active: get("memory-bank/active.md"), Index: get("memory-bank/_index.md"), Patterns: get("memory-bank/details/patterns.md")}
-	mem, leg, err := buildMemory(in)
+	mem, leg, err := buildOutputs(j.Plan, get)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -407,7 +474,7 @@ func commitMemory(g *goGit, j *journal, res *MigrateResult) (plumbing.Hash, erro
 		if _, err := gitOut(o.Root, append([]string{"add", "--"}, outputs...)...); err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if _, err := gitOut(o.Root, "commit", "-q", "-m", msgMemory); err != nil {
+		if _, err := gitOut(o.Root, "commit", "-q", "-m", memoryMessage(j.Plan)); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("committing MEMORY.md (run mbguard migrate --apply again to resume): %w", err)
 		}
 		return headAfter(r)
@@ -452,7 +519,170 @@ func commitMemory(g *goGit, j *journal, res *MigrateResult) (plumbing.Hash, erro
 	if err := ix.write(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return g.commit(c1.Hash, edits, msgMemory)
+	return g.commit(c1.Hash, edits, memoryMessage(j.Plan))
+}
+
+// treeFiles reads the files of commit h under memory-bank/: their paths, and, when content is
+// true, the bytes of the Markdown ones. Those are read from the work tree when the file there
+// hashes to the commit's blob (a thousand small files read and hashed cost a fraction of loading
+// them from a pack), else from the object database, so the result is the commit's either way.
+func treeFiles(r *gitRepo, root string, h plumbing.Hash, content bool) (names map[string]bool, md map[string][]byte, err error) {
+	c, err := r.CommitObject(h)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading commit %s: %w", h, err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading commit %s: %w", h, err)
+	}
+	names, md = map[string]bool{}, map[string][]byte{}
+	sub, err := tree.Tree(bank.Dir)
+	if err != nil {
+		return names, md, nil // no memory-bank/ in that commit
+	}
+	w := object.NewTreeWalker(sub, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if err == io.EOF {
+			return names, md, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading commit %s: %w", h, err)
+		}
+		if e.Mode == filemode.Dir {
+			continue
+		}
+		p := bank.Dir + "/" + name
+		names[p] = true
+		if !content || !strings.HasSuffix(p, ".md") || (e.Mode != filemode.Regular && e.Mode != filemode.Executable) {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p))); err == nil && plumbing.ComputeHash(plumbing.BlobObject, b) == e.Hash {
+			md[p] = b
+			continue
+		}
+		blob, err := object.GetBlob(r.Storer, e.Hash)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		rd, err := blob.Reader()
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		b, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		md[p] = b
+	}
+}
+
+// linkChanges computes commit 3 from the commits before it (never from the disk, so a resumed
+// run makes the same change): the bank's Markdown as commit 2 left it, links resolved against
+// the files at the start.
+func linkChanges(g *goGit, j *journal, res *MigrateResult) (map[string][]byte, plumbing.Hash, error) {
+	c2 := plumbing.NewHash(j.Commit2)
+	if len(j.Plan.Moves) == 0 && len(j.Plan.Delete) == 0 {
+		return nil, c2, nil
+	}
+	before, _, err := treeFiles(g.r, g.o.Root, plumbing.NewHash(j.Start), false)
+	if err != nil {
+		return nil, c2, err
+	}
+	_, after, err := treeFiles(g.r, g.o.Root, c2, true)
+	if err != nil {
+		return nil, c2, err
+	}
+	changed, rw, un := rewriteAll(g.o.Root, j.Plan, after, func(p string) bool { return before[p] })
+	res.Rewritten, res.Unresolved = rw, un
+	return changed, c2, nil
+}
+
+// commitLinks is commit 3: the bank's relative links pointed at the files' new places. ok is
+// false when no link needed it (then there is no commit).
+func commitLinks(g *goGit, j *journal, res *MigrateResult) (h plumbing.Hash, ok bool, err error) {
+	o, r := g.o, g.r
+	changed, c2, err := linkChanges(g, j, res)
+	if err != nil || len(changed) == 0 {
+		return plumbing.ZeroHash, false, err
+	}
+	if !o.GitCLI {
+		g.prepare()
+	}
+	names := make([]string, 0, len(changed))
+	for p := range changed {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(p)), changed[p], 0o644); err != nil {
+			return plumbing.ZeroHash, false, fmt.Errorf("rewriting the links of %s (run mbguard migrate --apply again to resume): %w", p, err)
+		}
+	}
+	if o.FailAfter == "links" {
+		return plumbing.ZeroHash, false, ErrInjected
+	}
+	if o.GitCLI {
+		if _, err := gitOut(o.Root, append([]string{"add", "--"}, names...)...); err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		if _, err := gitOut(o.Root, "commit", "-q", "-m", msgLinks); err != nil {
+			return plumbing.ZeroHash, false, fmt.Errorf("committing the rewritten links (run mbguard migrate --apply again to resume): %w", err)
+		}
+		h, err := headAfter(r)
+		return h, err == nil, err
+	}
+	ix, err := g.index()
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	byName := ix.byName()
+	var edits []treeEdit
+	for _, p := range names {
+		bh, err := storeBlob(r, changed[p])
+		if err != nil {
+			return plumbing.ZeroHash, false, fmt.Errorf("storing %s: %w", p, err)
+		}
+		fi, _ := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(p)))
+		mode := filemode.Regular
+		if e := byName[p]; e != nil {
+			mode = e.mode()
+			copy(e.fixed[ixHashOff:], bh[:])
+			if fi != nil {
+				e.setStat(fi)
+			}
+		} else {
+			ix.entries = append(ix.entries, newRawEntry(p, bh, fi))
+			ix.sort()
+		}
+		edits = append(edits, treeEdit{Path: p, Hash: bh, Mode: mode})
+	}
+	if err := ix.write(); err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	h, err = g.commit(c2, edits, msgLinks)
+	return h, err == nil, err
+}
+
+// storeBlob writes b to the object database.
+func storeBlob(r *gitRepo, b []byte) (plumbing.Hash, error) {
+	obj := r.Storer.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	obj.SetSize(int64(len(b)))
+	wr, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	_, err = wr.Write(b)
+	if cerr := wr.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return r.Storer.SetEncodedObject(obj)
 }
 
 // rollback restores memory-bank/ and the branch to the commit the journal started from, when
@@ -482,7 +712,7 @@ func rollback(o MigrateOptions) (MigrateResult, error) {
 		return res, fmt.Errorf("the starting commit %s is not behind HEAD: roll back by hand: %w", j.Start[:12], err)
 	}
 	for _, s := range strings.Split(subjects, "\n") {
-		if s != "" && s != strings.SplitN(msgMoves, "\n", 2)[0] && s != strings.SplitN(msgMemory, "\n", 2)[0] {
+		if s != "" && s != strings.SplitN(msgMoves, "\n", 2)[0] && s != strings.SplitN(msgMemory, "\n", 2)[0] && s != strings.SplitN(msgLinks, "\n", 2)[0] {
 			return res, fmt.Errorf("HEAD has commits since the migration that mbguard did not make (%q): roll back by hand with git revert", s)
 		}
 	}

@@ -183,7 +183,7 @@ func TestMigrateRefusals(t *testing.T) {
 		{"mixed layout", func(t *testing.T, root string, o *MigrateOptions) {
 			testgit.Write(t, root, "memory-bank/MEMORY.md", "x\n")
 			testgit.Commit(t, root, "mixed")
-		}, "MEMORY.md and legacy entry files"},
+		}, "mixes conventions"},
 		{"collision", func(t *testing.T, root string, o *MigrateOptions) {
 			testgit.Write(t, root, "memory-bank/details/tech.md", "other\n")
 			testgit.Commit(t, root, "collide")

@@ -46,8 +46,10 @@ const legacyRoutingNote = "> The plain \"## Routing Rules\" section above is leg
 
 // Upgrade brings memory-bank/MEMORY.md to the current template in place, append-only: it sets
 // or inserts the version marker on the line after MACHINE_BLOCK_START and appends the missing
-// fixed sections before MACHINE_BLOCK_END; the USER_BLOCK stays byte-identical. It changes
-// nothing and returns an error when any of the four block markers is missing or malformed.
+// fixed sections before MACHINE_BLOCK_END; the USER_BLOCK stays byte-identical. A MEMORY.md with
+// no block markers at all gets them around its text, which becomes the USER_BLOCK byte for byte
+// (see wrapUnmarked). It changes nothing and returns an error when only some of the four block
+// markers are present, or they are malformed.
 func Upgrade(o UpgradeOptions) (UpgradeResult, error) {
 	res := UpgradeResult{Path: bank.Entry}
 	p := filepath.Join(o.Root, filepath.FromSlash(bank.Entry))
@@ -115,6 +117,27 @@ func upgradeContent(old []byte) (next []byte, from string, actions []string, err
 		case bank.MachineEnd:
 			end = m
 		}
+	}
+	if len(sc.Markers) == 0 {
+		// No markers at all: the old text becomes the USER_BLOCK, byte for byte.
+		from = "no markers"
+		if len(sc.Templates) > 0 && sc.Templates[0].Valid {
+			from = sc.Templates[0].Version.String() + " without block markers"
+		}
+		next, dropped, err := wrapUnmarked(old)
+		if err != nil {
+			return old, from, nil, err
+		}
+		actions = []string{"add the four block markers: the old text is kept byte for byte as the USER_BLOCK"}
+		if dropped > 0 {
+			actions = append(actions, "move the old template marker out of the text: "+bank.TemplateMarker(bank.CurrentTemplate)+" now follows MACHINE_BLOCK_START")
+		} else {
+			actions = append(actions, "insert "+bank.TemplateMarker(bank.CurrentTemplate)+" after MACHINE_BLOCK_START")
+		}
+		for _, h := range fixedSections {
+			actions = append(actions, "add "+h)
+		}
+		return next, from, actions, nil
 	}
 	for k := bank.MachineStart; k <= bank.UserEnd; k++ {
 		if count[k] == 0 {

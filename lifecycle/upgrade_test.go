@@ -119,3 +119,63 @@ func TestInit(t *testing.T) {
 		t.Errorf("legacy: %v", err)
 	}
 }
+
+func TestUpgradeUnmarked(t *testing.T) {
+	claude := "# Project memory\n\n- Build with `make`; tests need Docker.\n- Never commit to main.\n\n```md\n<!-- an example comment -->\n```\n"
+	tests := []struct {
+		name, memory string
+		wantUser     string // the USER_BLOCK after the upgrade
+		wantErr      string
+	}{
+		{"claude style", claude, "\n" + claude, ""},
+		{"no final newline", "notes without end", "\nnotes without end\n", ""},
+		{"crlf", "# M\r\n\r\n- a\r\n", "\r\n# M\r\n\r\n- a\r\n", ""},
+		{"bom stays at the head", "\ufeff# M\n- a\n", "\n# M\n- a\n", ""},
+		{"v7.0 template mark without blocks", "# M\n<!-- MEMORY_BANK_TEMPLATE:v7.0 -->\n- a\n", "\n# M\n- a\n", ""},
+		{"markers inside a fence are text", "```\n<!-- USER_BLOCK_START -->\n```\n- a\n", "\n```\n<!-- USER_BLOCK_START -->\n```\n- a\n", ""},
+		{"unclosed fence", "# M\n```\nno close\n", "", "unclosed code fence"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			p := filepath.Join(root, "memory-bank", "MEMORY.md")
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(tc.memory), 0o644)
+			state := filepath.Join(root, ".git", "mbguard")
+			res, err := Upgrade(UpgradeOptions{Root: root, StateDir: state})
+			got, _ := os.ReadFile(p)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || string(got) != tc.memory {
+					t.Fatalf("got %v; file changed: %v", err, string(got) != tc.memory)
+				}
+				return
+			}
+			if err != nil || !res.Changed {
+				t.Fatalf("%+v %v", res, err)
+			}
+			u, ok := bank.UserBlock(got)
+			if !ok || string(u) != tc.wantUser {
+				t.Errorf("USER_BLOCK = %q, want %q", u, tc.wantUser)
+			}
+			sc := bank.ScanMarkers(got)
+			if len(sc.Markers) != 4 || len(sc.Templates) != 1 || sc.Templates[0].Version != bank.CurrentTemplate || sc.Templates[0].Line != sc.Markers[0].Line+1 {
+				t.Errorf("markers %+v, template marks %+v", sc.Markers, sc.Templates)
+			}
+			if strings.HasPrefix(tc.memory, "\ufeff") != strings.HasPrefix(string(got), "\ufeff") {
+				t.Error("BOM not kept at the head")
+			}
+			if strings.Contains(tc.memory, "\r\n") && strings.Count(string(got), "\r\n") != strings.Count(string(got), "\n") {
+				t.Error("mixed line endings in a CRLF file")
+			}
+			for _, h := range fixedSections {
+				if !strings.Contains(string(got), h) {
+					t.Errorf("%s missing", h)
+				}
+			}
+			again, err := Upgrade(UpgradeOptions{Root: root, StateDir: state})
+			if err != nil || again.Changed {
+				t.Errorf("second run not a no-op: %+v %v", again, err)
+			}
+		})
+	}
+}

@@ -45,6 +45,7 @@ type Options struct {
 	Minimum      bank.Version // templates.minimum
 	AllowedFiles []string     // non-.md names allowed under memory-bank/ (check.allowed_files)
 	Secrets      *Secrets     // nil: no secret scan
+	MaxChars     int          // context.max_chars: MEMORY.md over it is an entry-too-long warning; 0 off
 }
 
 // inBank reports whether p lies under memory-bank/.
@@ -92,6 +93,7 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 	}
 	if md {
 		out = append(out, CheckMarkdown(f.Path, f.Content, f.Path == bank.Entry, o.Minimum)...)
+		out = append(out, CheckEntryLength(f.Path, f.Content, o.MaxChars)...)
 	}
 	if o.Secrets == nil || (f.AddedOnly && len(f.Added) == 0) {
 		return out, nil

@@ -41,6 +41,7 @@ const (
 
 // Rules describes every fixed rule id, for SARIF's rule table and for documentation.
 var Rules = map[string]string{
+	RuleEntryTooLong:      "MEMORY.md is longer than context.max_chars, so agents see only its head (a warning).",
 	RuleMarkerUnclosed:    "A block START marker has no END marker, or an END marker has no START.",
 	RuleMarkerDuplicate:   "A block marker appears more than once.",
 	RuleMarkerOrder:       "A block's END comes before its START, or the USER block comes before the MACHINE block.",

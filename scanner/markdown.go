@@ -84,8 +84,11 @@ func CheckMarkdown(path string, content []byte, entry bool, minimum bank.Version
 			if k == bank.UserStart {
 				name, part = "USER", "your own notes"
 			}
-			add(1, RuleEntryMissingBlock, SeverityError,
-				fmt.Sprintf("add %s … %s around %s", k, k.Pair(), part),
+			fix := fmt.Sprintf("add %s … %s around %s", k, k.Pair(), part)
+			if len(sc.Markers) == 0 {
+				fix += ", or run mbguard upgrade (it keeps the text byte for byte as the USER block)"
+			}
+			add(1, RuleEntryMissingBlock, SeverityError, fix,
 				"MEMORY.md has no %s block", name)
 		}
 	}

@@ -67,7 +67,7 @@ func newCheckCmd(e *env) *cobra.Command {
 		if _, err := bank.ParseVersion(cfg.Templates.Minimum); err != nil {
 			return e.fail(cfg.Err())
 		}
-		o := scanner.Options{Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: scanner.NewSecrets(r.Root)}
+		o := scanner.Options{Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: scanner.NewSecrets(r.Root), MaxChars: cfg.Context.MaxChars}
 
 		var produce func(emit func(scanner.File) error) error
 		switch {

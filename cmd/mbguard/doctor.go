@@ -258,10 +258,10 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 		ch.Status, ch.Detail, ch.Next = checkWarn, "memory-bank/ has no MEMORY.md", "run mbguard init"
 		return []doctorCheck{ch}
 	case bank.LayoutLegacy:
-		ch.Status, ch.Detail, ch.Next = checkFail, "legacy layout (_index.md/brief.md/active.md)", "run mbguard migrate"
+		ch.Status, ch.Detail, ch.Next = checkFail, fmt.Sprintf("legacy layout (%s memory bank)", bank.DetectKind(names)), "run mbguard migrate"
 		return []doctorCheck{ch}
 	case bank.LayoutMixed:
-		ch.Status, ch.Detail, ch.Next = checkFail, "mixed layout: MEMORY.md beside legacy entry files", "move the legacy entry files' content into MEMORY.md by hand, then remove them"
+		ch.Status, ch.Detail, ch.Next = checkFail, "mixed layout: MEMORY.md beside older entry files, or two conventions' entry files together", "move the older entry files' content into MEMORY.md by hand, then remove them"
 		return []doctorCheck{ch}
 	}
 	b, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(bank.Entry)))
@@ -274,6 +274,9 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 		minimum = cfg.MinimumTemplate()
 	}
 	fs := scanner.CheckMarkdown(bank.Entry, b, true, minimum)
+	if cfg != nil {
+		fs = append(fs, scanner.CheckEntryLength(bank.Entry, b, cfg.Context.MaxChars)...)
+	}
 	if len(fs) == 0 {
 		ch.Status, ch.Detail = checkOK, "v7 layout, MEMORY.md well formed"
 		return []doctorCheck{ch}
@@ -281,6 +284,9 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 	var out []doctorCheck
 	for _, f := range fs {
 		c := doctorCheck{Name: "bank", Status: checkFail, Detail: fmt.Sprintf("%s:%d: %s (%s)", f.Path, f.Line, f.Message, f.Rule), Next: f.Fix}
+		if f.Severity == scanner.SeverityWarning {
+			c.Status = checkWarn
+		}
 		if strings.HasPrefix(f.Rule, "template-") {
 			c.Next = "run mbguard upgrade"
 		}

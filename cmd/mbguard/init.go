@@ -19,7 +19,7 @@ func newInitCmd(e *env) *cobra.Command {
 		}
 		res, err := lifecycle.Init(r.Root)
 		if errors.Is(err, lifecycle.ErrLegacy) {
-			fmt.Fprintln(e.stderr, "mbguard: memory-bank/ has the legacy layout; init leaves it alone: run mbguard migrate")
+			fmt.Fprintln(e.stderr, "mbguard: memory-bank/ holds an older memory bank (memory-bank-skill legacy, Cline, Roo Code or Cursor); init leaves it alone: run mbguard migrate")
 			return exitUsage
 		}
 		if err != nil {

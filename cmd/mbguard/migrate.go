@@ -12,16 +12,17 @@ import (
 )
 
 func newMigrateCmd(e *env) *cobra.Command {
-	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git]", Short: "migrate a legacy memory bank to v7.1 (plan; --apply to execute)", Args: noArgs}
-	apply := c.Flags().Bool("apply", false, "execute the plan (two commits: the moves, then MEMORY.md); resumes an interrupted run")
+	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git] [--no-rewrite-links]", Short: "migrate a memory bank (memory-bank-skill legacy, Cline, Roo Code, Cursor, unmarked MEMORY.md) to v7.1 (plan; --apply to execute)", Args: noArgs}
+	apply := c.Flags().Bool("apply", false, "execute the plan (commits: the moves, then MEMORY.md, then the rewritten links); resumes an interrupted run")
 	rollback := c.Flags().Bool("rollback", false, "undo a migration: restore memory-bank/ and the branch to the starting commit")
 	gitCLI := c.Flags().Bool("git-cli", false, "move and commit through the git CLI, so hooks, signing and filters apply")
 	noGit := c.Flags().Bool("no-git", false, "move files without git: no commits, no history, no rollback")
+	noLinks := c.Flags().Bool("no-rewrite-links", false, "leave relative links to moved files as they are (no links commit)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		if *rollback && (*apply || *noGit) {
 			return e.usage(c, "--rollback goes alone: it cannot be combined with --apply or --no-git")
 		}
-		o := lifecycle.MigrateOptions{Apply: *apply, Rollback: *rollback, GitCLI: *gitCLI, NoGit: *noGit,
+		o := lifecycle.MigrateOptions{Apply: *apply, Rollback: *rollback, GitCLI: *gitCLI, NoGit: *noGit, NoRewriteLinks: *noLinks,
 			// Fault injection for the resume tests; an unset variable is the real world.
 			FailAfter: e.getenv("MBGUARD_TEST_FAIL_AFTER")}
 		r, err := e.repo()
@@ -69,11 +70,23 @@ func newMigrateCmd(e *env) *cobra.Command {
 			if res.Resumed {
 				fmt.Fprintln(e.stderr, "mbguard: resumed the interrupted migration")
 			}
-			for _, h := range res.Commits {
-				fmt.Fprintf(e.stdout, "commit %s\n", h)
+			if res.NoMoves {
+				fmt.Fprintln(e.stdout, "nothing to move: no rename commit")
+			}
+			for _, c := range res.Commits {
+				fmt.Fprintf(e.stdout, "commit %s %s\n", c.Hash, c.Subject)
 			}
 			if res.Legacy {
 				fmt.Fprintln(e.stdout, "created memory-bank/legacy.md")
+			}
+			for _, l := range res.Rewritten {
+				fmt.Fprintf(e.stdout, "link     %s:%d %s -> %s\n", l.Path, l.Line, l.Target, l.New)
+			}
+			for _, l := range res.Unresolved {
+				fmt.Fprintf(e.stdout, "broken   %s:%d %s (its target was missing before the migration: left as it was)\n", l.Path, l.Line, l.Target)
+			}
+			if len(res.Unresolved) > 0 {
+				fmt.Fprintf(e.stderr, "mbguard: %d link(s) pointed at nothing before the migration and were left as they were: fix them by hand\n", len(res.Unresolved))
 			}
 			fmt.Fprintln(e.stderr, "mbguard: migrated memory-bank/ to v7.1: review MEMORY.md (and legacy.md), then run mbguard check --all")
 		}
@@ -83,16 +96,30 @@ func newMigrateCmd(e *env) *cobra.Command {
 }
 
 func printPlan(e *env, p lifecycle.Plan) {
-	if len(p.Moves)+len(p.Create)+len(p.Delete)+len(p.Refusals) == 0 {
+	if len(p.Moves)+len(p.Merges)+len(p.Create)+len(p.Rewrite)+len(p.Delete)+len(p.Notes)+len(p.Refusals) == 0 {
 		return // no legacy bank, or a refusal before planning: no plan to show
+	}
+	if p.Kind != "" && p.Kind != "v7" {
+		fmt.Fprintf(e.stdout, "%-8s %s\n", "layout", p.Kind)
 	}
 	for _, m := range p.Moves {
 		fmt.Fprintf(e.stdout, "%-8s %s -> %s\n", "move", m.From, m.To)
 	}
+	for _, m := range p.Merges {
+		fmt.Fprintf(e.stdout, "%-8s %s -> %s\n", "merge", m.From, m.To)
+	}
 	for _, c := range p.Create {
 		fmt.Fprintf(e.stdout, "%-8s %s\n", "create", c)
 	}
-	fmt.Fprintf(e.stdout, "%-8s %s\n", "maybe", "memory-bank/legacy.md (text from _index.md, and anything else with no place in MEMORY.md)")
+	for _, c := range p.Rewrite {
+		fmt.Fprintf(e.stdout, "%-8s %s\n", "rewrite", c)
+	}
+	if len(p.Create) > 0 {
+		fmt.Fprintf(e.stdout, "%-8s %s\n", "maybe", "memory-bank/legacy.md (an index's topic routing, user blocks of other files, files with broken markers)")
+	}
+	if len(p.Moves) > 0 {
+		fmt.Fprintf(e.stdout, "%-8s %s\n", "links", "relative links to moved files are rewritten in a separate commit (--no-rewrite-links to skip)")
+	}
 	for _, d := range p.Delete {
 		fmt.Fprintf(e.stdout, "%-8s %s\n", "delete", d)
 	}

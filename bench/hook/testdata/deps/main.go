@@ -9,7 +9,7 @@ import (
 	"os"
 
 	_ "github.com/fsnotify/fsnotify"
-	_ "github.com/go-git/go-git/v5"
+	_ "github.com/go-git/go-git/v5/storage/filesystem" // what lifecycle links: not the root package and its transports
 	_ "github.com/knadh/koanf/v2"
 	_ "github.com/zricethezav/gitleaks/v8/detect"
 	_ "mvdan.cc/sh/v3/syntax"

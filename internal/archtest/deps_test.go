@@ -1,0 +1,26 @@
+package archtest
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNoGitTransports keeps go-git's root package, and with it its HTTP, SSH and git-protocol
+// transports, out of the mbguard binary: a hook starts the binary on every agent tool call and
+// pays every linked package's initialisation, while mbguard never talks to a remote. lifecycle
+// uses only go-git's plumbing and storage packages.
+func TestNoGitTransports(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "./cmd/mbguard")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p == "github.com/go-git/go-git/v5" || strings.HasPrefix(p, "github.com/go-git/go-git/v5/plumbing/transport") {
+			t.Errorf("the binary links %s: use go-git's plumbing and storage packages only (see lifecycle/gitstore.go)", p)
+		}
+	}
+}
