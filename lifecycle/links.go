@@ -64,7 +64,9 @@ func rewriteLinks(content []byte, oldFile, newFile string, r linkResolver) (out 
 		var b strings.Builder
 		last := 0
 		for _, loc := range sortLocs(locs) {
-			if inSpans(loc[0], code) {
+			// A line can hold a reference definition and an inline link over the same text
+			// ("[a]:](b"): a target overlapping one already taken is not a second link.
+			if loc[0] < last || inSpans(loc[0], code) {
 				continue
 			}
 			raw := l[loc[0]:loc[1]]
