@@ -102,6 +102,15 @@ func mayHoldGeneric(b []byte) bool {
 	if hasCaseFolder(b) {
 		return true
 	}
+	found := false
+	eachGenericCandidate(b, func(int) { found = true })
+	return found
+}
+
+// eachGenericCandidate calls fn with the offset of every keyword in b that such an
+// assignment follows, in increasing order. Every match of genericRegex in text without a
+// case folder holds one of them.
+func eachGenericCandidate(b []byte, fn func(i int)) {
 	for i := range b {
 		c := b[i] | 0x20 // ASCII lower case for letters; other bytes fail the switch or the compare
 		switch c {
@@ -111,11 +120,11 @@ func mayHoldGeneric(b []byte) bool {
 		}
 		for _, kw := range genericKeywords {
 			if kw[0] == c && hasPrefixFold(b[i:], kw) && assignmentAfter(b[i+len(kw):]) {
-				return true
+				fn(i)
+				break
 			}
 		}
 	}
-	return false
 }
 
 // hasPrefixFold reports whether b starts with the lower-case ASCII word kw, in any case.

@@ -93,7 +93,7 @@ func TestScanMatchesFullDetector(t *testing.T) {
 	for _, c := range append(prefilterCases, "notes\n\nGITHUB_TOKEN="+tok+"\n", "x\n\napi_key = '"+tok[4:]+"'\n") {
 		t.Run(strings.ReplaceAll(c, "/", "∕"), func(t *testing.T) {
 			want := s.det.Detect(detect.Fragment{Raw: c, FilePath: "memory-bank/n.md", StartLine: 1})
-			got := s.detectorFor([]byte(c)).Detect(detect.Fragment{Raw: c, FilePath: "memory-bank/n.md", StartLine: 1})
+			got := s.det.Detect(detect.Fragment{Raw: c, FilePath: "memory-bank/n.md", StartLine: 1})
 			if len(got) != len(want) {
 				t.Fatalf("%d findings, the full detector has %d", len(got), len(want))
 			}

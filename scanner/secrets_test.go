@@ -121,31 +121,3 @@ func TestRedact(t *testing.T) {
 		t.Error("Redact changed its input")
 	}
 }
-
-func TestChunksKeepLinesAndBlocks(t *testing.T) {
-	para := strings.Repeat("word ", 150) + "\n\n"
-	content := para + "```yaml\nkind: Secret\n\ndata:\n  x: y\n```\n\n" + para + "password:\n\nhunter2hunter2\n\n" + para + "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nabc\n-----END RSA PRIVATE KEY-----\n\n" + para
-	cs := chunks([]byte(content))
-	if len(cs) < 3 {
-		t.Fatalf("want several chunks, got %d", len(cs))
-	}
-	at := 0
-	for _, c := range cs {
-		if c.start != at {
-			t.Fatalf("chunks leave a gap at %d", at)
-		}
-		at = c.end
-		if want := strings.Count(content[:c.start], "\n") + 1; c.line != want {
-			t.Errorf("chunk at %d starts on line %d, want %d", c.start, c.line, want)
-		}
-		for _, glued := range []string{"kind: Secret\n\ndata:", "password:\n\nhunter2", "ENCRYPTED\n\nabc"} {
-			i := strings.Index(content, glued)
-			if i > c.start && i < c.end && i+len(glued) > c.end {
-				t.Errorf("chunk ending at %d splits %q", c.end, glued)
-			}
-		}
-	}
-	if at != len(content) {
-		t.Fatalf("chunks end at %d of %d", at, len(content))
-	}
-}
