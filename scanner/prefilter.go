@@ -111,21 +111,28 @@ func mayHoldGeneric(b []byte) bool {
 // assignment follows, in increasing order. Every match of genericRegex in text without a
 // case folder holds one of them.
 func eachGenericCandidate(b []byte, fn func(i int)) {
-	for i := range b {
-		c := b[i] | 0x20 // ASCII lower case for letters; other bytes fail the switch or the compare
-		switch c {
-		case 'a', 'c', 'k', 'p', 's', 't':
-		default:
+	for i := 0; i < len(b); i++ {
+		kws := genericByFirst[b[i]]
+		if kws == nil {
 			continue
 		}
-		for _, kw := range genericKeywords {
-			if kw[0] == c && hasPrefixFold(b[i:], kw) && assignmentAfter(b[i+len(kw):]) {
+		for _, kw := range kws {
+			if hasPrefixFold(b[i:], kw) && assignmentAfter(b[i+len(kw):]) {
 				fn(i)
 				break
 			}
 		}
 	}
 }
+
+// genericByFirst lists genericKeywords by their first byte, in either case.
+var genericByFirst = func() (t [256][][]byte) {
+	for _, kw := range genericKeywords {
+		t[kw[0]] = append(t[kw[0]], kw)
+		t[kw[0]-'a'+'A'] = append(t[kw[0]-'a'+'A'], kw)
+	}
+	return t
+}()
 
 // hasPrefixFold reports whether b starts with the lower-case ASCII word kw, in any case.
 func hasPrefixFold(b, kw []byte) bool {

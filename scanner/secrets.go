@@ -128,8 +128,19 @@ func (s *Secrets) build() {
 		return
 	}
 	s.det = d
-	s.plan = newPlan(cfg)
+	if cfg.Path == "" {
+		s.plan = defaultPlan()
+	} else {
+		s.plan = newPlan(cfg)
+	}
 }
+
+// defaultPlan is newPlan for gitleaks' default rules, built once per process (classifying
+// ~220 expressions costs about as much as translating them).
+var defaultPlan = sync.OnceValue(func() plan {
+	cfg, _ := defaultConfig()
+	return newPlan(cfg)
+})
 
 // unwrapPath drops the absolute path from an *fs.PathError: messages name the file already.
 func unwrapPath(err error) error {
@@ -192,9 +203,16 @@ func (s *Secrets) cut(path string, content []byte, firstLine int) []report.Findi
 	}
 	p := &s.plan
 	var found []report.Finding
+	fpath := path
+	if p.pathFree(path) {
+		fpath = ""
+	}
 	run := func(d *detect.Detector, frags []span) {
 		for _, c := range frags {
-			found = append(found, d.Detect(fragment(path, content, c, firstLine))...)
+			for _, f := range d.Detect(fragment(fpath, content, c, firstLine)) {
+				f.File = path
+				found = append(found, f)
+			}
 		}
 	}
 	if p.line != nil {
