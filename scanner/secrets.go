@@ -236,8 +236,9 @@ func (s *Secrets) cut(path string, content []byte, firstLine int) []report.Findi
 
 // fragmentTarget is the size from which detect cuts text for cutLine and cutBlank rules.
 // gitleaks runs a rule over a whole fragment as soon as one of its keywords occurs anywhere
-// in it, so smaller fragments keep rules off more text, at a fixed cost per fragment.
-const fragmentTarget = 1024
+// in it, so smaller fragments keep rules off more text, at a fixed cost per fragment. (A
+// variable only so that the fuzz test can cut at nearly every line.)
+var fragmentTarget = 1024
 
 // span is a piece of content: [start, end), start at a line start, end just after a newline
 // (or at the end); line is the 1-based line of start, relative to content.
