@@ -96,4 +96,4 @@ for i in range(n - 1):
     d = os.path.join(bank, "details", dirs[i % 4])
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "note-%04d.md" % i), "w") as f:
-        f.write(body(size, i % 97 == 5))
+        f.write(body(size, i % 97 == 5 or n < 20))  # few large files: a secret in each
