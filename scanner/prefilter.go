@@ -2,10 +2,10 @@ package scanner
 
 import (
 	"bytes"
-	"encoding/base64"
 	"strings"
 
 	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect/codec"
 )
 
 // Two cheap byte scans decide, per fragment, how much of gitleaks a fragment needs. Both are
@@ -187,10 +187,11 @@ func valueRun(b []byte) bool {
 
 // mayHoldEncoded reports whether gitleaks' decoder might find a segment in b. Its expression
 // (detect/codec) matches a percent escape, a U+XXXX or \uXXXX escape, 32 hex digits, or a run
-// of 16 base64 characters; a segment counts only if it decodes to printable ASCII. Without an
-// escape, every match starts where a maximal run of [\w/+-] starts, so a run that decodes (as
-// gitleaks tries it: standard then raw URL base64) to no ASCII text, and holds no 32 hex
-// digits, yields no segment. Block markers (MACHINE_BLOCK_START…) are such runs.
+// of 16 base64 characters; a segment counts only if it decodes to printable text. Without an
+// escape, every match lies inside one maximal run of [\w/+-] (with up to two '=' after it), so
+// the decoder finds a segment in b only if it finds one in such a run on its own: each run of
+// 16 or more is handed to gitleaks' own decoder. Block markers (MACHINE_BLOCK_START…) and git
+// commit ids are such runs; they decode to nothing.
 func mayHoldEncoded(b []byte) bool {
 	for i, c := range b {
 		switch {
@@ -202,6 +203,7 @@ func mayHoldEncoded(b []byte) bool {
 			return true
 		}
 	}
+	var dec *codec.Decoder
 	for i := 0; i < len(b); {
 		if !isBase64(b[i]) {
 			i++
@@ -211,8 +213,17 @@ func mayHoldEncoded(b []byte) bool {
 		for j < len(b) && isBase64(b[j]) {
 			j++
 		}
-		if j-i >= 16 && mayDecode(b[i:j], b[j:]) {
-			return true
+		if j-i >= 16 {
+			k := j
+			for k < len(b) && k < j+2 && b[k] == '=' {
+				k++
+			}
+			if dec == nil {
+				dec = codec.NewDecoder()
+			}
+			if _, segs := dec.Decode(string(b[i:k]), nil); len(segs) > 0 {
+				return true
+			}
 		}
 		i = j
 	}
@@ -220,41 +231,6 @@ func mayHoldEncoded(b []byte) bool {
 }
 
 func isBase64(c byte) bool { return isWord(c) || c == '/' || c == '+' || c == '-' }
-
-// mayDecode reports whether run (followed by rest) could be a segment: hex digits from 32 on,
-// or base64 (with the up to two '=' the expression takes) that decodes to ASCII.
-func mayDecode(run, rest []byte) bool {
-	hex := 0
-	for hex < len(run) && isHex(run[hex]) {
-		hex++
-	}
-	if hex >= 32 {
-		return true
-	}
-	if bytes.IndexAny(run, "0123456789+/-_") < 0 {
-		return false // gitleaks' decodeBase64 gives up on such runs
-	}
-	eq := 0
-	for eq < 2 && eq < len(rest) && rest[eq] == '=' {
-		eq++
-	}
-	v := string(run) + strings.Repeat("=", eq)
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawURLEncoding} {
-		if d, err := enc.DecodeString(v); err == nil && isASCII(d) {
-			return true
-		}
-	}
-	return false
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
 
 func isU(c byte) bool { return c == 'u' || c == 'U' }
 

@@ -36,6 +36,9 @@ var prefilterCases = []string{
 	`\\U0074`,
 	"abcdefghijklmnop_", // 17 base64 letters that decode to no ASCII
 	"0123456789abcdef0123456789abcdef",
+	"3f786850e387550fdab836ed7e6dc881de23001b",
+	"746f6b656e203d20586b3239666a516d334c705a38765232777120_and_more_base64_like_text",
+	"abc/def+ghi-jkl_mnopqrstuvwxyz0123==",
 }
 
 // genericRule's expression must be the one mayHoldGeneric encodes, or the filter never applies.
@@ -74,6 +77,7 @@ func TestPrefiltersPassProse(t *testing.T) {
 		"We keep the token budget low because the key decision was to cache, not retry.",
 		"<!-- MACHINE_BLOCK_START -->\n<!-- MEMORY_BANK_TEMPLATE:v7.1 -->\n<!-- USER_BLOCK_END -->",
 		"| decision | 2026-01-10 | the auth service moved |",
+		"Fixed in 3f786850e387550fdab836ed7e6dc881de23001b (see the review), after c1a2b3d.",
 	} {
 		t.Run(s[:12], func(t *testing.T) {
 			if mayHoldGeneric([]byte(s)) || mayHoldEncoded([]byte(s)) {
