@@ -9,8 +9,9 @@ SHAPE (default prose) is the kind of Markdown:
   noblank  prose, tables and code with no blank line anywhere
 
 Prose in the register of engineering notes (security words such as token, key, password and
-auth occur, as they do in real notes, at about 1 word in 100), tables, code fences, fenced
-examples of the block markers, and one generated GitHub token in about 1 file in 100.
+auth occur, as they do in real notes, at about 1 word in 100; one paragraph in five cites a git
+commit id), tables, code fences, fenced examples of the block markers, and generated secrets (a
+GitHub token and a curl password on the line after a blank line) in about 1 file in 100.
 """
 import os, random, string, sys
 
@@ -32,7 +33,10 @@ def word():
     return rnd.choice(sensitive) if rnd.random() < 0.01 else rnd.choice(common)
 
 def para():
-    return " ".join(word() for _ in range(rnd.randint(40, 90))).capitalize() + ".\n\n"
+    text = " ".join(word() for _ in range(rnd.randint(40, 90))).capitalize()
+    if rnd.random() < 0.2:  # notes cite commits
+        text += " (fixed in %040x)" % rnd.getrandbits(160)
+    return text + ".\n\n"
 
 def table():
     rows = ["| decision | date | note |", "|---|---|---|"]
