@@ -8,16 +8,18 @@ import (
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
 )
 
-// Two cheap byte scans decide, per fragment, how much of gitleaks a fragment needs. Both are
-// over-approximations: they may say "maybe" for text gitleaks finds nothing in, never "no" for
-// text it finds something in, so the findings are exactly those of the full detector.
+// Two cheap byte scans decide how much of gitleaks a text needs. Both are over-approximations:
+// they may say "maybe" for text gitleaks finds nothing in, never "no" for text it finds
+// something in, so the findings are exactly those of the full detector. mayHoldEncoded decides
+// whether a file needs the decoding passes (whole file, every rule); eachGenericCandidate finds
+// the keywords around which generic-api-key can match (genericWindows).
 //
 // Why: on Markdown notes, 85% of gitleaks' time goes to the generic-api-key rule (its keywords,
 // "key", "token", "password"…, are ordinary words in engineering notes, so it runs on most
-// fragments) and the decoding passes (a regular expression hunting for base64, hex, percent
-// and \u escapes in every fragment). Prose rarely holds either an assignment after such a
-// word or a 16-character run of base64 letters, and a byte loop proves that ~100× faster
-// than the regular expressions do.
+// text) and the decoding passes (a regular expression hunting for base64, hex, percent and \u
+// escapes everywhere). Prose rarely holds either an assignment after such a word or a run of
+// base64 letters that decodes to text, and a byte loop proves that ~100× faster than the
+// regular expressions do.
 
 // genericRule is gitleaks' catch-all rule, the one worth filtering.
 const genericRule = "generic-api-key"
