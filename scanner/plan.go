@@ -167,8 +167,13 @@ func closure(p *syntax.Prog, pcs []uint32) []uint32 {
 	return out
 }
 
-// maxExact bounds the sets of exact strings keywordsInEveryMatch tracks.
-const maxExact = 256
+// maxExact bounds the sets of exact strings keywordsInEveryMatch tracks, and maxClass the
+// character classes it spells out: keywords sit in literals and in small classes such as
+// (?i) letters or [_-], never in [a-z0-9].
+const (
+	maxExact = 64
+	maxClass = 8
+)
 
 // litInfo is what keywordsInEveryMatch knows about a subexpression: every match contains a
 // keyword (kw), and, when small, the exact set of lower-cased strings it matches.
@@ -230,19 +235,19 @@ func lits(re *syntax.Regexp, kws []string) litInfo {
 	case syntax.OpCharClass:
 		var set []string
 		seen := map[string]bool{}
+		n := 0
 		for i := 0; i+1 < len(re.Rune); i += 2 {
-			if re.Rune[i+1]-re.Rune[i] > maxExact {
+			if n += int(re.Rune[i+1]-re.Rune[i]) + 1; n > maxClass {
 				return litInfo{}
 			}
+		}
+		for i := 0; i+1 < len(re.Rune); i += 2 {
 			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
 				s := string(unicode.ToLower(r))
 				if !seen[s] {
 					seen[s] = true
 					set = append(set, s)
 				}
-			}
-			if len(set) > maxExact {
-				return litInfo{}
 			}
 		}
 		return litInfo{kw: allHaveKeyword(set, kws), exact: set}
