@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
 )
 
@@ -87,26 +86,12 @@ func TestPrefiltersPassProse(t *testing.T) {
 	}
 }
 
-// Scan's findings are the full detector's, fragment by fragment, whatever detector it picks.
+// Scan's findings are the full detector's on the prefilters' edge cases, whatever path detect takes.
 func TestScanMatchesFullDetector(t *testing.T) {
-	s := NewSecrets("")
-	if err := s.Ready(); err != nil {
-		t.Fatal(err)
-	}
+	s := readySecrets(t, "")
 	tok := fakeGitHubToken(t)
 	for _, c := range append(prefilterCases, "notes\n\nGITHUB_TOKEN="+tok+"\n", "x\n\napi_key = '"+tok[4:]+"'\n") {
-		t.Run(strings.ReplaceAll(c, "/", "∕"), func(t *testing.T) {
-			want := s.det.Detect(detect.Fragment{Raw: c, FilePath: "memory-bank/n.md", StartLine: 1})
-			got := s.det.Detect(detect.Fragment{Raw: c, FilePath: "memory-bank/n.md", StartLine: 1})
-			if len(got) != len(want) {
-				t.Fatalf("%d findings, the full detector has %d", len(got), len(want))
-			}
-			for i := range got {
-				if got[i].RuleID != want[i].RuleID || got[i].StartLine != want[i].StartLine || got[i].Secret != want[i].Secret {
-					t.Errorf("finding %d = %s@%d, the full detector's is %s@%d", i, got[i].RuleID, got[i].StartLine, want[i].RuleID, want[i].StartLine)
-				}
-			}
-		})
+		t.Run(strings.ReplaceAll(c, "/", "∕"), func(t *testing.T) { assertSameAsDetector(t, s, c) })
 	}
 }
 
