@@ -164,6 +164,17 @@ func FuzzDetectMatchesFullDetector(f *testing.F) {
 		f.Add(c)
 	}
 	f.Add("curl -s https://x\n\n\n-H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123'\r\n")
+	// Every rule's own samples seed the corpus (one in 15 of them, so that the seeds, which
+	// plain go test runs, stay quick).
+	stride := 15
+	if raceOn {
+		stride = 60
+	}
+	for i, sample := range ruleSamples(f) {
+		if i%stride == 0 {
+			f.Add(sample)
+		}
+	}
 	s := readySecrets(f, "")
 	// Fragments of a line or two make the cuts fall all over the fuzzed text.
 	old := fragmentTarget
