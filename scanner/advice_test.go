@@ -51,11 +51,12 @@ func TestSecretAdviceFingerprintWorks(t *testing.T) {
 	if err != nil || len(fs) != 1 {
 		t.Fatalf("%v, %v; want one secret", fs, err)
 	}
-	i := strings.Index(fs[0].Fix, "add the line ")
+	const lead = "add this line to .gitleaksignore: "
+	i := strings.Index(fs[0].Fix, lead)
 	if i < 0 {
 		t.Fatalf("fix %q names no fingerprint", fs[0].Fix)
 	}
-	fp, _, _ := strings.Cut(fs[0].Fix[i+len("add the line "):], " ")
+	fp, _, _ := strings.Cut(fs[0].Fix[i+len(lead):], " ")
 	if fp != "memory-bank/details/tech.md:"+strings.TrimPrefix(fs[0].Rule, SecretRulePrefix)+":3" {
 		t.Fatalf("fingerprint %q", fp)
 	}

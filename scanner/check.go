@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path"
 	"runtime"
 	"strings"
@@ -38,6 +39,9 @@ type File struct {
 	// Tracked is true when git's index holds the path (always for staged files; asked for
 	// symlinks found on disk), so advice can name git rm --cached or plain rm.
 	Tracked bool
+	// Open streams the content of a file over MaxFileSize, whose Content is not loaded, for
+	// the secret scan; nil when there is no way to read it.
+	Open func() (io.ReadCloser, error)
 }
 
 // Options are the rules' settings.
@@ -81,9 +85,12 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 			"is not a Markdown file; memory-bank/ holds only .md files")
 	}
 	if f.Size > MaxFileSize || len(f.Content) > MaxFileSize {
-		add(0, RuleTooLarge, "split it into smaller files, or move it out of memory-bank/",
-			"is %d MB, over the 10 MB that mbguard checks", max(f.Size, int64(len(f.Content)))>>20)
-		return out, nil
+		add(0, RuleTooLarge, "split it into smaller files, or move it out of memory-bank/", "%s", tooLargeMessage(max(f.Size, int64(len(f.Content))), o.Secrets != nil))
+		secrets, err := scanTooLarge(f, o)
+		for _, s := range secrets {
+			add(s.Line, SecretRulePrefix+s.Rule, secretFix(f.Path, s), "a secret (gitleaks rule %s); its value is not shown", s.Rule)
+		}
+		return out, err
 	}
 	if binary(f.Content) {
 		if md {
@@ -107,10 +114,7 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 		return out, err
 	}
 	for _, s := range secrets {
-		// gitleaks' fingerprint outside a commit scan is path:rule:line
-		add(s.Line, SecretRulePrefix+s.Rule,
-			fmt.Sprintf("remove the secret, rotate it (it may be exposed already), and keep it out of memory-bank/; for a false positive add gitleaks:allow to the line or add the line %s:%s:%d to .gitleaksignore", f.Path, s.Rule, s.Line),
-			"a secret (gitleaks rule %s); its value is not shown", s.Rule)
+		add(s.Line, SecretRulePrefix+s.Rule, secretFix(f.Path, s), "a secret (gitleaks rule %s); its value is not shown", s.Rule)
 	}
 	return out, nil
 }

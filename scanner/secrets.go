@@ -46,11 +46,8 @@ type Secrets struct {
 
 	once sync.Once
 	det  *detect.Detector // every rule, decoding as the gitleaks CLI does; holds .gitleaksignore
-	// plain has every rule and no decoding, for fragments with nothing to decode; lite also
-	// lacks generic-api-key, for fragments that cannot hold it (nil when the configuration's
-	// rule is not the one mayHoldGeneric knows). See prefilter.go.
-	plain, lite *detect.Detector
-	err         error
+	plan plan             // the same rules split by how their text may be cut; see plan.go
+	err  error
 	// add serialises AddFinding, whose only use here is its .gitleaksignore check: the
 	// detector appends to one shared slice, and we read its length around the call.
 	add sync.Mutex
@@ -131,25 +128,19 @@ func (s *Secrets) build() {
 		return
 	}
 	s.det = d
-	s.plain = detect.NewDetector(cfg)
-	s.plain.MaxDecodeDepth = 0
-	if lite, ok := withoutGeneric(cfg); ok {
-		s.lite = detect.NewDetector(lite)
-		s.lite.MaxDecodeDepth = 0
+	if cfg.Path == "" {
+		s.plan = defaultPlan()
+	} else {
+		s.plan = newPlan(cfg)
 	}
 }
 
-// detectorFor picks the cheapest detector that finds in frag exactly what det would.
-func (s *Secrets) detectorFor(frag []byte) *detect.Detector {
-	switch {
-	case mayHoldEncoded(frag):
-		return s.det
-	case s.lite == nil || mayHoldGeneric(frag):
-		return s.plain
-	default:
-		return s.lite
-	}
-}
+// defaultPlan is newPlan for gitleaks' default rules, built once per process (classifying
+// ~220 expressions costs about as much as translating them).
+var defaultPlan = sync.OnceValue(func() plan {
+	cfg, _ := defaultConfig()
+	return newPlan(cfg)
+})
 
 // unwrapPath drops the absolute path from an *fs.PathError: messages name the file already.
 func unwrapPath(err error) error {
@@ -160,103 +151,16 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// chunkTarget is the size from which Scan cuts content into fragments at Markdown block
-// boundaries. gitleaks runs a rule's regular expression over a whole fragment as soon as one
-// of the rule's keywords occurs anywhere in it; in prose ("token", "key", "password" are
-// common words in engineering notes) smaller fragments keep the costly generic rules off most
-// of the text. Measured on bench/check's fixture: 512 bytes is ~20% faster than whole files.
-const chunkTarget = 512
-
-type chunk struct{ start, end, line int }
-
-// chunks cuts content into fragments at blank lines, only where no secret can span the cut:
-// never inside a fenced code block (configuration and YAML live there) or a PEM block, and
-// not where the text around the blank line continues an assignment ("password:" then the
-// value below).
-func chunks(content []byte) []chunk {
-	if len(content) <= chunkTarget {
-		return []chunk{{0, len(content), 1}}
-	}
-	var out []chunk
-	start, startLine, line := 0, 1, 1
-	inPEM := false
-	var fence byte
-	var prev []byte // the last non-blank line
-	for off := 0; off < len(content); line++ {
-		end := len(content)
-		if i := bytes.IndexByte(content[off:], '\n'); i >= 0 {
-			end = off + i + 1
-		}
-		l := bytes.TrimSpace(content[off:end])
-		switch {
-		case bytes.HasPrefix(l, []byte("```")) || bytes.HasPrefix(l, []byte("~~~")):
-			if fence == 0 {
-				fence = l[0]
-			} else if fence == l[0] {
-				fence = 0
-			}
-		case bytes.Contains(l, []byte("-----BEGIN")):
-			inPEM = true
-		case bytes.Contains(l, []byte("-----END")):
-			inPEM = false
-		}
-		if len(l) == 0 && fence == 0 && !inPEM && end-start >= chunkTarget && !continues(prev) && !continues(nextLine(content[end:])) {
-			out = append(out, chunk{start, end, startLine})
-			start, startLine = end, line+1
-		}
-		if len(l) > 0 {
-			prev = l
-		}
-		off = end
-	}
-	if start < len(content) {
-		out = append(out, chunk{start, len(content), startLine})
-	}
-	return out
-}
-
-// continues reports whether a line edge could be part of an assignment split by a blank line.
-func continues(edge []byte) bool {
-	if len(edge) == 0 {
-		return false
-	}
-	return bytes.IndexByte([]byte(":=,|>'\"`\\"), edge[len(edge)-1]) >= 0 || bytes.IndexByte([]byte(":=,|>'\"`"), edge[0]) >= 0
-}
-
-// nextLine returns the first non-blank line of b, trimmed.
-func nextLine(b []byte) []byte {
-	for len(b) > 0 {
-		l := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			l, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		if l = bytes.TrimSpace(l); len(l) > 0 {
-			return l
-		}
-	}
-	return nil
-}
-
-// Scan returns the secrets in content, which would be stored at the repository-relative path.
-// Findings listed in .gitleaksignore and lines marked gitleaks:allow are left out.
+// Scan returns the secrets in content, which would be stored at the repository-relative path:
+// exactly what gitleaks' detector (every rule, decoding as its CLI does) reports on the whole
+// content, less the findings listed in .gitleaksignore and lines marked gitleaks:allow.
 func (s *Secrets) Scan(path string, content []byte) ([]SecretFinding, error) {
 	if err := s.Ready(); err != nil {
 		return nil, err
 	}
-	path = filepath.ToSlash(path)
-	var found []report.Finding
-	for _, c := range chunks(content) {
-		found = append(found, s.detectorFor(content[c.start:c.end]).Detect(detect.Fragment{
-			Raw:       string(content[c.start:c.end]),
-			FilePath:  path,
-			StartLine: c.line,
-		})...)
-	}
+	found := s.detect(filepath.ToSlash(path), content, 1)
 	lineStart := lineOffsets(content)
 	var out []SecretFinding
-	seen := map[[2]int]map[string]bool{}
 	for _, f := range found {
 		if f.StartLine < 1 {
 			f.StartLine = 1
@@ -264,14 +168,6 @@ func (s *Secrets) Scan(path string, content []byte) ([]SecretFinding, error) {
 		if !s.keep(f) {
 			continue
 		}
-		key := [2]int{f.StartLine, 0}
-		if seen[key] == nil {
-			seen[key] = map[string]bool{}
-		}
-		if seen[key][f.RuleID+"\x00"+f.Secret] {
-			continue // path-only rules fire once per fragment
-		}
-		seen[key][f.RuleID+"\x00"+f.Secret] = true
 		out = append(out, locate(content, lineStart, f))
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -281,6 +177,185 @@ func (s *Secrets) Scan(path string, content []byte) ([]SecretFinding, error) {
 		return out[i].Start < out[j].Start
 	})
 	return out, nil
+}
+
+// detect returns gitleaks' findings in content, whose first line is line firstLine of the
+// file, before .gitleaksignore. They are those of the full detector on the whole of content:
+// see plan.go for why each cut is sound.
+func (s *Secrets) detect(path string, content []byte, firstLine int) []report.Finding {
+	whole := func(d *detect.Detector) []report.Finding {
+		return d.Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})
+	}
+	if mayHoldEncoded(content) {
+		// The decoder found something (or may): its passes rewrite the text and rerun every
+		// rule over it, so only the whole text gives gitleaks' answer.
+		return whole(s.det)
+	}
+	return s.cut(path, content, firstLine)
+}
+
+// cut is detect for text without anything gitleaks' decoder would decode: every rule but
+// generic-api-key on fragments as its expression allows, generic-api-key on the windows
+// around its possible matches.
+func (s *Secrets) cut(path string, content []byte, firstLine int) []report.Finding {
+	whole := func(d *detect.Detector) []report.Finding {
+		return d.Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})
+	}
+	p := &s.plan
+	var found []report.Finding
+	fpath := path
+	if p.pathFree(path) {
+		fpath = ""
+	}
+	run := func(d *detect.Detector, frags []span) {
+		for _, c := range frags {
+			for _, f := range d.Detect(fragment(fpath, content, c, firstLine)) {
+				f.File = path
+				found = append(found, f)
+			}
+		}
+	}
+	if p.line != nil {
+		run(p.line, cutAfterLines(content, fragmentTarget))
+	}
+	if p.blank != nil {
+		run(p.blank, cutAfterBlankLines(content, fragmentTarget))
+	}
+	if p.whole != nil {
+		found = append(found, whole(p.whole)...)
+	}
+	if p.generic != nil {
+		if hasCaseFolder(content) {
+			found = append(found, whole(p.generic)...)
+		} else {
+			run(p.generic, genericWindows(content))
+		}
+	}
+	return dropGenericDuplicates(found)
+}
+
+// fragmentTarget is the size from which detect cuts text for cutLine and cutBlank rules.
+// gitleaks runs a rule over a whole fragment as soon as one of its keywords occurs anywhere
+// in it, so smaller fragments keep rules off more text, at a fixed cost per fragment. (A
+// variable only so that the fuzz test can cut at nearly every line.)
+var fragmentTarget = 1024
+
+// span is a piece of content: [start, end), start at a line start, end just after a newline
+// (or at the end); line is the 1-based line of start, relative to content.
+type span struct{ start, end, line int }
+
+// fragment gives gitleaks the span together with the newline before it, so that the line it
+// reports and matches allowlists against is the one it sees in the whole text.
+func fragment(path string, content []byte, c span, firstLine int) detect.Fragment {
+	if c.start == 0 {
+		return detect.Fragment{Raw: string(content[:c.end]), FilePath: path, StartLine: firstLine}
+	}
+	return detect.Fragment{Raw: string(content[c.start-1 : c.end]), FilePath: path, StartLine: firstLine + c.line - 2}
+}
+
+// cutAfterLines cuts content after newlines into spans of at least target bytes.
+func cutAfterLines(content []byte, target int) []span {
+	var out []span
+	start, line := 0, 1
+	for start < len(content) {
+		end := len(content)
+		if from := start + target - 1; from < len(content) {
+			if i := bytes.IndexByte(content[from:], '\n'); i >= 0 {
+				end = from + i + 1
+			}
+		}
+		out = append(out, span{start, end, line})
+		line += bytes.Count(content[start:end], []byte{'\n'})
+		start = end
+	}
+	return out
+}
+
+// cutAfterBlankLines cuts content after empty lines ("" or "\r") into spans of at least
+// target bytes.
+func cutAfterBlankLines(content []byte, target int) []span {
+	var out []span
+	start, line := 0, 1
+	for start < len(content) {
+		end := len(content)
+		if from := start + target - 1; from < len(content) {
+			if i := nextBlank(content, from); i >= 0 {
+				end = i
+			}
+		}
+		out = append(out, span{start, end, line})
+		line += bytes.Count(content[start:end], []byte{'\n'})
+		start = end
+	}
+	return out
+}
+
+// nextBlank returns the offset just after the first empty line that ends at or after from, or -1.
+func nextBlank(content []byte, from int) int {
+	for {
+		i := bytes.IndexByte(content[from:], '\n')
+		if i < 0 {
+			return -1
+		}
+		nl := from + i
+		ls := bytes.LastIndexByte(content[:nl], '\n') + 1
+		if nl == ls || nl == ls+1 && content[ls] == '\r' {
+			return nl + 1
+		}
+		from = nl + 1
+	}
+}
+
+// genericWindows returns the parts of content that hold every possible match of gitleaks'
+// generic-api-key: around each keyword that mayHoldGeneric would keep, from the start of its
+// line to the end of the line 64 bytes on (a match takes at most 50 word bytes before the
+// keyword, none of them a newline, and reaches its value within 42 bytes of the keyword; the
+// value and its one closing byte end that value's line at the latest). Windows that overlap
+// are merged, so no match straddles two. Text with a letter that (?i) folds onto ASCII is not
+// covered by this reasoning; detect scans it whole.
+func genericWindows(content []byte) []span {
+	var out []span
+	line, lineAt := 1, 0 // line number of offset lineAt
+	eachGenericCandidate(content, func(i int) {
+		lo := bytes.LastIndexByte(content[:i], '\n') + 1
+		hi := len(content)
+		if from := i + 64; from < len(content) {
+			if j := bytes.IndexByte(content[from:], '\n'); j >= 0 {
+				hi = from + j + 1
+			}
+		}
+		if n := len(out); n > 0 && lo <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, hi)
+			return
+		}
+		line += bytes.Count(content[lineAt:lo], []byte{'\n'})
+		lineAt = lo
+		out = append(out, span{lo, hi, line})
+	})
+	return out
+}
+
+// dropGenericDuplicates applies gitleaks' rule that a generic finding gives way to a specific
+// one on the same line whose secret contains it (detect's filter), across the findings of the
+// several detectors detect used.
+func dropGenericDuplicates(fs []report.Finding) []report.Finding {
+	isGeneric := func(f report.Finding) bool { return strings.Contains(strings.ToLower(f.RuleID), "generic") }
+	out := fs[:0:0]
+	for _, f := range fs {
+		drop := false
+		if isGeneric(f) {
+			for _, o := range fs {
+				if o.StartLine == f.StartLine && o.Commit == f.Commit && o.RuleID != f.RuleID && !isGeneric(o) && strings.Contains(o.Secret, f.Secret) {
+					drop = true
+					break
+				}
+			}
+		}
+		if !drop {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // keep routes a finding through the detector's AddFinding, which alone applies the

