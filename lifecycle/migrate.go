@@ -104,10 +104,15 @@ func PlanMigration(root string) (Plan, error) {
 		names = append(names, e.Name())
 	}
 	p.Kind = bank.DetectKind(names)
+	unmarked := false // an unmarked MEMORY.md beside one older convention's files
 	switch layout {
 	case bank.LayoutMixed:
-		p.Refusals = append(p.Refusals, "memory-bank/ mixes conventions (MEMORY.md, memory-bank-skill's _index.md/brief.md/active.md, Cline-style *Context.md files): merge them by hand into one, then run mbguard migrate again")
-		return p, nil
+		var why string
+		p.Kind, unmarked, why = planMixed(root, names)
+		if !unmarked {
+			p.Refusals = append(p.Refusals, "memory-bank/ mixes conventions ("+why+"): merge them by hand into one, then run mbguard migrate again")
+			return p, nil
+		}
 	case bank.LayoutV7:
 		return planUnmarked(root, p)
 	case bank.LayoutLegacy:
@@ -215,7 +220,25 @@ func PlanMigration(root string) (Plan, error) {
 			p.Sources.Decisions = append(p.Sources.Decisions, bank.Dir+"/"+d)
 		}
 	}
-	p.Create = append(p.Create, bank.Entry)
+	if unmarked {
+		// The old MEMORY.md stays in place through commit 1 and is rewritten by commit 2: its
+		// bytes become the USER_BLOCK, or go to legacy.md when the active file brings a user
+		// block of its own (see buildMemory).
+		known[entryName] = true
+		p.Rewrite = []string{bank.Entry}
+		p.Sources.Memory = bank.Entry
+		where := bank.Entry + " USER_BLOCK (byte for byte: it has no block markers)"
+		if p.Sources.Active != "" {
+			if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p.Sources.Active))); err == nil {
+				if _, _, has, ok := split(b); ok && has {
+					where = "memory-bank/legacy.md (verbatim: " + path.Base(p.Sources.Active) + "'s user block takes the USER_BLOCK)"
+				}
+			}
+		}
+		p.Merges = append(p.Merges, Move{bank.Entry, where})
+	} else {
+		p.Create = append(p.Create, bank.Entry)
+	}
 	if exists("legacy.md") {
 		p.Refusals = append(p.Refusals, "memory-bank/legacy.md already exists: rename it, then run mbguard migrate again")
 	}
@@ -233,6 +256,54 @@ func PlanMigration(root string) (Plan, error) {
 	}
 	sort.Slice(p.Moves, func(i, j int) bool { return p.Moves[i].From < p.Moves[j].From })
 	return p, nil
+}
+
+// entryName is MEMORY.md's name inside memory-bank/.
+const entryName = "MEMORY.md"
+
+// planMixed decides whether a mixed bank can still be migrated: a MEMORY.md without block
+// markers (a Claude-style memory file, or one written before the markers) beside the files of
+// exactly one older convention. Then kind is that convention and ok is true; else why names
+// what is mixed.
+func planMixed(root string, names []string) (kind bank.Kind, ok bool, why string) {
+	var rest []string
+	memory := false
+	for _, n := range names {
+		if n == entryName {
+			memory = true
+			continue
+		}
+		rest = append(rest, n)
+	}
+	kind = bank.DetectKind(rest)
+	var found []string
+	for _, n := range names {
+		for _, set := range [][]string{bank.LegacyEntries, bank.ContextEntries} {
+			for _, e := range set {
+				if strings.EqualFold(n, e) {
+					found = append(found, n)
+				}
+			}
+		}
+	}
+	sort.Strings(found)
+	if memory {
+		found = append([]string{entryName}, found...)
+	}
+	why = strings.Join(found, ", ")
+	if !memory || kind == bank.KindNone || kind == bank.KindV7 {
+		return kind, false, why
+	}
+	fp := filepath.Join(root, filepath.FromSlash(bank.Entry))
+	fi, err := os.Lstat(fp)
+	if err != nil || !fi.Mode().IsRegular() {
+		return kind, false, why
+	}
+	b, err := os.ReadFile(fp)
+	if err != nil || len(bank.ScanMarkers(b).Markers) > 0 {
+		return kind, false, why + "; MEMORY.md has block markers, so its text cannot simply become the USER_BLOCK"
+	}
+	return kind, true, why
 }
 
 // planUnmarked plans the migration of a lone MEMORY.md without block markers: nothing moves,
@@ -599,11 +670,17 @@ func buildOutputs(p Plan, read func(string) []byte) (mem, leg []byte, err error)
 		mem, _, err := wrapUnmarked(read(p.Sources.Memory))
 		return mem, nil, err
 	}
+	var memory []byte
+	if p.Sources.Memory != "" { // an unmarked MEMORY.md beside the older files
+		if memory = read(p.Sources.Memory); memory == nil {
+			return nil, nil, fmt.Errorf("reading %s: it is gone (run mbguard migrate --rollback)", p.Sources.Memory)
+		}
+	}
 	src := p.Sources
 	if p.Kind == "" { // a journal from before Sources was recorded: memory-bank-skill's names
 		src = Sources{Brief: bank.Dir + "/brief.md", Active: bank.Dir + "/active.md", Index: bank.Dir + "/_index.md", Decisions: []string{bank.Dir + "/details/patterns.md"}}
 	}
-	in := legacyInputs{BriefName: path.Base(src.Brief), ActiveName: path.Base(src.Active), IndexName: path.Base(src.Index)}
+	in := legacyInputs{BriefName: path.Base(src.Brief), ActiveName: path.Base(src.Active), IndexName: path.Base(src.Index), Memory: memory}
 	if src.Brief != "" {
 		in.Brief = read(src.Brief)
 	}
