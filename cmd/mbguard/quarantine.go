@@ -60,6 +60,10 @@ func newQuarantineList(e *env) *cobra.Command {
 			return exitOK
 		}
 		for _, q := range qs {
+			if q.Damaged != "" {
+				fmt.Fprintf(e.stdout, "%s  (damaged record: run mbguard quarantine show %s)\n", q.ID, q.ID)
+				continue
+			}
 			var paths []string
 			for _, en := range q.Entries {
 				paths = append(paths, en.Path)
