@@ -27,7 +27,7 @@ func newQuarantineCmd(e *env) *cobra.Command {
 
 func exactlyOneID(c *cobra.Command, args []string) error {
 	if len(args) != 1 {
-		return usageError{c, fmt.Sprintf("%s takes one quarantine id (see mbguard quarantine list)", c.CommandPath())}
+		return usageError{c, c.Name() + " takes one quarantine id, as mbguard quarantine list shows it"}
 	}
 	return nil
 }
