@@ -140,12 +140,20 @@ var layoutCases = []layoutCase{
 			"memory-bank/techContext.md":    "memory-bank/details/tech.md",
 			"memory-bank/systemPatterns.md": "memory-bank/details/patterns.md",
 			"memory-bank/progress.md":       "memory-bank/details/progress.md",
+			// the tasks/ folder many Cline banks add (an index and one file per task)
+			"memory-bank/tasks/_index.md":                 "memory-bank/details/tasks/_index.md",
+			"memory-bank/tasks/TASK001-split-pipeline.md": "memory-bank/details/tasks/TASK001-split-pipeline.md",
+			"memory-bank/tasks/TASK002-map-view.md":       "memory-bank/details/tasks/TASK002-map-view.md",
 		},
 		merged:   []string{"projectbrief.md", "activeContext.md", "MEMORY.md"},
 		followed: "memory-bank/details/progress.md",
 		links: map[string]string{
-			"memory-bank/plans.md":  "(details/tech.md)",
-			"memory-bank/MEMORY.md": "[techContext.md](details/tech.md)",
+			"memory-bank/plans.md":                                "(details/tech.md)",
+			"memory-bank/MEMORY.md":                               "[techContext.md](details/tech.md)",
+			"memory-bank/details/tasks/TASK001-split-pipeline.md": "(../patterns.md)",
+		},
+		untouched: map[string]string{
+			"memory-bank/details/tasks/_index.md": "(TASK002-map-view.md)",
 		},
 		kept: []string{"memory-bank/plans.md"},
 	},
@@ -440,6 +448,34 @@ func TestMigrateMixedUnmarked(t *testing.T) {
 			t.Fatalf("got %v, want a refusal naming the files", err)
 		}
 	})
+}
+
+// A folder the layout does not know stays where it is; when it holds files check will flag,
+// the plan says so, naming one, so a check that fails after the migration is no surprise.
+func TestMigratePlanNamesNonMarkdownInKeptFolders(t *testing.T) {
+	root := historyRepo(t, "cline-memory")
+	testgit.Write(t, root, "memory-bank/commands/echo.yaml", "run: echo\n")
+	testgit.Write(t, root, "memory-bank/commands/readme.md", "# Commands\n")
+	testgit.Write(t, root, "memory-bank/notes/a.md", "# A\n")
+	testgit.Commit(t, root, "folders of their own")
+	plan, err := PlanMigration(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(plan.Notes, "\n")
+	if !strings.Contains(notes, "memory-bank/commands is not part of the Cline layout: left where it is (it holds 1 file(s) that are not Markdown, such as commands/echo.yaml") {
+		t.Errorf("notes do not name the non-Markdown file:\n%s", notes)
+	}
+	if strings.Contains(notes, "notes is not part of the Cline layout: left where it is (") {
+		t.Errorf("a folder of Markdown files gets a warning:\n%s", notes)
+	}
+	res, err := Migrate(context.Background(), opts(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := read(t, root, "memory-bank/MEMORY.md"); !strings.Contains(string(b), "(details/tasks/TASK002-map-view.md)") {
+		t.Errorf("the link from activeContext.md into tasks/ was not carried into MEMORY.md: %v", res.Rewritten)
+	}
 }
 
 func fmtPlanMerges(p Plan) string {

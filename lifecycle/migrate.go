@@ -78,7 +78,8 @@ var contextMapping = mapping{
 		{"style-guide.md", "details/design/style-guide.md"},
 	},
 	dirs: append(append([][2]string{}, dirMoves...),
-		[2]string{"creative", "details/design/creative"}, [2]string{"reflection", "details/learnings/reflection"}),
+		[2]string{"creative", "details/design/creative"}, [2]string{"reflection", "details/learnings/reflection"},
+		[2]string{"tasks", "details/tasks"}), // tasks/_index.md + TASKnnn-*.md, a common Cline addition
 	brief: "projectbrief.md", active: "activeContext.md",
 	decisions: []string{"details/patterns.md", "details/design/decision-log.md"},
 }
@@ -251,11 +252,32 @@ func PlanMigration(root string) (Plan, error) {
 		note := fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, p.Kind)
 		if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil && !fi.IsDir() && !strings.EqualFold(path.Ext(n), ".md") {
 			note += " (it is not Markdown, so mbguard check flags it: move it out of memory-bank/)"
+		} else if err == nil && fi.IsDir() {
+			if first, count := nonMarkdown(filepath.Join(dir, n)); count > 0 {
+				note += fmt.Sprintf(" (it holds %d file(s) that are not Markdown, such as %s/%s, which mbguard check flags: move them out of memory-bank/)", count, n, first)
+			}
 		}
 		p.Notes = append(p.Notes, note)
 	}
 	sort.Slice(p.Moves, func(i, j int) bool { return p.Moves[i].From < p.Moves[j].From })
 	return p, nil
+}
+
+// nonMarkdown counts the files under dir that mbguard check would flag as not Markdown, and
+// names the first (relative to dir).
+func nonMarkdown(dir string) (first string, count int) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == ".gitkeep" || strings.EqualFold(path.Ext(d.Name()), ".md") {
+			return nil
+		}
+		if count == 0 {
+			rel, _ := filepath.Rel(dir, p)
+			first = filepath.ToSlash(rel)
+		}
+		count++
+		return nil
+	})
+	return first, count
 }
 
 // entryName is MEMORY.md's name inside memory-bank/.
