@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // WriteText prints findings for people: "path:line rule message" and, indented below, the fix.
 func WriteText(w io.Writer, fs []Finding) error {
 	for _, f := range fs {
-		loc := f.Path
+		loc := DisplayPath(f.Path)
 		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", f.Path, f.Line)
+			loc = fmt.Sprintf("%s:%d", loc, f.Line)
 		}
 		sev := ""
 		if f.Severity == SeverityWarning {
@@ -24,6 +26,21 @@ func WriteText(w io.Writer, fs []Finding) error {
 		}
 	}
 	return nil
+}
+
+// DisplayPath is a path as a terminal may show it: quoted Go-style ("memory-bank/a\x1b[2K.md")
+// when it holds control characters or bytes that are not UTF-8, so a file name cannot move the
+// cursor, erase a line or forge a finding in the output; otherwise as it is.
+func DisplayPath(p string) string {
+	if !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\u2028' || r == '\u2029' {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }
 
 // WriteJSON prints findings as one JSON array (an empty array when clean).

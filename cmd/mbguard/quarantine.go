@@ -66,7 +66,7 @@ func newQuarantineList(e *env) *cobra.Command {
 			}
 			var paths []string
 			for _, en := range q.Entries {
-				paths = append(paths, en.Path)
+				paths = append(paths, scanner.DisplayPath(en.Path))
 			}
 			fmt.Fprintf(e.stdout, "%s  %s  %s  %s\n", q.ID, orDash(q.Tool), orDash(q.Session), strings.Join(paths, ", "))
 		}
@@ -89,7 +89,7 @@ func newQuarantineShow(e *env) *cobra.Command {
 		}
 		fmt.Fprintf(e.stdout, "id:      %s\ntime:    %s\nsession: %s\ntool:    %s (call %s)\n", q.ID, q.Time, orDash(q.Session), orDash(q.Tool), orDash(q.Call))
 		for _, en := range q.Entries {
-			fmt.Fprintf(e.stdout, "\n%s: %s — %s\n", en.Path, en.Change, en.Why)
+			fmt.Fprintf(e.stdout, "\n%s: %s — %s\n", scanner.DisplayPath(en.Path), en.Change, terminalSafe(en.Why))
 			b, err := outcome.ReadQuarantined(r, q, en)
 			switch {
 			case err != nil:
