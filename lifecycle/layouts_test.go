@@ -154,8 +154,9 @@ var layoutCases = []layoutCase{
 		},
 		untouched: map[string]string{
 			"memory-bank/details/tasks/_index.md": "(TASK002-map-view.md)",
+			"memory-bank/plans.md":                "[notes/](notes/)",
 		},
-		kept: []string{"memory-bank/plans.md"},
+		kept: []string{"memory-bank/plans.md", "memory-bank/notes"},
 	},
 	{
 		name: "unmarked", kind: bank.KindUnmarked,
@@ -475,6 +476,15 @@ func TestMigratePlanNamesNonMarkdownInKeptFolders(t *testing.T) {
 	}
 	if b := read(t, root, "memory-bank/MEMORY.md"); !strings.Contains(string(b), "(details/tasks/TASK002-map-view.md)") {
 		t.Errorf("the link from activeContext.md into tasks/ was not carried into MEMORY.md: %v", res.Rewritten)
+	}
+	// a link to a folder that stays (notes/) is not broken: the folder held files before
+	for _, l := range res.Unresolved {
+		if strings.HasPrefix(l.Target, "notes") {
+			t.Errorf("link to an existing folder listed as broken: %+v", l)
+		}
+	}
+	if b := read(t, root, "memory-bank/plans.md"); !strings.Contains(string(b), "[notes/](notes/)") {
+		t.Errorf("link to an unmoved folder changed:\n%s", b)
 	}
 }
 

@@ -663,7 +663,7 @@ func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 				after[p] = b
 			}
 		}
-		changed, rw, un := rewriteAll(o.Root, plan, after, func(p string) bool { return was[p] })
+		changed, rw, un := rewriteAll(o.Root, plan, after, was)
 		res.Rewritten, res.Unresolved = rw, un
 		for p, b := range changed {
 			if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(p)), b, 0o644); err != nil {
@@ -721,8 +721,16 @@ func buildOutputs(p Plan, read func(string) []byte) (mem, leg []byte, err error)
 }
 
 // rewriteAll rewrites the links of every Markdown file of the bank as the migration left it
-// (after: path → content). existed reports whether a bank path was a file before.
-func rewriteAll(root string, p Plan, after map[string][]byte, existed func(string) bool) (changed map[string][]byte, rewritten, unresolved []Link) {
+// (after: path → content). before holds the bank's files as they were; a folder that held one
+// existed too, so a link to it (`[notes](notes/)`) is a link, not a broken one.
+func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]bool) (changed map[string][]byte, rewritten, unresolved []Link) {
+	folders := map[string]bool{}
+	for f := range before {
+		for d := path.Dir(f); d != "." && d != bank.Dir && !folders[d]; d = path.Dir(d) {
+			folders[d] = true
+		}
+	}
+	existed := func(p string) bool { return before[p] || folders[p] }
 	to := map[string]string{}
 	from := map[string]string{}
 	for _, m := range p.Moves {
