@@ -212,7 +212,15 @@ func PlanMigration(root string) (Plan, error) {
 		return rel
 	}
 	p.Sources.Brief = entry(m.brief, bank.Entry+" ## Project Snapshot")
-	p.Sources.Active = entry(m.active, bank.Entry+" ## Current Focus (its USER_BLOCK kept byte for byte)")
+	focus := bank.Entry + " ## Current Focus"
+	if n := actual(m.active); n != "" {
+		if b, err := os.ReadFile(filepath.Join(dir, n)); err == nil {
+			if _, _, has, ok := split(b); ok && has {
+				focus += " (its USER_BLOCK kept byte for byte)"
+			}
+		}
+	}
+	p.Sources.Active = entry(m.active, focus)
 	if m.index != "" {
 		p.Sources.Index = entry(m.index, "memory-bank/legacy.md (its topic routing, verbatim)")
 	}
