@@ -21,7 +21,7 @@ func WriteText(w io.Writer, fs []Finding) error {
 		if f.Severity == SeverityWarning {
 			sev = " (warning)"
 		}
-		if _, err := fmt.Fprintf(w, "%s %s%s %s\n    fix: %s\n", loc, f.Rule, sev, f.Message, f.Fix); err != nil {
+		if _, err := fmt.Fprintf(w, "%s %s%s %s\n    fix: %s\n", loc, f.Rule, sev, escapeControl(f.Message), escapeControl(f.Fix)); err != nil {
 			return err
 		}
 	}
@@ -35,12 +35,24 @@ func DisplayPath(p string) string {
 	if !utf8.ValidString(p) {
 		return strconv.Quote(p)
 	}
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\u2028' || r == '\u2029' {
-			return strconv.Quote(p)
-		}
+	if strings.ContainsFunc(p, isControl) {
+		return strconv.Quote(p)
 	}
 	return p
+}
+
+// escapeControl writes the control characters and non-UTF-8 bytes of a message (a path it
+// names, say) as Go escapes, leaving the rest as it is.
+func escapeControl(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\u2028' || r == '\u2029'
 }
 
 // WriteJSON prints findings as one JSON array (an empty array when clean).

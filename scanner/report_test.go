@@ -19,14 +19,14 @@ func TestWriteTextQuotesHostilePaths(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var b bytes.Buffer
-		if err := WriteText(&b, []Finding{{Path: tc.path, Line: 3, Rule: RuleNonMD, Message: "m", Fix: "f"}}); err != nil {
+		if err := WriteText(&b, []Finding{{Path: tc.path, Line: 3, Rule: RuleNonMD, Message: "m " + tc.path, Fix: "git rm --cached " + tc.path}}); err != nil {
 			t.Fatal(err)
 		}
 		first, _, _ := strings.Cut(b.String(), "\n")
 		if !strings.HasPrefix(first, tc.want+":3 ") {
 			t.Errorf("%q printed as %q, want it to start with %q", tc.path, first, tc.want+":3 ")
 		}
-		if strings.Count(b.String(), "\n") != 2 || strings.ContainsAny(first, "\x1b\x9b") {
+		if strings.Count(b.String(), "\n") != 2 || strings.ContainsAny(b.String(), "\x1b\u009b") {
 			t.Errorf("%q: the output is not exactly one finding of two clean lines: %q", tc.path, b.String())
 		}
 	}
