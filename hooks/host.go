@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/internal/config"
+	"github.com/mbguard/mbguard/internal/jsonmsg"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/internal/state"
 	"github.com/mbguard/mbguard/watcher"
@@ -112,6 +114,9 @@ type hookCall struct {
 	// Resumed: a session start the host may have compacted without telling (Gemini resume):
 	// the anchor block is injected and recovery armed as after a compaction.
 	Resumed bool
+	// NamesBank: the payload could not be decoded but names memory-bank/ outside its cwd, so
+	// an undecidable write may be one into the bank, whose guard holds in every mode.
+	NamesBank bool
 }
 
 // hookAnswer is what mbguard decided, for the host's protocol to render.
@@ -189,6 +194,7 @@ func (h *Hook) Run(ctx context.Context, in io.Reader) Reply {
 	}
 	if len(b) > MaxPayload {
 		c, _ := p.parse(b[:4096], h.Event)
+		c.NamesBank = namesBank(b, c.Cwd)
 		return h.unsure(p, &c, fmt.Sprintf("the hook payload is larger than %d MiB", MaxPayload>>20))
 	}
 	return h.Handle(ctx, b)
@@ -223,6 +229,7 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 	}()
 	c, err = p.parse(payload, h.Event)
 	if err != nil {
+		c.NamesBank = namesBank(payload, c.Cwd)
 		return h.unsure(p, &c, err.Error())
 	}
 	if c.Kind == callPostTool && c.Failed && readOnlyTools[c.Tool] {
@@ -541,6 +548,9 @@ func (h *Hook) failClosed(c *hookCall, r repo.Repo, cfg *config.Config) (bool, s
 	if fi, err := os.Stat(r.BankDir()); err != nil || !fi.IsDir() {
 		return false, ""
 	}
+	if c.NamesBank {
+		return true, "the payload names memory-bank/, whose write guard holds in every mode"
+	}
 	if cfg == nil {
 		return true, "the configuration could not be read, so block mode is assumed"
 	}
@@ -638,8 +648,18 @@ func sniffString(raw []byte, key string) string {
 	return s
 }
 
+// namesBank reports whether a payload mbguard could not decode mentions memory-bank anywhere
+// but in its cwd (a repository may live under a folder of that name).
+func namesBank(raw []byte, cwd string) bool {
+	if cwd != "" {
+		raw = bytes.ReplaceAll(raw, []byte(cwd), nil)
+	}
+	return bytes.Contains(raw, []byte(bank.Dir))
+}
+
+// shortErr words a payload's decoding error for people: no Go type names, at most 120 bytes.
 func shortErr(err error) string {
-	s := err.Error()
+	s := jsonmsg.Describe(err)
 	if len(s) > 120 {
 		s = s[:120] + "…"
 	}

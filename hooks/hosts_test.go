@@ -594,6 +594,50 @@ func TestHostsOddPayloads(t *testing.T) {
 	}
 }
 
+// A pre-tool payload that cannot be decoded but names memory-bank/ is refused in every mode, on
+// every host (the bank guard is always on); one that does not name it fails open in warn mode as
+// before. A cwd inside a folder called memory-bank does not count. Messages name no Go types.
+func TestHostsUndecodableBankWrite(t *testing.T) {
+	writes := map[string][2]string{ // host → event, payload prefix
+		"claude":  {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Write","tool_input":{"file_path":"`},
+		"codex":   {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: `},
+		"gemini":  {"", `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"ROOT","tool_name":"write_file","tool_input":{"file_path":"`},
+		"copilot": {"preToolUse", `{"sessionId":"s","cwd":"ROOT","toolName":"create","toolArgs":{"path":"`},
+	}
+	for _, host := range Hosts {
+		for _, tc := range []struct {
+			name, target string
+			refused      bool
+		}{{"bank", "memory-bank/x.bin", true}, {"code", "src/x.go", false}} {
+			t.Run(host+" "+tc.name, func(t *testing.T) {
+				root := filepath.Join(bankRepo(t), "memory-bank", "..") // cwd spelled with memory-bank in it
+				h := newHostRun(t, host, root, nil)
+				w := writes[host]
+				r := h.raw(w[0], []byte(strings.ReplaceAll(w[1], "ROOT", root)+tc.target)) // truncated
+				got := denied(t, host, r)
+				if (got != "") != tc.refused {
+					t.Fatalf("refusal %q (stderr %q), want refused=%v", got, r.Stderr, tc.refused)
+				}
+				if tc.refused && !strings.Contains(got, "names memory-bank/") {
+					t.Fatalf("refusal %q does not say why", got)
+				}
+			})
+		}
+		t.Run(host+" type names", func(t *testing.T) {
+			root := bankRepo(t)
+			h := newHostRun(t, host, root, nil)
+			for _, payload := range []string{`[1,2]`, `{"hook_event_name":5}`, `{"session_id":{"a":1}}`} {
+				r := h.raw(writes[host][0], []byte(payload))
+				for _, bad := range []string{"Go value", "Go struct", "hooks.", "Payload", "Wire"} {
+					if strings.Contains(r.Stderr, bad) || strings.Contains(string(r.Stdout), bad) {
+						t.Fatalf("%s: message leaks %q: %q %q", payload, bad, r.Stderr, r.Stdout)
+					}
+				}
+			}
+		})
+	}
+}
+
 // MBGUARD=0 lets every call through on every host, without reading the payload.
 func TestEscapeHatch(t *testing.T) {
 	neutral := map[string]string{"claude": "", "codex": "", "gemini": "{}\n", "copilot": "{}\n"}

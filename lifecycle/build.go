@@ -16,6 +16,10 @@ type legacyInputs struct {
 	Brief, Active, Index             []byte
 	BriefName, ActiveName, IndexName string
 	Decisions                        []decisionSource
+	// Memory is an unmarked MEMORY.md found beside the older files (nil when there was none):
+	// it becomes the USER_BLOCK byte for byte, or goes to legacy.md verbatim when Active has a
+	// user block of its own.
+	Memory []byte
 }
 
 // decisionSource is a moved file whose headings summarise the decisions in MEMORY.md.
@@ -144,6 +148,24 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 			userRaw = u
 		}
 	}
+	oldMemory := ""
+	if in.Memory != nil {
+		body := bytes.TrimPrefix(in.Memory, bomUTF)
+		if sc := bank.ScanMarkers(body); len(sc.Templates) > 0 {
+			body = dropTemplateMarks(body, sc.Templates) // the new file has its own
+		}
+		switch {
+		case userRaw != nil:
+			addLegacy("From MEMORY.md (it had no block markers; kept verbatim)", fenced(trimBlank(string(body))))
+			oldMemory = "The MEMORY.md that was here before is kept in legacy.md.\n\n"
+		default:
+			userRaw = append([]byte("\n"), body...)
+			if len(body) > 0 && body[len(body)-1] != '\n' {
+				userRaw = append(userRaw, '\n') // the end marker needs a line of its own
+			}
+			oldMemory = "The USER_BLOCK below holds the MEMORY.md that was here before, byte for byte. Agents do\nnot change it: move what should be maintained into the sections above.\n\n"
+		}
+	}
 	if userRaw == nil {
 		userRaw = []byte("\n## Notes\n\n(Yours to edit. Agents never change this block.)\n")
 	}
@@ -188,6 +210,7 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 	if len(leg) > 0 {
 		b.WriteString("Older notes that had no place here are kept in legacy.md.\n\n")
 	}
+	b.WriteString(oldMemory)
 	b.WriteString(bank.MachineEnd.String() + "\n\n" + bank.UserStart.String())
 	head := b.String()
 	tail := bank.UserEnd.String() + "\n"
@@ -199,12 +222,18 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if got, ok := bank.UserBlock(memory); !ok || !bytes.Equal(got, userRaw) {
+	if got, ok := bank.UserBlock(memory); (!ok || !bytes.Equal(got, userRaw)) && in.Memory != nil {
+		return nil, nil, fmt.Errorf("%s ends inside an unclosed code fence or inline code span, which would swallow the USER_BLOCK_END marker: close it, commit, then run mbguard migrate again (nothing changed)", bank.Entry)
+	} else if !ok || !bytes.Equal(got, userRaw) {
 		return nil, nil, fmt.Errorf("building MEMORY.md: the user block would not survive intact (a bug; nothing changed)")
 	}
 	if len(leg) > 0 {
 		var names []string
-		for _, n := range []string{in.IndexName, in.BriefName, in.ActiveName} {
+		legNames := []string{in.IndexName, in.BriefName, in.ActiveName}
+		if oldMemory != "" && !bytes.Equal(userRaw[min(1, len(userRaw)):], in.Memory) {
+			legNames = append(legNames, "MEMORY.md")
+		}
+		for _, n := range legNames {
 			if n != "" && n != "." {
 				names = append(names, n)
 			}

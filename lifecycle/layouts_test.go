@@ -133,6 +133,32 @@ var layoutCases = []layoutCase{
 		},
 	},
 	{
+		// Cline's files plus a Claude-style MEMORY.md without block markers, as found in real
+		// repositories: migrated as Cline, the old MEMORY.md becoming the USER_BLOCK.
+		name: "cline-memory", kind: bank.KindCline,
+		moves: map[string]string{
+			"memory-bank/techContext.md":    "memory-bank/details/tech.md",
+			"memory-bank/systemPatterns.md": "memory-bank/details/patterns.md",
+			"memory-bank/progress.md":       "memory-bank/details/progress.md",
+			// the tasks/ folder many Cline banks add (an index and one file per task)
+			"memory-bank/tasks/_index.md":                 "memory-bank/details/tasks/_index.md",
+			"memory-bank/tasks/TASK001-split-pipeline.md": "memory-bank/details/tasks/TASK001-split-pipeline.md",
+			"memory-bank/tasks/TASK002-map-view.md":       "memory-bank/details/tasks/TASK002-map-view.md",
+		},
+		merged:   []string{"projectbrief.md", "activeContext.md", "MEMORY.md"},
+		followed: "memory-bank/details/progress.md",
+		links: map[string]string{
+			"memory-bank/plans.md":                                "(details/tech.md)",
+			"memory-bank/MEMORY.md":                               "[techContext.md](details/tech.md)",
+			"memory-bank/details/tasks/TASK001-split-pipeline.md": "(../patterns.md)",
+		},
+		untouched: map[string]string{
+			"memory-bank/details/tasks/_index.md": "(TASK002-map-view.md)",
+			"memory-bank/plans.md":                "[notes/](notes/)",
+		},
+		kept: []string{"memory-bank/plans.md", "memory-bank/notes"},
+	},
+	{
 		name: "unmarked", kind: bank.KindUnmarked,
 		merged: []string{"MEMORY.md"}, followed: "memory-bank/MEMORY.md",
 	},
@@ -364,6 +390,110 @@ func TestMigrateMixedConventions(t *testing.T) {
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "mixes conventions") {
 		t.Fatalf("got %v, want a refusal", err)
 	}
+}
+
+// TestMigrateMixedUnmarked: the old MEMORY.md beside Cline's files is commit 2's USER_BLOCK
+// byte for byte — or, when activeContext.md has a user block of its own, kept in legacy.md —
+// and a MEMORY.md that has markers beside them is still refused.
+func TestMigrateMixedUnmarked(t *testing.T) {
+	t.Run("user block", func(t *testing.T) {
+		root := historyRepo(t, "cline-memory")
+		old := read(t, root, "memory-bank/MEMORY.md")
+		o := opts(root)
+		o.NoRewriteLinks = true
+		res, err := Migrate(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Plan.Rewrite) != 1 || len(res.Plan.Create) != 0 {
+			t.Errorf("MEMORY.md is rewritten, not created: %+v", res.Plan)
+		}
+		u, ok := bank.UserBlock(read(t, root, "memory-bank/MEMORY.md"))
+		if !ok || string(u) != "\n"+string(old) {
+			t.Errorf("USER_BLOCK is not the old MEMORY.md byte for byte:\n%q\nwant\n%q", u, old)
+		}
+		if _, err := os.Stat(filepath.Join(root, "memory-bank", "legacy.md")); err == nil {
+			t.Error("legacy.md made though nothing needed it")
+		}
+	})
+	t.Run("active has a user block", func(t *testing.T) {
+		root := historyRepo(t, "cline-memory")
+		old := read(t, root, "memory-bank/MEMORY.md")
+		mine := "\n- Mine: keep the CLI flags stable.\n"
+		testgit.Write(t, root, "memory-bank/activeContext.md", string(read(t, root, "memory-bank/activeContext.md"))+"\n<!-- USER_BLOCK_START -->"+mine+"<!-- USER_BLOCK_END -->\n")
+		testgit.Commit(t, root, "a user block in activeContext.md")
+		plan, err := PlanMigration(root)
+		if err != nil || !strings.Contains(fmtPlanMerges(plan), "legacy.md") {
+			t.Fatalf("plan does not say the old MEMORY.md goes to legacy.md: %+v %v", plan.Merges, err)
+		}
+		if _, err := Migrate(context.Background(), opts(root)); err != nil {
+			t.Fatal(err)
+		}
+		if u, _ := bank.UserBlock(read(t, root, "memory-bank/MEMORY.md")); string(u) != mine {
+			t.Errorf("USER_BLOCK %q, want activeContext.md's %q", u, mine)
+		}
+		leg := string(read(t, root, "memory-bank/legacy.md"))
+		for _, l := range strings.Split(string(old), "\n") {
+			if l != "" && !strings.Contains(leg, l) && !strings.Contains(l, "techContext.md") {
+				t.Errorf("line of the old MEMORY.md not in legacy.md: %q", l)
+			}
+		}
+		checkClean(t, root)
+	})
+	t.Run("marked MEMORY.md", func(t *testing.T) {
+		root := historyRepo(t, "cline-memory")
+		testgit.Write(t, root, "memory-bank/MEMORY.md", "<!-- MACHINE_BLOCK_START -->\n<!-- MEMORY_BANK_TEMPLATE:v7.1 -->\n<!-- MACHINE_BLOCK_END -->\n<!-- USER_BLOCK_START -->\n<!-- USER_BLOCK_END -->\n")
+		testgit.Commit(t, root, "markers")
+		_, err := Migrate(context.Background(), opts(root))
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "MEMORY.md, activeContext.md") {
+			t.Fatalf("got %v, want a refusal naming the files", err)
+		}
+	})
+}
+
+// A folder the layout does not know stays where it is; when it holds files check will flag,
+// the plan says so, naming one, so a check that fails after the migration is no surprise.
+func TestMigratePlanNamesNonMarkdownInKeptFolders(t *testing.T) {
+	root := historyRepo(t, "cline-memory")
+	testgit.Write(t, root, "memory-bank/commands/echo.yaml", "run: echo\n")
+	testgit.Write(t, root, "memory-bank/commands/readme.md", "# Commands\n")
+	testgit.Write(t, root, "memory-bank/notes/a.md", "# A\n")
+	testgit.Commit(t, root, "folders of their own")
+	plan, err := PlanMigration(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(plan.Notes, "\n")
+	if !strings.Contains(notes, "memory-bank/commands is not part of the Cline layout: left where it is (it holds 1 file(s) that are not Markdown, such as commands/echo.yaml") {
+		t.Errorf("notes do not name the non-Markdown file:\n%s", notes)
+	}
+	if strings.Contains(notes, "notes is not part of the Cline layout: left where it is (") {
+		t.Errorf("a folder of Markdown files gets a warning:\n%s", notes)
+	}
+	res, err := Migrate(context.Background(), opts(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := read(t, root, "memory-bank/MEMORY.md"); !strings.Contains(string(b), "(details/tasks/TASK002-map-view.md)") {
+		t.Errorf("the link from activeContext.md into tasks/ was not carried into MEMORY.md: %v", res.Rewritten)
+	}
+	// a link to a folder that stays (notes/) is not broken: the folder held files before
+	for _, l := range res.Unresolved {
+		if strings.HasPrefix(l.Target, "notes") {
+			t.Errorf("link to an existing folder listed as broken: %+v", l)
+		}
+	}
+	if b := read(t, root, "memory-bank/plans.md"); !strings.Contains(string(b), "[notes/](notes/)") {
+		t.Errorf("link to an unmoved folder changed:\n%s", b)
+	}
+}
+
+func fmtPlanMerges(p Plan) string {
+	var s []string
+	for _, m := range p.Merges {
+		s = append(s, m.From+" -> "+m.To)
+	}
+	return strings.Join(s, "\n")
 }
 
 func TestMigrateNoGitLayouts(t *testing.T) {

@@ -78,7 +78,8 @@ var contextMapping = mapping{
 		{"style-guide.md", "details/design/style-guide.md"},
 	},
 	dirs: append(append([][2]string{}, dirMoves...),
-		[2]string{"creative", "details/design/creative"}, [2]string{"reflection", "details/learnings/reflection"}),
+		[2]string{"creative", "details/design/creative"}, [2]string{"reflection", "details/learnings/reflection"},
+		[2]string{"tasks", "details/tasks"}), // tasks/_index.md + TASKnnn-*.md, a common Cline addition
 	brief: "projectbrief.md", active: "activeContext.md",
 	decisions: []string{"details/patterns.md", "details/design/decision-log.md"},
 }
@@ -104,10 +105,15 @@ func PlanMigration(root string) (Plan, error) {
 		names = append(names, e.Name())
 	}
 	p.Kind = bank.DetectKind(names)
+	unmarked := false // an unmarked MEMORY.md beside one older convention's files
 	switch layout {
 	case bank.LayoutMixed:
-		p.Refusals = append(p.Refusals, "memory-bank/ mixes conventions (MEMORY.md, memory-bank-skill's _index.md/brief.md/active.md, Cline-style *Context.md files): merge them by hand into one, then run mbguard migrate again")
-		return p, nil
+		var why string
+		p.Kind, unmarked, why = planMixed(root, names)
+		if !unmarked {
+			p.Refusals = append(p.Refusals, "memory-bank/ mixes conventions ("+why+"): merge them by hand into one, then run mbguard migrate again")
+			return p, nil
+		}
 	case bank.LayoutV7:
 		return planUnmarked(root, p)
 	case bank.LayoutLegacy:
@@ -206,7 +212,15 @@ func PlanMigration(root string) (Plan, error) {
 		return rel
 	}
 	p.Sources.Brief = entry(m.brief, bank.Entry+" ## Project Snapshot")
-	p.Sources.Active = entry(m.active, bank.Entry+" ## Current Focus (its USER_BLOCK kept byte for byte)")
+	focus := bank.Entry + " ## Current Focus"
+	if n := actual(m.active); n != "" {
+		if b, err := os.ReadFile(filepath.Join(dir, n)); err == nil {
+			if _, _, has, ok := split(b); ok && has {
+				focus += " (its USER_BLOCK kept byte for byte)"
+			}
+		}
+	}
+	p.Sources.Active = entry(m.active, focus)
 	if m.index != "" {
 		p.Sources.Index = entry(m.index, "memory-bank/legacy.md (its topic routing, verbatim)")
 	}
@@ -215,7 +229,25 @@ func PlanMigration(root string) (Plan, error) {
 			p.Sources.Decisions = append(p.Sources.Decisions, bank.Dir+"/"+d)
 		}
 	}
-	p.Create = append(p.Create, bank.Entry)
+	if unmarked {
+		// The old MEMORY.md stays in place through commit 1 and is rewritten by commit 2: its
+		// bytes become the USER_BLOCK, or go to legacy.md when the active file brings a user
+		// block of its own (see buildMemory).
+		known[entryName] = true
+		p.Rewrite = []string{bank.Entry}
+		p.Sources.Memory = bank.Entry
+		where := bank.Entry + " USER_BLOCK (byte for byte: it has no block markers)"
+		if p.Sources.Active != "" {
+			if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p.Sources.Active))); err == nil {
+				if _, _, has, ok := split(b); ok && has {
+					where = "memory-bank/legacy.md (verbatim: " + path.Base(p.Sources.Active) + "'s user block takes the USER_BLOCK)"
+				}
+			}
+		}
+		p.Merges = append(p.Merges, Move{bank.Entry, where})
+	} else {
+		p.Create = append(p.Create, bank.Entry)
+	}
 	if exists("legacy.md") {
 		p.Refusals = append(p.Refusals, "memory-bank/legacy.md already exists: rename it, then run mbguard migrate again")
 	}
@@ -228,11 +260,80 @@ func PlanMigration(root string) (Plan, error) {
 		note := fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, p.Kind)
 		if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil && !fi.IsDir() && !strings.EqualFold(path.Ext(n), ".md") {
 			note += " (it is not Markdown, so mbguard check flags it: move it out of memory-bank/)"
+		} else if err == nil && fi.IsDir() {
+			if first, count := nonMarkdown(filepath.Join(dir, n)); count > 0 {
+				note += fmt.Sprintf(" (it holds %d file(s) that are not Markdown, such as %s/%s, which mbguard check flags: move them out of memory-bank/)", count, n, first)
+			}
 		}
 		p.Notes = append(p.Notes, note)
 	}
 	sort.Slice(p.Moves, func(i, j int) bool { return p.Moves[i].From < p.Moves[j].From })
 	return p, nil
+}
+
+// nonMarkdown counts the files under dir that mbguard check would flag as not Markdown, and
+// names the first (relative to dir).
+func nonMarkdown(dir string) (first string, count int) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == ".gitkeep" || strings.EqualFold(path.Ext(d.Name()), ".md") {
+			return nil
+		}
+		if count == 0 {
+			rel, _ := filepath.Rel(dir, p)
+			first = filepath.ToSlash(rel)
+		}
+		count++
+		return nil
+	})
+	return first, count
+}
+
+// entryName is MEMORY.md's name inside memory-bank/.
+const entryName = "MEMORY.md"
+
+// planMixed decides whether a mixed bank can still be migrated: a MEMORY.md without block
+// markers (a Claude-style memory file, or one written before the markers) beside the files of
+// exactly one older convention. Then kind is that convention and ok is true; else why names
+// what is mixed.
+func planMixed(root string, names []string) (kind bank.Kind, ok bool, why string) {
+	var rest []string
+	memory := false
+	for _, n := range names {
+		if n == entryName {
+			memory = true
+			continue
+		}
+		rest = append(rest, n)
+	}
+	kind = bank.DetectKind(rest)
+	var found []string
+	for _, n := range names {
+		for _, set := range [][]string{bank.LegacyEntries, bank.ContextEntries} {
+			for _, e := range set {
+				if strings.EqualFold(n, e) {
+					found = append(found, n)
+				}
+			}
+		}
+	}
+	sort.Strings(found)
+	if memory {
+		found = append([]string{entryName}, found...)
+	}
+	why = strings.Join(found, ", ")
+	if !memory || kind == bank.KindNone || kind == bank.KindV7 {
+		return kind, false, why
+	}
+	fp := filepath.Join(root, filepath.FromSlash(bank.Entry))
+	fi, err := os.Lstat(fp)
+	if err != nil || !fi.Mode().IsRegular() {
+		return kind, false, why
+	}
+	b, err := os.ReadFile(fp)
+	if err != nil || len(bank.ScanMarkers(b).Markers) > 0 {
+		return kind, false, why + "; MEMORY.md has block markers, so its text cannot simply become the USER_BLOCK"
+	}
+	return kind, true, why
 }
 
 // planUnmarked plans the migration of a lone MEMORY.md without block markers: nothing moves,
@@ -570,7 +671,7 @@ func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 				after[p] = b
 			}
 		}
-		changed, rw, un := rewriteAll(o.Root, plan, after, func(p string) bool { return was[p] })
+		changed, rw, un := rewriteAll(o.Root, plan, after, was)
 		res.Rewritten, res.Unresolved = rw, un
 		for p, b := range changed {
 			if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(p)), b, 0o644); err != nil {
@@ -599,11 +700,17 @@ func buildOutputs(p Plan, read func(string) []byte) (mem, leg []byte, err error)
 		mem, _, err := wrapUnmarked(read(p.Sources.Memory))
 		return mem, nil, err
 	}
+	var memory []byte
+	if p.Sources.Memory != "" { // an unmarked MEMORY.md beside the older files
+		if memory = read(p.Sources.Memory); memory == nil {
+			return nil, nil, fmt.Errorf("reading %s: it is gone (run mbguard migrate --rollback)", p.Sources.Memory)
+		}
+	}
 	src := p.Sources
 	if p.Kind == "" { // a journal from before Sources was recorded: memory-bank-skill's names
 		src = Sources{Brief: bank.Dir + "/brief.md", Active: bank.Dir + "/active.md", Index: bank.Dir + "/_index.md", Decisions: []string{bank.Dir + "/details/patterns.md"}}
 	}
-	in := legacyInputs{BriefName: path.Base(src.Brief), ActiveName: path.Base(src.Active), IndexName: path.Base(src.Index)}
+	in := legacyInputs{BriefName: path.Base(src.Brief), ActiveName: path.Base(src.Active), IndexName: path.Base(src.Index), Memory: memory}
 	if src.Brief != "" {
 		in.Brief = read(src.Brief)
 	}
@@ -622,8 +729,16 @@ func buildOutputs(p Plan, read func(string) []byte) (mem, leg []byte, err error)
 }
 
 // rewriteAll rewrites the links of every Markdown file of the bank as the migration left it
-// (after: path → content). existed reports whether a bank path was a file before.
-func rewriteAll(root string, p Plan, after map[string][]byte, existed func(string) bool) (changed map[string][]byte, rewritten, unresolved []Link) {
+// (after: path → content). before holds the bank's files as they were; a folder that held one
+// existed too, so a link to it (`[notes](notes/)`) is a link, not a broken one.
+func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]bool) (changed map[string][]byte, rewritten, unresolved []Link) {
+	folders := map[string]bool{}
+	for f := range before {
+		for d := path.Dir(f); d != "." && d != bank.Dir && !folders[d]; d = path.Dir(d) {
+			folders[d] = true
+		}
+	}
+	existed := func(p string) bool { return before[p] || folders[p] }
 	to := map[string]string{}
 	from := map[string]string{}
 	for _, m := range p.Moves {

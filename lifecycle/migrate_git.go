@@ -595,7 +595,7 @@ func linkChanges(g *goGit, j *journal, res *MigrateResult) (map[string][]byte, p
 	if err != nil {
 		return nil, c2, err
 	}
-	changed, rw, un := rewriteAll(g.o.Root, j.Plan, after, func(p string) bool { return before[p] })
+	changed, rw, un := rewriteAll(g.o.Root, j.Plan, after, before)
 	res.Rewritten, res.Unresolved = rw, un
 	return changed, c2, nil
 }

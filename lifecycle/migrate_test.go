@@ -181,7 +181,8 @@ func TestMigrateRefusals(t *testing.T) {
 			testgit.Write(t, root, "memory-bank/docs/new.md", "new\n")
 		}, "uncommitted changes under memory-bank/"},
 		{"mixed layout", func(t *testing.T, root string, o *MigrateOptions) {
-			testgit.Write(t, root, "memory-bank/MEMORY.md", "x\n")
+			// an unmarked MEMORY.md migrates (TestMigrateMixedUnmarked); one with markers cannot
+			testgit.Write(t, root, "memory-bank/MEMORY.md", "<!-- USER_BLOCK_START -->\nx\n<!-- USER_BLOCK_END -->\n")
 			testgit.Commit(t, root, "mixed")
 		}, "mixes conventions"},
 		{"collision", func(t *testing.T, root string, o *MigrateOptions) {

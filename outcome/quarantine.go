@@ -26,6 +26,9 @@ type Quarantined struct {
 	Call    string   `json:"call,omitempty"`
 	Reason  string   `json:"reason"`
 	Entries []QEntry `json:"entries"`
+	// Damaged says why the entry's meta.json cannot be read (set by ListQuarantine, never
+	// saved): its bytes are still in the entry's files/ folder.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // QEntry is one path the agent changed. File names the bytes inside the entry's folder;
@@ -160,7 +163,12 @@ func ListQuarantine(r repo.Repo) ([]Quarantined, error) {
 	for _, e := range ents {
 		var q Quarantined
 		ok, err := readJSON(filepath.Join(dir, e.Name(), "meta.json"), &q)
-		if !ok || err != nil || q.ID != e.Name() {
+		if err != nil || ok && q.ID != e.Name() {
+			// listed, not hidden: its bytes are still there, and only the user can decide
+			out = append(out, Quarantined{ID: e.Name(), Damaged: damagedText(r, e.Name())})
+			continue
+		}
+		if !ok {
 			continue
 		}
 		out = append(out, q)
@@ -193,14 +201,17 @@ func GetQuarantine(r repo.Repo, id string) (Quarantined, error) {
 		if len(qs) == 0 {
 			return q, fmt.Errorf("the quarantine is empty")
 		}
+		if q := qs[len(qs)-1]; q.Damaged != "" {
+			return q, errors.New(q.Damaged)
+		}
 		return qs[len(qs)-1], nil
 	}
 	if !validID(id) {
 		return q, fmt.Errorf("%q is not a quarantine id (run mbguard quarantine list)", id)
 	}
 	ok, err := readJSON(filepath.Join(QuarantineDir(r), id, "meta.json"), &q)
-	if err != nil {
-		return q, err
+	if err != nil || ok && q.ID != id {
+		return q, errors.New(damagedText(r, id))
 	}
 	if !ok {
 		return q, fmt.Errorf("no quarantine entry %q (run mbguard quarantine list)", id)
@@ -269,11 +280,22 @@ func RestoreQuarantine(r repo.Repo, id string, force bool) ([]string, error) {
 	return done, os.RemoveAll(filepath.Join(QuarantineDir(r), id))
 }
 
-// DropQuarantine deletes an entry and its bytes for good.
+// DropQuarantine deletes an entry and its bytes for good, a damaged one too.
 func DropQuarantine(r repo.Repo, id string) error {
+	if id != Last && validID(id) {
+		if fi, err := os.Stat(filepath.Join(QuarantineDir(r), id)); err == nil && fi.IsDir() {
+			return os.RemoveAll(filepath.Join(QuarantineDir(r), id))
+		}
+	}
 	q, err := GetQuarantine(r, id)
 	if err != nil {
 		return err
 	}
 	return os.RemoveAll(filepath.Join(QuarantineDir(r), q.ID))
+}
+
+// damagedText says that an entry's record is unreadable and where its bytes are.
+func damagedText(r repo.Repo, id string) string {
+	return fmt.Sprintf("quarantine entry %s: its record (meta.json) is damaged, so mbguard cannot tell which path each file came from; the bytes are in %s: copy what you need from there, then run mbguard quarantine drop %s",
+		id, filepath.Join(QuarantineDir(r), id, "files"), id)
 }

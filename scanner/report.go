@@ -5,25 +5,54 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // WriteText prints findings for people: "path:line rule message" and, indented below, the fix.
 func WriteText(w io.Writer, fs []Finding) error {
 	for _, f := range fs {
-		loc := f.Path
+		loc := DisplayPath(f.Path)
 		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", f.Path, f.Line)
+			loc = fmt.Sprintf("%s:%d", loc, f.Line)
 		}
 		sev := ""
 		if f.Severity == SeverityWarning {
 			sev = " (warning)"
 		}
-		if _, err := fmt.Fprintf(w, "%s %s%s %s\n    fix: %s\n", loc, f.Rule, sev, f.Message, f.Fix); err != nil {
+		if _, err := fmt.Fprintf(w, "%s %s%s %s\n    fix: %s\n", loc, f.Rule, sev, escapeControl(f.Message), escapeControl(f.Fix)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// DisplayPath is a path as a terminal may show it: quoted Go-style ("memory-bank/a\x1b[2K.md")
+// when it holds control characters or bytes that are not UTF-8, so a file name cannot move the
+// cursor, erase a line or forge a finding in the output; otherwise as it is.
+func DisplayPath(p string) string {
+	if !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	if strings.ContainsFunc(p, isControl) {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
+// escapeControl writes the control characters and non-UTF-8 bytes of a message (a path it
+// names, say) as Go escapes, leaving the rest as it is.
+func escapeControl(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\u2028' || r == '\u2029'
 }
 
 // WriteJSON prints findings as one JSON array (an empty array when clean).

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/mbguard/mbguard/internal/jsonmsg"
 )
 
 // maxLine bounds one request line. A tool call carrying a whole file's content is large, but a
@@ -149,7 +151,7 @@ func (s *server) dispatch(ctx context.Context, line []byte) (shutdown bool) {
 			ID json.RawMessage `json:"id"`
 		}
 		_ = json.Unmarshal(line, &idOnly) // best effort: answer with the id when it parses
-		s.write(Response{ID: idOnly.ID, Error: "malformed request: " + err.Error() + "; send one JSON object per line"})
+		s.write(Response{ID: idOnly.ID, Error: "malformed request: " + jsonmsg.Describe(err) + "; send one JSON object per line"})
 		return false
 	}
 	if req.Op == "shutdown" {

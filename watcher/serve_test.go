@@ -97,7 +97,7 @@ func TestServeAnswersEveryRequestOnce(t *testing.T) {
 		{"string id", `{"id":"a-1","op":"event","event":{"kind":"tool.before","session":"s1","tool":"read"}}`, `"a-1"`, ""},
 		{"no id", `{"op":"ping"}`, ``, ""},
 		{"not json", `hello`, ``, "malformed request"},
-		{"id recovered from a bad field", `{"id":7,"op":5}`, `7`, "malformed request"},
+		{"id recovered from a bad field", `{"id":7,"op":5}`, `7`, `malformed request: "op" is a number where a string belongs`},
 		{"truncated object", `{"id":8,"op":"ping"`, ``, "malformed request"},
 		{"panicking service", `{"id":9,"op":"panic"}`, `9`, "internal error"},
 	}
@@ -111,6 +111,9 @@ func TestServeAnswersEveryRequestOnce(t *testing.T) {
 			}
 			if c.wantErr == "" && r.Error != "" || !strings.Contains(r.Error, c.wantErr) {
 				t.Errorf("error = %q, want %q", r.Error, c.wantErr)
+			}
+			if strings.Contains(r.Error, "Go ") || strings.Contains(r.Error, "watcher.") {
+				t.Errorf("error %q names Go types", r.Error)
 			}
 			if c.wantErr == "" && r.Mode != "warn" {
 				t.Errorf("mode = %q, want the server's mode warn", r.Mode)

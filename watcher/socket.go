@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
+	"github.com/mbguard/mbguard/internal/jsonmsg"
 	"github.com/mbguard/mbguard/internal/repo"
 )
 
@@ -250,7 +251,7 @@ func (d *Daemon) serveConn(c net.Conn) {
 		derr := json.Unmarshal(line, &req)
 		decoded := derr == nil
 		if !decoded {
-			resp = Response{ID: recoverID(line), Error: fmt.Sprintf("malformed request line: %v", derr)}
+			resp = Response{ID: recoverID(line), Error: "malformed request line: " + jsonmsg.Describe(derr)}
 		} else {
 			resp = d.svc.Handle(d.ctx, req)
 		}

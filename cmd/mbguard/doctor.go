@@ -17,6 +17,7 @@ import (
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/lifecycle"
 	"github.com/mbguard/mbguard/scanner"
 	"github.com/mbguard/mbguard/watcher"
 )
@@ -262,6 +263,10 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 		return []doctorCheck{ch}
 	case bank.LayoutMixed:
 		ch.Status, ch.Detail, ch.Next = checkFail, "mixed layout: MEMORY.md beside older entry files, or two conventions' entry files together", "move the older entry files' content into MEMORY.md by hand, then remove them"
+		if p, err := lifecycle.PlanMigration(r.Root); err == nil && len(p.Refusals) == 0 && len(p.Rewrite) > 0 {
+			ch.Detail = fmt.Sprintf("%s memory bank beside a MEMORY.md without block markers", p.Kind)
+			ch.Next = "run mbguard migrate (its plan keeps that MEMORY.md byte for byte)"
+		}
 		return []doctorCheck{ch}
 	}
 	b, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(bank.Entry)))

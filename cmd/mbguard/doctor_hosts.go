@@ -60,7 +60,8 @@ func checkCodex(r repo.Repo, home, codexHome string) doctorCheck {
 			return "Codex has not trusted this project, so it skips them", hooks.TrustStep("codex", false)
 		}
 		if !strings.Contains(cfg, "trusted_hash") {
-			return "no Codex hook is trusted yet, so it skips them", hooks.TrustStep("codex", false)
+			_, err := os.Stat(project)
+			return "no Codex hook is trusted yet, so it skips them", hooks.TrustStep("codex", err != nil) // only the user-level file: the global step
 		}
 		return "", ""
 	})

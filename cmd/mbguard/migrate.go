@@ -88,7 +88,11 @@ func newMigrateCmd(e *env) *cobra.Command {
 			if len(res.Unresolved) > 0 {
 				fmt.Fprintf(e.stderr, "mbguard: %d link(s) pointed at nothing before the migration and were left as they were: fix them by hand\n", len(res.Unresolved))
 			}
-			fmt.Fprintln(e.stderr, "mbguard: migrated memory-bank/ to v7.1: review MEMORY.md (and legacy.md), then run mbguard check --all")
+			review := "MEMORY.md"
+			if res.Legacy {
+				review = "MEMORY.md and legacy.md"
+			}
+			fmt.Fprintf(e.stderr, "mbguard: migrated memory-bank/ to v7.1: review %s, then run mbguard check --all\n", review)
 		}
 		return exitOK
 	})

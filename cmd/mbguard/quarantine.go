@@ -27,7 +27,7 @@ func newQuarantineCmd(e *env) *cobra.Command {
 
 func exactlyOneID(c *cobra.Command, args []string) error {
 	if len(args) != 1 {
-		return usageError{c, fmt.Sprintf("%s takes one quarantine id (see mbguard quarantine list)", c.CommandPath())}
+		return usageError{c, c.Name() + " takes one quarantine id, as mbguard quarantine list shows it"}
 	}
 	return nil
 }
@@ -60,9 +60,13 @@ func newQuarantineList(e *env) *cobra.Command {
 			return exitOK
 		}
 		for _, q := range qs {
+			if q.Damaged != "" {
+				fmt.Fprintf(e.stdout, "%s  (damaged record: run mbguard quarantine show %s)\n", q.ID, q.ID)
+				continue
+			}
 			var paths []string
 			for _, en := range q.Entries {
-				paths = append(paths, en.Path)
+				paths = append(paths, scanner.DisplayPath(en.Path))
 			}
 			fmt.Fprintf(e.stdout, "%s  %s  %s  %s\n", q.ID, orDash(q.Tool), orDash(q.Session), strings.Join(paths, ", "))
 		}
@@ -85,7 +89,7 @@ func newQuarantineShow(e *env) *cobra.Command {
 		}
 		fmt.Fprintf(e.stdout, "id:      %s\ntime:    %s\nsession: %s\ntool:    %s (call %s)\n", q.ID, q.Time, orDash(q.Session), orDash(q.Tool), orDash(q.Call))
 		for _, en := range q.Entries {
-			fmt.Fprintf(e.stdout, "\n%s: %s — %s\n", en.Path, en.Change, en.Why)
+			fmt.Fprintf(e.stdout, "\n%s: %s — %s\n", scanner.DisplayPath(en.Path), en.Change, terminalSafe(en.Why))
 			b, err := outcome.ReadQuarantined(r, q, en)
 			switch {
 			case err != nil:

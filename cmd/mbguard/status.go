@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mbguard/mbguard/internal/declog"
 	"github.com/mbguard/mbguard/outcome"
+	"github.com/mbguard/mbguard/scanner"
 	"github.com/mbguard/mbguard/watcher"
 )
 
@@ -163,7 +166,11 @@ func printStatus(e *env, rep statusReport) {
 				what = "recovery " + d.Recovery
 			}
 			msg, _, _ := strings.Cut(d.Message, "\n")
-			fmt.Fprintf(w, "  %s  %-7s %-5s %s %s %s  %s\n", d.Time.Local().Format(time.DateTime), orDash(d.Host), what, orDash(d.Gate), orDash(d.Tool), strings.Join(d.Paths, ","), msg)
+			paths := make([]string, len(d.Paths))
+			for i, p := range d.Paths {
+				paths[i] = scanner.DisplayPath(p)
+			}
+			fmt.Fprintf(w, "  %s  %-7s %-5s %s %s %s  %s\n", d.Time.Local().Format(time.DateTime), orDash(d.Host), what, orDash(d.Gate), terminalSafe(orDash(d.Tool)), strings.Join(paths, ","), terminalSafe(msg))
 		}
 	}
 	if len(rep.Findings) == 0 {
@@ -171,7 +178,7 @@ func printStatus(e *env, rep statusReport) {
 	} else {
 		fmt.Fprintln(w, "findings:")
 		for _, f := range rep.Findings {
-			fmt.Fprintf(w, "  %s  %s  %s\n", time.UnixMilli(f.Time).Format(time.DateTime), f.Rule, f.Message)
+			fmt.Fprintf(w, "  %s  %s  %s\n", time.UnixMilli(f.Time).Format(time.DateTime), f.Rule, terminalSafe(f.Message))
 		}
 	}
 	fmt.Fprintf(w, "quarantine: %d %s\n", rep.Quarantine, plural(rep.Quarantine, "entry", "entries"))
@@ -183,4 +190,14 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// terminalSafe writes control characters and bytes that are not UTF-8 as Go escapes (\x1b,
+// \n…), so text that came from file names or agents cannot drive the terminal or forge lines.
+func terminalSafe(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == utf8.RuneError }) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
