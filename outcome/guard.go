@@ -173,6 +173,7 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 	if fi, err := os.Stat(g.manifestPath()); err == nil {
 		g.cache, g.cacheStat = m, entryOf(fi)
 	}
+	g.saveMirror(m)
 	return nil
 }
 
@@ -215,8 +216,9 @@ func (g *Guard) Before(c Call) (Report, error) {
 		}
 	}
 	if m == nil {
-		// the manifest is gone or unreadable: the tree under the ref still names the bytes
-		m, _ = g.fromRef()
+		// the manifest is gone or unreadable: its copy outside the repository, or the tree
+		// under the ref, still names the bytes
+		m, _ = g.recoverManifest()
 	}
 	switch {
 	case m == nil:
@@ -290,7 +292,7 @@ func (g *Guard) After(c Call) (Report, error) {
 		return rep, err
 	}
 	if m == nil {
-		if m, err = g.fromRef(); m == nil {
+		if m, err = g.recoverManifest(); m == nil {
 			return rep, err // no known-good state at all: nothing to compare with
 		}
 	}

@@ -526,3 +526,37 @@ func TestLinkedWorktree(t *testing.T) {
 		t.Errorf("%s = %q in the shared store", g.Ref(), out)
 	}
 }
+
+// A script can delete all of mbguard's state in the git directory (manifest, in-flight log,
+// the private ref) in the same call that writes into the bank: the copy of the manifest
+// outside the repository still names the known-good bytes, so the post check undoes it and
+// no later pre check accepts it as a human's edit.
+func TestStateDeletedWithTheAttackIsStillUndone(t *testing.T) {
+	for _, tc := range []struct{ name, script string }{
+		{"state dir and ref", `rm -rf .git/mbguard .git/refs/mbguard .git/logs/refs/mbguard; printf x > memory-bank/a.json`},
+		{"state dir, ref, packed ref", `git update-ref -d refs/mbguard/known-good; rm -rf .git/mbguard; printf 'agent' > memory-bank/MEMORY.md`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, g := newBank(t)
+			want := snapshot(t, root)
+			c := Call{ID: "c", Session: "s", Tool: "Bash"}
+			if _, err := g.Before(c); err != nil {
+				t.Fatal(err)
+			}
+			sh(t, root, tc.script)
+			// a fresh process: nothing in memory
+			r, _ := repo.Find(root)
+			g2 := New(r, Options{Rules: rulesFor(root)})
+			rep, err := g2.After(Call{ID: "c", Session: "s", Tool: "Bash", Check: true})
+			if err != nil || !rep.Blocked() {
+				t.Fatalf("post check after the state was deleted: %v %+v", err, rep)
+			}
+			sameTree(t, want, snapshot(t, root))
+			// and the next call's pre check does not take it back
+			if _, err := New(r, Options{Rules: rulesFor(root)}).Before(Call{ID: "d", Session: "s", Tool: "Bash"}); err != nil {
+				t.Fatal(err)
+			}
+			sameTree(t, want, snapshot(t, root))
+		})
+	}
+}

@@ -2,6 +2,8 @@ package outcome
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -232,4 +234,47 @@ func (g *Guard) fromRef() (*manifest, error) {
 		return nil, nil
 	}
 	return m, nil
+}
+
+// mirrorPath is where a copy of the manifest lives outside the repository, in the user's
+// state directory ($XDG_STATE_HOME, else ~/.local/state), keyed by the git directory. A
+// command run by the agent can delete .git/mbguard/ and the private ref together (from a
+// script the pre check cannot read); the copy still names the known-good blobs, which stay
+// in the object store, so the post check undoes the change instead of finding no state at
+// all and the next pre check accepting it. "" when there is no home directory.
+func (g *Guard) mirrorPath() string {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	gd, err := filepath.Abs(g.r.GitDir)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(gd))
+	return filepath.Join(base, "mbguard", "known-good", hex.EncodeToString(sum[:12])+".json")
+}
+
+// saveMirror writes the manifest's copy; best effort (the manifest in the git directory is
+// the one that counts while it exists).
+func (g *Guard) saveMirror(m *manifest) {
+	if p := g.mirrorPath(); p != "" {
+		_ = writeJSON(p, m, false)
+	}
+}
+
+// recoverManifest finds the known-good state when the manifest in the git directory is gone
+// or unreadable: first its copy outside the repository, then the tree under the private ref.
+func (g *Guard) recoverManifest() (*manifest, error) {
+	if p := g.mirrorPath(); p != "" {
+		var m manifest
+		if ok, err := readJSON(p, &m); ok && err == nil && m.Version == manifestVersion && len(m.Entries) > 0 {
+			return &m, nil
+		}
+	}
+	return g.fromRef()
 }
