@@ -178,7 +178,28 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 }
 
 func (g *Guard) stale(c Call, now time.Time) bool {
+	if len(c.Procs) > 0 { // what a call left running: over when they are, or after StaleAfter
+		return !running(c.Procs) || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
+	}
 	return c.Ended || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
+}
+
+// bgSuffix marks the in-flight record of the processes a call left running.
+const bgSuffix = "#left-running"
+
+// tail returns the record of the processes call c left running, if any. A background job
+// (`(sleep 1; echo x > memory-bank/a.json) &`, or one a script starts) writes after the
+// post check returned; without this record the next pre check would find no call in flight
+// and accept its write as a human's.
+func (g *Guard) tail(c Call, now time.Time) (Call, bool) {
+	if !c.Spawns || c.Start == 0 {
+		return Call{}, false
+	}
+	ps := leftBehind(time.UnixMilli(c.Start), g.r.Root)
+	if len(ps) == 0 {
+		return Call{}, false
+	}
+	return Call{ID: c.ID + bgSuffix, Session: c.Session, Host: c.Host, Tool: c.Tool, Start: now.UnixMilli(), Procs: ps}, true
 }
 
 // Before runs before a tool call that may write: it brings the known-good state up to date
@@ -303,6 +324,9 @@ func (g *Guard) After(c Call) (Report, error) {
 	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
 		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
 	}
+	if t, ok := g.tail(Call{ID: c.ID, Session: c.Session, Host: c.Host, Tool: c.Tool, Start: rep.Call.Start, Spawns: c.Spawns}, now); ok {
+		live = append(live, t)
+	}
 	in.Calls = live
 	return rep, g.saveInflight(prev, in)
 }
@@ -323,7 +347,7 @@ func (g *Guard) Forget(session string) error {
 	prev := g.loadInflight()
 	in := inflight{Calls: slices.Clone(prev.Calls)}
 	for i := range in.Calls {
-		if in.Calls[i].Session == session {
+		if in.Calls[i].Session == session && len(in.Calls[i].Procs) == 0 {
 			in.Calls[i].Ended = true
 		}
 	}

@@ -37,6 +37,13 @@ type Call struct {
 	// Ended is set when the session moved on (a new user message, session end) without this
 	// call's post check: the call is stale from then on.
 	Ended bool `json:"ended,omitempty"`
+	// Spawns says the tool may leave processes running after it returned (a shell's
+	// background job): the post check then looks for them. Not stored.
+	Spawns bool `json:"-"`
+	// Procs, on the record a post check leaves behind for such processes, are the ones still
+	// running: while one runs, its later writes are judged as the agent's, not accepted as a
+	// human's between tool calls.
+	Procs []Proc `json:"procs,omitempty"`
 }
 
 type inflight struct {
