@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
+	"github.com/mbguard/mbguard/internal/repo"
 )
 
 // manifest is the known-good state as stored in the git directory.
@@ -284,4 +285,23 @@ func (g *Guard) recoverManifest() (*manifest, error) {
 		}
 	}
 	return g.fromRef()
+}
+
+// HasKnownGood reports whether mbguard keeps a known-good state of r's memory bank with
+// anything in it: a command that removes or renames the whole memory-bank/ folder must
+// still be checked (and undone), not taken for a repository without a bank. Cheap when
+// the manifest is there; only called when memory-bank/ is missing.
+func HasKnownGood(r repo.Repo) bool {
+	g := &Guard{r: r, obj: newObjects(r.Root, r.CommonDir)}
+	var m manifest
+	if ok, err := readJSON(g.manifestPath(), &m); err == nil && ok {
+		return len(m.Entries) > 0
+	}
+	if p := g.mirrorPath(); p != "" {
+		if ok, err := readJSON(p, &m); err == nil && ok {
+			return len(m.Entries) > 0
+		}
+	}
+	m2, _ := g.fromRef()
+	return m2 != nil
 }
