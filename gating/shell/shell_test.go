@@ -44,6 +44,11 @@ var cases = []tc{
 	{"variable tail keeps dir", "echo x > memory-bank/$NAME", w("/repo/memory-bank/?"), nil, "WU"},
 	{"quoted variable tail", `echo x > "memory-bank/${NAME}.md"`, w("/repo/memory-bank/?"), nil, "WU"},
 	{"command substitution target", "echo x > $(mktemp)", nil, nil, "WU"},
+	// a parameter that only expands to digits leaves the path as known as a literal would
+	{"pid in target", "cp memory-bank/MEMORY.md /tmp/bak/m-$$.md", w("/tmp/bak/m-0.md"), nil, "W"},
+	{"random in target", "echo x > /tmp/out-${RANDOM}.log", w("/tmp/out-0.log"), nil, "W"},
+	{"length in target", "echo x > out/${#name}.txt", w("/repo/out/0.txt"), nil, "W"},
+	{"non-digit param stays unknown", "echo x > /tmp/out-${RANDOM:-$D}.log", w("/tmp/out-?"), nil, "WU"},
 	{"absolute target", "echo x > /tmp/a//b", w("/tmp/a/b"), nil, "W"},
 	{"dotdot target", "echo x > src/../memory-bank/a.md", w("/repo/memory-bank/a.md"), nil, "W"},
 	{"tilde target", "echo x > ~/notes.txt", w("~/notes.txt"), nil, "W"},

@@ -121,7 +121,7 @@ var attacks = []attack{
 	{name: "script git reset", steps: script("s.sh", "git reset -q --hard HEAD~1\n", "bash tools/s.sh")},
 	{name: "script git stash", steps: []step{bash(`echo x >> src/main.go`), write("tools/s.sh", "git stash -u -q\n"), bash("bash tools/s.sh")}},
 	{name: "script git restore", steps: script("s.sh", "git restore --source=HEAD~1 memory-bank\n", "bash tools/s.sh")},
-	{name: "script git apply", steps: script("p.diff", "--- a/memory-bank/details/progress.md\n+++ b/memory-bank/details/progress.md\n@@ -1 +1 @@\n-# Progress\n+# Progress (patched)\n", "git apply tools/p.diff"), bytes: "patched"},
+	{name: "script git apply", steps: script("p.diff", "--- a/memory-bank/details/progress.md\n+++ b/memory-bank/details/progress.md\n@@ -1,3 +1,3 @@\n-# Progress\n+# Progress (patched)\n \n - [x] CSV parser\n", "git apply tools/p.diff"), bytes: "patched"},
 	{name: "makefile", steps: []step{write("Makefile", "all:\n\trm -f memory-bank/MEMORY.md\n"), bash("make -s")}},
 	{name: "makefile write", steps: []step{write("Makefile", "all:\n\techo made > memory-bank/made.json\n"), bash("make -s all")}, bytes: "made"},
 	{name: "npm script", steps: []step{write("package.json", `{"name":"x","version":"1.0.0","scripts":{"gen":"node tools/gen.js"}}`),
