@@ -44,6 +44,12 @@ var cases = []tc{
 	{"variable tail keeps dir", "echo x > memory-bank/$NAME", w("/repo/memory-bank/?"), nil, "WU"},
 	{"quoted variable tail", `echo x > "memory-bank/${NAME}.md"`, w("/repo/memory-bank/?"), nil, "WU"},
 	{"command substitution target", "echo x > $(mktemp)", nil, nil, "WU"},
+	// a file opened for reading is read, whatever else the code writes
+	{"python read open beside write", `python3 -c "open('out/a.txt','w').write(open('memory-bank/MEMORY.md').read())"`, w("/repo/out/a.txt"), w("/repo/memory-bank/MEMORY.md"), "WI"},
+	{"python read open with encoding", `python3 -c "open('out/a.txt','w').write(open('memory-bank/MEMORY.md', encoding='utf-8').read())"`, w("/repo/out/a.txt"), w("/repo/memory-bank/MEMORY.md"), "WI"},
+	{"python open mode variable", `python3 -c "open('out/a.txt','w').write(open('memory-bank/MEMORY.md', m).read())"`, w("/repo/out/a.txt", "/repo/memory-bank/MEMORY.md"), nil, "WI"},
+	{"python append open", `python3 -c "x=open('memory-bank/MEMORY.md').read(); open('memory-bank/MEMORY.md', 'a').write(x)"`, w("/repo/memory-bank/MEMORY.md"), w("/repo/memory-bank/MEMORY.md"), "WI"},
+	{"python os.open", `python3 -c "import os; os.open('memory-bank/a.md', os.O_WRONLY)"`, w("/repo/memory-bank/a.md"), nil, "WI"},
 	// a parameter that only expands to digits leaves the path as known as a literal would
 	{"pid in target", "cp memory-bank/MEMORY.md /tmp/bak/m-$$.md", w("/tmp/bak/m-0.md"), nil, "W"},
 	{"random in target", "echo x > /tmp/out-${RANDOM}.log", w("/tmp/out-0.log"), nil, "W"},
