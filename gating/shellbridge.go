@@ -236,8 +236,12 @@ func withRuns(r shellResult, cwd string, fx Facts, depth int) shellResult {
 		if !ok {
 			continue
 		}
+		dir := cwd
+		if run.Dir != "" {
+			dir = run.Dir
+		}
 		for _, cmd := range scriptCommands(run, content) {
-			sub := withRuns(classifyShell(cmd, cwd), cwd, fx, depth+1)
+			sub := withRuns(classifyShell(cmd, dir), dir, fx, depth+1)
 			for i := range sub.writes {
 				if sub.writes[i].op == "" || sub.writes[i].op == "redirect" {
 					sub.writes[i].op = "script " + path.Base(run.Path)

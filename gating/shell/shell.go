@@ -702,6 +702,9 @@ type Run struct {
 	// written).
 	Kind string
 	Arg  string
+	// Dir is the directory its content runs in (the command's, or make -C's); "" when
+	// unknown.
+	Dir string
 }
 
 // maxRuns bounds the files one command line may ask a caller to read.
@@ -715,7 +718,11 @@ func (w *walker) addRun(a arg, kind, extra string, e *env) {
 	if !ok {
 		return
 	}
-	w.res.Runs = append(w.res.Runs, Run{Path: p, Kind: kind, Arg: extra})
+	dir := ""
+	if e.known {
+		dir = e.dir
+	}
+	w.res.Runs = append(w.res.Runs, Run{Path: p, Kind: kind, Arg: extra, Dir: dir})
 }
 
 // runsOf records the files name runs that no other handler records: an executable named
@@ -743,18 +750,18 @@ func (w *walker) runsOf(path0 string, name string, args []arg, e *env) {
 				targets = append(targets, o.s)
 			}
 		}
-		join := func(f string) string {
-			if dir != "" && !strings.HasPrefix(f, "/") {
-				return dir + "/" + f
-			}
-			return f
+		me := e
+		if dir != "" {
+			c := *e
+			c.cd(arg{s: dir, exact: true})
+			me = &c
 		}
 		if file != "" {
-			w.addRun(arg{s: join(file), exact: true}, "make", strings.Join(targets, " "), e)
+			w.addRun(arg{s: file, exact: true}, "make", strings.Join(targets, " "), me)
 			return
 		}
 		for _, f := range []string{"GNUmakefile", "makefile", "Makefile"} {
-			w.addRun(arg{s: join(f), exact: true}, "make", strings.Join(targets, " "), e)
+			w.addRun(arg{s: f, exact: true}, "make", strings.Join(targets, " "), me)
 		}
 	case "npm", "pnpm", "yarn", "bun":
 		_, ops := parseArgs(args, flagSpec{long: []string{"--prefix", "--workspace", "-w", "--filter", "--cwd"}})
