@@ -612,7 +612,11 @@ func (w *walker) copy(name string, args []arg, e *env) {
 		// after the link itself is recorded as written
 		defer w.noteLinks(opts, ops, t, hasT, e)
 	}
-	if name == "mv" {
+	hardLink := (name == "ln" || name == "link") && !hasOpt(opts, "-s", "--symbolic") ||
+		name == "cp" && hasOpt(opts, "-l", "--link")
+	if name == "mv" || hardLink && len(ops) > 1 {
+		// mv removes its sources; a hard link changes its source's link count, and
+		// whoever writes through the new name writes the source's bytes
 		srcs := ops
 		if !hasT && len(ops) > 0 {
 			srcs = ops[:len(ops)-1]
