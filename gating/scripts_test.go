@@ -23,6 +23,7 @@ func TestScriptsAreJudgedBeforeTheyRun(t *testing.T) {
 		{"executable by path", map[string]string{"tools/s": "#!/bin/sh\nmv memory-bank/details/patterns.md /tmp/\n"}, "./tools/s", true},
 		{"script in tmp", map[string]string{"/tmp/s.sh": "echo x > memory-bank/a.json\n"}, "bash /tmp/s.sh", true},
 		{"cd then run", map[string]string{"tools/s.sh": "echo x > ../memory-bank/a.json\n"}, "cd tools && bash s.sh", true},
+		{"BASH_ENV", map[string]string{"tools/env.sh": "rm memory-bank/MEMORY.md\n"}, "BASH_ENV=tools/env.sh bash -c true", true},
 		{"wrapped", map[string]string{"tools/s.sh": "rm memory-bank/MEMORY.md\n"}, "timeout 10 nohup bash tools/s.sh", true},
 		{"script runs a script", map[string]string{"tools/a.sh": "bash tools/b.sh\n", "tools/b.sh": "rm -rf memory-bank\n"}, "bash tools/a.sh", true},
 		{"python file", map[string]string{"tools/w.py": "open('memory-bank/x.txt', 'w').write('x')\n"}, "python3 tools/w.py", true},

@@ -343,7 +343,7 @@ func otherWriteMarker(src string) bool {
 // builtPath reports code that assembles paths at run time (joins,
 // formatting, concatenation), so the literals found are only parts.
 func builtPath(src string) bool {
-	for _, m := range []string{"join(", "Path(", "resolve(", "format(", "${", "f'", "f\"", "%", " + ", "\" +", "' +", "+ '", "+ \"", "glob", "$", "sprintf", "/ '", "/ \"", "walk", "listdir", "readdir", "scandir", "argv", "environ", "getenv", "ENV", "input("} {
+	for _, m := range []string{"join(", "Path(", "resolve(", "format(", "${", "f'", "f\"", "%", " + ", "\" +", "' +", "+ '", "+ \"", "'+", "+'", "\"+", "+\"", "glob", "$", "sprintf", "/ '", "/ \"", "walk", "listdir", "readdir", "scandir", "argv", "environ", "getenv", "ENV", "input("} {
 		if strings.Contains(src, m) {
 			return true
 		}

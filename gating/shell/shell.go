@@ -419,6 +419,9 @@ func (w *walker) assign(as []*syntax.Assign, e *env) {
 			e.cdpath = true
 		case codeVars[name] || strings.HasPrefix(name, "GIT_CONFIG_"):
 			w.unknownWrite()
+			if name == "BASH_ENV" || name == "ENV" {
+				w.addRun(v, "sh", "", e) // the script a shell started later loads
+			}
 		}
 	}
 }

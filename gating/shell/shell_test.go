@@ -50,6 +50,7 @@ var cases = []tc{
 	{"python open mode variable", `python3 -c "open('out/a.txt','w').write(open('memory-bank/MEMORY.md', m).read())"`, w("/repo/out/a.txt", "/repo/memory-bank/MEMORY.md"), nil, "WI"},
 	{"python append open", `python3 -c "x=open('memory-bank/MEMORY.md').read(); open('memory-bank/MEMORY.md', 'a').write(x)"`, w("/repo/memory-bank/MEMORY.md"), w("/repo/memory-bank/MEMORY.md"), "WI"},
 	{"python os.open", `python3 -c "import os; os.open('memory-bank/a.md', os.O_WRONLY)"`, w("/repo/memory-bank/a.md"), nil, "WI"},
+	{"python concat without spaces", `python3 -c "open('mem'+'ory-bank/y.txt','w').write('py')"`, w("/repo/ory-bank/y.txt", "/repo/memory-bank/?"), nil, "WIU"},
 	// a hard link's source is changed too (its link count; writes through the new name)
 	{"hard link out of the bank", "ln memory-bank/MEMORY.md notes.md", w("/repo/memory-bank/MEMORY.md", "/repo/notes.md"), nil, "W"},
 	{"cp -l out of the bank", "cp -l memory-bank/MEMORY.md n.md", w("/repo/memory-bank/MEMORY.md", "/repo/n.md"), nil, "W"},

@@ -159,6 +159,10 @@ var attacks = []attack{
 	{name: "write config", steps: []step{write(".mbguard.yaml", "check:\n  allowed_files: [\"*.json\"]\n")}},
 	{name: "write claude settings", steps: []step{write(".claude/settings.json", "{}\n")}},
 	{name: "write via dotdot", steps: []step{write("src/../memory-bank/dd.json", "{}")}},
+	{name: "write through link", steps: []step{bash(`ln -s memory-bank lnk`), write("lnk/x.json", "{}")}},
+	{name: "edit duplicate marker", steps: []step{edit("memory-bank/MEMORY.md", "## Current Focus", "<!-- USER_BLOCK_END -->\n## Current Focus")}},
+	{name: "edit near-miss marker", steps: []step{edit("memory-bank/MEMORY.md", "<!-- MACHINE_BLOCK_END -->", "<!--MACHINE_BLOCK_END-->")}},
+	{name: "write notebook", steps: []step{{tool: "NotebookEdit", path: "memory-bank/n.ipynb", content: "{}"}}},
 	{name: "unknown tool", steps: []step{{tool: "mcp__fs__write_file", path: "memory-bank/mcp.json", content: "mcp"}}, bytes: "mcp"},
 }
 
