@@ -1,6 +1,9 @@
 package gating
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // ReadAbs reads files outside the repository (a script in /tmp), from memFacts.abs.
 func (f *memFacts) ReadAbs(p string) (string, bool) { s, ok := f.abs[p]; return s, ok }
@@ -62,5 +65,16 @@ func TestScriptsAreJudgedBeforeTheyRun(t *testing.T) {
 				t.Fatalf("%q: decision %s/%s (%q), want blocked=%v", c.cmd, d.Verdict, d.Gate, d.Message, c.block)
 			}
 		})
+	}
+}
+
+// A script that runs itself over and over is read once, within a total budget.
+func TestScriptsRunningThemselvesStayCheap(t *testing.T) {
+	fx := newFacts(bankFiles())
+	fx.files["tools/s.sh"] = strings.Repeat("bash tools/s.sh\n", 8) + strings.Repeat("# pad\n", 40000) + "rm memory-bank/MEMORY.md\n"
+	s := newSession(t, policyWith(ModeOff, ModeOff, ModeOff), fx, "claude")
+	d := s.before("Bash", map[string]any{"command": "bash tools/s.sh"})
+	if d.Verdict != Block {
+		t.Fatalf("decision %s (%q), want a block", d.Verdict, d.Message)
 	}
 }

@@ -223,25 +223,51 @@ func scriptCommands(run shell.Run, content string) []string {
 	return nil
 }
 
+// maxScriptTotal bounds the script text one command line may make the pre check read, over
+// every file and depth: a script that runs itself many times must not stall the hook.
+const maxScriptTotal = 1 << 20
+
+// runBudget is what one command's scripts may still cost; each file is read once.
+type runBudget struct {
+	left int
+	seen map[string]bool
+}
+
 // withRuns adds to r what the files its command runs would do, read through fx: a script
 // written in one call and run in the next is judged before it runs, not only after.
 func withRuns(r shellResult, cwd string, fx Facts, depth int) shellResult {
+	if len(r.runs) == 0 {
+		return r
+	}
+	return withRunsIn(r, cwd, fx, depth, &runBudget{left: maxScriptTotal, seen: map[string]bool{}})
+}
+
+func withRunsIn(r shellResult, cwd string, fx Facts, depth int, b *runBudget) shellResult {
 	if depth >= maxScriptDepth {
 		return r
 	}
 	runs := r.runs
 	r.runs = nil
 	for _, run := range runs {
+		k := run.Kind + "\x00" + run.Arg + "\x00" + run.Path
+		if b.seen[k] || b.left <= 0 {
+			continue
+		}
+		b.seen[k] = true
 		content, ok := readRun(run.Path, cwd, fx)
 		if !ok {
 			continue
 		}
+		if len(content) > b.left {
+			content = content[:b.left]
+		}
+		b.left -= len(content)
 		dir := cwd
 		if run.Dir != "" {
 			dir = run.Dir
 		}
 		for _, cmd := range scriptCommands(run, content) {
-			sub := withRuns(classifyShell(cmd, dir), dir, fx, depth+1)
+			sub := withRunsIn(classifyShell(cmd, dir), dir, fx, depth+1, b)
 			for i := range sub.writes {
 				if sub.writes[i].op == "" || sub.writes[i].op == "redirect" {
 					sub.writes[i].op = "script " + path.Base(run.Path)
