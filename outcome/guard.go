@@ -2,6 +2,7 @@ package outcome
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -101,7 +102,28 @@ func (g *Guard) inflightPath() string { return filepath.Join(g.r.StateDir(), "in
 func QuarantineDir(r repo.Repo) string { return filepath.Join(r.StateDir(), "quarantine") }
 
 func (g *Guard) lock() (*state.Lock, error) {
-	return state.New(g.r.StateDir(), 0, nil).Lock("outcome")
+	st := state.New(g.r.StateDir(), 0, nil)
+	lk, err := st.Lock("outcome")
+	if err == nil {
+		return lk, nil
+	}
+	// A command can make the lock unusable (a directory in its place, the state folder
+	// made unreadable) to switch the check off: repair what mbguard owns and try once more.
+	dir := g.r.StateDir()
+	if fi, serr := os.Lstat(dir); serr == nil && (!fi.IsDir() || fi.Mode().Perm()&0o700 != 0o700) {
+		if fi.IsDir() {
+			os.Chmod(dir, 0o755)
+		} else {
+			os.Remove(dir)
+		}
+	}
+	for _, n := range []string{"outcome.lock", ".outcome.lock"} {
+		p := filepath.Join(dir, n)
+		if fi, serr := os.Lstat(p); serr == nil && !fi.Mode().IsRegular() {
+			os.RemoveAll(p)
+		}
+	}
+	return st.Lock("outcome")
 }
 
 // Report says what one check did.
@@ -140,10 +162,28 @@ func (g *Guard) loadManifest() (*manifest, error) {
 	if g.cache != nil && g.cacheStat == st {
 		return g.cache, nil
 	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return nil, nil
+	}
 	var m manifest
-	if _, err := readJSON(p, &m); err != nil {
+	if err := json.Unmarshal(raw, &m); err != nil {
 		// A manifest that cannot be read is rebuilt from the disk: mbguard never undoes on
 		// the word of a state it cannot trust.
+		return nil, nil
+	}
+	if mp := g.mirrorPath(); mp != "" {
+		// Both copies are written together, byte for byte. One that differs was changed
+		// by someone else (or a crash fell between the two writes): the tree under the
+		// private ref names the known-good bytes.
+		if mb, err := os.ReadFile(mp); err != nil || !bytes.Equal(mb, raw) {
+			return g.fromRef()
+		}
+	}
+	if t, ok := g.obj.refValue(g.Ref()); ok && t != m.Tree {
+		// The manifest names another tree than the private ref: a command wrote it (an
+		// empty one would have every bank file undone as "created"). Distrust it; the
+		// caller recovers the state from the copy or the ref.
 		return nil, nil
 	}
 	if m.Entries == nil {

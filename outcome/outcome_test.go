@@ -604,3 +604,33 @@ func TestBackgroundJobWritesAfterThePostCheck(t *testing.T) {
 		t.Errorf("a human's edit after the background job ended was undone: %q", b)
 	}
 }
+
+// A command can tamper with mbguard's state instead of deleting it: a forged manifest (an
+// empty one would make every bank file look "created" and be moved away), or a directory
+// where the lock file goes (the check could not lock and would not run). Neither may switch
+// the check off or turn it against the bank.
+func TestTamperedStateIsNotTrusted(t *testing.T) {
+	for _, tc := range []struct{ name, script string }{
+		{"empty manifest", `printf '{"version":1,"entries":{}}' > .git/mbguard/known-good.json; printf x > memory-bank/a.json`},
+		{"manifest naming the agent's file", `sed -i 's/"entries":{/"entries":{"memory-bank\/a.json":{"kind":"file","mode":420,"size":1},/' .git/mbguard/known-good.json; printf x > memory-bank/a.json`},
+		{"lock is a directory", `rm -f .git/mbguard/outcome.lock; mkdir .git/mbguard/outcome.lock; printf x > memory-bank/a.json`},
+		{"state dir unreadable", `chmod 000 .git/mbguard; printf x > memory-bank/a.json`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, g := newBank(t)
+			want := snapshot(t, root)
+			c := Call{ID: "c", Session: "s", Tool: "Bash"}
+			if _, err := g.Before(c); err != nil {
+				t.Fatal(err)
+			}
+			sh(t, root, tc.script)
+			r, _ := repo.Find(root)
+			rep, err := New(r, Options{Rules: rulesFor(root)}).After(Call{ID: "c", Session: "s", Tool: "Bash", Check: true})
+			os.Chmod(filepath.Join(root, ".git", "mbguard"), 0o755)
+			if err != nil || !rep.Blocked() {
+				t.Fatalf("post check: %v %+v", err, rep)
+			}
+			sameTree(t, want, snapshot(t, root))
+		})
+	}
+}

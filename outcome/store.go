@@ -241,6 +241,7 @@ func (g *Guard) fromRef() (*manifest, error) {
 	if len(m.Entries) == 0 {
 		return nil, nil
 	}
+	m.Tree, _ = g.obj.refValue(g.Ref())
 	return m, nil
 }
 
@@ -281,7 +282,9 @@ func (g *Guard) recoverManifest() (*manifest, error) {
 	if p := g.mirrorPath(); p != "" {
 		var m manifest
 		if ok, err := readJSON(p, &m); ok && err == nil && m.Version == manifestVersion && len(m.Entries) > 0 {
-			return &m, nil
+			if t, ok := g.obj.refValue(g.Ref()); !ok || t == m.Tree {
+				return &m, nil
+			}
 		}
 	}
 	return g.fromRef()
