@@ -232,10 +232,10 @@ const bgSuffix = "#left-running"
 // post check returned; without this record the next pre check would find no call in flight
 // and accept its write as a human's.
 func (g *Guard) tail(c Call, now time.Time) (Call, bool) {
-	if !c.Spawns || c.Start == 0 {
+	if !c.Spawns || c.Ticks == 0 {
 		return Call{}, false
 	}
-	ps := leftBehind(time.UnixMilli(c.Start), g.r.Root)
+	ps := leftBehind(c.Ticks, g.r.Root)
 	if len(ps) == 0 {
 		return Call{}, false
 	}
@@ -259,6 +259,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 	if c.Start == 0 {
 		c.Start = now.UnixMilli()
 	}
+	c.Ticks = uptimeTicks()
 	rep.Call = c
 	m, err := g.loadManifest()
 	if err != nil {
@@ -364,7 +365,7 @@ func (g *Guard) After(c Call) (Report, error) {
 	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
 		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
 	}
-	if t, ok := g.tail(Call{ID: c.ID, Session: c.Session, Host: c.Host, Tool: c.Tool, Start: rep.Call.Start, Spawns: c.Spawns}, now); ok {
+	if t, ok := g.tail(Call{ID: c.ID, Session: c.Session, Host: c.Host, Tool: c.Tool, Ticks: rep.Call.Ticks, Spawns: c.Spawns}, now); ok {
 		live = append(live, t)
 	}
 	in.Calls = live

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Proc is a process a tool call left running, named by its id and its start time (clock
@@ -40,30 +39,30 @@ func procStat(pid int) (sid int, start uint64, ok bool) {
 	return sid, start, err1 == nil && err2 == nil
 }
 
-func bootTime() (time.Time, bool) {
-	b, err := os.ReadFile("/proc/stat")
+// uptimeTicks is the time since boot in clock ticks, the unit of a process's start time:
+// /proc/uptime has two decimals, one tick.
+func uptimeTicks() uint64 {
+	b, err := os.ReadFile("/proc/uptime")
 	if err != nil {
-		return time.Time{}, false
+		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "btime "); ok {
-			s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			return time.Unix(s, 0), err == nil
-		}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
 	}
-	return time.Time{}, false
+	secs, frac, _ := strings.Cut(f[0], ".")
+	s, err := strconv.ParseUint(secs, 10, 64)
+	if err != nil {
+		return 0
+	}
+	c, _ := strconv.ParseUint((frac + "00")[:2], 10, 64)
+	return s*clockTicks + c
 }
 
-// leftBehind lists the processes started since `since` that still run: in this process's
-// session (a shell's background job), or working under root (one started with setsid). This
-// process and its ancestors are not counted.
-func leftBehind(since time.Time, root string) []Proc {
-	boot, ok := bootTime()
-	if !ok {
-		return nil
-	}
-	// start times have a resolution of one tick, and the boot time of a second
-	from := uint64(max(0, since.Add(-time.Second).Sub(boot))/time.Second) * clockTicks
+// leftBehind lists the processes started since the uptime tick `since` that still run: in
+// this process's session (a shell's background job), or working under root (one started
+// with setsid). This process and its ancestors are not counted.
+func leftBehind(since uint64, root string) []Proc {
 	mine, _, _ := procStat(os.Getpid())
 	skip := map[int]bool{}
 	for p := os.Getpid(); p > 1 && !skip[p]; p = ppid(p) {
@@ -82,7 +81,7 @@ func leftBehind(since time.Time, root string) []Proc {
 			continue
 		}
 		sid, start, ok := procStat(pid)
-		if !ok || start < from {
+		if !ok || start < since {
 			continue
 		}
 		if sid != mine {

@@ -2,8 +2,6 @@
 
 package outcome
 
-import "time"
-
 // Proc is a process a tool call left running (tracked on Linux only).
 type Proc struct {
 	PID   int    `json:"pid"`
@@ -12,6 +10,8 @@ type Proc struct {
 
 // leftBehind is not known off Linux: a background job's later writes are judged as changes
 // made between tool calls there.
-func leftBehind(time.Time, string) []Proc { return nil }
+func leftBehind(uint64, string) []Proc { return nil }
+
+func uptimeTicks() uint64 { return 0 }
 
 func running([]Proc) bool { return false }

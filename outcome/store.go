@@ -45,6 +45,9 @@ type Call struct {
 	// running: while one runs, its later writes are judged as the agent's, not accepted as a
 	// human's between tool calls.
 	Procs []Proc `json:"procs,omitempty"`
+	// Ticks is the system's uptime in clock ticks when the pre check recorded the call
+	// (Linux; 0 elsewhere): a process that started after it was started by the call.
+	Ticks uint64 `json:"ticks,omitempty"`
 }
 
 type inflight struct {
