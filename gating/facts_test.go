@@ -10,6 +10,7 @@ type memFacts struct {
 	root    string
 	files   map[string]string // canonical rel → content
 	links   map[string]string // absolute link → absolute target
+	abs     map[string]string // absolute path outside the repository → content
 	ci      bool
 	noBank  bool
 	secrets int // Secrets calls, to prove the engine calls it only for bank writes

@@ -1,6 +1,10 @@
 package gating
 
 import (
+	"encoding/json"
+	"path"
+	"strings"
+
 	"github.com/mbguard/mbguard/gating/shell"
 )
 
@@ -12,6 +16,7 @@ type shellResult struct {
 	// named is the command with the words that are only read blanked out: a name in it is
 	// one the command may write (git log -- memory-bank > "$F" does not name the bank).
 	named string
+	runs  []shell.Run
 }
 
 // shellWrite is one path a shell command writes.
@@ -29,7 +34,7 @@ type shellWrite struct {
 // a hint under memory-bank/ is still a write into it.
 func classifyShell(cmd, cwd string) shellResult {
 	r := shell.Classify(cmd, cwd)
-	out := shellResult{unknown: r.Unknown || r.Write && len(r.Writes) == 0, named: blank(cmd, r.ReadSpans)}
+	out := shellResult{unknown: r.Unknown || r.Write && len(r.Writes) == 0, named: blank(cmd, r.ReadSpans), runs: r.Runs}
 	for _, a := range r.Reads {
 		if !a.Unknown && a.Path != "" {
 			out.reads = append(out.reads, a.Path)
@@ -58,4 +63,223 @@ func blank(cmd string, spans [][2]int) string {
 		}
 	}
 	return string(b)
+}
+
+// AbsReader is implemented by Facts that can also read a file outside the repository (a
+// script in /tmp the agent wrote in an earlier call). Optional: without it only scripts in
+// the repository are read.
+type AbsReader interface {
+	ReadAbs(abs string) (string, bool)
+}
+
+// maxScriptDepth bounds scripts that run scripts.
+const maxScriptDepth = 3
+
+// maxScript bounds the script text judged; a longer one is judged by its first part and,
+// like any shell command, by the outcome check after it ran.
+const maxScript = 256 << 10
+
+// readRun returns the content of a file a command runs, through fx.
+func readRun(p string, cwd string, fx Facts) (string, bool) {
+	c := canon(p, cwd, fx)
+	var s string
+	var ok bool
+	switch {
+	case c.inRepo:
+		s, ok = fx.Read(c.rel)
+	case strings.HasPrefix(p, "/"):
+		if r, isR := fx.(AbsReader); isR {
+			s, ok = r.ReadAbs(p)
+		}
+	}
+	if len(s) > maxScript {
+		s = s[:maxScript]
+	}
+	return s, ok
+}
+
+// inlineCmd is how code of an interpreter is handed to the classifier: as inline code,
+// which it already judges (open(…, "w"), fs.writeFileSync, perl's > modes…).
+var inlineCmd = map[string]string{"python": "python3 -c ", "node": "node -e ", "perl": "perl -e ",
+	"ruby": "ruby -e ", "php": "php -r ", "lua": "lua -e "}
+
+// shebangKind maps a script's #! line onto the kind of its content.
+func shebangKind(content string) string {
+	line, _, _ := strings.Cut(content, "\n")
+	if !strings.HasPrefix(line, "#!") {
+		return "sh"
+	}
+	f := strings.Fields(line[2:])
+	if len(f) == 0 {
+		return "sh"
+	}
+	prog := path.Base(f[0])
+	if prog == "env" {
+		for _, x := range f[1:] {
+			if !strings.HasPrefix(x, "-") {
+				prog = path.Base(x)
+				break
+			}
+		}
+	}
+	switch {
+	case strings.HasPrefix(prog, "python"):
+		return "python"
+	case prog == "node" || prog == "nodejs":
+		return "node"
+	case strings.HasPrefix(prog, "perl"):
+		return "perl"
+	case strings.HasPrefix(prog, "ruby"):
+		return "ruby"
+	case strings.HasPrefix(prog, "php"):
+		return "php"
+	}
+	return "sh"
+}
+
+func singleQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// scriptCommands turns a file a command runs into the shell command lines that do what it
+// holds, as far as its kind is known: nil when it is not.
+func scriptCommands(run shell.Run, content string) []string {
+	kind := run.Kind
+	if kind == "sh" {
+		kind = shebangKind(content)
+	}
+	switch kind {
+	case "sh":
+		return []string{content}
+	case "make":
+		var lines []string
+		for _, l := range strings.Split(content, "\n") {
+			if !strings.HasPrefix(l, "\t") {
+				continue
+			}
+			l = strings.TrimLeft(strings.TrimPrefix(l, "\t"), "@-+ ")
+			lines = append(lines, strings.ReplaceAll(l, "$$", "$"))
+		}
+		return []string{strings.Join(lines, "\n")}
+	case "npm":
+		var pkg struct {
+			Scripts map[string]any `json:"scripts"`
+		}
+		if json.Unmarshal([]byte(content), &pkg) != nil {
+			return nil
+		}
+		names := []string{"pre" + run.Arg, run.Arg, "post" + run.Arg}
+		if run.Arg == "install" {
+			names = []string{"preinstall", "install", "postinstall", "prepare"}
+		}
+		var out []string
+		for _, n := range names {
+			if v, ok := pkg.Scripts[n].(string); ok {
+				out = append(out, v)
+			}
+		}
+		return out
+	case "patch":
+		// every file a patch names is written: spelt as a command that writes them
+		var files []string
+		for _, l := range strings.Split(content, "\n") {
+			var p string
+			switch {
+			case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+				p = strings.TrimSpace(l[4:])
+				if i := strings.IndexByte(p, '\t'); i >= 0 {
+					p = p[:i]
+				}
+				if p != "/dev/null" && len(p) > 2 && (p[:2] == "a/" || p[:2] == "b/") {
+					p = p[2:]
+				}
+			case strings.HasPrefix(l, "rename to "), strings.HasPrefix(l, "rename from "), strings.HasPrefix(l, "copy to "):
+				_, p, _ = strings.Cut(l, "o ")
+				if strings.HasPrefix(l, "rename from ") {
+					p = strings.TrimPrefix(l, "rename from ")
+				}
+			}
+			if p != "" && p != "/dev/null" {
+				files = append(files, singleQuote(p))
+			}
+		}
+		if len(files) == 0 {
+			return nil
+		}
+		return []string{"touch " + strings.Join(files, " ")}
+	}
+	if pre, ok := inlineCmd[kind]; ok {
+		// line by line: the inline-code heuristics take every path in code that writes
+		// anywhere for a write, right for a one-liner, not for a script that reads
+		// memory-bank/MEMORY.md on one line and writes out/report.txt on another
+		var out []string
+		for _, l := range strings.Split(content, "\n") {
+			if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "//") {
+				out = append(out, pre+singleQuote(t))
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// maxScriptTotal bounds the script text one command line may make the pre check read, over
+// every file and depth: a script that runs itself many times must not stall the hook.
+const maxScriptTotal = 1 << 20
+
+// runBudget is what one command's scripts may still cost; each file is read once.
+type runBudget struct {
+	left int
+	seen map[string]bool
+}
+
+// withRuns adds to r what the files its command runs would do, read through fx: a script
+// written in one call and run in the next is judged before it runs, not only after.
+func withRuns(r shellResult, cwd string, fx Facts, depth int) shellResult {
+	if len(r.runs) == 0 {
+		return r
+	}
+	return withRunsIn(r, cwd, fx, depth, &runBudget{left: maxScriptTotal, seen: map[string]bool{}})
+}
+
+func withRunsIn(r shellResult, cwd string, fx Facts, depth int, b *runBudget) shellResult {
+	if depth >= maxScriptDepth {
+		return r
+	}
+	runs := r.runs
+	r.runs = nil
+	for _, run := range runs {
+		k := run.Kind + "\x00" + run.Arg + "\x00" + run.Path
+		if b.seen[k] || b.left <= 0 {
+			continue
+		}
+		b.seen[k] = true
+		content, ok := readRun(run.Path, cwd, fx)
+		if !ok {
+			continue
+		}
+		if len(content) > b.left {
+			content = content[:b.left]
+		}
+		b.left -= len(content)
+		dir := cwd
+		if run.Dir != "" {
+			dir = run.Dir
+		}
+		for _, cmd := range scriptCommands(run, content) {
+			sub := withRunsIn(classifyShell(cmd, dir), dir, fx, depth+1, b)
+			for i := range sub.writes {
+				if sub.writes[i].op == "" || sub.writes[i].op == "redirect" {
+					sub.writes[i].op = "script " + path.Base(run.Path)
+				}
+			}
+			r.writes = append(r.writes, sub.writes...)
+			if sub.unknown {
+				// only a part that writes somewhere unknown may make a name it holds a target
+				r.unknown = true
+				r.named += "\n" + sub.named
+			}
+		}
+	}
+	return r
 }

@@ -124,7 +124,7 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 		if wd := str(args, "workdir", "cwd", "dir_path", "directory"); wd != "" {
 			a.cwd = absolute(wd, a.cwd, slashClean(fx.Root()))
 		}
-		r := classifyShell(a.cmd, a.cwd)
+		r := withRuns(classifyShell(a.cmd, a.cwd), a.cwd, fx, 0)
 		a.named = r.named
 		for _, p := range r.reads {
 			a.reads = append(a.reads, canon(p, a.cwd, fx))

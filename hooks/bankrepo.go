@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/outcome"
 )
 
 // findBankRepo finds the repository whose memory bank a path belongs to: the nearest directory at
@@ -54,20 +55,27 @@ func bankWorkTree(d string) (repo.Repo, bool) {
 	if err != nil {
 		return repo.Repo{}, false
 	}
-	if bi, err := os.Stat(filepath.Join(d, "memory-bank")); err != nil || !bi.IsDir() {
-		return repo.Repo{}, false
-	}
+	bi, err := os.Stat(filepath.Join(d, "memory-bank"))
+	hasBank := err == nil && bi.IsDir()
+	var r repo.Repo
 	if fi.IsDir() {
 		if _, err := os.Stat(filepath.Join(dot, "HEAD")); err != nil {
 			return repo.Repo{}, false
 		}
-		return repo.Repo{Root: d, GitDir: dot, CommonDir: dot}, true
+		r = repo.Repo{Root: d, GitDir: dot, CommonDir: dot}
+	} else {
+		var err error
+		r, err = repo.Find(d)
+		if err != nil || r.Root != d {
+			return repo.Repo{}, false
+		}
+		if _, err := os.Stat(filepath.Join(r.GitDir, "HEAD")); err != nil {
+			return repo.Repo{}, false
+		}
 	}
-	r, err := repo.Find(d)
-	if err != nil || r.Root != d {
-		return repo.Repo{}, false
-	}
-	if _, err := os.Stat(filepath.Join(r.GitDir, "HEAD")); err != nil {
+	// a bank that a command removed or renamed away is still this repository's bank: the
+	// post check must put it back
+	if !hasBank && !outcome.HasKnownGood(r) {
 		return repo.Repo{}, false
 	}
 	return r, true

@@ -15,6 +15,12 @@ func dialWatch(r repo.Repo) (Doer, func(), bool) {
 	if err != nil {
 		return nil, nil, false
 	}
+	if !c.PeerIsMbguard() {
+		// not mbguard listening there (an agent's own server would allow everything):
+		// decide in process
+		c.Close()
+		return nil, nil, false
+	}
 	do := func(ctx context.Context, req watcher.Request) (watcher.Response, error) { return c.Do(ctx, req) }
 	return do, func() { c.Close() }, true
 }

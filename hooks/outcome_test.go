@@ -71,6 +71,11 @@ var outcomeAttacks = []struct {
 	{"symlink", "ln -s ../../src/app.go memory-bank/details/app.md", "../../src/app.go"},
 	{"secret", "printf 'key ghp_%s\\n' 8x3KfTq2LmZ9vR4wYb7NcJ1pHs6DgE0aUiXo >> memory-bank/details/progress.md", "ghp_"},
 	{"new dirs", "mkdir -p memory-bank/a/b && printf deep > memory-bank/a/b/c.md", "deep"},
+	// the whole folder gone: the repository must still count as one with a bank
+	{"remove the bank", "rm -rf memory-bank", ""},
+	{"rename the bank", "mv memory-bank memory-bank.old", ""},
+	{"bank replaced by a file", "mv memory-bank mb.old && printf flat > memory-bank", "flat"},
+	{"bank and state removed", "rm -rf memory-bank .git/mbguard .git/refs/mbguard", ""},
 }
 
 func runScript(t *testing.T, root, script string) {

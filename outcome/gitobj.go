@@ -199,3 +199,26 @@ func (o *objects) setRef(ref, id string) error {
 	}
 	return fsutil.WriteFileAtomic(p, []byte(id+"\n"), 0o644)
 }
+
+// refValue reads ref's object id without running git: the loose ref file, else its line in
+// packed-refs. ok is false when that cannot be known cheaply (a reftable repository) or the
+// ref does not exist.
+func (o *objects) refValue(ref string) (string, bool) {
+	if o.reftable {
+		return "", false
+	}
+	if b, err := os.ReadFile(filepath.Join(o.commonDir, filepath.FromSlash(ref))); err == nil {
+		v := strings.TrimSpace(string(b))
+		return v, v != "" && !strings.HasPrefix(v, "ref:")
+	}
+	packed, err := os.ReadFile(filepath.Join(o.commonDir, "packed-refs"))
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if id, name, ok := strings.Cut(line, " "); ok && name == ref {
+			return id, true
+		}
+	}
+	return "", false
+}

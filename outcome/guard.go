@@ -2,6 +2,7 @@ package outcome
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -101,7 +102,28 @@ func (g *Guard) inflightPath() string { return filepath.Join(g.r.StateDir(), "in
 func QuarantineDir(r repo.Repo) string { return filepath.Join(r.StateDir(), "quarantine") }
 
 func (g *Guard) lock() (*state.Lock, error) {
-	return state.New(g.r.StateDir(), 0, nil).Lock("outcome")
+	st := state.New(g.r.StateDir(), 0, nil)
+	lk, err := st.Lock("outcome")
+	if err == nil {
+		return lk, nil
+	}
+	// A command can make the lock unusable (a directory in its place, the state folder
+	// made unreadable) to switch the check off: repair what mbguard owns and try once more.
+	dir := g.r.StateDir()
+	if fi, serr := os.Lstat(dir); serr == nil && (!fi.IsDir() || fi.Mode().Perm()&0o700 != 0o700) {
+		if fi.IsDir() {
+			os.Chmod(dir, 0o755)
+		} else {
+			os.Remove(dir)
+		}
+	}
+	for _, n := range []string{"outcome.lock", ".outcome.lock"} {
+		p := filepath.Join(dir, n)
+		if fi, serr := os.Lstat(p); serr == nil && !fi.Mode().IsRegular() {
+			os.RemoveAll(p)
+		}
+	}
+	return st.Lock("outcome")
 }
 
 // Report says what one check did.
@@ -140,10 +162,28 @@ func (g *Guard) loadManifest() (*manifest, error) {
 	if g.cache != nil && g.cacheStat == st {
 		return g.cache, nil
 	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return nil, nil
+	}
 	var m manifest
-	if _, err := readJSON(p, &m); err != nil {
+	if err := json.Unmarshal(raw, &m); err != nil {
 		// A manifest that cannot be read is rebuilt from the disk: mbguard never undoes on
 		// the word of a state it cannot trust.
+		return nil, nil
+	}
+	if mp := g.mirrorPath(); mp != "" {
+		// Both copies are written together, byte for byte. One that differs was changed
+		// by someone else (or a crash fell between the two writes): the tree under the
+		// private ref names the known-good bytes.
+		if mb, err := os.ReadFile(mp); err != nil || !bytes.Equal(mb, raw) {
+			return g.fromRef()
+		}
+	}
+	if t, ok := g.obj.refValue(g.Ref()); ok && t != m.Tree {
+		// The manifest names another tree than the private ref: a command wrote it (an
+		// empty one would have every bank file undone as "created"). Distrust it; the
+		// caller recovers the state from the copy or the ref.
 		return nil, nil
 	}
 	if m.Entries == nil {
@@ -173,11 +213,33 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 	if fi, err := os.Stat(g.manifestPath()); err == nil {
 		g.cache, g.cacheStat = m, entryOf(fi)
 	}
+	g.saveMirror(m)
 	return nil
 }
 
 func (g *Guard) stale(c Call, now time.Time) bool {
+	if len(c.Procs) > 0 { // what a call left running: over when they are, or after StaleAfter
+		return !running(c.Procs) || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
+	}
 	return c.Ended || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
+}
+
+// bgSuffix marks the in-flight record of the processes a call left running.
+const bgSuffix = "#left-running"
+
+// tail returns the record of the processes call c left running, if any. A background job
+// (`(sleep 1; echo x > memory-bank/a.json) &`, or one a script starts) writes after the
+// post check returned; without this record the next pre check would find no call in flight
+// and accept its write as a human's.
+func (g *Guard) tail(c Call, now time.Time) (Call, bool) {
+	if !c.Spawns || c.Ticks == 0 {
+		return Call{}, false
+	}
+	ps := leftBehind(c.Ticks, g.r.Root)
+	if len(ps) == 0 {
+		return Call{}, false
+	}
+	return Call{ID: c.ID + bgSuffix, Session: c.Session, Host: c.Host, Tool: c.Tool, Start: now.UnixMilli(), Procs: ps}, true
 }
 
 // Before runs before a tool call that may write: it brings the known-good state up to date
@@ -197,6 +259,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 	if c.Start == 0 {
 		c.Start = now.UnixMilli()
 	}
+	c.Ticks = uptimeTicks()
 	rep.Call = c
 	m, err := g.loadManifest()
 	if err != nil {
@@ -215,8 +278,9 @@ func (g *Guard) Before(c Call) (Report, error) {
 		}
 	}
 	if m == nil {
-		// the manifest is gone or unreadable: the tree under the ref still names the bytes
-		m, _ = g.fromRef()
+		// the manifest is gone or unreadable: its copy outside the repository, or the tree
+		// under the ref, still names the bytes
+		m, _ = g.recoverManifest()
 	}
 	switch {
 	case m == nil:
@@ -290,7 +354,7 @@ func (g *Guard) After(c Call) (Report, error) {
 		return rep, err
 	}
 	if m == nil {
-		if m, err = g.fromRef(); m == nil {
+		if m, err = g.recoverManifest(); m == nil {
 			return rep, err // no known-good state at all: nothing to compare with
 		}
 	}
@@ -300,6 +364,9 @@ func (g *Guard) After(c Call) (Report, error) {
 	}
 	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
 		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
+	}
+	if t, ok := g.tail(Call{ID: c.ID, Session: c.Session, Host: c.Host, Tool: c.Tool, Ticks: rep.Call.Ticks, Spawns: c.Spawns}, now); ok {
+		live = append(live, t)
 	}
 	in.Calls = live
 	return rep, g.saveInflight(prev, in)
@@ -321,7 +388,7 @@ func (g *Guard) Forget(session string) error {
 	prev := g.loadInflight()
 	in := inflight{Calls: slices.Clone(prev.Calls)}
 	for i := range in.Calls {
-		if in.Calls[i].Session == session {
+		if in.Calls[i].Session == session && len(in.Calls[i].Procs) == 0 {
 			in.Calls[i].Ended = true
 		}
 	}

@@ -526,3 +526,111 @@ func TestLinkedWorktree(t *testing.T) {
 		t.Errorf("%s = %q in the shared store", g.Ref(), out)
 	}
 }
+
+// A script can delete all of mbguard's state in the git directory (manifest, in-flight log,
+// the private ref) in the same call that writes into the bank: the copy of the manifest
+// outside the repository still names the known-good bytes, so the post check undoes it and
+// no later pre check accepts it as a human's edit.
+func TestStateDeletedWithTheAttackIsStillUndone(t *testing.T) {
+	for _, tc := range []struct{ name, script string }{
+		{"state dir and ref", `rm -rf .git/mbguard .git/refs/mbguard .git/logs/refs/mbguard; printf x > memory-bank/a.json`},
+		{"state dir, ref, packed ref", `git update-ref -d refs/mbguard/known-good; rm -rf .git/mbguard; printf 'agent' > memory-bank/MEMORY.md`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, g := newBank(t)
+			want := snapshot(t, root)
+			c := Call{ID: "c", Session: "s", Tool: "Bash"}
+			if _, err := g.Before(c); err != nil {
+				t.Fatal(err)
+			}
+			sh(t, root, tc.script)
+			// a fresh process: nothing in memory
+			r, _ := repo.Find(root)
+			g2 := New(r, Options{Rules: rulesFor(root)})
+			rep, err := g2.After(Call{ID: "c", Session: "s", Tool: "Bash", Check: true})
+			if err != nil || !rep.Blocked() {
+				t.Fatalf("post check after the state was deleted: %v %+v", err, rep)
+			}
+			sameTree(t, want, snapshot(t, root))
+			// and the next call's pre check does not take it back
+			if _, err := New(r, Options{Rules: rulesFor(root)}).Before(Call{ID: "d", Session: "s", Tool: "Bash"}); err != nil {
+				t.Fatal(err)
+			}
+			sameTree(t, want, snapshot(t, root))
+		})
+	}
+}
+
+// A background job a call started writes after its post check returned. The processes it
+// left running are recorded, so the next checks judge that write as the agent's (undone)
+// instead of accepting it as a human's edit between calls; once they are gone, a human's
+// edit is accepted again.
+func TestBackgroundJobWritesAfterThePostCheck(t *testing.T) {
+	root, g := newBank(t)
+	want := snapshot(t, root)
+	c := Call{ID: "c", Session: "s", Tool: "Bash", Start: time.Now().UnixMilli()}
+	if _, err := g.Before(c); err != nil {
+		t.Fatal(err)
+	}
+	done := filepath.Join(t.TempDir(), "done")
+	sh(t, root, `(sleep 0.4; printf bg > memory-bank/a.json; printf 'agent' > memory-bank/MEMORY.md; : > `+done+`) >/dev/null 2>&1 &`)
+	rep, err := g.After(Call{ID: "c", Session: "s", Tool: "Bash", Check: true, Spawns: true})
+	if err != nil || rep.Blocked() {
+		t.Fatalf("post check: %v %+v", err, rep)
+	}
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(done); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	d := Call{ID: "d", Session: "s", Tool: "Bash", Start: time.Now().UnixMilli()}
+	pre, err := g.Before(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post, err := g.After(Call{ID: "d", Session: "s", Tool: "Bash", Check: true, Spawns: true})
+	if err != nil || !pre.Blocked() && !post.Blocked() {
+		t.Fatalf("the background job's write was not undone: %v pre %+v post %+v", err, pre, post)
+	}
+	sameTree(t, want, snapshot(t, root))
+	// nothing runs any more: a human's edit between calls is kept
+	testgit.Write(t, root, "memory-bank/details/progress.md", "# Progress\nhuman\n")
+	if _, err := g.Before(Call{ID: "e", Session: "s", Tool: "Bash"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "memory-bank/details/progress.md")); string(b) != "# Progress\nhuman\n" {
+		t.Errorf("a human's edit after the background job ended was undone: %q", b)
+	}
+}
+
+// A command can tamper with mbguard's state instead of deleting it: a forged manifest (an
+// empty one would make every bank file look "created" and be moved away), or a directory
+// where the lock file goes (the check could not lock and would not run). Neither may switch
+// the check off or turn it against the bank.
+func TestTamperedStateIsNotTrusted(t *testing.T) {
+	for _, tc := range []struct{ name, script string }{
+		{"empty manifest", `printf '{"version":1,"entries":{}}' > .git/mbguard/known-good.json; printf x > memory-bank/a.json`},
+		{"manifest naming the agent's file", `sed -i 's/"entries":{/"entries":{"memory-bank\/a.json":{"kind":"file","mode":420,"size":1},/' .git/mbguard/known-good.json; printf x > memory-bank/a.json`},
+		{"lock is a directory", `rm -f .git/mbguard/outcome.lock; mkdir .git/mbguard/outcome.lock; printf x > memory-bank/a.json`},
+		{"state dir unreadable", `chmod 000 .git/mbguard; printf x > memory-bank/a.json`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, g := newBank(t)
+			want := snapshot(t, root)
+			c := Call{ID: "c", Session: "s", Tool: "Bash"}
+			if _, err := g.Before(c); err != nil {
+				t.Fatal(err)
+			}
+			sh(t, root, tc.script)
+			r, _ := repo.Find(root)
+			rep, err := New(r, Options{Rules: rulesFor(root)}).After(Call{ID: "c", Session: "s", Tool: "Bash", Check: true})
+			os.Chmod(filepath.Join(root, ".git", "mbguard"), 0o755)
+			if err != nil || !rep.Blocked() {
+				t.Fatalf("post check: %v %+v", err, rep)
+			}
+			sameTree(t, want, snapshot(t, root))
+		})
+	}
+}

@@ -2,6 +2,8 @@ package outcome
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
+	"github.com/mbguard/mbguard/internal/repo"
 )
 
 // manifest is the known-good state as stored in the git directory.
@@ -35,6 +38,16 @@ type Call struct {
 	// Ended is set when the session moved on (a new user message, session end) without this
 	// call's post check: the call is stale from then on.
 	Ended bool `json:"ended,omitempty"`
+	// Spawns says the tool may leave processes running after it returned (a shell's
+	// background job): the post check then looks for them. Not stored.
+	Spawns bool `json:"-"`
+	// Procs, on the record a post check leaves behind for such processes, are the ones still
+	// running: while one runs, its later writes are judged as the agent's, not accepted as a
+	// human's between tool calls.
+	Procs []Proc `json:"procs,omitempty"`
+	// Ticks is the system's uptime in clock ticks when the pre check recorded the call
+	// (Linux; 0 elsewhere): a process that started after it was started by the call.
+	Ticks uint64 `json:"ticks,omitempty"`
 }
 
 type inflight struct {
@@ -231,5 +244,70 @@ func (g *Guard) fromRef() (*manifest, error) {
 	if len(m.Entries) == 0 {
 		return nil, nil
 	}
+	m.Tree, _ = g.obj.refValue(g.Ref())
 	return m, nil
+}
+
+// mirrorPath is where a copy of the manifest lives outside the repository, in the user's
+// state directory ($XDG_STATE_HOME, else ~/.local/state), keyed by the git directory. A
+// command run by the agent can delete .git/mbguard/ and the private ref together (from a
+// script the pre check cannot read); the copy still names the known-good blobs, which stay
+// in the object store, so the post check undoes the change instead of finding no state at
+// all and the next pre check accepting it. "" when there is no home directory.
+func (g *Guard) mirrorPath() string {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	gd, err := filepath.Abs(g.r.GitDir)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(gd))
+	return filepath.Join(base, "mbguard", "known-good", hex.EncodeToString(sum[:12])+".json")
+}
+
+// saveMirror writes the manifest's copy; best effort (the manifest in the git directory is
+// the one that counts while it exists).
+func (g *Guard) saveMirror(m *manifest) {
+	if p := g.mirrorPath(); p != "" {
+		_ = writeJSON(p, m, false)
+	}
+}
+
+// recoverManifest finds the known-good state when the manifest in the git directory is gone
+// or unreadable: first its copy outside the repository, then the tree under the private ref.
+func (g *Guard) recoverManifest() (*manifest, error) {
+	if p := g.mirrorPath(); p != "" {
+		var m manifest
+		if ok, err := readJSON(p, &m); ok && err == nil && m.Version == manifestVersion && len(m.Entries) > 0 {
+			if t, ok := g.obj.refValue(g.Ref()); !ok || t == m.Tree {
+				return &m, nil
+			}
+		}
+	}
+	return g.fromRef()
+}
+
+// HasKnownGood reports whether mbguard keeps a known-good state of r's memory bank with
+// anything in it: a command that removes or renames the whole memory-bank/ folder must
+// still be checked (and undone), not taken for a repository without a bank. Cheap when
+// the manifest is there; only called when memory-bank/ is missing.
+func HasKnownGood(r repo.Repo) bool {
+	g := &Guard{r: r, obj: newObjects(r.Root, r.CommonDir)}
+	var m manifest
+	if ok, err := readJSON(g.manifestPath(), &m); err == nil && ok {
+		return len(m.Entries) > 0
+	}
+	if p := g.mirrorPath(); p != "" {
+		if ok, err := readJSON(p, &m); err == nil && ok {
+			return len(m.Entries) > 0
+		}
+	}
+	m2, _ := g.fromRef()
+	return m2 != nil
 }

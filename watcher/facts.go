@@ -171,6 +171,22 @@ func (f *Facts) Read(rel string) (string, bool) {
 	return string(b), true
 }
 
+// ReadAbs reads a file outside the repository that a shell command runs (a script the agent
+// wrote to /tmp): regular files only, at most 256 KiB, so a pre check stays cheap.
+func (f *Facts) ReadAbs(abs string) (string, bool) {
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 256<<10 {
+		return "", false
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+var _ gating.AbsReader = (*Facts)(nil)
+
 // Secrets returns the gitleaks rule ids of secrets in content that would be written to rel.
 // A detector that cannot run reports "secret-scan-error": a bank write that cannot be checked
 // is refused rather than waved through.

@@ -82,8 +82,9 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		}
 		return append(notes, s.report(e, rep)...)
 	case gating.EvToolAfter:
+		check := mayWrite(e.Tool, gating.Decision{})
 		rep, err := s.guard().After(outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool,
-			Check: mayWrite(e.Tool, gating.Decision{})})
+			Check: check, Spawns: check && !writeTools[strings.ToLower(e.Tool)]})
 		if err != nil {
 			notes = append(notes, "mbguard: memory-bank/ could not be checked after this call: "+err.Error()+"; run `mbguard doctor`.")
 		}

@@ -109,7 +109,7 @@ func TestServeOutcomeUndoesScriptAttacks(t *testing.T) {
 			s.event(t, gating.Event{Kind: gating.EvMessage, Host: "opencode", Session: "ses_1", Message: "m1"})
 			want := bankBytes(t, root)
 			ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "ses_1", Tool: "bash",
-				Args: map[string]any{"command": "bash tools/step.sh"}, Call: "call_1", Cwd: root}
+				Args: map[string]any{"command": "cat tools/step.sh | bash"}, Call: "call_1", Cwd: root}
 			if r := s.event(t, ev); r.Decision == nil || r.Decision.Verdict == gating.Block {
 				t.Fatalf("pre refused the script call: %+v", r)
 			}
@@ -178,13 +178,15 @@ func TestServeOutcomeShellMarkdownWrites(t *testing.T) {
 	root := testgit.New(t)
 	testgit.Write(t, root, "memory-bank/MEMORY.md", goodMemory)
 	testgit.Write(t, root, ".mbguard.yaml", "gating:\n  shell_markdown_writes: true\n")
-	testgit.Write(t, root, "tools/x.sh", "printf x > memory-bank/x.bin\n")
 	s := startRealServe(t, root)
 	cmdline := "printf '# Notes\\n' > memory-bank/notes.md; sh tools/x.sh"
 	ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash", Args: map[string]any{"command": cmdline}, Call: "c1", Cwd: root}
 	if r := s.event(t, ev); r.Decision.Verdict == gating.Block {
 		t.Fatalf("the gate refused a .md shell write it is configured to allow: %s", r.Decision.Message)
 	}
+	// the script appears only after the pre check (made by a parallel call, say): the pre
+	// check reads the scripts a command runs, so one it could read would be refused there
+	testgit.Write(t, root, "tools/x.sh", "printf x > memory-bank/x.bin\n")
 	cmd := exec.Command("bash", "-c", cmdline)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -246,7 +248,7 @@ func TestServeOutcomeSurvivesLostRecords(t *testing.T) {
 	testgit.Write(t, root, "memory-bank/MEMORY.md", goodMemory)
 	testgit.Write(t, root, "tools/x.sh", "printf x > memory-bank/x.bin\nsed -i 's/mine/theirs/' memory-bank/MEMORY.md\nrm -f .git/mbguard/known-good.json .git/mbguard/inflight.log\n")
 	s := startRealServe(t, root)
-	ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash", Args: map[string]any{"command": "sh tools/x.sh"}, Call: "c1", Cwd: root}
+	ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash", Args: map[string]any{"command": "cat tools/x.sh | sh"}, Call: "c1", Cwd: root}
 	s.event(t, ev)
 	cmd := exec.Command("sh", "tools/x.sh")
 	cmd.Dir = root

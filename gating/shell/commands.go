@@ -18,6 +18,7 @@ func (w *walker) call(args []arg, e *env, depth int, in *stdin) {
 		rest := args[1:]
 		next, ok := w.unwrap(name, rest, &e, depth, in)
 		if !ok {
+			w.runsOf(args[0].s, name, rest, e)
 			w.command(name, rest, e, depth, in)
 			return
 		}
@@ -412,7 +413,7 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 			return
 		}
 		if it, ok := interpreters[interpName(name)]; ok {
-			w.interp(it, args, e, in)
+			w.interp(it, interpName(name), args, e, in)
 			return
 		}
 		if _, ok := fixFlags[name]; ok {
@@ -479,6 +480,8 @@ func (w *walker) source(args []arg, e *env, depth int, in *stdin) {
 	default:
 		if _, ok := fdPath(f.s); ok {
 			w.unknownWrite()
+		} else {
+			w.addRun(f, "sh", "", e)
 		}
 	}
 	w.namedArgs("source", args[1:], e)
@@ -540,7 +543,8 @@ func (w *walker) shell(args []arg, e *env, depth int, in *stdin) {
 		return
 	}
 	if len(ops) > 0 && !hasOpt(opts, "-s") {
-		return // runs a script file: not inspected, see the package doc
+		w.addRun(ops[0], "sh", "", e) // a script file: judged by a caller that can read it
+		return
 	}
 	w.stdinCode(in, func(code string) { w.reparse(code, e, depth) })
 }
@@ -608,7 +612,11 @@ func (w *walker) copy(name string, args []arg, e *env) {
 		// after the link itself is recorded as written
 		defer w.noteLinks(opts, ops, t, hasT, e)
 	}
-	if name == "mv" {
+	hardLink := (name == "ln" || name == "link") && !hasOpt(opts, "-s", "--symbolic") ||
+		name == "cp" && hasOpt(opts, "-l", "--link")
+	if name == "mv" || hardLink && len(ops) > 1 {
+		// mv removes its sources; a hard link changes its source's link count, and
+		// whoever writes through the new name writes the source's bytes
 		srcs := ops
 		if !hasT && len(ops) > 0 {
 			srcs = ops[:len(ops)-1]

@@ -54,7 +54,7 @@ func interpName(name string) string {
 
 // interp classifies an interpreter run: inline code is scanned, a script
 // file is not (see the package doc).
-func (w *walker) interp(it interpreter, args []arg, e *env, in *stdin) {
+func (w *walker) interp(it interpreter, name string, args []arg, e *env, in *stdin) {
 	if pwshStyle(it) {
 		// PowerShell options are single-dash words, not letter clusters.
 		for i, a := range args {
@@ -129,6 +129,7 @@ func (w *walker) interp(it interpreter, args []arg, e *env, in *stdin) {
 		if _, ok := fdPath(ops[0].s); ok {
 			w.unknownWrite()
 		}
+		w.addRun(ops[0], name, "", e)
 		// A script handed memory-bank/ paths may well write them.
 		w.namedArgs(path.Base(ops[0].s), ops[1:], e)
 	}
@@ -147,7 +148,7 @@ func (w *walker) inplaceInterp(name string, args []arg, e *env, in *stdin) {
 	spec.stopAtOperand = false
 	opts, ops := parseArgs(args, spec)
 	if !hasOpt(opts, "-i") {
-		w.interp(it, args, e, in)
+		w.interp(it, name, args, e, in)
 		return
 	}
 	code := false
@@ -282,7 +283,7 @@ func (w *walker) inline(code arg, e *env) {
 		paths++
 		named = named || strings.Contains(p, bankName)
 		a := arg{s: p, exact: true}
-		if writes {
+		if writes && !readOpen(src, l) {
 			w.writeArg(a, "interpreter", e)
 		} else {
 			w.readArg(a, "interpreter", e)
@@ -342,7 +343,7 @@ func otherWriteMarker(src string) bool {
 // builtPath reports code that assembles paths at run time (joins,
 // formatting, concatenation), so the literals found are only parts.
 func builtPath(src string) bool {
-	for _, m := range []string{"join(", "Path(", "resolve(", "format(", "${", "f'", "f\"", "%", " + ", "\" +", "' +", "+ '", "+ \"", "glob", "$", "sprintf", "/ '", "/ \"", "walk", "listdir", "readdir", "scandir", "argv", "environ", "getenv", "ENV", "input("} {
+	for _, m := range []string{"join(", "Path(", "resolve(", "format(", "${", "f'", "f\"", "%", " + ", "\" +", "' +", "+ '", "+ \"", "'+", "+'", "\"+", "+\"", "glob", "$", "sprintf", "/ '", "/ \"", "walk", "listdir", "readdir", "scandir", "argv", "environ", "getenv", "ENV", "input("} {
 		if strings.Contains(src, m) {
 			return true
 		}
@@ -360,4 +361,58 @@ func looksLikePath(s string) bool {
 		return true
 	}
 	return hasExt(s) || s == "memory-bank"
+}
+
+// readOpen reports a literal that is the path of an open() call in read mode — open('f'),
+// open('f', 'rb'), open('f', encoding='utf-8') — in Python or Ruby: that file is only read,
+// whatever else the code writes (open('out.txt','w').write(open('memory-bank/MEMORY.md').read())).
+// os.open, fs.open and friends take flags, not a mode, and never count.
+func readOpen(src string, l literal) bool {
+	before := strings.TrimRight(src[:l.start], " \t")
+	if !strings.HasSuffix(before, "open(") {
+		return false
+	}
+	if b := strings.TrimSuffix(before, "open("); b != "" && (isIdent(b[len(b)-1]) || b[len(b)-1] == '.') {
+		return false // os.open(, fs.open(, sysopen(: not the builtin
+	}
+	// the rest of the call, up to its closing parenthesis
+	rest := src[l.start:]
+	q := rest[0]
+	end := strings.IndexByte(rest[1:], q)
+	if end < 0 {
+		return false
+	}
+	rest = rest[end+2:]
+	depth, i := 0, 0
+	for ; i < len(rest); i++ {
+		switch rest[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+		if depth < 0 {
+			break
+		}
+	}
+	if depth >= 0 {
+		return false // the call does not end here
+	}
+	args := rest[:i]
+	if strings.Contains(args, "mode") || strings.Contains(args, "O_") || strings.Contains(args, "opener") {
+		return false
+	}
+	for _, m := range stringLiterals(args) {
+		if writeMode(m.value) {
+			return false
+		}
+	}
+	// a positional mode that is not a literal (open(p, m)) may be anything
+	for _, part := range strings.Split(args, ",")[min(1, len(strings.Split(args, ","))):] {
+		t := strings.TrimSpace(part)
+		if t != "" && !strings.Contains(t, "=") && t[0] != '\'' && t[0] != '"' {
+			return false
+		}
+	}
+	return true
 }

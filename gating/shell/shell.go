@@ -57,6 +57,11 @@ type Result struct {
 	// ParseError is set when the command did not parse or was too large; then
 	// Write and Unknown are set too.
 	ParseError string
+	// Runs are the files the command runs as programs — a script handed to a shell or an
+	// interpreter, an executable named by its path, a Makefile, a package.json script, a
+	// patch git applies — which the command line cannot show. A caller that can read them
+	// judges what they hold (the package itself never touches the file system).
+	Runs []Run
 	// ReadSpans are the byte ranges of the command line that hold words only
 	// read (git log -- memory-bank): a caller that looks for names in the
 	// command text can leave them out.
@@ -414,6 +419,9 @@ func (w *walker) assign(as []*syntax.Assign, e *env) {
 			e.cdpath = true
 		case codeVars[name] || strings.HasPrefix(name, "GIT_CONFIG_"):
 			w.unknownWrite()
+			if name == "BASH_ENV" || name == "ENV" {
+				w.addRun(v, "sh", "", e) // the script a shell started later loads
+			}
 		}
 	}
 }
@@ -686,4 +694,112 @@ func (w *walker) readArg(a arg, op string, e *env) {
 
 func (w *walker) addWrite(a Access) {
 	w.res.Writes = w.add(w.res.Writes, a, true)
+}
+
+// Run is a file a command runs (see Result.Runs).
+type Run struct {
+	Path string // resolved like a written path (absolute when cwd was)
+	// Kind says how its content is run: "sh" (a shell script, or an executable whose
+	// first line decides), "python", "node", "perl", "ruby", "php", "make" (recipes, Arg
+	// the targets), "npm" (package.json, Arg the script) or "patch" (the files it names are
+	// written).
+	Kind string
+	Arg  string
+	// Dir is the directory its content runs in (the command's, or make -C's); "" when
+	// unknown.
+	Dir string
+}
+
+// maxRuns bounds the files one command line may ask a caller to read.
+const maxRuns = 8
+
+func (w *walker) addRun(a arg, kind, extra string, e *env) {
+	if !a.exact || a.s == "" || a.s == "-" || isStdinPath(a.s) || len(w.res.Runs) >= maxRuns {
+		return
+	}
+	p, ok := resolve(a.s, e)
+	if !ok {
+		return
+	}
+	dir := ""
+	if e.known {
+		dir = e.dir
+	}
+	w.res.Runs = append(w.res.Runs, Run{Path: p, Kind: kind, Arg: extra, Dir: dir})
+}
+
+// runsOf records the files name runs that no other handler records: an executable named
+// by its path, make's Makefile, a package manager's script, git apply's patches.
+func (w *walker) runsOf(path0 string, name string, args []arg, e *env) {
+	if strings.Contains(path0, "/") {
+		w.addRun(arg{s: path0, exact: true}, "sh", "", e)
+		return
+	}
+	switch name {
+	case "make", "gmake":
+		opts, ops := parseArgs(args, flagSpec{short: "CfIjlWo", long: []string{"--directory", "--file", "--makefile", "--include-dir", "--jobs", "--load-average", "--what-if", "--old-file"}})
+		dir, file := "", ""
+		for _, o := range opts {
+			switch o.name {
+			case "-C", "--directory":
+				dir = o.value.s
+			case "-f", "--file", "--makefile":
+				file = o.value.s
+			}
+		}
+		var targets []string
+		for _, o := range ops {
+			if !strings.Contains(o.s, "=") {
+				targets = append(targets, o.s)
+			}
+		}
+		me := e
+		if dir != "" {
+			c := *e
+			c.cd(arg{s: dir, exact: true})
+			me = &c
+		}
+		if file != "" {
+			w.addRun(arg{s: file, exact: true}, "make", strings.Join(targets, " "), me)
+			return
+		}
+		for _, f := range []string{"GNUmakefile", "makefile", "Makefile"} {
+			w.addRun(arg{s: f, exact: true}, "make", strings.Join(targets, " "), me)
+		}
+	case "npm", "pnpm", "yarn", "bun":
+		_, ops := parseArgs(args, flagSpec{long: []string{"--prefix", "--workspace", "-w", "--filter", "--cwd"}})
+		if len(ops) == 0 {
+			return
+		}
+		script := ""
+		switch sub := ops[0].s; sub {
+		case "run", "run-script", "rum", "urn":
+			if len(ops) > 1 {
+				script = ops[1].s
+			}
+		case "test", "t", "tst", "start", "stop", "restart":
+			script = map[string]string{"t": "test", "tst": "test"}[sub]
+			if script == "" {
+				script = sub
+			}
+		case "install", "i", "ci", "add", "exec", "x", "dlx", "create", "init":
+			script = "install"
+		default:
+			if name == "yarn" || name == "pnpm" || name == "bun" {
+				script = sub // yarn build runs the build script
+			}
+		}
+		if script != "" {
+			w.addRun(arg{s: "package.json", exact: true}, "npm", script, e)
+		}
+	case "git":
+		_, ops := parseArgs(args, flagSpec{short: "Cc", long: []string{"--git-dir", "--work-tree", "--namespace"}, stopAtOperand: true})
+		if len(ops) == 0 || ops[0].s != "apply" && ops[0].s != "am" {
+			return
+		}
+		_, files := parseArgs(ops[1:], flagSpec{short: "pC", long: []string{"--directory", "--exclude", "--include", "--whitespace", "--build-fake-ancestor"}})
+		for _, f := range files {
+			w.addRun(f, "patch", "", e)
+		}
+	}
 }

@@ -44,6 +44,22 @@ var cases = []tc{
 	{"variable tail keeps dir", "echo x > memory-bank/$NAME", w("/repo/memory-bank/?"), nil, "WU"},
 	{"quoted variable tail", `echo x > "memory-bank/${NAME}.md"`, w("/repo/memory-bank/?"), nil, "WU"},
 	{"command substitution target", "echo x > $(mktemp)", nil, nil, "WU"},
+	// a file opened for reading is read, whatever else the code writes
+	{"python read open beside write", `python3 -c "open('out/a.txt','w').write(open('memory-bank/MEMORY.md').read())"`, w("/repo/out/a.txt"), w("/repo/memory-bank/MEMORY.md"), "WI"},
+	{"python read open with encoding", `python3 -c "open('out/a.txt','w').write(open('memory-bank/MEMORY.md', encoding='utf-8').read())"`, w("/repo/out/a.txt"), w("/repo/memory-bank/MEMORY.md"), "WI"},
+	{"python open mode variable", `python3 -c "open('out/a.txt','w').write(open('memory-bank/MEMORY.md', m).read())"`, w("/repo/out/a.txt", "/repo/memory-bank/MEMORY.md"), nil, "WI"},
+	{"python append open", `python3 -c "x=open('memory-bank/MEMORY.md').read(); open('memory-bank/MEMORY.md', 'a').write(x)"`, w("/repo/memory-bank/MEMORY.md"), w("/repo/memory-bank/MEMORY.md"), "WI"},
+	{"python os.open", `python3 -c "import os; os.open('memory-bank/a.md', os.O_WRONLY)"`, w("/repo/memory-bank/a.md"), nil, "WI"},
+	{"python concat without spaces", `python3 -c "open('mem'+'ory-bank/y.txt','w').write('py')"`, w("/repo/ory-bank/y.txt", "/repo/memory-bank/?"), nil, "WIU"},
+	// a hard link's source is changed too (its link count; writes through the new name)
+	{"hard link out of the bank", "ln memory-bank/MEMORY.md notes.md", w("/repo/memory-bank/MEMORY.md", "/repo/notes.md"), nil, "W"},
+	{"cp -l out of the bank", "cp -l memory-bank/MEMORY.md n.md", w("/repo/memory-bank/MEMORY.md", "/repo/n.md"), nil, "W"},
+	{"symlink to the bank is no write there", "ln -s memory-bank/MEMORY.md m.md", w("/repo/m.md"), nil, "W"},
+	// a parameter that only expands to digits leaves the path as known as a literal would
+	{"pid in target", "cp memory-bank/MEMORY.md /tmp/bak/m-$$.md", w("/tmp/bak/m-0.md"), nil, "W"},
+	{"random in target", "echo x > /tmp/out-${RANDOM}.log", w("/tmp/out-0.log"), nil, "W"},
+	{"length in target", "echo x > out/${#name}.txt", w("/repo/out/0.txt"), nil, "W"},
+	{"non-digit param stays unknown", "echo x > /tmp/out-${RANDOM:-$D}.log", w("/tmp/out-?"), nil, "WU"},
 	{"absolute target", "echo x > /tmp/a//b", w("/tmp/a/b"), nil, "W"},
 	{"dotdot target", "echo x > src/../memory-bank/a.md", w("/repo/memory-bank/a.md"), nil, "W"},
 	{"tilde target", "echo x > ~/notes.txt", w("~/notes.txt"), nil, "W"},

@@ -161,6 +161,12 @@ func wordText(wd *syntax.Word, e *env) arg {
 		}
 	}
 	param := func(p *syntax.ParamExp) {
+		if digitsOnly(p) {
+			// $$, $RANDOM, ${#x}…: a number cannot hold a / or .., so the word's place is as
+			// well known as if it were spelt out (cp … /tmp/x-$$.md stays in /tmp)
+			lit("0")
+			return
+		}
 		if v, ok := e.lookup(p); ok {
 			if v.exact {
 				lit(v.s)
@@ -430,4 +436,17 @@ func optValue(opts []opt, names ...string) (arg, bool) {
 		}
 	}
 	return v, found
+}
+
+// digitParams expand to a decimal number (or nothing) in every context.
+var digitParams = map[string]bool{"$": true, "!": true, "?": true, "#": true, "RANDOM": true, "SRANDOM": true,
+	"PPID": true, "BASHPID": true, "LINENO": true, "SECONDS": true, "EPOCHSECONDS": true, "UID": true, "EUID": true}
+
+// digitsOnly reports whether p can only expand to digits: a numeric special parameter with no
+// operator, or a length (${#x}).
+func digitsOnly(p *syntax.ParamExp) bool {
+	if p == nil || p.Param == nil || p.Excl || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 {
+		return false
+	}
+	return p.Length || digitParams[p.Param.Value]
 }
