@@ -51,6 +51,13 @@ type Guard struct {
 	// disk; quietOK says it is valid.
 	quiet   uint64
 	quietOK bool
+	// tracking (Track): the inotify tracker, the manifest its view is relative to, the paths
+	// and trees to look at in the next check, and the paths the last diff found changed
+	tr              *tracker
+	trusted, looked *manifest
+	pending, trees  map[string]bool
+	changed         []string
+	checks, fulls   int
 }
 
 // quietSince reports whether nothing under memory-bank/ changed since the last full walk.
@@ -192,6 +199,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 		return Report{Call: c}, err
 	}
 	defer lk.Unlock()
+	g.looked = nil
 	rep := Report{Call: c}
 	now := g.o.Now()
 	if c.Start == 0 {
@@ -228,7 +236,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 			return rep, nil // no memory-bank/, nothing to guard
 		}
 		m = &manifest{Entries: map[string]Entry{}}
-		if err := g.absorb(m, disk, &rep); err != nil {
+		if err := g.absorb(m, disk, nil, &rep); err != nil {
 			return rep, err
 		}
 	case len(stale) > 0:
@@ -236,17 +244,18 @@ func (g *Guard) Before(c Call) (Report, error) {
 			return rep, err
 		}
 		rep.Settled = stale
-	case len(live) == 0 && !g.quietSince():
+	case len(live) == 0 && (g.tr != nil || !g.quietSince()):
 		n, ok := g.markWalk()
-		disk, err := walk(g.r.Root, bank.Dir)
+		disk, cands, err := g.look(m)
 		if err != nil {
 			return rep, err
 		}
-		if err := g.absorb(m, disk, &rep); err != nil {
+		if err := g.absorb(m, disk, cands, &rep); err != nil {
 			return rep, err
 		}
 		g.settled(n, ok)
 	}
+	g.keepPending(m)
 	in.Calls = append(live, c)
 	return rep, g.saveInflight(prev, in)
 }
@@ -264,6 +273,7 @@ func (g *Guard) After(c Call) (Report, error) {
 		return rep, err
 	}
 	defer lk.Unlock()
+	g.looked = nil
 	now := g.o.Now()
 	prev := g.loadInflight()
 	in := prev
@@ -301,6 +311,7 @@ func (g *Guard) After(c Call) (Report, error) {
 	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
 		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
 	}
+	g.keepPending(m)
 	in.Calls = live
 	return rep, g.saveInflight(prev, in)
 }
@@ -356,7 +367,8 @@ func (c *change) what() string {
 
 // diff compares the known-good entries with the disk. Files whose stat changed are read and
 // hashed; one whose bytes, mode and link count are unchanged only has its stat refreshed.
-func (g *Guard) diff(m *manifest, disk map[string]Entry) ([]*change, bool, error) {
+// cands are the manifest paths disk covers (nil: disk is the whole bank; empty: nothing).
+func (g *Guard) diff(m *manifest, disk map[string]Entry, cands []string) ([]*change, bool, error) {
 	var out []*change
 	touched := false
 	for _, p := range sortedKeys(disk) {
@@ -380,13 +392,20 @@ func (g *Guard) diff(m *manifest, disk map[string]Entry) ([]*change, bool, error
 		}
 		out = append(out, c)
 	}
-	for _, p := range sortedKeys(m.Entries) {
+	if cands == nil {
+		cands = sortedKeys(m.Entries)
+	}
+	for _, p := range cands {
 		if _, ok := disk[p]; !ok {
-			b := m.Entries[p]
-			out = append(out, &change{path: p, b: &b})
+			if b, ok := m.Entries[p]; ok {
+				out = append(out, &change{path: p, b: &b})
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b *change) int { return strings.Compare(a.path, b.path) })
+	for _, c := range out {
+		g.changed = append(g.changed, c.path)
+	}
 	return out, touched, nil
 }
 
@@ -431,8 +450,8 @@ func (g *Guard) readOld(c *change) error {
 
 // absorb makes the disk the known-good state: changes made between tool calls are never
 // undone. Those that break a rule are reported.
-func (g *Guard) absorb(m *manifest, disk map[string]Entry, rep *Report) error {
-	changes, touched, err := g.diff(m, disk)
+func (g *Guard) absorb(m *manifest, disk map[string]Entry, cands []string, rep *Report) error {
+	changes, touched, err := g.diff(m, disk, cands)
 	if err != nil {
 		return err
 	}
@@ -477,11 +496,11 @@ func (g *Guard) accept(m *manifest, c *change) error {
 // accepted when the result passes the rules, others' allowed paths are left for their own
 // post check, and everything else is undone.
 func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
-	disk, err := walk(g.r.Root, bank.Dir)
+	disk, cands, err := g.look(m)
 	if err != nil {
 		return err
 	}
-	changes, touched, err := g.diff(m, disk)
+	changes, touched, err := g.diff(m, disk, cands)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func newBank(t *testing.T) (string, *Guard) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return root, New(r, Options{Rules: rulesFor(root)})
+	return root, tracked(t, New(r, Options{Rules: rulesFor(root)}))
 }
 
 func rulesFor(root string) Rules {
@@ -491,7 +491,8 @@ func TestQuietCounterSkipsThePreWalk(t *testing.T) {
 			}
 			g.Before(Call{ID: "b", Session: "s", Tool: "Bash"})
 			rep, _ := g.After(Call{ID: "b", Session: "s", Tool: "Bash"})
-			if moved == rep.Blocked() {
+			// a tracker reads its own events before the pre check: the edit is always absorbed
+			if wantBlocked := !moved && !g.Tracking(); rep.Blocked() != wantBlocked {
 				t.Errorf("moved=%v: undone %+v; the pre walk ran %v", moved, rep.Undone, moved)
 			}
 		})

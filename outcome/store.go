@@ -44,7 +44,8 @@ type inflight struct {
 // The in-flight list is an append-only log of records, one JSON line each: "add" (a call
 // started, or changed) and "end" (its check is done). Appending a line costs a fraction of
 // rewriting a file through a temporary and a rename, twice per tool call; a line torn by a
-// crash is skipped. The log is compacted to its live calls once it grows past maxInflightLog.
+// crash is skipped. The log is emptied (truncated) whenever no call is left in flight, and
+// compacted to its live calls once it grows past maxInflightLog.
 type inflightRecord struct {
 	Op   string `json:"op"` // add, end
 	Call *Call  `json:"call,omitempty"`
@@ -97,6 +98,16 @@ func (g *Guard) saveInflight(prev, next inflight) error {
 		return nil
 	}
 	p := g.inflightPath()
+	if len(next.Calls) == 0 {
+		// nothing in flight: an empty log says the same as its history, and keeps the next
+		// read (twice per tool call, by every per-call hook) a few bytes long
+		if err := os.Truncate(p, 0); err == nil || !errors.Is(err, os.ErrNotExist) {
+			if err != nil {
+				return fmt.Errorf("recording calls in flight: %w", err)
+			}
+			return nil
+		}
+	}
 	if fi, err := os.Stat(p); err == nil && fi.Size() > maxInflightLog {
 		buf.Reset()
 		for _, c := range next.Calls {

@@ -69,7 +69,7 @@ func BenchmarkOutcome(b *testing.B) {
 					resp := svc.Handle(ctx, watcher.Request{Op: "event", Event: &ev})
 					ds = append(ds, time.Since(t0))
 					if resp.Decision == nil || resp.Decision.Verdict == gating.Block {
-						b.Fatalf("unexpected %+v", resp)
+						b.Fatalf("unexpected %+v %+v", resp, resp.Decision)
 					}
 				}
 				p50(b, ds)
