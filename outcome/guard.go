@@ -101,7 +101,11 @@ func (g *Guard) Ref() string {
 	return "refs/mbguard/known-good-" + filepath.Base(g.r.GitDir)
 }
 
-func (g *Guard) manifestPath() string { return filepath.Join(g.r.StateDir(), "known-good.json") }
+func (g *Guard) manifestPath() string { return filepath.Join(g.r.StateDir(), "known-good.idx") }
+
+// legacyManifestPath is the JSON manifest of mbguard versions before known-good.idx: read
+// when there is no .idx yet, removed once the .idx is written.
+func (g *Guard) legacyManifestPath() string { return filepath.Join(g.r.StateDir(), "known-good.json") }
 func (g *Guard) inflightPath() string { return filepath.Join(g.r.StateDir(), "inflight.log") }
 
 // QuarantineDir is where undone bytes go.
@@ -138,7 +142,7 @@ func (g *Guard) loadManifest() (*manifest, error) {
 	fi, err := os.Stat(p)
 	if errors.Is(err, os.ErrNotExist) {
 		g.cache = nil
-		return nil, nil
+		return g.loadLegacyManifest(), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", p, err)
@@ -147,17 +151,34 @@ func (g *Guard) loadManifest() (*manifest, error) {
 	if g.cache != nil && g.cacheStat == st {
 		return g.cache, nil
 	}
-	var m manifest
-	if _, err := readJSON(p, &m); err != nil {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p, err)
+	}
+	m, err := decodeManifest(b)
+	if err != nil {
 		// A manifest that cannot be read is rebuilt from the disk: mbguard never undoes on
 		// the word of a state it cannot trust.
 		return nil, nil
 	}
+	g.cache, g.cacheStat = m, st
+	return m, nil
+}
+
+// loadLegacyManifest reads known-good.json, when an older mbguard left one.
+func (g *Guard) loadLegacyManifest() *manifest {
+	var m manifest
+	if ok, err := readJSON(g.legacyManifestPath(), &m); !ok || err != nil {
+		return nil
+	}
 	if m.Entries == nil {
 		m.Entries = map[string]Entry{}
 	}
-	g.cache, g.cacheStat = &m, st
-	return &m, nil
+	// converted at once, so that the next check reads the compact form
+	if writeFile(g.manifestPath(), encodeManifest(&m), 0o644, true) == nil {
+		os.Remove(g.legacyManifestPath())
+	}
+	return &m
 }
 
 func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
@@ -174,9 +195,13 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 	m.Version = manifestVersion
 	// Only a manifest that accepted new bytes must survive a power loss (else an accepted
 	// write would look like a stray one); stat refreshes are cheap to redo.
-	if err := writeJSON(g.manifestPath(), m, blobsChanged); err != nil {
+	if err := os.MkdirAll(g.r.StateDir(), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", g.manifestPath(), err)
+	}
+	if err := writeFile(g.manifestPath(), encodeManifest(m), 0o644, blobsChanged); err != nil {
 		return err
 	}
+
 	if fi, err := os.Stat(g.manifestPath()); err == nil {
 		g.cache, g.cacheStat = m, entryOf(fi)
 	}

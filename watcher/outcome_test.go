@@ -244,7 +244,7 @@ func TestServeOutcomeWatcherKeepsHumanEdits(t *testing.T) {
 func TestServeOutcomeSurvivesLostRecords(t *testing.T) {
 	root := testgit.New(t)
 	testgit.Write(t, root, "memory-bank/MEMORY.md", goodMemory)
-	testgit.Write(t, root, "tools/x.sh", "printf x > memory-bank/x.bin\nsed -i 's/mine/theirs/' memory-bank/MEMORY.md\nrm -f .git/mbguard/known-good.json .git/mbguard/inflight.log\n")
+	testgit.Write(t, root, "tools/x.sh", "printf x > memory-bank/x.bin\nsed -i 's/mine/theirs/' memory-bank/MEMORY.md\nrm -f .git/mbguard/known-good.idx .git/mbguard/known-good.json .git/mbguard/inflight.log\n")
 	s := startRealServe(t, root)
 	ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash", Args: map[string]any{"command": "sh tools/x.sh"}, Call: "c1", Cwd: root}
 	s.event(t, ev)
