@@ -106,7 +106,7 @@ func (g *Guard) manifestPath() string { return filepath.Join(g.r.StateDir(), "kn
 // legacyManifestPath is the JSON manifest of mbguard versions before known-good.idx: read
 // when there is no .idx yet, removed once the .idx is written.
 func (g *Guard) legacyManifestPath() string { return filepath.Join(g.r.StateDir(), "known-good.json") }
-func (g *Guard) inflightPath() string { return filepath.Join(g.r.StateDir(), "inflight.log") }
+func (g *Guard) inflightPath() string       { return filepath.Join(g.r.StateDir(), "inflight.log") }
 
 // QuarantineDir is where undone bytes go.
 func QuarantineDir(r repo.Repo) string { return filepath.Join(r.StateDir(), "quarantine") }
