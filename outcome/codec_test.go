@@ -3,6 +3,7 @@ package outcome
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"reflect"
 	"testing"
 )
@@ -75,4 +76,33 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// The walk's fstatat entries equal entryOf's (what undo records after a restore): a mismatch
+// would make every check see every file as changed.
+func TestLstatInMatchesEntryOf(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/f.md", []byte("abc"), 0o640)
+	os.Mkdir(dir+"/d", 0o750)
+	os.Symlink("f.md", dir+"/l")
+	os.Link(dir+"/f.md", dir+"/h.md")
+	exec.Command("mkfifo", dir+"/p").Run()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, n := range []string{"f.md", "d", "l", "h.md", "p"} {
+		fi, err := os.Lstat(dir + "/" + n)
+		if err != nil {
+			continue
+		}
+		got, err := lstatIn(f, dir, n)
+		if want := entryOf(fi); err != nil || got != want {
+			t.Errorf("%s: lstatIn = %+v, %v; entryOf = %+v", n, got, err, want)
+		}
+	}
+	if _, err := lstatIn(f, dir, "gone"); !os.IsNotExist(err) {
+		t.Errorf("a missing name: %v, want not-exist", err)
+	}
 }

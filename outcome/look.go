@@ -204,8 +204,8 @@ func walkAt(root, top string, out map[string]Entry, arm func(rel string, dir boo
 			}
 			return fmt.Errorf("reading %s: %w", dir, err)
 		}
+		defer f.Close()
 		ents, err := f.ReadDir(-1)
-		f.Close()
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", dir, err)
 		}
@@ -216,14 +216,13 @@ func walkAt(root, top string, out map[string]Entry, arm func(rel string, dir boo
 			if arm != nil && d.Type() == 0 {
 				arm(r, false)
 			}
-			fi, err := os.Lstat(p)
+			e, err := lstatIn(f, dir, n)
 			if errors.Is(err, os.ErrNotExist) {
 				continue // gone while walking
 			}
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", p, err)
 			}
-			e := entryOf(fi)
 			out[r] = e
 			if e.Kind == KindDir {
 				if err := rec(p, r); err != nil {
