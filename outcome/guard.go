@@ -396,8 +396,9 @@ func (c *change) what() string {
 func (g *Guard) diff(m *manifest, disk map[string]Entry, cands []string) ([]*change, bool, error) {
 	var out []*change
 	touched := false
-	for _, p := range sortedKeys(disk) {
-		d := disk[p]
+	// map order: the changes are sorted at the end, and sorting every path of a large bank
+	// twice per check costs more than the comparison itself
+	for p, d := range disk {
 		b, ok := m.Entries[p]
 		if ok && b.sameStat(d) {
 			continue
@@ -417,15 +418,20 @@ func (g *Guard) diff(m *manifest, disk map[string]Entry, cands []string) ([]*cha
 		}
 		out = append(out, c)
 	}
-	if cands == nil {
-		cands = sortedKeys(m.Entries)
-	}
-	for _, p := range cands {
+	gone := func(p string) {
 		if _, ok := disk[p]; !ok {
 			if b, ok := m.Entries[p]; ok {
 				out = append(out, &change{path: p, b: &b})
 			}
 		}
+	}
+	if cands == nil {
+		for p := range m.Entries {
+			gone(p)
+		}
+	}
+	for _, p := range cands {
+		gone(p)
 	}
 	slices.SortFunc(out, func(a, b *change) int { return strings.Compare(a.path, b.path) })
 	for _, c := range out {
