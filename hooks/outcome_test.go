@@ -257,3 +257,22 @@ func TestCopilotOutcomeAfterFailedCall(t *testing.T) {
 		t.Errorf("reply %s does not tell the model what was undone", r.Stdout)
 	}
 }
+
+// A Read that failed (PostToolUseFailure) read nothing: it opens no read gate.
+func TestClaudePostToolUseFailureGivesNoReadCredit(t *testing.T) {
+	root := bankRepo(t)
+	h := newHookRun(t, root, map[string]string{"MEMORY_BANK_GUARD_MODE": "block"})
+	h.prompt("p")
+	path := filepath.Join(root, "memory-bank/details/patterns.md")
+	in := map[string]any{"file_path": path}
+	h.call("PreToolUse", map[string]any{"tool_name": "Read", "tool_input": in, "tool_use_id": "r1"})
+	h.call("PostToolUseFailure", map[string]any{"tool_name": "Read", "tool_input": in, "tool_use_id": "r1", "error": "EACCES", "is_interrupt": false})
+	write := map[string]any{"file_path": filepath.Join(root, "go.mod"), "content": "module x\n"}
+	if r := h.pre("Write", write); r.Exit != 2 {
+		t.Fatalf("after a failed Read the write was allowed (exit %d): the read gate opened", r.Exit)
+	}
+	h.readFile("memory-bank/details/patterns.md")
+	if r := h.pre("Write", write); r.Exit != 0 {
+		t.Fatalf("after a successful Read: refused %s", r.Stderr)
+	}
+}
