@@ -77,6 +77,9 @@ func (g *Guard) look(m *manifest) (map[string]Entry, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if g.tr != nil {
+			g.tr.prune(disk)
+		}
 		clear(g.pending)
 		clear(g.trees)
 		return disk, nil, nil

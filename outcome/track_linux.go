@@ -165,4 +165,16 @@ func (t *tracker) event(wd int32, mask uint32, name string, paths, trees map[str
 	return false
 }
 
+// prune removes the watches of inodes no longer in the bank (moved out, e.g. into the
+// quarantine): after a full walk has re-armed every entry, a watch whose path the walk did not
+// find watches something else.
+func (t *tracker) prune(disk map[string]Entry) {
+	for wd, w := range t.wds {
+		if _, ok := disk[w.rel]; !ok {
+			syscall.InotifyRmWatch(t.fd, uint32(wd))
+			delete(t.wds, wd)
+		}
+	}
+}
+
 const trackSupported = true

@@ -14,4 +14,6 @@ func (t *tracker) close()                                         {}
 func (t *tracker) watch(rel string, dir bool) error               { return errNoTrack }
 func (t *tracker) drain(paths, trees map[string]bool) (full bool) { return true }
 
+func (t *tracker) prune(disk map[string]Entry) {}
+
 const trackSupported = false

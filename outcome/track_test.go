@@ -167,3 +167,23 @@ func TestTrackedFallsBackToAWalk(t *testing.T) {
 		t.Errorf("%d checks without a full walk; the backstop is every %d", fullEvery*2, fullEvery)
 	}
 }
+
+// Watches of what left the bank (an agent's file moved into the quarantine) are dropped by
+// the next full walk, so a long session does not pile them up.
+func TestTrackedDropsWatchesOfWhatLeft(t *testing.T) {
+	_, g := trackedBank(t)
+	g.mu.Lock()
+	n := len(g.tr.wds)
+	g.mu.Unlock()
+	for i := range 5 {
+		call(t, g, "evil"+string(rune('a'+i)), "printf x > memory-bank/details/q"+string(rune('a'+i))+".md")
+	}
+	for i := range fullEvery {
+		call(t, g, "n"+strings.Repeat("y", i), "")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.tr.wds) > n {
+		t.Errorf("%d watches after the quarantined files left, %d before", len(g.tr.wds), n)
+	}
+}
