@@ -1,8 +1,11 @@
 package outcome
 
 import (
+	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -186,4 +189,126 @@ func TestTrackedDropsWatchesOfWhatLeft(t *testing.T) {
 	if len(g.tr.wds) > n {
 		t.Errorf("%d watches after the quarantined files left, %d before", len(g.tr.wds), n)
 	}
+}
+
+// A tracked Guard and a walking one judge the same random sequences of changes alike: the
+// same paths undone (and how), accepted and reported, and the same bank afterwards.
+func TestTrackedAgreesWithTheWalk(t *testing.T) {
+	files := []string{"memory-bank/MEMORY.md", "memory-bank/details/patterns.md", "memory-bank/details/progress.md",
+		"memory-bank/details/new.md", "memory-bank/x/y.md", "memory-bank/x/z/deep.md", "memory-bank/run.sh"}
+	ops := []func(r *rand.Rand) string{
+		func(r *rand.Rand) string {
+			f := pick(r, files)
+			return "mkdir -p $(dirname " + f + ") && printf 'more\\n' >> " + f
+		},
+		func(r *rand.Rand) string {
+			f := pick(r, files)
+			return "mkdir -p $(dirname " + f + ") && printf '# T\\n' > " + f
+		},
+		func(r *rand.Rand) string { return "rm -f " + pick(r, files) },
+		func(r *rand.Rand) string {
+			f := pick(r, files)
+			return "[ -f " + f + " ] && chmod 600 " + f + " || true"
+		},
+		func(r *rand.Rand) string {
+			f, g := pick(r, files), pick(r, files)
+			return "[ -f " + f + " ] && mkdir -p $(dirname " + g + ") && mv " + f + " " + g + " || true"
+		},
+		func(r *rand.Rand) string {
+			f := pick(r, files)
+			return "[ -f " + f + " ] && ln -f " + f + " \"$PWD.out\" || true"
+		},
+		func(r *rand.Rand) string {
+			return "[ -f \"$PWD.out\" ] && printf 'via link\\n' >> \"$PWD.out\" || true"
+		},
+		func(r *rand.Rand) string { return "mkdir -p memory-bank/x && ln -sfn ../MEMORY.md memory-bank/x/l.md" },
+		func(r *rand.Rand) string { return "rm -rf memory-bank/x" },
+		func(r *rand.Rand) string {
+			return "[ -d memory-bank/details ] && mv memory-bank/details memory-bank/d2 || true"
+		},
+		func(r *rand.Rand) string {
+			return "[ -d memory-bank/d2 ] && mv memory-bank/d2 memory-bank/details || true"
+		},
+		func(r *rand.Rand) string {
+			return "[ -f memory-bank/MEMORY.md ] && sed -i 's/mine/theirs/' memory-bank/MEMORY.md || true"
+		},
+		func(r *rand.Rand) string { return "chmod 700 memory-bank/details 2>/dev/null || true" },
+	}
+	for seed := range int64(3) {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			walkRoot, walker := newBank(t)
+			if walker.Tracking() {
+				walker.Close()
+			}
+			trackRoot, tracker := trackedBank(t)
+			r := rand.New(rand.NewSource(seed))
+			fulls := tracker.fulls
+			const rounds = 30
+			for round := range rounds {
+				script := ops[r.Intn(len(ops))](r)
+				if r.Intn(3) == 0 {
+					script += " && " + ops[r.Intn(len(ops))](r)
+				}
+				var allowed []string
+				mode := r.Intn(3)
+				if mode == 2 {
+					allowed = []string{pick(r, files)}
+					script = "mkdir -p $(dirname " + allowed[0] + ") && printf '# Written\\n' > " + allowed[0]
+				}
+				id := fmt.Sprint("c", round)
+				var reps [2]Report
+				for i, side := range []struct {
+					root string
+					g    *Guard
+				}{{walkRoot, walker}, {trackRoot, tracker}} {
+					c := Call{ID: id, Session: "s", Tool: "Bash", Allowed: allowed}
+					if mode == 0 { // a person, between calls
+						sh(t, side.root, script+" || true")
+					}
+					pre, err := side.g.Before(c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if mode != 0 {
+						sh(t, side.root, script+" || true")
+					}
+					post, err := side.g.After(c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					post.Noticed = append(post.Noticed, pre.Noticed...)
+					post.Accepted = append(post.Accepted, pre.Accepted...)
+					reps[i] = post
+				}
+				if a, b := summary(reps[0]), summary(reps[1]); a != b {
+					t.Fatalf("round %d (%q): the walk says\n%s\nthe tracker says\n%s", round, script, a, b)
+				}
+				sameTree(t, snapshot(t, walkRoot), snapshot(t, trackRoot))
+				if t.Failed() {
+					t.Fatalf("round %d (%q): the banks differ", round, script)
+				}
+			}
+			// the agreement must come from the tracker, not from its fallback walks
+			if n := tracker.fulls - fulls; n > rounds/3 {
+				t.Errorf("%d full walks in %d rounds", n, rounds)
+			}
+		})
+	}
+}
+
+func pick(r *rand.Rand, from []string) string { return from[r.Intn(len(from))] }
+
+func summary(rep Report) string {
+	var out []string
+	for _, u := range rep.Undone {
+		out = append(out, "undone "+u.Path+" "+u.Change)
+	}
+	for _, p := range rep.Accepted {
+		out = append(out, "accepted "+p)
+	}
+	for _, p := range rep.Noticed {
+		out = append(out, "noticed "+p.Path+" "+p.Rule)
+	}
+	slices.Sort(out)
+	return strings.Join(out, "\n")
 }
