@@ -106,3 +106,22 @@ func TestLstatInMatchesEntryOf(t *testing.T) {
 		t.Errorf("a missing name: %v, want not-exist", err)
 	}
 }
+
+// A fresh Guard (every per-call hook) trusts a manifest nobody touched: it comes back with
+// its stat fields, not rebuilt from the ref (which has none, so every file would be read and
+// hashed by every check). Guards the cost as much as the logic: whatever else checks the
+// manifest (a copy, the ref) must agree with the file as saveManifest writes it.
+func TestUntouchedManifestIsTrusted(t *testing.T) {
+	_, g := newBank(t)
+	c := Call{ID: "a", Session: "s", Tool: "Bash"}
+	g.Before(c)
+	g.After(c)
+	fresh := New(g.r, g.o)
+	m, err := fresh.loadManifest()
+	if err != nil || m == nil {
+		t.Fatalf("manifest: %v %v", m, err)
+	}
+	if e := m.Entries["memory-bank/MEMORY.md"]; e.Mtime == 0 || e.Ino == 0 || e.Blob == "" {
+		t.Errorf("MEMORY.md's entry %+v has no stat fields: the manifest was not trusted", e)
+	}
+}
