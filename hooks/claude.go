@@ -15,16 +15,20 @@ import (
 
 // Claude Code hook event names mbguard acts on.
 const (
-	claudePrompt       = "UserPromptSubmit"
-	claudePreTool      = "PreToolUse"
-	claudePostTool     = "PostToolUse"
+	claudePrompt   = "UserPromptSubmit"
+	claudePreTool  = "PreToolUse"
+	claudePostTool = "PostToolUse"
+	// claudePostFailure fires instead of PostToolUse when the tool failed (a Bash command
+	// exiting non-zero, an interrupted call): such a call may have written into the bank all
+	// the same, so it gets the same outcome check.
+	claudePostFailure  = "PostToolUseFailure"
 	claudePreCompact   = "PreCompact"
 	claudeSessionStart = "SessionStart"
 	claudeSessionEnd   = "SessionEnd"
 )
 
 // ClaudeEvents are the hook events `mbguard install --agent claude` registers.
-var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePostTool, claudePreCompact, claudeSessionStart, claudeSessionEnd}
+var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePostTool, claudePostFailure, claudePreCompact, claudeSessionStart, claudeSessionEnd}
 
 // ClaudePayload is the part of a Claude Code hook payload mbguard reads.
 type ClaudePayload struct {
@@ -106,7 +110,7 @@ func (claudeProto) parse(payload []byte, event string) (hookCall, error) {
 		p.HookEventName = event
 	}
 	c := hookCall{Event: p.HookEventName, Kind: claudeKind(p.HookEventName, p.Source), Session: p.SessionID, Cwd: p.Cwd,
-		Tool: p.ToolName, Prompt: p.Prompt, Call: p.ToolUseID}
+		Tool: p.ToolName, Prompt: p.Prompt, Call: p.ToolUseID, Failed: p.HookEventName == claudePostFailure}
 	if p.HookEventName == "" {
 		if p.ToolInput != nil && len(p.ToolResponse) == 0 {
 			c.Kind = callPreTool
@@ -128,7 +132,7 @@ func claudeKind(event, source string) callKind {
 		return callPrompt
 	case claudePreTool:
 		return callPreTool
-	case claudePostTool:
+	case claudePostTool, claudePostFailure:
 		return callPostTool
 	case claudePreCompact:
 		return callCompact
@@ -144,11 +148,12 @@ func claudeKind(event, source string) callKind {
 }
 
 // claudeContextEvents accept hookSpecificOutput.additionalContext.
-var claudeContextEvents = map[string]bool{claudePrompt: true, claudePreTool: true, claudePostTool: true, claudeSessionStart: true}
+var claudeContextEvents = map[string]bool{claudePrompt: true, claudePreTool: true, claudePostTool: true, claudePostFailure: true, claudeSessionStart: true}
 
 // render: a refusal is exit 2 with the reason on stderr; an outcome block after a tool is
 // PostToolUse's {"decision":"block"} (its reason reaches the model); context goes into
-// hookSpecificOutput.additionalContext. A warn sets no permissionDecision: "allow" would skip
+// hookSpecificOutput.additionalContext. PostToolUseFailure documents only additionalContext
+// (given to the model next to the tool's error), so an undo after a failed call goes there. A warn sets no permissionDecision: "allow" would skip
 // the user's own permission prompt.
 func (claudeProto) render(c *hookCall, a *hookAnswer) Reply {
 	r := Reply{Event: c.Event, Decision: a.Decision, Stderr: a.Stderr, Context: a.Context, Note: a.Note}
@@ -156,6 +161,8 @@ func (claudeProto) render(c *hookCall, a *hookAnswer) Reply {
 	case a.Deny != "" && c.Kind == callPreTool:
 		r.Exit = 2
 		r.Stderr += a.Deny + "\n"
+	case a.Undone != "" && c.Event == claudePostFailure:
+		r.Stdout = encodeJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": c.Event, "additionalContext": joinText(a.Undone, a.Context)}})
 	case a.Undone != "" && c.Kind == callPostTool:
 		r.Stdout = encodeJSON(map[string]any{"decision": "block", "reason": joinText(a.Undone, a.Context)})
 	case a.Context != "" && claudeContextEvents[c.Event]:

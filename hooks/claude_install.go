@@ -14,7 +14,7 @@ import (
 )
 
 // claudeToolEvents take a tool-name matcher; the others fire without one.
-var claudeToolEvents = map[string]bool{claudePreTool: true, claudePostTool: true}
+var claudeToolEvents = map[string]bool{claudePreTool: true, claudePostTool: true, claudePostFailure: true}
 
 // ClaudeSettingsPath is the settings file install writes: the project's .claude/settings.json,
 // or ~/.claude/settings.json with Global.

@@ -181,3 +181,103 @@ func TestClaudeOutcomeKeepsGoodWork(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeOutcomeAfterFailedCall: Claude Code sends PostToolUseFailure, not PostToolUse,
+// when a tool fails (here a Bash command that writes into the bank and then exits 1). The
+// payload's shape is the documented one (error and is_interrupt instead of tool_response).
+// The write is undone at this call's own post, and the model hears it through
+// additionalContext, the one output that event documents.
+func TestClaudeOutcomeAfterFailedCall(t *testing.T) {
+	for _, ev := range []string{"PostToolUseFailure", "PostToolUse"} {
+		t.Run(ev, func(t *testing.T) {
+			root := bankRepo(t)
+			os.MkdirAll(filepath.Join(root, "tools"), 0o755)
+			h := newHookRun(t, root, nil)
+			h.prompt("tidy up")
+			want := bankState(t, root)
+			input := map[string]any{"command": "bash tools/step.sh", "description": "step"}
+			if pre := h.call("PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_f"}); pre.Exit != 0 {
+				t.Fatalf("pre refused the script call: %s", pre.Stderr)
+			}
+			runScript(t, root, "printf 'x=1' > memory-bank/run.sh; exit 0")
+			payload := map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_f"}
+			if ev == "PostToolUseFailure" {
+				payload["error"] = "Command exited with non-zero status code 1"
+				payload["is_interrupt"] = false
+			} else {
+				payload["tool_response"] = map[string]any{"stdout": ""}
+			}
+			post := h.call(ev, payload)
+			sameBank(t, want, bankState(t, root))
+			if !quarantineHolds(t, root, "x=1") {
+				t.Error("quarantine lacks the script's bytes")
+			}
+			if post.Exit != 0 {
+				t.Fatalf("%s exit %d: %s", ev, post.Exit, post.Stderr)
+			}
+			var out struct {
+				Decision string `json:"decision"`
+				Reason   string `json:"reason"`
+				Specific struct {
+					Event   string `json:"hookEventName"`
+					Context string `json:"additionalContext"`
+				} `json:"hookSpecificOutput"`
+			}
+			if err := json.Unmarshal(post.Stdout, &out); err != nil {
+				t.Fatalf("stdout %s: %v", post.Stdout, err)
+			}
+			text := out.Reason
+			if ev == "PostToolUseFailure" {
+				if out.Decision != "" || out.Specific.Event != ev {
+					t.Errorf("stdout = %s, want hookSpecificOutput for %s", post.Stdout, ev)
+				}
+				text = out.Specific.Context
+			} else if out.Decision != "block" {
+				t.Errorf("stdout = %s, want decision block", post.Stdout)
+			}
+			if !strings.Contains(text, "memory-bank/run.sh") || !strings.Contains(text, "mbguard quarantine show") {
+				t.Errorf("the model is not told what was undone:\n%s", text)
+			}
+		})
+	}
+}
+
+// Copilot CLI sends postToolUseFailure for a failed call (HOSTS.md): a script that wrote into
+// the bank before failing is undone at that event, and the model is told.
+func TestCopilotOutcomeAfterFailedCall(t *testing.T) {
+	root := bankRepo(t)
+	os.MkdirAll(filepath.Join(root, "tools"), 0o755)
+	h := newHostRun(t, "copilot", root, nil)
+	h.prompt("tidy up")
+	want := bankState(t, root)
+	args := map[string]any{"command": "bash tools/step.sh", "description": "step"}
+	h.call("preToolUse", map[string]any{"toolName": "bash", "toolArgs": args})
+	runScript(t, root, "printf 'x=1' > memory-bank/run.sh")
+	r := h.call("postToolUseFailure", map[string]any{"toolName": "bash", "toolArgs": args, "error": "exit code 1"})
+	sameBank(t, want, bankState(t, root))
+	if !quarantineHolds(t, root, "x=1") {
+		t.Error("quarantine lacks the script's bytes")
+	}
+	if !strings.Contains(string(r.Stdout), "memory-bank/run.sh") {
+		t.Errorf("reply %s does not tell the model what was undone", r.Stdout)
+	}
+}
+
+// A Read that failed (PostToolUseFailure) read nothing: it opens no read gate.
+func TestClaudePostToolUseFailureGivesNoReadCredit(t *testing.T) {
+	root := bankRepo(t)
+	h := newHookRun(t, root, map[string]string{"MEMORY_BANK_GUARD_MODE": "block"})
+	h.prompt("p")
+	path := filepath.Join(root, "memory-bank/details/patterns.md")
+	in := map[string]any{"file_path": path}
+	h.call("PreToolUse", map[string]any{"tool_name": "Read", "tool_input": in, "tool_use_id": "r1"})
+	h.call("PostToolUseFailure", map[string]any{"tool_name": "Read", "tool_input": in, "tool_use_id": "r1", "error": "EACCES", "is_interrupt": false})
+	write := map[string]any{"file_path": filepath.Join(root, "go.mod"), "content": "module x\n"}
+	if r := h.pre("Write", write); r.Exit != 2 {
+		t.Fatalf("after a failed Read the write was allowed (exit %d): the read gate opened", r.Exit)
+	}
+	h.readFile("memory-bank/details/patterns.md")
+	if r := h.pre("Write", write); r.Exit != 0 {
+		t.Fatalf("after a successful Read: refused %s", r.Stderr)
+	}
+}

@@ -2,7 +2,6 @@ package outcome
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -52,6 +51,13 @@ type Guard struct {
 	// disk; quietOK says it is valid.
 	quiet   uint64
 	quietOK bool
+	// tracking (Track): the inotify tracker, the manifest its view is relative to, the paths
+	// and trees to look at in the next check, and the paths the last diff found changed
+	tr              *tracker
+	trusted, looked *manifest
+	pending, trees  map[string]bool
+	changed         []string
+	checks, fulls   int
 }
 
 // quietSince reports whether nothing under memory-bank/ changed since the last full walk.
@@ -95,8 +101,12 @@ func (g *Guard) Ref() string {
 	return "refs/mbguard/known-good-" + filepath.Base(g.r.GitDir)
 }
 
-func (g *Guard) manifestPath() string { return filepath.Join(g.r.StateDir(), "known-good.json") }
-func (g *Guard) inflightPath() string { return filepath.Join(g.r.StateDir(), "inflight.log") }
+func (g *Guard) manifestPath() string { return filepath.Join(g.r.StateDir(), "known-good.idx") }
+
+// legacyManifestPath is the JSON manifest of mbguard versions before known-good.idx: read
+// when there is no .idx yet, removed once the .idx is written.
+func (g *Guard) legacyManifestPath() string { return filepath.Join(g.r.StateDir(), "known-good.json") }
+func (g *Guard) inflightPath() string       { return filepath.Join(g.r.StateDir(), "inflight.log") }
 
 // QuarantineDir is where undone bytes go.
 func QuarantineDir(r repo.Repo) string { return filepath.Join(r.StateDir(), "quarantine") }
@@ -153,7 +163,7 @@ func (g *Guard) loadManifest() (*manifest, error) {
 	fi, err := os.Stat(p)
 	if errors.Is(err, os.ErrNotExist) {
 		g.cache = nil
-		return nil, nil
+		return g.loadLegacyManifest(), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", p, err)
@@ -166,8 +176,8 @@ func (g *Guard) loadManifest() (*manifest, error) {
 	if err != nil {
 		return nil, nil
 	}
-	var m manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
+	m, err := decodeManifest(raw)
+	if err != nil {
 		// A manifest that cannot be read is rebuilt from the disk: mbguard never undoes on
 		// the word of a state it cannot trust.
 		return nil, nil
@@ -186,11 +196,25 @@ func (g *Guard) loadManifest() (*manifest, error) {
 		// caller recovers the state from the copy or the ref.
 		return nil, nil
 	}
+	g.cache, g.cacheStat = m, st
+	return m, nil
+}
+
+// loadLegacyManifest reads known-good.json, when an older mbguard left one.
+func (g *Guard) loadLegacyManifest() *manifest {
+	var m manifest
+	if ok, err := readJSON(g.legacyManifestPath(), &m); !ok || err != nil {
+		return nil
+	}
 	if m.Entries == nil {
 		m.Entries = map[string]Entry{}
 	}
-	g.cache, g.cacheStat = &m, st
-	return &m, nil
+	// converted at once, so that the next check reads the compact form
+	if writeFile(g.manifestPath(), encodeManifest(&m), 0o644, true) == nil {
+		g.saveMirror(&m)
+		os.Remove(g.legacyManifestPath())
+	}
+	return &m
 }
 
 func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
@@ -207,9 +231,13 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 	m.Version = manifestVersion
 	// Only a manifest that accepted new bytes must survive a power loss (else an accepted
 	// write would look like a stray one); stat refreshes are cheap to redo.
-	if err := writeJSON(g.manifestPath(), m, blobsChanged); err != nil {
+	if err := os.MkdirAll(g.r.StateDir(), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", g.manifestPath(), err)
+	}
+	if err := writeFile(g.manifestPath(), encodeManifest(m), 0o644, blobsChanged); err != nil {
 		return err
 	}
+
 	if fi, err := os.Stat(g.manifestPath()); err == nil {
 		g.cache, g.cacheStat = m, entryOf(fi)
 	}
@@ -235,7 +263,7 @@ func (g *Guard) tail(c Call, now time.Time) (Call, bool) {
 	if !c.Spawns || c.Ticks == 0 {
 		return Call{}, false
 	}
-	ps := leftBehind(c.Ticks, g.r.Root)
+	ps := leftBehind(c.Ticks, c.LastPID, g.r.Root)
 	if len(ps) == 0 {
 		return Call{}, false
 	}
@@ -254,12 +282,13 @@ func (g *Guard) Before(c Call) (Report, error) {
 		return Report{Call: c}, err
 	}
 	defer lk.Unlock()
+	g.looked = nil
 	rep := Report{Call: c}
 	now := g.o.Now()
 	if c.Start == 0 {
 		c.Start = now.UnixMilli()
 	}
-	c.Ticks = uptimeTicks()
+	c.Ticks, c.LastPID = uptimeTicks(), lastPID()
 	rep.Call = c
 	m, err := g.loadManifest()
 	if err != nil {
@@ -292,7 +321,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 			return rep, nil // no memory-bank/, nothing to guard
 		}
 		m = &manifest{Entries: map[string]Entry{}}
-		if err := g.absorb(m, disk, &rep); err != nil {
+		if err := g.absorb(m, disk, nil, &rep); err != nil {
 			return rep, err
 		}
 	case len(stale) > 0:
@@ -300,17 +329,18 @@ func (g *Guard) Before(c Call) (Report, error) {
 			return rep, err
 		}
 		rep.Settled = stale
-	case len(live) == 0 && !g.quietSince():
+	case len(live) == 0 && (g.tr != nil || !g.quietSince()):
 		n, ok := g.markWalk()
-		disk, err := walk(g.r.Root, bank.Dir)
+		disk, cands, err := g.look(m)
 		if err != nil {
 			return rep, err
 		}
-		if err := g.absorb(m, disk, &rep); err != nil {
+		if err := g.absorb(m, disk, cands, &rep); err != nil {
 			return rep, err
 		}
 		g.settled(n, ok)
 	}
+	g.keepPending(m)
 	in.Calls = append(live, c)
 	return rep, g.saveInflight(prev, in)
 }
@@ -328,6 +358,7 @@ func (g *Guard) After(c Call) (Report, error) {
 		return rep, err
 	}
 	defer lk.Unlock()
+	g.looked = nil
 	now := g.o.Now()
 	prev := g.loadInflight()
 	in := prev
@@ -365,7 +396,8 @@ func (g *Guard) After(c Call) (Report, error) {
 	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
 		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
 	}
-	if t, ok := g.tail(Call{ID: c.ID, Session: c.Session, Host: c.Host, Tool: c.Tool, Ticks: rep.Call.Ticks, Spawns: c.Spawns}, now); ok {
+	g.keepPending(m)
+	if t, ok := g.tail(Call{ID: c.ID, Session: c.Session, Host: c.Host, Tool: c.Tool, Ticks: rep.Call.Ticks, LastPID: rep.Call.LastPID, Spawns: c.Spawns}, now); ok {
 		live = append(live, t)
 	}
 	in.Calls = live
@@ -423,11 +455,13 @@ func (c *change) what() string {
 
 // diff compares the known-good entries with the disk. Files whose stat changed are read and
 // hashed; one whose bytes, mode and link count are unchanged only has its stat refreshed.
-func (g *Guard) diff(m *manifest, disk map[string]Entry) ([]*change, bool, error) {
+// cands are the manifest paths disk covers (nil: disk is the whole bank; empty: nothing).
+func (g *Guard) diff(m *manifest, disk map[string]Entry, cands []string) ([]*change, bool, error) {
 	var out []*change
 	touched := false
-	for _, p := range sortedKeys(disk) {
-		d := disk[p]
+	// map order: the changes are sorted at the end, and sorting every path of a large bank
+	// twice per check costs more than the comparison itself
+	for p, d := range disk {
 		b, ok := m.Entries[p]
 		if ok && b.sameStat(d) {
 			continue
@@ -447,13 +481,25 @@ func (g *Guard) diff(m *manifest, disk map[string]Entry) ([]*change, bool, error
 		}
 		out = append(out, c)
 	}
-	for _, p := range sortedKeys(m.Entries) {
+	gone := func(p string) {
 		if _, ok := disk[p]; !ok {
-			b := m.Entries[p]
-			out = append(out, &change{path: p, b: &b})
+			if b, ok := m.Entries[p]; ok {
+				out = append(out, &change{path: p, b: &b})
+			}
 		}
 	}
+	if cands == nil {
+		for p := range m.Entries {
+			gone(p)
+		}
+	}
+	for _, p := range cands {
+		gone(p)
+	}
 	slices.SortFunc(out, func(a, b *change) int { return strings.Compare(a.path, b.path) })
+	for _, c := range out {
+		g.changed = append(g.changed, c.path)
+	}
 	return out, touched, nil
 }
 
@@ -498,8 +544,8 @@ func (g *Guard) readOld(c *change) error {
 
 // absorb makes the disk the known-good state: changes made between tool calls are never
 // undone. Those that break a rule are reported.
-func (g *Guard) absorb(m *manifest, disk map[string]Entry, rep *Report) error {
-	changes, touched, err := g.diff(m, disk)
+func (g *Guard) absorb(m *manifest, disk map[string]Entry, cands []string, rep *Report) error {
+	changes, touched, err := g.diff(m, disk, cands)
 	if err != nil {
 		return err
 	}
@@ -544,11 +590,11 @@ func (g *Guard) accept(m *manifest, c *change) error {
 // accepted when the result passes the rules, others' allowed paths are left for their own
 // post check, and everything else is undone.
 func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
-	disk, err := walk(g.r.Root, bank.Dir)
+	disk, cands, err := g.look(m)
 	if err != nil {
 		return err
 	}
-	changes, touched, err := g.diff(m, disk)
+	changes, touched, err := g.diff(m, disk, cands)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,7 @@
 package outcome
 
 import (
-	"errors"
-	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -65,50 +61,10 @@ func entryOf(fi fs.FileInfo) Entry {
 // slash path relative to root. It never follows a symlink.
 func walk(root, bankDir string) (map[string]Entry, error) {
 	out := map[string]Entry{}
-	top := filepath.Join(root, bankDir)
-	fi, err := os.Lstat(top)
-	if errors.Is(err, os.ErrNotExist) {
-		return out, nil
+	if err := walkAt(root, bankDir, out, nil); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", top, err)
-	}
-	out[bankDir] = entryOf(fi)
-	if !fi.IsDir() {
-		return out, nil
-	}
-	var rec func(dir, rel string) error
-	rec = func(dir, rel string) error {
-		f, err := os.Open(dir)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", dir, err)
-		}
-		names, err := f.Readdirnames(-1)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", dir, err)
-		}
-		for _, n := range names {
-			p := filepath.Join(dir, n)
-			fi, err := os.Lstat(p)
-			if errors.Is(err, os.ErrNotExist) {
-				continue // gone while walking
-			}
-			if err != nil {
-				return fmt.Errorf("reading %s: %w", p, err)
-			}
-			r := rel + "/" + n
-			e := entryOf(fi)
-			out[r] = e
-			if e.Kind == KindDir {
-				if err := rec(p, r); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	return out, rec(top, bankDir)
+	return out, nil
 }
 
 // sortedKeys returns m's keys in path order.

@@ -35,7 +35,7 @@ func newBank(t *testing.T) (string, *Guard) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return root, New(r, Options{Rules: rulesFor(root)})
+	return root, tracked(t, New(r, Options{Rules: rulesFor(root)}))
 }
 
 func rulesFor(root string) Rules {
@@ -491,7 +491,8 @@ func TestQuietCounterSkipsThePreWalk(t *testing.T) {
 			}
 			g.Before(Call{ID: "b", Session: "s", Tool: "Bash"})
 			rep, _ := g.After(Call{ID: "b", Session: "s", Tool: "Bash"})
-			if moved == rep.Blocked() {
+			// a tracker reads its own events before the pre check: the edit is always absorbed
+			if wantBlocked := !moved && !g.Tracking(); rep.Blocked() != wantBlocked {
 				t.Errorf("moved=%v: undone %+v; the pre walk ran %v", moved, rep.Undone, moved)
 			}
 		})
@@ -611,8 +612,8 @@ func TestBackgroundJobWritesAfterThePostCheck(t *testing.T) {
 // the check off or turn it against the bank.
 func TestTamperedStateIsNotTrusted(t *testing.T) {
 	for _, tc := range []struct{ name, script string }{
-		{"empty manifest", `printf '{"version":1,"entries":{}}' > .git/mbguard/known-good.json; printf x > memory-bank/a.json`},
-		{"manifest naming the agent's file", `sed -i 's/"entries":{/"entries":{"memory-bank\/a.json":{"kind":"file","mode":420,"size":1},/' .git/mbguard/known-good.json; printf x > memory-bank/a.json`},
+		{"empty manifest", `printf 'mbguard known-good 2\ntree -\n' > .git/mbguard/known-good.idx; printf x > memory-bank/a.json`},
+		{"manifest naming the agent's file", `printf 'f 644 1 0 0 1 - memory-bank/a.json\0' >> .git/mbguard/known-good.idx; printf x > memory-bank/a.json`},
 		{"lock is a directory", `rm -f .git/mbguard/outcome.lock; mkdir .git/mbguard/outcome.lock; printf x > memory-bank/a.json`},
 		{"state dir unreadable", `chmod 000 .git/mbguard; printf x > memory-bank/a.json`},
 	} {
@@ -632,5 +633,38 @@ func TestTamperedStateIsNotTrusted(t *testing.T) {
 			}
 			sameTree(t, want, snapshot(t, root))
 		})
+	}
+}
+
+// A process the host itself starts during a call (a language server, a formatter) has a
+// living parent that predates the call: it is no background job of the call, and a person's
+// edit made while it runs is kept, not undone as the agent's.
+func TestHostStartedProcessIsNoBackgroundJob(t *testing.T) {
+	root, g := newBank(t)
+	c := Call{ID: "c", Session: "s", Tool: "Bash", Start: time.Now().UnixMilli()}
+	if _, err := g.Before(c); err != nil {
+		t.Fatal(err)
+	}
+	// started by this test process, which outlives the call, and working in the repository
+	server := exec.Command("sleep", "30")
+	server.Dir = root
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Process.Kill(); server.Wait() })
+	if rep, err := g.After(Call{ID: "c", Session: "s", Tool: "Bash", Check: true, Spawns: true}); err != nil || rep.Blocked() {
+		t.Fatalf("post check: %v %+v", err, rep)
+	}
+	testgit.Write(t, root, "memory-bank/details/progress.md", "# Progress\nhuman, while the server runs\n")
+	pre, err := g.Before(Call{ID: "d", Session: "s", Tool: "Bash"})
+	if err != nil || pre.Blocked() {
+		t.Fatalf("pre check: %v %+v", err, pre)
+	}
+	post, err := g.After(Call{ID: "d", Session: "s", Tool: "Bash", Check: true, Spawns: true})
+	if err != nil || post.Blocked() {
+		t.Fatalf("post check: %v %+v", err, post)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "memory-bank/details/progress.md")); string(b) != "# Progress\nhuman, while the server runs\n" {
+		t.Errorf("a person's edit was undone while a host-started process ran: %q", b)
 	}
 }

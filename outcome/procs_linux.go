@@ -59,14 +59,48 @@ func uptimeTicks() uint64 {
 	return s*clockTicks + c
 }
 
-// leftBehind lists the processes started since the uptime tick `since` that still run: in
-// this process's session (a shell's background job), or working under root (one started
-// with setsid). This process and its ancestors are not counted.
-func leftBehind(since uint64, root string) []Proc {
+// leftBehind lists the processes a call left running: started since the uptime tick `since`,
+// still running, in this process's session (a shell's background job) or working under root
+// (one started with setsid), and orphaned — the first of its ancestors started before the
+// call is init or a subreaper, because the shell that started it has exited. A process the
+// host itself started meanwhile (a language server, a formatter, the next test binary) has a
+// living parent that predates the call and is not counted: a person's edits made while it
+// runs must not be taken for the agent's. This process and its ancestors are not counted.
+//
+// Only the ids the kernel handed out since the pre check (from fromPID, /proc/loadavg's last
+// id then) are looked at when that range is short; otherwise every process is.
+func leftBehind(since uint64, fromPID int, root string) []Proc {
 	mine, _, _ := procStat(os.Getpid())
 	skip := map[int]bool{}
 	for p := os.Getpid(); p > 1 && !skip[p]; p = ppid(p) {
 		skip[p] = true
+	}
+	var out []Proc
+	consider := func(pid int) {
+		if skip[pid] {
+			return
+		}
+		sid, start, ok := procStat(pid)
+		if !ok || start < since {
+			return
+		}
+		n := strconv.Itoa(pid)
+		if sid != mine {
+			cwd, err := os.Readlink("/proc/" + n + "/cwd")
+			if err != nil || !under(filepath.ToSlash(cwd), filepath.ToSlash(root)) {
+				return
+			}
+		}
+		if !orphaned(pid, since) {
+			return
+		}
+		out = append(out, Proc{PID: pid, Start: start})
+	}
+	if to := lastPID(); fromPID > 0 && to >= fromPID && to-fromPID <= maxPIDRange {
+		for pid := fromPID + 1; pid <= to; pid++ {
+			consider(pid)
+		}
+		return out
 	}
 	d, err := os.Open("/proc")
 	if err != nil {
@@ -74,25 +108,55 @@ func leftBehind(since uint64, root string) []Proc {
 	}
 	names, _ := d.Readdirnames(-1)
 	d.Close()
-	var out []Proc
 	for _, n := range names {
-		pid, err := strconv.Atoi(n)
-		if err != nil || skip[pid] {
-			continue
+		if pid, err := strconv.Atoi(n); err == nil {
+			consider(pid)
 		}
-		sid, start, ok := procStat(pid)
-		if !ok || start < since {
-			continue
-		}
-		if sid != mine {
-			cwd, err := os.Readlink("/proc/" + n + "/cwd")
-			if err != nil || !under(filepath.ToSlash(cwd), filepath.ToSlash(root)) {
-				continue
-			}
-		}
-		out = append(out, Proc{PID: pid, Start: start})
 	}
 	return out
+}
+
+// maxPIDRange bounds the ids probed one by one; past it (a busy machine, ids wrapped around)
+// listing /proc is cheaper.
+const maxPIDRange = 4096
+
+// lastPID is the last process id the kernel handed out in this pid namespace (/proc/loadavg's
+// fifth field), or 0.
+func lastPID() int {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 5 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[4])
+	return n
+}
+
+// orphaned reports whether the first ancestor of pid that started before the tick `since` is
+// init or a subreaper (systemd --user, tini…): the process outlived the shell that started it.
+func orphaned(pid int, since uint64) bool {
+	for p, hops := ppid(pid), 0; hops < 64; p, hops = ppid(p), hops+1 {
+		if p <= 1 {
+			return true
+		}
+		_, start, ok := procStat(p)
+		if !ok {
+			return true // the parent is gone: the process is being reparented
+		}
+		if start >= since {
+			continue // started by the call too (a subshell of the background job)
+		}
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/comm")
+		switch strings.TrimSpace(string(comm)) {
+		case "systemd", "init", "tini", "dumb-init", "catatonit", "docker-init", "s6-svscan":
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 func ppid(pid int) int {

@@ -10,7 +10,9 @@ type Proc struct {
 
 // leftBehind is not known off Linux: a background job's later writes are judged as changes
 // made between tool calls there.
-func leftBehind(uint64, string) []Proc { return nil }
+func leftBehind(uint64, int, string) []Proc { return nil }
+
+func lastPID() int { return 0 }
 
 func uptimeTicks() uint64 { return 0 }
 

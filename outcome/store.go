@@ -48,6 +48,9 @@ type Call struct {
 	// Ticks is the system's uptime in clock ticks when the pre check recorded the call
 	// (Linux; 0 elsewhere): a process that started after it was started by the call.
 	Ticks uint64 `json:"ticks,omitempty"`
+	// LastPID is the last process id the kernel had handed out then (Linux): the processes
+	// the call started have the ids after it, so the post check probes only those.
+	LastPID int `json:"last_pid,omitempty"`
 }
 
 type inflight struct {
@@ -57,7 +60,8 @@ type inflight struct {
 // The in-flight list is an append-only log of records, one JSON line each: "add" (a call
 // started, or changed) and "end" (its check is done). Appending a line costs a fraction of
 // rewriting a file through a temporary and a rename, twice per tool call; a line torn by a
-// crash is skipped. The log is compacted to its live calls once it grows past maxInflightLog.
+// crash is skipped. The log is emptied (truncated) whenever no call is left in flight, and
+// compacted to its live calls once it grows past maxInflightLog.
 type inflightRecord struct {
 	Op   string `json:"op"` // add, end
 	Call *Call  `json:"call,omitempty"`
@@ -110,6 +114,16 @@ func (g *Guard) saveInflight(prev, next inflight) error {
 		return nil
 	}
 	p := g.inflightPath()
+	if len(next.Calls) == 0 {
+		// nothing in flight: an empty log says the same as its history, and keeps the next
+		// read (twice per tool call, by every per-call hook) a few bytes long
+		if err := os.Truncate(p, 0); err == nil || !errors.Is(err, os.ErrNotExist) {
+			if err != nil {
+				return fmt.Errorf("recording calls in flight: %w", err)
+			}
+			return nil
+		}
+	}
 	if fi, err := os.Stat(p); err == nil && fi.Size() > maxInflightLog {
 		buf.Reset()
 		for _, c := range next.Calls {
@@ -268,14 +282,17 @@ func (g *Guard) mirrorPath() string {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(gd))
-	return filepath.Join(base, "mbguard", "known-good", hex.EncodeToString(sum[:12])+".json")
+	return filepath.Join(base, "mbguard", "known-good", hex.EncodeToString(sum[:12])+".idx")
 }
 
 // saveMirror writes the manifest's copy; best effort (the manifest in the git directory is
 // the one that counts while it exists).
 func (g *Guard) saveMirror(m *manifest) {
 	if p := g.mirrorPath(); p != "" {
-		_ = writeJSON(p, m, false)
+		// the same bytes as known-good.idx: loadManifest compares the two byte for byte
+		if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
+			_ = writeFile(p, encodeManifest(m), 0o644, false)
+		}
 	}
 }
 
@@ -283,10 +300,11 @@ func (g *Guard) saveMirror(m *manifest) {
 // or unreadable: first its copy outside the repository, then the tree under the private ref.
 func (g *Guard) recoverManifest() (*manifest, error) {
 	if p := g.mirrorPath(); p != "" {
-		var m manifest
-		if ok, err := readJSON(p, &m); ok && err == nil && m.Version == manifestVersion && len(m.Entries) > 0 {
-			if t, ok := g.obj.refValue(g.Ref()); !ok || t == m.Tree {
-				return &m, nil
+		if b, err := os.ReadFile(p); err == nil {
+			if m, err := decodeManifest(b); err == nil && len(m.Entries) > 0 {
+				if t, ok := g.obj.refValue(g.Ref()); !ok || t == m.Tree {
+					return m, nil
+				}
 			}
 		}
 	}
@@ -299,14 +317,16 @@ func (g *Guard) recoverManifest() (*manifest, error) {
 // the manifest is there; only called when memory-bank/ is missing.
 func HasKnownGood(r repo.Repo) bool {
 	g := &Guard{r: r, obj: newObjects(r.Root, r.CommonDir)}
-	var m manifest
-	if ok, err := readJSON(g.manifestPath(), &m); err == nil && ok {
-		return len(m.Entries) > 0
-	}
-	if p := g.mirrorPath(); p != "" {
-		if ok, err := readJSON(p, &m); err == nil && ok {
-			return len(m.Entries) > 0
+	for _, p := range []string{g.manifestPath(), g.mirrorPath()} {
+		if b, err := os.ReadFile(p); p != "" && err == nil {
+			if m, err := decodeManifest(b); err == nil {
+				return len(m.Entries) > 0
+			}
 		}
+	}
+	var m manifest
+	if ok, err := readJSON(g.legacyManifestPath(), &m); err == nil && ok {
+		return len(m.Entries) > 0
 	}
 	m2, _ := g.fromRef()
 	return m2 != nil

@@ -646,6 +646,13 @@ func (s *Service) WatchBank(ctx context.Context, o WatchOptions) (w *Watcher, st
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
+	if !s.opts.NoOutcome {
+		// the outcome check's own inotify tracker: its checks lstat only what changed
+		// (without it, e.g. at the inotify watch limit, every check walks the bank)
+		if err := s.guard().Track(); err != nil {
+			w.logf("outcome check: tracking memory-bank/ changes: %v; every check walks the bank", err)
+		}
+	}
 	s.watching.Store(true)
 	go func() {
 		defer close(done)
@@ -656,7 +663,15 @@ func (s *Service) WatchBank(ctx context.Context, o WatchOptions) (w *Watcher, st
 		}
 	}()
 	var once sync.Once
-	return w, func() { once.Do(func() { cancel(); <-done }) }, nil
+	return w, func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			if !s.opts.NoOutcome {
+				s.guard().Close()
+			}
+		})
+	}, nil
 }
 
 // FindingsFile is the name of the findings log inside the state directory.

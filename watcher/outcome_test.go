@@ -246,7 +246,7 @@ func TestServeOutcomeWatcherKeepsHumanEdits(t *testing.T) {
 func TestServeOutcomeSurvivesLostRecords(t *testing.T) {
 	root := testgit.New(t)
 	testgit.Write(t, root, "memory-bank/MEMORY.md", goodMemory)
-	testgit.Write(t, root, "tools/x.sh", "printf x > memory-bank/x.bin\nsed -i 's/mine/theirs/' memory-bank/MEMORY.md\nrm -f .git/mbguard/known-good.json .git/mbguard/inflight.log\n")
+	testgit.Write(t, root, "tools/x.sh", "printf x > memory-bank/x.bin\nsed -i 's/mine/theirs/' memory-bank/MEMORY.md\nrm -f .git/mbguard/known-good.idx .git/mbguard/known-good.json .git/mbguard/inflight.log\n")
 	s := startRealServe(t, root)
 	ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash", Args: map[string]any{"command": "cat tools/x.sh | sh"}, Call: "c1", Cwd: root}
 	s.event(t, ev)
@@ -264,5 +264,56 @@ func TestServeOutcomeSurvivesLostRecords(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "memory-bank/x.bin")); err == nil {
 		t.Error("x.bin survived")
+	}
+}
+
+// In serve the outcome check reads its own inotify events: an edit a person saves just
+// before a call starts is seen by that call's pre check (and kept), with no wait for the
+// file watcher's goroutine; a write during the call is still undone.
+func TestServeOutcomeTrackerSeesEditsAtOnce(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "memory-bank/MEMORY.md", goodMemory)
+	testgit.Write(t, root, "memory-bank/details/progress.md", "# Progress\n")
+	r, _ := repo.Find(root)
+	cfg, _ := config.Load(config.Options{RepoRoot: r.Root, Getenv: func(string) string { return "" }})
+	svc := NewService(r, cfg, ServiceOptions{Resident: true})
+	_, stop, err := svc.WatchBank(context.Background(), WatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if !svc.guard().Tracking() {
+		t.Fatal("serve's outcome check does not track memory-bank/ (inotify)")
+	}
+	ctx := context.Background()
+	call := func(id string, during func()) *gating.Decision {
+		ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash", Args: map[string]any{"command": "go vet ./..."}, Call: id, Cwd: root}
+		svc.Handle(ctx, Request{Op: "event", Event: &ev})
+		if during != nil {
+			during()
+		}
+		ev.Kind = gating.EvToolAfter
+		return svc.Handle(ctx, Request{Op: "event", Event: &ev}).Decision
+	}
+	call("c1", nil)
+	for i := range 5 {
+		edit := fmt.Sprintf("# Progress\nhuman %d\n", i)
+		os.WriteFile(filepath.Join(root, "memory-bank/details/progress.md"), []byte(edit), 0o644)
+		if d := call(fmt.Sprint("c", i+2), nil); d.Verdict == gating.Block {
+			t.Fatalf("a person's edit was undone: %s", d.Message)
+		}
+		if b, _ := os.ReadFile(filepath.Join(root, "memory-bank/details/progress.md")); string(b) != edit {
+			t.Fatalf("progress.md = %q, want %q", b, edit)
+		}
+	}
+	d := call("evil", func() {
+		os.WriteFile(filepath.Join(root, "memory-bank/details/progress.md"), []byte("# Progress\nagent\n"), 0o644)
+	})
+	if d.Verdict != gating.Block {
+		t.Fatalf("a write during the call was kept: %+v", d)
+	}
+	stop()
+	if svc.guard().Tracking() {
+		t.Error("stop left the tracker running")
 	}
 }

@@ -58,6 +58,12 @@ func BenchmarkOutcome(b *testing.B) {
 				defer stop()
 				ev := gating.Event{Kind: gating.EvToolBefore, Host: "opencode", Session: "s", Tool: "bash",
 					Args: map[string]any{"command": "go test ./..."}, Cwd: dir}
+				// one call first: the first check of a bank stores every file's bytes once
+				// (a one-time cost, not a per-call one)
+				ev.Kind, ev.Call = gating.EvToolBefore, "warm-up"
+				svc.Handle(ctx, watcher.Request{Op: "event", Event: &ev})
+				ev.Kind = gating.EvToolAfter
+				svc.Handle(ctx, watcher.Request{Op: "event", Event: &ev})
 				var ds []time.Duration
 				i := 0
 				for b.Loop() {
@@ -69,7 +75,7 @@ func BenchmarkOutcome(b *testing.B) {
 					resp := svc.Handle(ctx, watcher.Request{Op: "event", Event: &ev})
 					ds = append(ds, time.Since(t0))
 					if resp.Decision == nil || resp.Decision.Verdict == gating.Block {
-						b.Fatalf("unexpected %+v", resp)
+						b.Fatalf("unexpected %+v %+v", resp, resp.Decision)
 					}
 				}
 				p50(b, ds)
@@ -80,16 +86,19 @@ func BenchmarkOutcome(b *testing.B) {
 					return func(ctx context.Context, q watcher.Request) (watcher.Response, error) { return svc.Handle(ctx, q), nil }, func() {}, nil
 				}}
 				ctx := context.Background()
+				call := func(id string) hooks.Reply {
+					pre := fmt.Sprintf(`{"hook_event_name":"PreToolUse","session_id":"s1","cwd":%q,"tool_name":"Bash","tool_use_id":%q,"tool_input":{"command":"go test ./..."}}`, dir, id)
+					post := fmt.Sprintf(`{"hook_event_name":"PostToolUse","session_id":"s1","cwd":%q,"tool_name":"Bash","tool_use_id":%q,"tool_input":{"command":"go test ./..."},"tool_response":{}}`, dir, id)
+					c.Handle(ctx, []byte(pre))
+					return c.Handle(ctx, []byte(post))
+				}
+				call("warm-up") // the one-time first check (see serve)
 				var ds []time.Duration
 				i := 0
 				for b.Loop() {
 					i++
-					id := fmt.Sprint("toolu_", i)
-					pre := fmt.Sprintf(`{"hook_event_name":"PreToolUse","session_id":"s1","cwd":%q,"tool_name":"Bash","tool_use_id":%q,"tool_input":{"command":"go test ./..."}}`, dir, id)
-					post := fmt.Sprintf(`{"hook_event_name":"PostToolUse","session_id":"s1","cwd":%q,"tool_name":"Bash","tool_use_id":%q,"tool_input":{"command":"go test ./..."},"tool_response":{}}`, dir, id)
 					t0 := time.Now()
-					c.Handle(ctx, []byte(pre))
-					rep := c.Handle(ctx, []byte(post))
+					rep := call(fmt.Sprint("toolu_", i))
 					ds = append(ds, time.Since(t0))
 					if rep.Exit != 0 {
 						b.Fatal(rep.Stderr)

@@ -12,13 +12,13 @@ go test ./bench/outcome -run '^$' -bench 'Outcome' -benchtime "${n}x" -count 1 |
 /^BenchmarkOutcome\// {
   split($1, p, "/"); mode = p[2]; files = p[3]; sub("files=", "", files)
   check = p[4]; sub("check=", "", check); sub("-[0-9]+$", "", check)
-  for (i = 2; i <= NF; i++) if ($(i+1) == "p50-ns") v = $i
-  key = mode " " files; val[key, check] = v; if (!(key in seen)) { seen[key] = 1; order[++k] = key }
+  for (i = 2; i <= NF; i++) { if ($(i+1) == "p50-ns") v = $i; if ($(i+1) == "ns/op") mv = $i }
+  key = mode " " files; val[key, check] = v; mean[key, check] = mv; if (!(key in seen)) { seen[key] = 1; order[++k] = key }
 }
 END {
-  printf "\n%-6s %6s %14s %14s %12s %7s\n", "mode", "files", "p50 off (ms)", "p50 on (ms)", "added (ms)", "ratio"
+  printf "\n%-6s %6s %14s %14s %12s %7s %17s\n", "mode", "files", "p50 off (ms)", "p50 on (ms)", "added (ms)", "ratio", "mean added (ms)"
   for (i = 1; i <= k; i++) {
     split(order[i], a, " "); off = val[order[i], "off"]; on = val[order[i], "on"]
-    printf "%-6s %6s %14.3f %14.3f %12.3f %6.1fx\n", a[1], a[2], off/1e6, on/1e6, (on-off)/1e6, (off > 0 ? on/off : 0)
+    printf "%-6s %6s %14.3f %14.3f %12.3f %6.1fx %17.3f\n", a[1], a[2], off/1e6, on/1e6, (on-off)/1e6, (off > 0 ? on/off : 0), (mean[order[i], "on"]-mean[order[i], "off"])/1e6
   }
 }' 2>&1

@@ -1,0 +1,241 @@
+package outcome
+
+import (
+	"errors"
+	"fmt"
+
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/mbguard/mbguard/bank"
+)
+
+// fullEvery makes every fullEvery-th tracked check walk the whole bank anyway: a backstop for
+// what inotify cannot see (see tracker).
+const fullEvery = 64
+
+// Track makes g use a private inotify instance on memory-bank/ (Linux): its checks then lstat
+// only the paths that changed since the last check instead of walking the bank. For resident
+// processes (serve, watch); a per-call hook gains nothing from it. Without inotify (another
+// system, the watch limit reached) every check walks, as without Track. Close ends it.
+func (g *Guard) Track() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.tr != nil {
+		return nil
+	}
+	t, err := newTracker(g.r.Root, bank.Dir)
+	if err != nil {
+		return err
+	}
+	g.tr, g.trusted = t, nil
+	g.pending, g.trees = map[string]bool{}, map[string]bool{}
+	return nil
+}
+
+// Close ends tracking.
+func (g *Guard) Close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.untrack()
+}
+
+func (g *Guard) untrack() {
+	if g.tr != nil {
+		g.tr.close()
+		g.tr, g.trusted = nil, nil
+	}
+}
+
+// Tracking reports whether checks use the tracker (tests, bench).
+func (g *Guard) Tracking() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.tr != nil
+}
+
+// look returns the disk entries to compare with m, and the manifest paths they cover: nil
+// when it walked the whole bank. With a tracker whose view is relative to m (the manifest
+// it last saw, not one reloaded since), it lstats only the paths whose events arrived since
+// the last check (and every file with more than one link). Called with g.mu held.
+func (g *Guard) look(m *manifest) (map[string]Entry, []string, error) {
+	g.changed = g.changed[:0]
+	if g.tr == nil {
+		disk, err := walk(g.r.Root, bank.Dir)
+		return disk, nil, err
+	}
+	full := g.tr.drain(g.pending, g.trees)
+	g.checks++
+	// until keepPending confirms this check ran to its end, the next one walks everything
+	trusted := g.trusted == m
+	g.trusted, g.looked = nil, m
+	if full || !trusted || g.checks%fullEvery == 0 {
+		g.fulls++
+		disk := map[string]Entry{}
+		err := walkAt(g.r.Root, bank.Dir, disk, g.arm)
+		if err != nil {
+			return nil, nil, err
+		}
+		if g.tr != nil {
+			g.tr.prune(disk)
+		}
+		clear(g.pending)
+		clear(g.trees)
+		return disk, nil, nil
+	}
+	disk := map[string]Entry{}
+	seen := map[string]bool{}
+	cands := []string{} // not nil: nil means the whole bank
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			cands = append(cands, p)
+		}
+	}
+	for t := range g.trees {
+		if err := walkAt(g.r.Root, t, disk, g.arm); err != nil {
+			return nil, nil, err
+		}
+		for p := range m.Entries {
+			if under(p, t) {
+				add(p)
+			}
+		}
+		add(t)
+	}
+	for p := range g.pending {
+		add(p)
+	}
+	for p, e := range m.Entries {
+		if e.Nlink > 1 {
+			add(p) // a hard link's other name may lie outside the bank
+		}
+	}
+	for _, p := range cands {
+		if _, ok := disk[p]; ok || !under(p, bank.Dir) {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(g.r.Root, filepath.FromSlash(p)))
+		if err != nil {
+			continue // gone
+		}
+		e := entryOf(fi)
+		if b, ok := m.Entries[p]; e.Kind == KindDir && (!ok || b.Kind != KindDir) {
+			// a folder where none was: everything below it is new
+			if err := walkAt(g.r.Root, p, disk, g.arm); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		disk[p] = e
+		g.arm(p, e.Kind == KindDir)
+	}
+	for p := range disk {
+		add(p)
+	}
+	clear(g.pending)
+	clear(g.trees)
+	slices.Sort(cands)
+
+	return disk, cands, nil
+}
+
+// arm watches rel; a watch that cannot be added (the inotify limit) ends tracking, so the
+// next check walks.
+func (g *Guard) arm(rel string, dir bool) {
+	if g.tr == nil {
+		return
+	}
+	if err := g.tr.watch(rel, dir); err != nil {
+		g.untrack()
+	}
+}
+
+// keepPending puts back, after a check, the paths it saw changed that still differ from
+// the manifest (left for another call's post check, or changed again meanwhile), so the next
+// check looks at them again. Called with g.mu held.
+func (g *Guard) keepPending(m *manifest) {
+	looked := g.looked
+	g.looked = nil
+	if g.tr == nil || looked == nil || looked != m {
+		return
+	}
+	g.trusted = m
+	for _, p := range g.changed {
+		fi, err := os.Lstat(filepath.Join(g.r.Root, filepath.FromSlash(p)))
+		b, ok := m.Entries[p]
+		switch {
+		case err != nil && !ok:
+		case err == nil && ok && b.sameStat(entryOf(fi)):
+		default:
+			g.pending[p] = true
+		}
+	}
+}
+
+// walkAt lstats top (a slash path relative to root) and everything below it into out,
+// never following a symlink. arm, when set, is called for every folder before it is read and
+// every regular file before it is lstatted, so no change made after the walk saw a path goes
+// unseen.
+func walkAt(root, top string, out map[string]Entry, arm func(rel string, dir bool)) error {
+	abs := filepath.Join(root, filepath.FromSlash(top))
+	fi, err := os.Lstat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", abs, err)
+	}
+	e := entryOf(fi)
+	out[top] = e
+	if e.Kind != KindDir {
+		if arm != nil && e.Kind == KindFile {
+			arm(top, false)
+		}
+		return nil
+	}
+	var rec func(dir, rel string) error
+	rec = func(dir, rel string) error {
+		if arm != nil {
+			arm(rel, true)
+		}
+		f, err := os.Open(dir)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			return fmt.Errorf("reading %s: %w", dir, err)
+		}
+		defer f.Close()
+		ents, err := f.ReadDir(-1)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", dir, err)
+		}
+		for _, d := range ents {
+			n := d.Name()
+			p := dir + string(filepath.Separator) + n
+			r := rel + "/" + n
+			if arm != nil && d.Type() == 0 {
+				arm(r, false)
+			}
+			e, err := lstatIn(f, dir, n)
+			if errors.Is(err, os.ErrNotExist) {
+				continue // gone while walking
+			}
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", p, err)
+			}
+			out[r] = e
+			if e.Kind == KindDir {
+				if err := rec(p, r); err != nil {
+					return err
+				}
+			} else if arm != nil && e.Kind == KindFile && d.Type() != 0 {
+				arm(r, false) // d_type did not say regular; lstat did
+			}
+		}
+		return nil
+	}
+	return rec(abs, top)
+}

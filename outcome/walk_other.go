@@ -1,0 +1,16 @@
+//go:build !linux
+
+package outcome
+
+import (
+	"os"
+	"path/filepath"
+)
+
+func lstatIn(dir *os.File, dirPath, name string) (Entry, error) {
+	fi, err := os.Lstat(filepath.Join(dirPath, name))
+	if err != nil {
+		return Entry{}, err
+	}
+	return entryOf(fi), nil
+}
