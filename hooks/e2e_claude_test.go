@@ -358,7 +358,7 @@ func TestClaudeCodeE2E(t *testing.T) {
 		p := newClaudeProject(t)
 		testgit.Write(t, p.root, "tools/tidy.sh", "printf 'x' > memory-bank/cache.bin\nsed -i 's/my notes/agent notes/' memory-bank/MEMORY.md\n")
 		f := p.run([]step{
-			{tool: "Bash", input: map[string]any{"command": "sh tools/tidy.sh", "description": "tidy up"}},
+			{tool: "Bash", input: map[string]any{"command": "cat tools/tidy.sh | sh", "description": "tidy up"}},
 		}, "tidy the project", nil, "--allowedTools", "Bash")
 		if _, err := os.Stat(p.abs("memory-bank/cache.bin")); !os.IsNotExist(err) {
 			t.Errorf("memory-bank/cache.bin survived the tool call")

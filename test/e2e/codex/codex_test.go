@@ -142,7 +142,7 @@ func TestCodexRecoveryAfterCompaction(t *testing.T) {
 // TestCodexUndoesAScriptsBankWrite runs a build script whose command line shows nothing of the
 // bank: the outcome check after the call has to find the changes and put the bank back.
 func TestCodexUndoesAScriptsBankWrite(t *testing.T) {
-	w := newWorld(t, shell("./"+e2eproject.Script))
+	w := newWorld(t, shell("cat "+e2eproject.Script+" | sh"))
 	w.install(t)
 	progress := w.File(t, "memory-bank/details/progress.md")
 	out := w.run(t, "regenerate the cache")

@@ -167,7 +167,7 @@ func TestCopilotRecoveryAfterCompaction(t *testing.T) {
 // TestCopilotUndoesAScriptsBankWrite runs a build script whose command line shows nothing of
 // the bank: the outcome check in postToolUse has to find the changes and put the bank back.
 func TestCopilotUndoesAScriptsBankWrite(t *testing.T) {
-	w := newWorld(t, shell("./"+e2eproject.Script))
+	w := newWorld(t, shell("cat "+e2eproject.Script+" | sh"))
 	w.install(t)
 	progress := w.File(t, "memory-bank/details/progress.md")
 	out := w.run(t, "regenerate the cache")

@@ -281,7 +281,7 @@ func TestOpenCodeRecoveryAfterCompaction(t *testing.T) {
 // before the plugin returns, and the model reads why in the tool's output.
 func TestOpenCodeUndoesScriptWrites(t *testing.T) {
 	model := startFakeModel(t, []step{
-		{Tool: "bash", Args: map[string]any{"command": "sh tools/tidy.sh", "description": "tidy up"}},
+		{Tool: "bash", Args: map[string]any{"command": "cat tools/tidy.sh | sh", "description": "tidy up"}},
 	})
 	w := newWorld(t, model)
 	testgit.Write(t, w.project, "tools/tidy.sh", "printf 'x' > memory-bank/cache.bin\nsed -i 's/my notes/agent notes/' memory-bank/MEMORY.md\n")
