@@ -668,3 +668,30 @@ func TestHostStartedProcessIsNoBackgroundJob(t *testing.T) {
 		t.Errorf("a person's edit was undone while a host-started process ran: %q", b)
 	}
 }
+
+// A file name that is not UTF-8 survives the known-good store and an undo byte for byte
+// (the manifest keeps names as raw bytes; JSON would have turned them into U+FFFD).
+func TestNonUTF8NameKept(t *testing.T) {
+	root, g := newBank(t)
+	odd := "memory-bank/na\xffme.md"
+	testgit.Write(t, root, odd, "# odd\n")
+	for _, id := range []string{"c", "d"} {
+		if _, err := g.Before(Call{ID: id, Session: "s", Tool: "Bash"}); err != nil {
+			t.Fatal(err)
+		}
+		sh(t, root, `printf evil > memory-bank/MEMORY.md`)
+		rep, err := g.After(Call{ID: id, Session: "s", Tool: "Bash", Check: true})
+		if err != nil || !rep.Blocked() {
+			t.Fatalf("call %s: the write was not undone: %v %+v", id, err, rep)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, odd)); err != nil || string(b) != "# odd\n" {
+		t.Fatalf("%q after two checks: %q, %v", odd, b, err)
+	}
+	names, _ := os.ReadDir(filepath.Join(root, "memory-bank"))
+	for _, n := range names {
+		if strings.Contains(n.Name(), "\uFFFD") {
+			t.Errorf("a renamed copy appeared: %q", n.Name())
+		}
+	}
+}
