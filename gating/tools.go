@@ -1,6 +1,8 @@
 package gating
 
 import (
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -417,8 +419,9 @@ func parseUnknownTool(a *action, args map[string]any, cwd string, fx Facts) {
 				walk(y, depth+1)
 			}
 		case map[string]any:
-			for _, y := range x {
-				walk(y, depth+1)
+			// in key order: the same call must be decided, and named, the same way twice
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(x[k], depth+1)
 			}
 		}
 	}
@@ -504,8 +507,9 @@ func mentionsBank(cmd string) bool {
 		}
 		at := i + j
 		end := at + len(bankDir)
-		before := at == 0 || strings.IndexByte(" \t'\"/=(;|&<>", cmd[at-1]) >= 0
-		after := end == len(cmd) || strings.IndexByte(" \t'\"/);|&<>", cmd[end]) >= 0
+		// A backslash separates too: canonical paths read it as a slash (SPEC §3).
+		before := at == 0 || strings.IndexByte(" \t'\"/\\=(;|&<>", cmd[at-1]) >= 0
+		after := end == len(cmd) || strings.IndexByte(" \t'\"/\\);|&<>", cmd[end]) >= 0
 		if before && after {
 			return true
 		}

@@ -3,6 +3,7 @@ package shell
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -90,13 +91,71 @@ func classify(cmd, cwd string) Result {
 		res.Write, res.Unknown = true, true
 		return res
 	}
+	// The parser refuses bytes that are not UTF-8, yet bash takes them as they are and a
+	// file name may hold them: classify a copy whose stray bytes are private-use runes,
+	// then give the paths their bytes back.
+	escaped := !utf8.ValidString(cmd) && utf8.ValidString(cwd)
+	if escaped {
+		cmd = escapeBytes(cmd)
+	}
 	w := walker{res: &res}
 	e := env{dir: cleanDir(cwd), known: true, top: true}
 	if err := w.parse(cmd, &e, 0); err != nil {
 		res.ParseError = err.Error()
 		res.Write, res.Unknown = true, true
 	}
+	if escaped {
+		res.unescape()
+	}
 	return res
+}
+
+// escapeBase maps a byte b of 0x80–0xFF that is not part of valid UTF-8 to the rune
+// escapeBase+b, in the Private Use Area, which no path word is likely to hold.
+const escapeBase = 0xF700
+
+func escapeBytes(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(escapeBase + rune(s[i]))
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func unescapeBytes(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r >= escapeBase+0x80 && r <= escapeBase+0xFF }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r >= escapeBase+0x80 && r <= escapeBase+0xFF {
+			b.WriteByte(byte(r - escapeBase))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// unescape gives the paths of a command classified through escapeBytes their own bytes.
+// Byte offsets into the escaped text mean nothing for the caller's: ReadSpans are dropped,
+// so every word counts as naming what it names.
+func (r *Result) unescape() {
+	for _, list := range [][]Access{r.Reads, r.Writes} {
+		for i := range list {
+			list[i].Path = unescapeBytes(list[i].Path)
+		}
+	}
+	for i := range r.Runs {
+		r.Runs[i].Path, r.Runs[i].Arg, r.Runs[i].Dir = unescapeBytes(r.Runs[i].Path), unescapeBytes(r.Runs[i].Arg), unescapeBytes(r.Runs[i].Dir)
+	}
+	r.ReadSpans = nil
 }
 
 // env is the shell state that matters for paths: the working directory, the

@@ -437,3 +437,22 @@ func TestBraceBombStaysCheap(t *testing.T) {
 		t.Errorf("got %d writes", len(r.Writes))
 	}
 }
+
+// Bytes that are not UTF-8 are file-name bytes to bash: such a command is classified like any
+// other (the parser alone would refuse it), and its paths keep their own bytes.
+func TestClassifyNonUTF8(t *testing.T) {
+	for _, tc := range []struct{ cmd, want string }{
+		{"echo x > 'memory-bank/\xca'", "memory-bank/\xca"},
+		{"echo x > memory-bank/a\xff.json", "memory-bank/a\xff.json"},
+		{"cp notes.md 'docs/\x80'", "docs/\x80"},
+	} {
+		r := Classify(tc.cmd, "")
+		if r.ParseError != "" || r.Unknown {
+			t.Errorf("%q: parse error %q, unknown %v", tc.cmd, r.ParseError, r.Unknown)
+			continue
+		}
+		if len(r.Writes) != 1 || r.Writes[0].Path != tc.want {
+			t.Errorf("%q: writes %+v, want %q", tc.cmd, r.Writes, tc.want)
+		}
+	}
+}
