@@ -6,6 +6,8 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+
+	"github.com/mbguard/mbguard/internal/testhost"
 	"path/filepath"
 	"testing"
 	"time"
@@ -32,10 +34,8 @@ while True:
 // A command can point .git/mbguard/watch.addr at a server of its own that allows every call;
 // the hook must check who listens there and decide in process when it is not mbguard.
 func TestHookIgnoresAFakeWatcher(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed; the fake watcher needs another program than mbguard")
-	}
+	// the fake watcher needs a program other than mbguard; .ci/run's pre-commit brings python3
+	py := testhost.Tool(t, "python3", "apt-get install python3")
 	root := bankRepo(t)
 	sock := filepath.Join(t.TempDir(), "w.sock")
 	cmd := exec.Command(py, "-c", fakeWatcher, sock)

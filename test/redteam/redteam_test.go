@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/internal/testhost"
 )
 
 var (
@@ -142,9 +143,7 @@ func runSteps(t *testing.T, d driver, root, prefix string, steps []step) (refuse
 }
 
 func TestAcceptance(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testhost.Tool(t, "git", "apt-get install git")
 	bin := binary(t)
 	tmpl := template(t, bin)
 	want := bankState(tmpl)

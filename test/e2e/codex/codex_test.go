@@ -80,19 +80,7 @@ func TestCodexReadGateInBlockMode(t *testing.T) {
 	w.BlockMode(t)
 	w.install(t)
 	out := w.run(t, "add a token module")
-
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
-		t.Errorf("the read gate's refusal naming patterns.md did not reach the model; it got %q", r)
-	}
-	if r := w.resultOf(t, 1, out); !contains(r, "pattern-zebra") {
-		t.Errorf("reading patterns.md through the shell returned %q", r)
-	}
-	if r := w.resultOf(t, 2, out); strings.Contains(r, "[mbguard") && strings.Contains(r, "blocked") {
-		t.Errorf("the write after reading patterns.md was refused: %q", r)
-	}
-	if !w.Exists("src/auth/token.go") || !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
-		t.Errorf("src/auth/token.go does not hold the second, allowed write")
-	}
+	e2eproject.CheckReadGate(t, w.Project, w.model, out)
 }
 
 // TestCodexRecoveryAfterCompaction forces a real auto-compaction (a tiny token limit and one
@@ -124,7 +112,7 @@ func TestCodexRecoveryAfterCompaction(t *testing.T) {
 		t.Errorf("the anchor block (SessionStart source compact) never reached the model")
 	}
 	r := w.resultOf(t, 1, out)
-	if !contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
+	if !e2eproject.Contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
 		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
 	}
 	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
@@ -156,7 +144,7 @@ func TestCodexUndoesAScriptsBankWrite(t *testing.T) {
 	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
 		t.Errorf("progress.md keeps the script's append:\n%s", got)
 	}
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard]", "memory-bank/") {
+	if r := w.resultOf(t, 0, out); !e2eproject.Contains(r, "[mbguard]", "memory-bank/") {
 		t.Errorf("the model was not told what was undone; the tool result was %q", r)
 	}
 	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
@@ -173,7 +161,7 @@ func TestCodexReadGateWarnsByDefault(t *testing.T) {
 	if !w.Exists("src/auth/token.go") {
 		t.Errorf("src/auth/token.go was not written in warn mode")
 	}
-	if r, ok := w.model.After(0); !ok || !contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
+	if r, ok := w.model.After(0); !ok || !e2eproject.Contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
 	}
 }
@@ -205,7 +193,7 @@ func TestCodexReadsCountPerMessage(t *testing.T) {
 	out := w.run(t, "read the patterns")
 	out += w.resume(t, "now add a token module")
 
-	if r := w.resultOf(t, 2, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
+	if r := w.resultOf(t, 2, out); !e2eproject.Contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
 		t.Errorf("the read of the previous message satisfied this message's read gate; the write got %q", r)
 	}
 	if w.Exists("src/auth/token.go") {

@@ -89,10 +89,10 @@ func TestCopilotGPTApplyPatch(t *testing.T) {
 	if w.Exists("memory-bank/x.json") {
 		t.Errorf("memory-bank/x.json was created by apply_patch despite the bank guard")
 	}
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
+	if r := w.resultOf(t, 0, out); !e2eproject.Contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
 		t.Errorf("the refusal of the apply_patch into memory-bank/x.json did not reach the model; it got %q", r)
 	}
-	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
+	if r := w.resultOf(t, 1, out); !e2eproject.Contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's refusal of the apply_patch into src/auth did not reach the model; it got %q", r)
 	}
 	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
@@ -109,19 +109,7 @@ func TestCopilotReadGateInBlockMode(t *testing.T) {
 	w.BlockMode(t)
 	w.install(t)
 	out := w.run(t, "add a token module")
-
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
-		t.Errorf("the read gate's refusal naming patterns.md did not reach the model; it got %q", r)
-	}
-	if r := w.resultOf(t, 1, out); !contains(r, "pattern-zebra") {
-		t.Errorf("view of patterns.md returned %q", r)
-	}
-	if r := w.resultOf(t, 2, out); strings.Contains(r, "[mbguard") && strings.Contains(r, "blocked") {
-		t.Errorf("the write after reading patterns.md was refused: %q", r)
-	}
-	if !w.Exists("src/auth/token.go") || !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
-		t.Errorf("src/auth/token.go does not hold the second, allowed write")
-	}
+	e2eproject.CheckReadGate(t, w.Project, w.model, out)
 }
 
 // TestCopilotRecoveryAfterCompaction forces a real auto-compaction: a small provider prompt
@@ -149,7 +137,7 @@ func TestCopilotRecoveryAfterCompaction(t *testing.T) {
 		t.Fatalf("Copilot CLI did not compact (no summary request, no preCompact)\n%s\nrequests:\n%s", out, w.model.Log())
 	}
 	r := w.resultOf(t, 1, out)
-	if !contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
+	if !e2eproject.Contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md", "memory-bank/details/progress.md") {
 		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
 	}
 	if !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
@@ -178,7 +166,7 @@ func TestCopilotUndoesAScriptsBankWrite(t *testing.T) {
 	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
 		t.Errorf("progress.md keeps the script's append:\n%s", got)
 	}
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard]", "memory-bank/") {
+	if r := w.resultOf(t, 0, out); !e2eproject.Contains(r, "[mbguard]", "memory-bank/") {
 		t.Errorf("the model was not told what was undone; the tool result was %q", r)
 	}
 	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
@@ -220,13 +208,13 @@ func TestCopilotPascalCaseDialect(t *testing.T) {
 	if w.Exists("memory-bank/x.json") {
 		t.Errorf("memory-bank/x.json was created despite the bank guard")
 	}
-	if r := w.resultOf(t, 0, out); !contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
+	if r := w.resultOf(t, 0, out); !e2eproject.Contains(r, "[mbguard bank] blocked", "memory-bank/x.json") {
 		t.Errorf("the refusal of create (Write in this dialect) did not reach the model; it got %q", r)
 	}
 	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
 		t.Errorf("the shell redirect reached progress.md:\n%s", got)
 	}
-	if r := w.resultOf(t, 1, out); !contains(r, "[mbguard bank] blocked") {
+	if r := w.resultOf(t, 1, out); !e2eproject.Contains(r, "[mbguard bank] blocked") {
 		t.Errorf("the refusal of the shell write did not reach the model; it got %q", r)
 	}
 }
@@ -240,7 +228,7 @@ func TestCopilotReadGateWarnsByDefault(t *testing.T) {
 	if !w.Exists("src/auth/token.go") {
 		t.Errorf("src/auth/token.go was not written in warn mode")
 	}
-	if r, ok := w.model.After(0); !ok || !contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
+	if r, ok := w.model.After(0); !ok || !e2eproject.Contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
 	}
 }

@@ -82,20 +82,7 @@ func (w *world) run(t *testing.T, prompt string, env ...string) string {
 // never sent one.
 func (w *world) resultOf(t *testing.T, i int, out string) string {
 	t.Helper()
-	r, ok := w.model.ResultOf(i)
-	if !ok {
-		t.Fatalf("the model never got the result of step %d\n%s\nrequests:\n%s", i, out, w.model.Log())
-	}
-	return r
-}
-
-func contains(s string, subs ...string) bool {
-	for _, x := range subs {
-		if !strings.Contains(s, x) {
-			return false
-		}
-	}
-	return true
+	return e2eproject.Result(t, w.model, i, out)
 }
 
 // install writes the hooks with the real `mbguard install --agent copilot`.

@@ -111,3 +111,43 @@ func CheckMemoryInjected(t *testing.T, model *fakemodel.Server, out, secret stri
 		t.Errorf("MEMORY.md was injected %d times into the first request, want once", n)
 	}
 }
+
+// Result is what the model got back for step i of its script; the test ends, with the
+// requests it saw, when the model never got it.
+func Result(t *testing.T, model *fakemodel.Server, i int, out string) string {
+	t.Helper()
+	r, ok := model.ResultOf(i)
+	if !ok {
+		t.Fatalf("the model never got the result of step %d\n%s\nrequests:\n%s", i, out, model.Log())
+	}
+	return r
+}
+
+// Contains reports whether s holds every one of subs.
+func Contains(s string, subs ...string) bool {
+	for _, x := range subs {
+		if !strings.Contains(s, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckReadGate checks the read gate in block mode for a script of three steps: a write of
+// src/auth/token.go refused with patterns.md named, a read of patterns.md, and the same
+// write, now allowed, ending with "// second".
+func CheckReadGate(t *testing.T, p *Project, model *fakemodel.Server, out string) {
+	t.Helper()
+	if r := Result(t, model, 0, out); !Contains(r, "[mbguard read gate] blocked", "memory-bank/details/patterns.md") {
+		t.Errorf("the read gate's refusal naming patterns.md did not reach the model; it got %q", r)
+	}
+	if r := Result(t, model, 1, out); !Contains(r, "pattern-zebra") {
+		t.Errorf("reading patterns.md returned %q", r)
+	}
+	if r := Result(t, model, 2, out); strings.Contains(r, "[mbguard") && strings.Contains(r, "blocked") {
+		t.Errorf("the write after reading patterns.md was refused: %q", r)
+	}
+	if !p.Exists("src/auth/token.go") || !strings.Contains(p.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the second, allowed write")
+	}
+}
