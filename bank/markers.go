@@ -87,7 +87,7 @@ var (
 // anything odd is reported as a NearMiss or an invalid TemplateMark.
 func ScanMarkers(content []byte) Scan {
 	var s Scan
-	var fence string // the open fence's run ("```" or "~~~~"), empty when outside
+	var fence Fence
 	line := 0
 	for off := 0; off < len(content); {
 		line++
@@ -98,27 +98,43 @@ func ScanMarkers(content []byte) Scan {
 			next = off + i + 1
 		}
 		raw = bytes.TrimSuffix(raw, []byte{'\r'})
-		if f, rest := fenceLine(raw); f != "" {
-			switch {
-			case fence == "":
-				if f[0] == '`' && bytes.IndexByte(rest, '`') >= 0 {
-					break // an info string may not hold a backtick: this is inline code
-				}
-				fence = f
-				off = next
-				continue
-			case f[0] == fence[0] && len(f) >= len(fence) && len(bytes.TrimSpace(rest)) == 0:
-				fence = ""
-				off = next
-				continue
-			}
+		if fence.Line(raw) {
+			off = next
+			continue
 		}
-		if fence == "" && bytes.ContainsAny(raw, "<>") {
+		if bytes.ContainsAny(raw, "<>") {
 			s.scanLine(string(raw), off, line)
 		}
 		off = next
 	}
 	return s
+}
+
+// Fence follows fenced code blocks through a Markdown text, line by line, by the rules
+// ScanMarkers uses (``` and ~~~, CommonMark fence lengths, also inside list items and block
+// quotes), so every reader of the bank agrees on what is code. The zero value is outside.
+type Fence struct {
+	open string // the open fence's run ("```" or "~~~~"), empty when outside
+}
+
+// Line takes the next line (without its newline; a trailing \r is ignored) and reports
+// whether it is code: a fence line itself, or a line inside fenced code.
+func (f *Fence) Line(line []byte) bool {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if run, rest := fenceLine(line); run != "" {
+		switch {
+		case f.open == "":
+			if run[0] == '`' && bytes.IndexByte(rest, '`') >= 0 {
+				break // an info string may not hold a backtick: this is inline code
+			}
+			f.open = run
+			return true
+		case run[0] == f.open[0] && len(run) >= len(f.open) && len(bytes.TrimSpace(rest)) == 0:
+			f.open = ""
+			return true
+		}
+	}
+	return f.open != ""
 }
 
 // fenceLine returns the fence run that starts line (after indentation and block-quote or

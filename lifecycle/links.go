@@ -5,6 +5,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/mbguard/mbguard/bank"
 )
 
 // Link is one relative Markdown link inside the bank that the migration had to look at.
@@ -37,20 +39,10 @@ type linkResolver struct {
 // targets were not there before the migration: those are listed, never guessed.
 func rewriteLinks(content []byte, oldFile, newFile string, r linkResolver) (out []byte, rewritten, unresolved []Link) {
 	lines := strings.SplitAfter(string(content), "\n")
-	fence := ""
+	var fence bank.Fence
 	changed := false
 	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			switch {
-			case fence == "":
-				fence = t[:3]
-			case strings.HasPrefix(t, fence):
-				fence = ""
-			}
-			continue
-		}
-		if fence != "" || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") {
+		if fence.Line([]byte(strings.TrimRight(l, "\n"))) || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") {
 			continue
 		}
 		code := codeSpans(l)

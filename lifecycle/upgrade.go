@@ -285,20 +285,10 @@ func upgradeContent(old []byte) (next []byte, from string, actions []string, err
 // headings returns the exact "## " heading lines of a block, outside fenced code.
 func headings(s string) map[string]bool {
 	m := make(map[string]bool)
-	fence := ""
+	var fence bank.Fence
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimRight(l, "\r \t")
-		t := strings.TrimLeft(l, " ")
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			switch {
-			case fence == "":
-				fence = t[:3]
-			case strings.HasPrefix(t, fence):
-				fence = ""
-			}
-			continue
-		}
-		if fence == "" && strings.HasPrefix(l, "## ") {
+		if !fence.Line([]byte(l)) && strings.HasPrefix(l, "## ") {
 			m[l] = true
 		}
 	}
