@@ -20,12 +20,12 @@ import (
 
 func newCheckCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "check (--staged | --all | paths...) [--format text|json|sarif]",
+		Use:   "check [--staged | --all | paths...] [--format text|json|sarif]",
 		Short: "check memory-bank/ (markers, template, secrets, stray files)",
 		Long: `Checks memory-bank/ for broken block markers, an old template, secrets and stray files.
 
   --staged  what the next commit holds: index blobs; secrets only in the lines it adds
-  --all     every file under memory-bank/ in the working tree
+  --all     every file under memory-bank/ in the working tree (the default)
   paths     these files or directories (as the pre-commit framework passes them)`,
 	}
 	staged := c.Flags().Bool("staged", false, "check what the next commit holds (the index, not the working tree)")
@@ -45,8 +45,11 @@ func newCheckCmd(e *env) *cobra.Command {
 				modes++
 			}
 		}
-		if modes != 1 {
-			return e.usage(c, "check needs exactly one of --staged, --all or paths")
+		if modes > 1 {
+			return e.usage(c, "check takes one of --staged, --all or paths, not several")
+		}
+		if modes == 0 {
+			*all = true // like lefthook and pre-commit: no argument checks everything
 		}
 		switch *format {
 		case "text", "json", "sarif":
@@ -99,6 +102,9 @@ func newCheckCmd(e *env) *cobra.Command {
 			return e.fail(err)
 		}
 		e.logf("checked %d files, %d findings", files.Load(), len(findings))
+		if *format == "text" && !scanner.Failing(findings) {
+			fmt.Fprintf(e.stderr, "mbguard: memory-bank/ passed (%d files checked)\n", files.Load())
+		}
 		return writeFindings(e, *format, findings)
 	})
 	return c
