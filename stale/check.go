@@ -1,0 +1,304 @@
+package stale
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mbguard/mbguard/scanner"
+)
+
+// Rule ids of the stale-reference check.
+const (
+	RulePath    = "stale-path"
+	RuleCommand = "stale-command"
+	RuleSymbol  = "stale-symbol"
+)
+
+// Rules describes the stale-reference rules, for SARIF's rule table and documentation.
+var Rules = map[string]string{
+	RulePath:    "A bank note names a repository path that is no longer there (deleted or renamed; git's commit is named).",
+	RuleCommand: "A bank note names a make target, package.json script, just recipe or task the repository no longer defines.",
+	RuleSymbol:  "A bank note names a code symbol that no longer occurs in the tracked source, and git shows the commit that removed it.",
+}
+
+// Note is one bank file to check.
+type Note struct {
+	Path    string // repository-relative, with /
+	Content []byte
+}
+
+// Options are the check's settings.
+type Options struct {
+	// Severity of every finding; scanner.SeverityWarning unless configured.
+	Severity scanner.Severity
+	// Since, when set, checks only notes changed since this revision and references to paths
+	// (or to Makefiles and package.json files) changed since it.
+	Since string
+}
+
+// Fix is one rewrite of a renamed path that Apply makes in a note.
+type Fix struct {
+	Path string `json:"path"` // the note
+	Line int    `json:"line"`
+	Old  string `json:"old"` // as written in the note
+	New  string `json:"new"`
+}
+
+// Result is what Check found.
+type Result struct {
+	Findings []scanner.Finding
+	Fixes    []Fix
+}
+
+// Check judges the references of notes against the repository at root: the index for what
+// exists, the history reachable from HEAD for the evidence.
+func Check(ctx context.Context, root string, notes []Note, o Options) (Result, error) {
+	if o.Severity == "" {
+		o.Severity = scanner.SeverityWarning
+	}
+	var res Result
+	ix, err := buildIndex(ctx, root)
+	if err != nil {
+		return res, err
+	}
+	var since *changes
+	if o.Since != "" {
+		if since, err = changedSince(ctx, root, o.Since); err != nil {
+			return res, err
+		}
+	}
+	type pending struct {
+		note string
+		ref  Ref
+		cand []string // repository-relative readings of a path, the note-relative one first
+	}
+	var missing []pending
+	var symbols []pending
+	symbolSet := map[string]bool{}
+	add := func(note string, line int, rule, fix, format string, a ...any) {
+		res.Findings = append(res.Findings, scanner.Finding{Path: note, Line: line, Rule: rule, Severity: o.Severity, Message: fmt.Sprintf(format, a...), Fix: fix})
+	}
+	for _, n := range notes {
+		touched := since == nil || since.paths[n.Path]
+		for _, r := range Extract(n.Content) {
+			if r.Historical {
+				continue
+			}
+			switch r.Kind {
+			case KindPath:
+				cand := candidates(n.Path, r.Name)
+				if len(cand) == 0 {
+					continue
+				}
+				found := false
+				for _, c := range cand {
+					if ix.exists(c) {
+						found = true
+						break
+					}
+				}
+				if found || (!touched && !since.touches(cand)) {
+					continue
+				}
+				missing = append(missing, pending{n.Path, r, cand})
+			case KindSymbol:
+				if !touched {
+					continue
+				}
+				symbols = append(symbols, pending{note: n.Path, ref: r})
+				symbolSet[r.Name] = true
+			default:
+				defined := ix.names[r.Kind]
+				if defined == nil || defined[r.Name] || (!touched && !since.definers[r.Kind]) {
+					continue // no file of the project defines this kind: not its own command
+				}
+				cmd := commandText(r)
+				if c, ok := removedName(ctx, root, r.Kind, r.Name); ok {
+					add(n.Path, r.Line, RuleCommand, "update the note to the command that replaced it, or mark it historical with <!-- mbguard:historical -->",
+						"%s: the repository no longer defines %s %s; removed in %s", cmd, kindNoun(r.Kind), r.Name, c)
+				} else {
+					add(n.Path, r.Line, RuleCommand, "correct the note, or mark it historical with <!-- mbguard:historical -->",
+						"%s: the repository defines no %s %s", cmd, kindNoun(r.Kind), r.Name)
+				}
+			}
+		}
+	}
+	if len(missing) > 0 {
+		h, err := readHistory(ctx, root)
+		if err != nil {
+			return res, err
+		}
+		for _, m := range missing {
+			// on a case-insensitive disk Src/a.ts opens src/a.ts: ask the disk only about
+			// paths git knows in no case
+			if ix.folded(m.cand) == "" && onDiskOrIgnored(ctx, root, m.cand) {
+				continue
+			}
+			var ev event
+			ok := false
+			for _, c := range m.cand {
+				if ev, ok = h.gone(ix, c); ok {
+					break
+				}
+			}
+			switch {
+			case ok && ev.new != "":
+				written := rewritten(m.note, m.ref, ev.old, ev.new)
+				add(m.note, m.ref.Line, RulePath, fmt.Sprintf("write %s instead (mbguard check --stale --fix does it)", written),
+					"%s was renamed to %s in %s", m.ref.Raw, ev.new, ev.commit)
+				res.Fixes = append(res.Fixes, Fix{Path: m.note, Line: m.ref.Line, Old: m.ref.Raw, New: written})
+			case ok:
+				add(m.note, m.ref.Line, RulePath, "update or remove the note, or mark it historical with <!-- mbguard:historical -->",
+					"%s was deleted in %s", m.ref.Raw, ev.commit)
+			case ix.folded(m.cand) != "":
+				other := ix.folded(m.cand)
+				read := m.cand[len(m.cand)-1]
+				for _, c := range m.cand {
+					if strings.EqualFold(c, other) {
+						read = c
+						break
+					}
+				}
+				written := rewritten(m.note, m.ref, read, other)
+				add(m.note, m.ref.Line, RulePath, fmt.Sprintf("write %s instead (mbguard check --stale --fix does it)", written),
+					"%s is not in the repository; the case differs from %s (git and case-sensitive file systems tell them apart)", m.ref.Raw, other)
+				res.Fixes = append(res.Fixes, Fix{Path: m.note, Line: m.ref.Line, Old: m.ref.Raw, New: written})
+			case m.ref.Link || anchored(ix, m.cand):
+				add(m.note, m.ref.Line, RulePath, "correct the path, or mark the note historical with <!-- mbguard:historical -->",
+					"%s is not in the repository (git has no record of it)", m.ref.Raw)
+			}
+		}
+	}
+	if len(symbols) > 0 {
+		names := make([]string, 0, len(symbolSet))
+		for n := range symbolSet {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		present, err := presentSymbols(ctx, root, names)
+		if err != nil {
+			return res, err
+		}
+		removed := map[string]*Commit{}
+		for _, s := range symbols {
+			if present[s.ref.Name] {
+				continue
+			}
+			c, seen := removed[s.ref.Name]
+			if !seen {
+				if cm, ok := removedSymbol(ctx, root, s.ref.Name); ok {
+					c = &cm
+				}
+				removed[s.ref.Name] = c
+			}
+			if c == nil {
+				continue // never in the source: a library's name, not the project's
+			}
+			add(s.note, s.ref.Line, RuleSymbol, "update the note to the code's current name, or mark it historical with <!-- mbguard:historical -->",
+				"%s no longer occurs in the tracked source; removed in %s", s.ref.Name, *c)
+		}
+	}
+	scanner.SortFindings(res.Findings)
+	sort.Slice(res.Fixes, func(i, j int) bool {
+		a, b := res.Fixes[i], res.Fixes[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line
+	})
+	return res, nil
+}
+
+func kindNoun(k Kind) string {
+	switch k {
+	case KindMake:
+		return "make target"
+	case KindScript:
+		return "package.json script"
+	case KindJust:
+		return "just recipe"
+	case KindTask:
+		return "task"
+	}
+	return string(k)
+}
+
+func commandText(r Ref) string {
+	switch r.Kind {
+	case KindMake:
+		return "make " + r.Name
+	case KindScript:
+		return "npm run " + r.Name
+	case KindJust:
+		return "just " + r.Name
+	case KindTask:
+		return "task " + r.Name
+	}
+	return r.Name
+}
+
+// candidates are the repository-relative readings of a path a note names: relative to the
+// note's directory, then to the repository root. A path that leaves the repository is none.
+func candidates(note, p string) []string {
+	var out []string
+	if rel := path.Clean(path.Join(path.Dir(note), p)); validRel(rel) {
+		out = append(out, rel)
+	}
+	if root := path.Clean(p); validRel(root) && (len(out) == 0 || out[0] != root) {
+		out = append(out, root)
+	}
+	return out
+}
+
+func validRel(p string) bool {
+	return p != "." && p != ".." && !strings.HasPrefix(p, "../") && !path.IsAbs(p)
+}
+
+// anchored reports whether a path that git never knew starts in a directory the repository
+// has, so it is about this repository (src/auth/gone.ts) and not some other one
+// (facebook/react, and/or).
+func anchored(ix *index, cand []string) bool {
+	for _, c := range cand {
+		d := path.Dir(c)
+		if d != "." && ix.dirs[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// onDiskOrIgnored reports whether a path git does not track is still on disk or ignored (a
+// build output, a local file): not stale.
+func onDiskOrIgnored(ctx context.Context, root string, cand []string) bool {
+	for _, c := range cand {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(c))); err == nil {
+			return true
+		}
+	}
+	out, err := scanner.Git(ctx, root, strings.NewReader(strings.Join(cand, "\n")+"\n"), "check-ignore", "--no-index", "--stdin")
+	return err == nil && len(strings.TrimSpace(string(out))) > 0
+}
+
+// rewritten is the path to write in place of ref: the new path, in the form the note wrote
+// the old one (relative to the note, or to the root; with or without ./).
+func rewritten(note string, ref Ref, old, new string) string {
+	noteRel := path.Clean(path.Join(path.Dir(note), ref.Name)) == old
+	out := new
+	if noteRel && path.Dir(note) != "." {
+		if r, err := filepath.Rel(filepath.FromSlash(path.Dir(note)), filepath.FromSlash(new)); err == nil {
+			out = filepath.ToSlash(r)
+		}
+	}
+	if strings.HasPrefix(ref.Raw, "./") && !strings.HasPrefix(out, "../") {
+		out = "./" + out
+	}
+	if strings.HasSuffix(ref.Raw, "/") {
+		out += "/"
+	}
+	return out
+}
