@@ -39,11 +39,11 @@ type history struct {
 }
 
 func readHistory(ctx context.Context, root string) (*history, error) {
+	if _, err := scanner.Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+		return &history{byOld: map[string][]event{}}, nil // no commit yet: no history to tell
+	}
 	out, err := scanner.Git(ctx, root, nil, "log", "-M", "--diff-filter=DR", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
 	if err != nil {
-		if strings.Contains(err.Error(), "does not have any commits") || strings.Contains(err.Error(), "unknown revision") {
-			return &history{byOld: map[string][]event{}}, nil
-		}
 		return nil, fmt.Errorf("reading deletions and renames from git log: %w", err)
 	}
 	h := &history{byOld: map[string][]event{}}
