@@ -12,19 +12,12 @@ import (
 	"github.com/mbguard/mbguard/scanner"
 )
 
-// Rule ids of the stale-reference check.
+// Rule ids of the stale-reference check; scanner.Rules describes them.
 const (
-	RulePath    = "stale-path"
-	RuleCommand = "stale-command"
-	RuleSymbol  = "stale-symbol"
+	RulePath    = scanner.RuleStalePath
+	RuleCommand = scanner.RuleStaleCommand
+	RuleSymbol  = scanner.RuleStaleSymbol
 )
-
-// Rules describes the stale-reference rules, for SARIF's rule table and documentation.
-var Rules = map[string]string{
-	RulePath:    "A bank note names a repository path that is no longer there (deleted or renamed; git's commit is named).",
-	RuleCommand: "A bank note names a make target, package.json script, just recipe or task the repository no longer defines.",
-	RuleSymbol:  "A bank note names a code symbol that no longer occurs in the tracked source, and git shows the commit that removed it.",
-}
 
 // Note is one bank file to check.
 type Note struct {
@@ -168,6 +161,9 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 				add(m.note, m.ref.Line, RulePath, fmt.Sprintf("write %s instead (mbguard check --stale --fix does it)", written),
 					"%s is not in the repository; the case differs from %s (git and case-sensitive file systems tell them apart)", m.ref.Raw, other)
 				res.Fixes = append(res.Fixes, Fix{Path: m.note, Line: m.ref.Line, Old: m.ref.Raw, New: written})
+			case atHEAD(ctx, root, m.cand):
+				add(m.note, m.ref.Line, RulePath, "update or remove the note in the same commit, or mark it historical with <!-- mbguard:historical -->",
+					"%s is deleted by the staged changes (still in HEAD)", m.ref.Raw)
 			case m.ref.Link || anchored(ix, m.cand):
 				add(m.note, m.ref.Line, RulePath, "correct the path, or mark the note historical with <!-- mbguard:historical -->",
 					"%s is not in the repository (git has no record of it)", m.ref.Raw)
@@ -301,4 +297,15 @@ func rewritten(note string, ref Ref, old, new string) string {
 		out += "/"
 	}
 	return out
+}
+
+// atHEAD reports whether a path the index lacks is still in HEAD's tree: deleted by staged
+// changes not yet committed.
+func atHEAD(ctx context.Context, root string, cand []string) bool {
+	for _, c := range cand {
+		if _, err := scanner.Git(ctx, root, nil, "cat-file", "-e", "HEAD:"+c); err == nil {
+			return true
+		}
+	}
+	return false
 }
