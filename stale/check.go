@@ -164,7 +164,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 			case atHEAD(ctx, root, m.cand):
 				add(m.note, m.ref.Line, RulePath, "update or remove the note in the same commit, or mark it historical with <!-- mbguard:historical -->",
 					"%s is deleted by the staged changes (still in HEAD)", m.ref.Raw)
-			case m.ref.Link || anchored(ix, m.cand):
+			case m.ref.Link || anchored(ix, m.ref.Name, m.cand):
 				add(m.note, m.ref.Line, RulePath, "correct the path, or mark the note historical with <!-- mbguard:historical -->",
 					"%s is not in the repository (git has no record of it)", m.ref.Raw)
 			}
@@ -258,7 +258,10 @@ func validRel(p string) bool {
 // anchored reports whether a path that git never knew starts in a directory the repository
 // has, so it is about this repository (src/auth/gone.ts) and not some other one
 // (facebook/react, and/or).
-func anchored(ix *index, cand []string) bool {
+func anchored(ix *index, name string, cand []string) bool {
+	if !strings.Contains(strings.TrimPrefix(name, "./"), "/") {
+		return false // a bare name: its directory is the note's, which says nothing
+	}
 	for _, c := range cand {
 		d := path.Dir(c)
 		if d != "." && ix.dirs[d] {

@@ -91,7 +91,7 @@ func Extract(content []byte) []Ref {
 					continue
 				}
 			} else {
-				if fenceShell {
+				if fenceShell && !treeRoot(text) {
 					out = appendCommandLine(out, text, lineNo, histLevel >= 0)
 				}
 				continue
@@ -447,4 +447,11 @@ func spacedPath(s string) bool {
 		}
 	}
 	return true
+}
+
+// treeRoot reports whether a fenced line is the root of a tree drawing (project/), not a
+// command.
+func treeRoot(line string) bool {
+	f := strings.Fields(line)
+	return len(f) == 1 && strings.HasSuffix(f[0], "/") && !strings.HasPrefix(f[0], "./")
 }

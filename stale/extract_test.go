@@ -46,7 +46,7 @@ func TestExtract(t *testing.T) {
 		"plain word not sym":   {"`UserStore` and `cache.ttl`", nil},
 		"shell fence":          {"```sh\n$ make build && npm run dev\n./bin/tool x\n# make gone\n```", []string{"2 make build", "2 script dev", "3 path bin/tool"}},
 		"code fence skipped":   {"```go\nimport \"legacy/api/handler\"\nfoo.Bar()\n```\n`src/x.go`", []string{"5 path src/x.go"}},
-		"tree drawing":         {"```\n├── src/old.go\n```", nil},
+		"tree drawing":         {"```\nproject/\n├── src/old.go\n```", nil},
 		"comment skipped":      {"<!-- `src/a.go` -->\n<!--\nsrc/b.go\n-->\n`src/c.go`", []string{"5 path src/c.go"}},
 		"historical section":   {"# A\n## Old\n<!-- mbguard:historical -->\n`src/a.go`\n### deeper\n`src/b.go`\n## New\n`src/c.go`", []string{"4 path src/a.go historical", "6 path src/b.go historical", "8 path src/c.go"}},
 		"historical file":      {"<!-- mbguard:verified 2026-11-26 -->\n# A\n`src/a.go`\n## B\n`src/b.go`", []string{"3 path src/a.go historical", "5 path src/b.go historical"}},
