@@ -72,6 +72,8 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 	}
 	var missing []pending
 	var symbols []pending
+	var commands []pending
+	wantNames := map[Kind]map[string]bool{}
 	symbolSet := map[string]bool{}
 	add := func(note string, line int, rule, fix, format string, a ...any) {
 		res.Findings = append(res.Findings, scanner.Finding{Path: note, Line: line, Rule: rule, Severity: o.Severity, Message: fmt.Sprintf(format, a...), Fix: fix})
@@ -110,14 +112,27 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 				if defined == nil || defined[r.Name] || (!touched && !since.definers[r.Kind]) {
 					continue // no file of the project defines this kind: not its own command
 				}
-				cmd := commandText(r)
-				if c, ok := removedName(ctx, root, r.Kind, r.Name); ok {
-					add(n.Path, r.Line, RuleCommand, "update the note to the command that replaced it, or mark it historical with <!-- mbguard:historical -->",
-						"%s: the repository no longer defines %s %s; removed in %s", cmd, kindNoun(r.Kind), r.Name, c)
-				} else {
-					add(n.Path, r.Line, RuleCommand, "correct the note, or mark it historical with <!-- mbguard:historical -->",
-						"%s: the repository defines no %s %s", cmd, kindNoun(r.Kind), r.Name)
+				commands = append(commands, pending{note: n.Path, ref: r})
+				if wantNames[r.Kind] == nil {
+					wantNames[r.Kind] = map[string]bool{}
 				}
+				wantNames[r.Kind][r.Name] = true
+			}
+		}
+	}
+	if len(commands) > 0 {
+		removed, err := removedNames(ctx, root, wantNames)
+		if err != nil {
+			return res, err
+		}
+		for _, p := range commands {
+			r := p.ref
+			if c, ok := removed[r.Kind][r.Name]; ok {
+				add(p.note, r.Line, RuleCommand, "update the note to the command that replaced it, or mark it historical with <!-- mbguard:historical -->",
+					"%s: the repository no longer defines %s %s; removed in %s", commandText(r), kindNoun(r.Kind), r.Name, c)
+			} else {
+				add(p.note, r.Line, RuleCommand, "correct the note, or mark it historical with <!-- mbguard:historical -->",
+					"%s: the repository defines no %s %s", commandText(r), kindNoun(r.Kind), r.Name)
 			}
 		}
 	}
@@ -126,10 +141,22 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 		if err != nil {
 			return res, err
 		}
+		var all []string
+		for _, m := range missing {
+			all = append(all, m.cand...)
+		}
+		ignored, err := ignoredPaths(ctx, root, all)
+		if err != nil {
+			return res, err
+		}
+		inHEAD, err := headPaths(ctx, root, all)
+		if err != nil {
+			return res, err
+		}
 		for _, m := range missing {
 			// on a case-insensitive disk Src/a.ts opens src/a.ts: ask the disk only about
 			// paths git knows in no case
-			if ix.folded(m.cand) == "" && onDiskOrIgnored(ctx, root, m.cand) {
+			if ix.folded(m.cand) == "" && (onDisk(root, m.cand) || anyOf(ignored, m.cand)) {
 				continue
 			}
 			var ev event
@@ -161,7 +188,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 				add(m.note, m.ref.Line, RulePath, fmt.Sprintf("write %s instead (mbguard check --stale --fix does it)", written),
 					"%s is not in the repository; the case differs from %s (git and case-sensitive file systems tell them apart)", m.ref.Raw, other)
 				res.Fixes = append(res.Fixes, Fix{Path: m.note, Line: m.ref.Line, Old: m.ref.Raw, New: written})
-			case atHEAD(ctx, root, m.cand):
+			case anyOf(inHEAD, m.cand):
 				add(m.note, m.ref.Line, RulePath, "update or remove the note in the same commit, or mark it historical with <!-- mbguard:historical -->",
 					"%s is deleted by the staged changes (still in HEAD)", m.ref.Raw)
 			case m.ref.Link || anchored(ix, m.ref.Name, m.cand):
@@ -180,23 +207,23 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 		if err != nil {
 			return res, err
 		}
-		removed := map[string]*Commit{}
+		gone := map[string]bool{}
 		for _, s := range symbols {
-			if present[s.ref.Name] {
-				continue
+			if !present[s.ref.Name] {
+				gone[s.ref.Name] = true
 			}
-			c, seen := removed[s.ref.Name]
-			if !seen {
-				if cm, ok := removedSymbol(ctx, root, s.ref.Name); ok {
-					c = &cm
-				}
-				removed[s.ref.Name] = c
-			}
-			if c == nil {
-				continue // never in the source: a library's name, not the project's
+		}
+		removed, err := removedSymbols(ctx, root, gone)
+		if err != nil {
+			return res, err
+		}
+		for _, s := range symbols {
+			c, ok := removed[s.ref.Name]
+			if present[s.ref.Name] || !ok {
+				continue // present, or never in the source: a library's name, not the project's
 			}
 			add(s.note, s.ref.Line, RuleSymbol, "update the note to the code's current name, or mark it historical with <!-- mbguard:historical -->",
-				"%s no longer occurs in the tracked source; removed in %s", s.ref.Name, *c)
+				"%s no longer occurs in the tracked source; removed in %s", s.ref.Name, c)
 		}
 	}
 	scanner.SortFindings(res.Findings)
@@ -271,16 +298,68 @@ func anchored(ix *index, name string, cand []string) bool {
 	return false
 }
 
-// onDiskOrIgnored reports whether a path git does not track is still on disk or ignored (a
-// build output, a local file): not stale.
-func onDiskOrIgnored(ctx context.Context, root string, cand []string) bool {
+// onDisk reports whether a path git does not track is on disk all the same (a local file):
+// not stale.
+func onDisk(root string, cand []string) bool {
 	for _, c := range cand {
 		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(c))); err == nil {
 			return true
 		}
 	}
-	out, err := scanner.Git(ctx, root, strings.NewReader(strings.Join(cand, "\n")+"\n"), "check-ignore", "--no-index", "--stdin")
-	return err == nil && len(strings.TrimSpace(string(out))) > 0
+	return false
+}
+
+func anyOf(set map[string]bool, cand []string) bool {
+	for _, c := range cand {
+		if set[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// ignoredPaths returns which paths .gitignore covers (build outputs, local files): one git
+// check-ignore for all.
+func ignoredPaths(ctx context.Context, root string, paths []string) (map[string]bool, error) {
+	out, err := scanner.Git(ctx, root, strings.NewReader(strings.Join(paths, "\x00")+"\x00"), "check-ignore", "--no-index", "-z", "--stdin")
+	if err != nil && !strings.Contains(err.Error(), "exit status 1") {
+		return nil, fmt.Errorf("asking git which paths are ignored: %w", err)
+	}
+	set := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			set[p] = true
+		}
+	}
+	return set, nil
+}
+
+// headPaths returns which paths HEAD's tree holds although the index does not: deleted by
+// staged changes not yet committed. One git cat-file for all.
+func headPaths(ctx context.Context, root string, paths []string) (map[string]bool, error) {
+	set := map[string]bool{}
+	if _, err := scanner.Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+		return set, nil
+	}
+	var in strings.Builder
+	var asked []string
+	for _, p := range paths {
+		if strings.ContainsAny(p, "\n") {
+			continue
+		}
+		in.WriteString("HEAD:" + p + "\n")
+		asked = append(asked, p)
+	}
+	out, err := scanner.Git(ctx, root, strings.NewReader(in.String()), "cat-file", "--batch-check=%(objecttype)")
+	if err != nil {
+		return nil, fmt.Errorf("reading HEAD's tree: %w", err)
+	}
+	for i, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		if i < len(asked) && (l == "blob" || l == "tree") {
+			set[asked[i]] = true
+		}
+	}
+	return set, nil
 }
 
 // rewritten is the path to write in place of ref: the new path, in the form the note wrote
@@ -300,15 +379,4 @@ func rewritten(note string, ref Ref, old, new string) string {
 		out += "/"
 	}
 	return out
-}
-
-// atHEAD reports whether a path the index lacks is still in HEAD's tree: deleted by staged
-// changes not yet committed.
-func atHEAD(ctx context.Context, root string, cand []string) bool {
-	for _, c := range cand {
-		if _, err := scanner.Git(ctx, root, nil, "cat-file", "-e", "HEAD:"+c); err == nil {
-			return true
-		}
-	}
-	return false
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/mbguard/mbguard/scanner"
@@ -114,44 +116,110 @@ func (h *history) gone(ix *index, p string) (ev event, ok bool) {
 	return ev, true
 }
 
-// lastTouch finds the newest commit whose diff adds or removes a line matching re in the
-// files pathspecs name: for a name that is gone, the commit that removed it.
-func lastTouch(ctx context.Context, root, re string, pathspecs ...string) (Commit, bool) {
-	args := append([]string{"log", "-1", "--no-color", "--format=%H%x09%s", "-G", re, "HEAD", "--"}, pathspecs...)
-	out, err := scanner.Git(ctx, root, nil, args...)
-	if err != nil || len(bytes.TrimSpace(out)) == 0 {
-		return Commit{}, false
+var definerSpecs = []string{
+	":(glob)**/Makefile", ":(glob)**/makefile", ":(glob)**/GNUmakefile", ":(glob)**/*.mk",
+	":(glob)**/package.json",
+	":(glob)**/justfile", ":(glob)**/Justfile", ":(glob)**/.justfile",
+	":(glob)**/Taskfile.yml", ":(glob)**/Taskfile.yaml", ":(glob)**/taskfile.yml", ":(glob)**/taskfile.yaml",
+}
+
+var (
+	jsonKey = regexp.MustCompile(`"([^"\\]+)"\s*:`)
+	yamlKey = regexp.MustCompile(`^\s+([A-Za-z0-9_:.\-]+):`)
+	ident   = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+)
+
+// removedLines walks the history reachable from HEAD once, newest first, as a zero-context
+// patch (git log -p -U0) limited to args, and calls found with each commit and each line a
+// diff removed, in the file it removed it from, until found says it has all it wants.
+func removedLines(ctx context.Context, root string, args []string, found func(c Commit, file, line string) (done bool)) error {
+	if _, err := scanner.Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+		return nil
 	}
-	hash, subj, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
-	return Commit{Hash: hash, Subject: subj}, true
-}
-
-var definerSpecs = map[Kind][]string{
-	KindMake:   {":(glob)**/Makefile", ":(glob)**/makefile", ":(glob)**/GNUmakefile", ":(glob)**/*.mk"},
-	KindScript: {":(glob)**/package.json"},
-	KindJust:   {":(glob)**/justfile", ":(glob)**/Justfile", ":(glob)**/.justfile"},
-	KindTask:   {":(glob)**/Taskfile.yml", ":(glob)**/Taskfile.yaml", ":(glob)**/taskfile.yml", ":(glob)**/taskfile.yaml"},
-}
-
-// removedName finds the commit that removed a target, script, recipe or task.
-func removedName(ctx context.Context, root string, k Kind, name string) (Commit, bool) {
-	q := regexp.QuoteMeta(name)
-	var re string
-	switch k {
-	case KindMake:
-		re = `^([^:=#]*[[:space:]])?` + q + `([[:space:]][^:=#]*)?::?([^=]|$)`
-	case KindScript:
-		re = `"` + q + `"[[:space:]]*:`
-	case KindJust:
-		re = `^@?` + q + `([[:space:]][^:]*)?:`
-	case KindTask:
-		re = `^[[:space:]]+` + q + `:`
+	out, err := scanner.Git(ctx, root, nil, append([]string{"log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--format=%x01%H%x09%s"}, args...)...)
+	if err != nil {
+		return fmt.Errorf("reading history from git log: %w", err)
 	}
-	return lastTouch(ctx, root, re, definerSpecs[k]...)
+	var cur Commit
+	file := ""
+	for _, l := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(l, "\x01"):
+			hash, subj, _ := strings.Cut(l[1:], "\t")
+			cur = Commit{Hash: hash, Subject: subj}
+		case strings.HasPrefix(l, "diff --git "):
+			file = ""
+		case strings.HasPrefix(l, "--- "):
+			file = strings.TrimPrefix(strings.TrimPrefix(l, "--- "), "a/")
+		case strings.HasPrefix(l, "-") && file != "":
+			if found(cur, file, l[1:]) {
+				return nil
+			}
+		}
+	}
+	return nil
 }
 
-// removedSymbol finds the commit that removed the last occurrence of an identifier.
-func removedSymbol(ctx context.Context, root, name string) (Commit, bool) {
-	re := `(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(name) + `([^A-Za-z0-9_]|$)`
-	return lastTouch(ctx, root, re, ".", ":(exclude)memory-bank/**", ":(exclude,glob)**/*.md")
+// removedNames finds, for each wanted target, script, recipe or task, the newest commit that
+// removed its definition: one git log over the files that define them.
+func removedNames(ctx context.Context, root string, want map[Kind]map[string]bool) (map[Kind]map[string]Commit, error) {
+	got := map[Kind]map[string]Commit{}
+	left := 0
+	for k, ns := range want {
+		got[k] = map[string]Commit{}
+		left += len(ns)
+	}
+	if left == 0 {
+		return got, nil
+	}
+	err := removedLines(ctx, root, append([]string{"HEAD", "--"}, definerSpecs...), func(c Commit, file, line string) bool {
+		k := definerKind(path.Base(file))
+		var names []string
+		switch k {
+		case KindMake, KindJust:
+			names = definedNames(k, []byte(line))
+		case KindScript:
+			for _, m := range jsonKey.FindAllStringSubmatch(line, -1) {
+				names = append(names, m[1])
+			}
+		case KindTask:
+			if m := yamlKey.FindStringSubmatch(line); m != nil {
+				names = []string{m[1]}
+			}
+		}
+		for _, n := range names {
+			if _, seen := got[k][n]; want[k][n] && !seen {
+				got[k][n] = c
+				left--
+			}
+		}
+		return left == 0
+	})
+	return got, err
+}
+
+// removedSymbols finds, for each wanted identifier, the newest commit whose diff removed a
+// line of tracked source (not Markdown, not the bank) holding it: one git log -G for all.
+func removedSymbols(ctx context.Context, root string, want map[string]bool) (map[string]Commit, error) {
+	got := map[string]Commit{}
+	if len(want) == 0 {
+		return got, nil
+	}
+	alt := make([]string, 0, len(want))
+	for n := range want {
+		alt = append(alt, regexp.QuoteMeta(n))
+	}
+	sort.Strings(alt)
+	re := `(^|[^A-Za-z0-9_])(` + strings.Join(alt, "|") + `)([^A-Za-z0-9_]|$)`
+	left := len(want)
+	err := removedLines(ctx, root, []string{"-G", re, "HEAD", "--", ".", ":(exclude)memory-bank/**", ":(exclude,glob)**/*.md"}, func(c Commit, _, line string) bool {
+		for _, id := range ident.FindAllString(line, -1) {
+			if _, seen := got[id]; want[id] && !seen {
+				got[id] = c
+				left--
+			}
+		}
+		return left == 0
+	})
+	return got, err
 }
