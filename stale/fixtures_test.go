@@ -81,4 +81,3 @@ func TestFixtureBanksFalsePositiveBudget(t *testing.T) {
 		t.Errorf("%d of %d findings wrong: over the budget of 1 in 20", wrong, len(want))
 	}
 }
-
