@@ -46,6 +46,8 @@ type Fix struct {
 type Result struct {
 	Findings []scanner.Finding
 	Fixes    []Fix
+	// Warnings are for people (stderr): parts of the check that ran without git's history.
+	Warnings []string
 }
 
 // Check judges the references of notes against the repository at root: the index for what
@@ -123,7 +125,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 	if len(commands) > 0 {
 		removed, err := removedNames(ctx, root, wantNames)
 		if err != nil {
-			return res, err
+			res.Warnings = append(res.Warnings, err.Error()+": commands are judged without git's evidence")
 		}
 		for _, p := range commands {
 			r := p.ref
@@ -139,7 +141,9 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 	if len(missing) > 0 {
 		h, err := readHistory(ctx, root)
 		if err != nil {
-			return res, err
+			// a partial clone missing old blobs, say: the paths are still judged, without evidence
+			res.Warnings = append(res.Warnings, err.Error()+": stale paths are listed without git's evidence")
+			h = &history{byOld: map[string][]event{}}
 		}
 		var all []string
 		for _, m := range missing {
@@ -191,7 +195,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 			case anyOf(inHEAD, m.cand):
 				add(m.note, m.ref.Line, RulePath, "update or remove the note in the same commit, or mark it historical with <!-- mbguard:historical -->",
 					"%s is deleted by the staged changes (still in HEAD)", m.ref.Raw)
-			case m.ref.Link || anchored(ix, m.ref.Name, m.cand):
+			case anchored(ix, m.ref, m.cand):
 				add(m.note, m.ref.Line, RulePath, "correct the path, or mark the note historical with <!-- mbguard:historical -->",
 					"%s is not in the repository (git has no record of it)", m.ref.Raw)
 			}
@@ -215,7 +219,8 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 		}
 		removed, err := removedSymbols(ctx, root, gone)
 		if err != nil {
-			return res, err
+			// symbols are reported only with evidence: without history there are none
+			res.Warnings = append(res.Warnings, err.Error()+": symbols are not judged")
 		}
 		for _, s := range symbols {
 			c, ok := removed[s.ref.Name]
@@ -285,13 +290,17 @@ func validRel(p string) bool {
 // anchored reports whether a path that git never knew starts in a directory the repository
 // has, so it is about this repository (src/auth/gone.ts) and not some other one
 // (facebook/react, and/or).
-func anchored(ix *index, name string, cand []string) bool {
-	if !strings.Contains(strings.TrimPrefix(name, "./"), "/") {
-		return false // a bare name: its directory is the note's, which says nothing
+//
+// A link's own directory must be there (a broken link to a sibling note is stale; links into a
+// folder nobody made, placeholders for screenshots to come, are not); a bare name in prose or
+// code says nothing, since its directory is the note's.
+func anchored(ix *index, ref Ref, cand []string) bool {
+	if !ref.Link && !strings.Contains(strings.TrimPrefix(ref.Name, "./"), "/") {
+		return false
 	}
 	for _, c := range cand {
 		d := path.Dir(c)
-		if d != "." && ix.dirs[d] {
+		if ix.dirs[d] || (ref.Link && d == ".") {
 			return true
 		}
 	}

@@ -115,7 +115,7 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 			return e.fail(err)
 		}
 		if *all {
-			sf, err := staleFindings(ctx, r.Root, cfg, "")
+			sf, err := staleFindings(ctx, r.Root, cfg, "", func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) })
 			if err != nil {
 				return e.fail(err)
 			}

@@ -23,7 +23,7 @@ func runStale(ctx context.Context, e *env, root string, cfg *config.Config, form
 		fmt.Fprintf(e.stderr, "mbguard: no %s/ in %s: nothing to check (mbguard init creates one)\n", bank.Dir, root)
 		return writeFindings(e, format, nil)
 	}
-	res, err := staleFindings(ctx, root, cfg, since)
+	res, err := staleFindings(ctx, root, cfg, since, func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) })
 	if err != nil {
 		return e.fail(err)
 	}
@@ -62,7 +62,7 @@ func fixedFinding(f scanner.Finding, done []stale.Fix) bool {
 
 // staleFindings reads every note under memory-bank/ and checks its references, with the
 // severities the configuration gives each rule ("off" drops the rule).
-func staleFindings(ctx context.Context, root string, cfg *config.Config, since string) (stale.Result, error) {
+func staleFindings(ctx context.Context, root string, cfg *config.Config, since string, logf func(string, ...any)) (stale.Result, error) {
 	if cfg.Check.Stale == "off" && len(cfg.Check.StaleRules) == 0 {
 		return stale.Result{}, nil
 	}
@@ -79,6 +79,9 @@ func staleFindings(ctx context.Context, root string, cfg *config.Config, since s
 	res, err := stale.Check(ctx, root, notes, stale.Options{Since: since})
 	if err != nil {
 		return res, err
+	}
+	for _, w := range res.Warnings {
+		logf("mbguard: %s", w)
 	}
 	kept := res.Findings[:0]
 	for _, f := range res.Findings {
