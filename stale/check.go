@@ -195,7 +195,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 			case anyOf(inHEAD, m.cand):
 				add(m.note, m.ref.Line, RulePath, "update or remove the note in the same commit, or mark it historical with <!-- mbguard:historical -->",
 					"%s is deleted by the staged changes (still in HEAD)", m.ref.Raw)
-			case anchored(ix, m.ref, m.cand):
+			case anchored(ix, m.ref, m.cand) && !m.ref.Planned:
 				add(m.note, m.ref.Line, RulePath, "correct the path, or mark the note historical with <!-- mbguard:historical -->",
 					"%s is not in the repository (git has no record of it)", m.ref.Raw)
 			}

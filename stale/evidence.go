@@ -46,6 +46,10 @@ func readHistory(ctx context.Context, root string) (*history, error) {
 	}
 	out, err := scanner.Git(ctx, root, nil, "log", "-M", "--diff-filter=DR", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
 	if err != nil {
+		// rename detection reads old blobs; a partial clone may lack them: deletions at least
+		out, err = scanner.Git(ctx, root, nil, "log", "--no-renames", "--diff-filter=D", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
+	}
+	if err != nil {
 		return nil, fmt.Errorf("reading deletions and renames from git log: %w", err)
 	}
 	h := &history{byOld: map[string][]event{}}

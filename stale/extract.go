@@ -32,7 +32,13 @@ type Ref struct {
 	Link bool
 	// Historical is true inside a section a person marked as intentionally historical.
 	Historical bool
+	// Planned is true when the line says the thing is not there yet or must not be made
+	// ("does not exist yet", "DO NOT create", "to be added"): a path git never knew is then
+	// no stale reference.
+	Planned bool
 }
+
+var plannedRE = regexp.MustCompile(`(?i)\b(does ?n[o']?t (yet )?exist|not (yet )?(exist|created|there|present)|do ?n[o']?t create|never create|to be (added|created|written|made)|will (be )?(added|created|written)|planned|todo|tbd)\b`)
 
 // Markers that say "this note is intentionally historical": on a line of its own, the marker
 // covers the rest of its section (the whole note when it comes before the first heading); on
@@ -124,7 +130,13 @@ func Extract(content []byte) []Ref {
 			}
 		}
 		text = maskComments(text, &inComment)
+		n := len(out)
 		out = appendProseLine(out, text, lineNo, lineHist)
+		if len(out) > n && plannedRE.MatchString(text) {
+			for i := n; i < len(out); i++ {
+				out[i].Planned = true
+			}
+		}
 	}
 	return out
 }

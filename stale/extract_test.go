@@ -16,6 +16,9 @@ func refsOf(md string) []string {
 		if r.Historical {
 			s += " historical"
 		}
+		if r.Planned {
+			s += " planned"
+		}
 		out = append(out, s)
 	}
 	return out
@@ -51,6 +54,7 @@ func TestExtract(t *testing.T) {
 		"historical section":   {"# A\n## Old\n<!-- mbguard:historical -->\n`src/a.go`\n### deeper\n`src/b.go`\n## New\n`src/c.go`", []string{"4 path src/a.go historical", "6 path src/b.go historical", "8 path src/c.go"}},
 		"historical file":      {"<!-- mbguard:verified 2026-11-26 -->\n# A\n`src/a.go`\n## B\n`src/b.go`", []string{"3 path src/a.go historical", "5 path src/b.go historical"}},
 		"historical line":      {"`src/a.go` <!-- mbguard:historical -->\n`src/b.go`", []string{"1 path src/a.go historical", "2 path src/b.go"}},
+		"planned":              {"`docs/shots/` does not exist yet; DO NOT create `server/prisma/`", []string{"1 path docs/shots planned", "1 path server/prisma planned"}},
 		"crlf":                 {"`src/a.go`\r\n`make x`\r\n", []string{"1 path src/a.go", "2 make x"}},
 		"trailing punct":       {"see src/a.go, src/b.go; and (src/c.go).", []string{"1 path src/a.go", "1 path src/b.go", "1 path src/c.go"}},
 		"glob and placeholder": {"`src/*.go` `src/<name>.ts` `src/{a,b}.go`", nil},
