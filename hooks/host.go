@@ -438,7 +438,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		if !ok {
 			return a, false
 		}
-		a.Context = joinText(resp.Context, resp.Notice)
+		a.Context = joinText(resp.Context, resp.Notice, staleContext(ctx, r, cfg))
 		if c.Resumed && !compaction() {
 			return a, false
 		}

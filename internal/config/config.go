@@ -48,6 +48,10 @@ type Config struct {
 	Check struct {
 		// AllowedFiles are non-.md file names allowed under memory-bank/ (commit checks and write guard).
 		AllowedFiles []string `koanf:"allowed_files"`
+		// Stale is the severity of stale-reference findings: off, warning or error.
+		Stale string `koanf:"stale"`
+		// StaleRules override it per rule: "stale-symbol=off", "stale-path=error".
+		StaleRules []string `koanf:"stale_rules"`
 	} `koanf:"check"`
 	State struct {
 		TTL string `koanf:"ttl"`
@@ -77,6 +81,8 @@ func defaults() map[string]any {
 		"context.max_chars":            12000,
 		"templates.minimum":            bank.CurrentTemplate.String(),
 		"check.allowed_files":          p.AllowedBankFiles,
+		"check.stale":                  "warning",
+		"check.stale_rules":            []string{},
 		"state.ttl":                    "24h",
 	}
 }
@@ -344,6 +350,10 @@ func (c *Config) apply(key string, v any) error {
 		return str(&c.Templates.Minimum)
 	case "check.allowed_files":
 		return list(&c.Check.AllowedFiles)
+	case "check.stale":
+		return str(&c.Check.Stale)
+	case "check.stale_rules":
+		return list(&c.Check.StaleRules)
 	case "state.ttl":
 		return str(&c.State.TTL)
 	}
@@ -366,6 +376,15 @@ func (c *Config) validate() {
 	}
 	if _, err := bank.ParseVersion(c.Templates.Minimum); err != nil {
 		c.Problems = append(c.Problems, fmt.Sprintf("templates.minimum = %q (from %s): want vMAJOR.MINOR such as v7.1", c.Templates.Minimum, c.Sources["templates.minimum"]))
+	}
+	if _, err := StaleSeverity(c.Check.Stale); err != nil {
+		c.Problems = append(c.Problems, fmt.Sprintf("check.stale = %q (from %s): want off, warning or error", c.Check.Stale, c.Sources["check.stale"]))
+	}
+	for _, r := range c.Check.StaleRules {
+		rule, sev, ok := strings.Cut(r, "=")
+		if _, err := StaleSeverity(sev); !ok || err != nil || !strings.HasPrefix(rule, "stale-") {
+			c.Problems = append(c.Problems, fmt.Sprintf("check.stale_rules entry %q (from %s): want RULE=SEVERITY such as stale-symbol=off", r, c.Sources["check.stale_rules"]))
+		}
 	}
 	if _, err := time.ParseDuration(c.State.TTL); err != nil {
 		c.Problems = append(c.Problems, fmt.Sprintf("state.ttl = %q (from %s): want a duration such as 24h", c.State.TTL, c.Sources["state.ttl"]))
@@ -457,6 +476,10 @@ func (c *Config) Value(key string) any {
 		return c.Templates.Minimum
 	case "check.allowed_files":
 		return c.Check.AllowedFiles
+	case "check.stale":
+		return c.Check.Stale
+	case "check.stale_rules":
+		return c.Check.StaleRules
 	case "state.ttl":
 		return c.State.TTL
 	}
@@ -488,4 +511,24 @@ func convert(like any, raw string) (any, error) {
 		return b, nil
 	}
 	return raw, nil
+}
+
+// StaleSeverity checks a stale-reference severity: off, warning or error.
+func StaleSeverity(s string) (string, error) {
+	switch s {
+	case "off", "warning", "error":
+		return s, nil
+	}
+	return "", fmt.Errorf("%q: want off, warning or error", s)
+}
+
+// StaleSeverityOf is the configured severity of one stale-reference rule: its check.stale_rules
+// entry, else check.stale.
+func (c *Config) StaleSeverityOf(rule string) string {
+	for _, r := range c.Check.StaleRules {
+		if k, v, ok := strings.Cut(r, "="); ok && k == rule {
+			return v
+		}
+	}
+	return c.Check.Stale
 }
