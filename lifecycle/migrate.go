@@ -88,7 +88,7 @@ var contextMapping = mapping{
 const (
 	msgMoves  = "memory-bank: move legacy files to the v7.1 layout (mbguard migrate 1/2)\n\nPure renames, committed alone so git log --follow and git diff -M keep the history.\n"
 	msgMemory = "memory-bank: build MEMORY.md from the legacy entry files (mbguard migrate 2/2)\n\nbrief.md, active.md and _index.md become MEMORY.md (and legacy.md for text with no other place).\n"
-	msgLinks  = "memory-bank: point links at the moved files (mbguard migrate, links)\n\nRelative Markdown links whose targets the migration moved, rewritten apart from the renames so\nthis commit can be reviewed or reverted on its own.\n"
+	msgLinks  = "memory-bank: point links at the moved files (mbguard migrate, links)\n\nLinks, paths and wiki-links to the files the migration moved or merged, in the bank and in the\nrepository's other text files, rewritten apart from the renames so this commit can be reviewed\nor reverted on its own.\n"
 )
 
 // PlanMigration reads memory-bank/ under root and plans the migration to v7.1.
@@ -376,13 +376,14 @@ type MigrateResult struct {
 	Plan       Plan
 	Applied    bool
 	Resumed    bool
-	NoOp       bool     // already v7: nothing to do
-	RolledBack string   // the commit restored by --rollback
-	Commits    []Commit // the commits this run (or the run it resumed) made; never one it did not
-	NoMoves    bool     // the plan had nothing to rename, so there is no rename commit
-	Legacy     bool     // legacy.md was written
-	Rewritten  []Link   // links pointed at the moved files (in their own commit)
-	Unresolved []Link   // relative links whose targets were missing before the migration: left as they were
+	NoOp       bool      // already v7: nothing to do
+	RolledBack string    // the commit restored by --rollback
+	Commits    []Commit  // the commits this run (or the run it resumed) made; never one it did not
+	NoMoves    bool      // the plan had nothing to rename, so there is no rename commit
+	Legacy     bool      // legacy.md was written
+	Rewritten  []Link    // links pointed at the moved files (in their own commit)
+	Unresolved []Link    // relative links whose targets were missing before the migration: left as they were
+	Mentions   []Mention // references outside the bank to moved or merged files that were not rewritten
 	Warnings   []string
 }
 
@@ -673,6 +674,16 @@ func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 		}
 		changed, rw, un := rewriteAll(o.Root, plan, after, was)
 		res.Rewritten, res.Unresolved = rw, un
+		m := newBankMap(plan, was)
+		files, err := outsideDisk(o.Root, m)
+		if err != nil {
+			return fmt.Errorf("reading the files outside memory-bank/: %w", err)
+		}
+		och, orw, listed := outsideChanges(files, m, resolverFor(o.Root, plan, was))
+		for p, b := range och {
+			changed[p] = b
+		}
+		res.Rewritten, res.Mentions = append(res.Rewritten, orw...), listed
 		for p, b := range changed {
 			if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(p)), b, 0o644); err != nil {
 				return fmt.Errorf("rewriting the links of %s: %w", p, err)
@@ -732,6 +743,46 @@ func buildOutputs(p Plan, read func(string) []byte) (mem, leg []byte, err error)
 // (after: path → content). before holds the bank's files as they were; a folder that held one
 // existed too, so a link to it (`[notes](notes/)`) is a link, not a broken one.
 func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]bool) (changed map[string][]byte, rewritten, unresolved []Link) {
+	r := resolverFor(root, p, before)
+	m := newBankMap(p, before)
+	from := map[string]string{}
+	for _, mv := range p.Moves {
+		from[mv.To] = mv.From
+	}
+	changed = map[string][]byte{}
+	names := make([]string, 0, len(after))
+	for n := range after {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".md") {
+			continue
+		}
+		old := n
+		if f, ok := from[n]; ok {
+			old = f
+		}
+		out, rw, un := rewriteLinks(after[n], old, n, r)
+		rewritten = append(rewritten, rw...)
+		unresolved = append(unresolved, un...)
+		text := after[n]
+		if out != nil {
+			text = out
+		}
+		if w, rw := rewriteWiki(text, n, m); w != nil {
+			rewritten = append(rewritten, rw...)
+			out = w
+		}
+		if out != nil {
+			changed[n] = out
+		}
+	}
+	return changed, rewritten, unresolved
+}
+
+// resolverFor says where the bank's paths went, for links written before the migration.
+func resolverFor(root string, p Plan, before map[string]bool) linkResolver {
 	folders := map[string]bool{}
 	for f := range before {
 		for d := path.Dir(f); d != "." && d != bank.Dir && !folders[d]; d = path.Dir(d) {
@@ -740,9 +791,8 @@ func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]
 	}
 	existed := func(p string) bool { return before[p] || folders[p] }
 	to := map[string]string{}
-	from := map[string]string{}
 	for _, m := range p.Moves {
-		to[m.From], from[m.To] = m.To, m.From
+		to[m.From] = m.To
 	}
 	dirs := map[string]bool{}
 	for f := range to {
@@ -750,7 +800,7 @@ func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]
 			dirs[d] = true
 		}
 	}
-	r := linkResolver{
+	return linkResolver{
 		moved: func(old string) (string, bool) {
 			if t, ok := to[old]; ok {
 				return t, true
@@ -779,28 +829,6 @@ func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]
 			return err == nil
 		},
 	}
-	changed = map[string][]byte{}
-	names := make([]string, 0, len(after))
-	for n := range after {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if !strings.HasSuffix(n, ".md") {
-			continue
-		}
-		old := n
-		if f, ok := from[n]; ok {
-			old = f
-		}
-		out, rw, un := rewriteLinks(after[n], old, n, r)
-		rewritten = append(rewritten, rw...)
-		unresolved = append(unresolved, un...)
-		if out != nil {
-			changed[n] = out
-		}
-	}
-	return changed, rewritten, unresolved
 }
 
 func writeOutputs(o MigrateOptions, mem, leg []byte) error {

@@ -597,6 +597,16 @@ func linkChanges(g *goGit, j *journal, res *MigrateResult) (map[string][]byte, p
 	}
 	changed, rw, un := rewriteAll(g.o.Root, j.Plan, after, before)
 	res.Rewritten, res.Unresolved = rw, un
+	m := newBankMap(j.Plan, before)
+	files, err := outsideTree(g.r, g.o.Root, c2, m)
+	if err != nil {
+		return nil, c2, fmt.Errorf("reading the files outside memory-bank/: %w", err)
+	}
+	och, orw, listed := outsideChanges(files, m, resolverFor(g.o.Root, j.Plan, before))
+	for p, b := range och {
+		changed[p] = b
+	}
+	res.Rewritten, res.Mentions = append(res.Rewritten, orw...), listed
 	return changed, c2, nil
 }
 

@@ -17,7 +17,7 @@ func newMigrateCmd(e *env) *cobra.Command {
 	rollback := c.Flags().Bool("rollback", false, "undo a migration: restore memory-bank/ and the branch to the starting commit")
 	gitCLI := c.Flags().Bool("git-cli", false, "move and commit through the git CLI, so hooks, signing and filters apply")
 	noGit := c.Flags().Bool("no-git", false, "move files without git: no commits, no history, no rollback")
-	noLinks := c.Flags().Bool("no-rewrite-links", false, "leave relative links to moved files as they are (no links commit)")
+	noLinks := c.Flags().Bool("no-rewrite-links", false, "leave links and paths to moved files, in the bank and outside it, as they are (no links commit)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		if *rollback && (*apply || *noGit) {
 			return e.usage(c, "--rollback goes alone: it cannot be combined with --apply or --no-git")
@@ -85,6 +85,16 @@ func newMigrateCmd(e *env) *cobra.Command {
 			for _, l := range res.Unresolved {
 				fmt.Fprintf(e.stdout, "broken   %s:%d %s (its target was missing before the migration: left as it was)\n", l.Path, l.Line, l.Target)
 			}
+			for _, m := range res.Mentions {
+				now := ""
+				if m.Now != "" {
+					now = " (now " + m.Now + ")"
+				}
+				fmt.Fprintf(e.stdout, "mention  %s:%d %s%s: %s\n", m.Path, m.Line, m.Text, now, m.Why)
+			}
+			if len(res.Mentions) > 0 {
+				fmt.Fprintf(e.stderr, "mbguard: %d reference(s) to moved or merged bank files were not rewritten (listed as mention): change them by hand\n", len(res.Mentions))
+			}
 			if len(res.Unresolved) > 0 {
 				fmt.Fprintf(e.stderr, "mbguard: %d link(s) pointed at nothing before the migration and were left as they were: fix them by hand\n", len(res.Unresolved))
 			}
@@ -122,7 +132,7 @@ func printPlan(e *env, p lifecycle.Plan) {
 		fmt.Fprintf(e.stdout, "%-8s %s\n", "maybe", "memory-bank/legacy.md (an index's topic routing, user blocks of other files, files with broken markers)")
 	}
 	if len(p.Moves) > 0 {
-		fmt.Fprintf(e.stdout, "%-8s %s\n", "links", "relative links to moved files are rewritten in a separate commit (--no-rewrite-links to skip)")
+		fmt.Fprintf(e.stdout, "%-8s %s\n", "links", "links, paths and wiki-links to moved files, in the bank and in the repository's other text files, are rewritten in a separate commit (--no-rewrite-links to skip)")
 	}
 	for _, d := range p.Delete {
 		fmt.Fprintf(e.stdout, "%-8s %s\n", "delete", d)
