@@ -33,7 +33,10 @@ type Plan struct {
 	Delete   []string // the old entry files
 	Notes    []string // things the user should know: non-.md files, symlinks, files left in place
 	Refusals []string // collisions and a mixed layout
-	Sources  Sources  `json:",omitempty"`
+	// Unsure says why the bank does not look enough like the convention (see confidence); a
+	// run refuses then unless forced.
+	Unsure  string  `json:",omitempty"`
+	Sources Sources `json:",omitempty"`
 }
 
 // Sources are the files commit 2 builds MEMORY.md from, as slash paths from the repository root
@@ -253,8 +256,9 @@ func PlanMigration(root string) (Plan, error) {
 	}
 	// legacy.md is created when _index.md exists (its topic routing is kept there) or when a
 	// user block or broken markers need a verbatim home; the build decides, the plan says maybe.
+	p.Unsure = confidence(p.Kind, names, known)
 	for _, n := range names {
-		if known[n] {
+		if known[n] || bankDotfiles[n] {
 			continue
 		}
 		note := fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, p.Kind)
@@ -362,6 +366,9 @@ type MigrateOptions struct {
 	GitCLI                 bool // moves and commits through the git CLI: hooks, signing and filters apply
 	NoGit                  bool // plain file moves, no commits, no journal
 	NoRewriteLinks         bool // leave links inside the bank as they are
+	// Force migrates a bank that does not look enough like its convention, and merges entry
+	// files that references outside the bank would still name.
+	Force bool
 	// Progress, when set, is told how far the moves are (a terminal progress bar).
 	Progress func(done, total int)
 	// FailAfter stops the run after a named step ("moves", "commit1", "memory") as if the
@@ -435,6 +442,14 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	}
 	if len(plan.Refusals) > 0 {
 		return res, refuse("%s", strings.Join(plan.Refusals, "; "))
+	}
+	if plan.Unsure != "" && !o.Force {
+		return res, refuse("%s", plan.Unsure)
+	}
+	if !o.Force {
+		if err := keptReferences(o, plan); err != nil {
+			return res, err
+		}
 	}
 	if !o.Apply {
 		return res, nil

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -84,16 +85,44 @@ func TestMigrateOutsideReferences(t *testing.T) {
 	}
 }
 
-func TestMigrateOutsideNoRewriteLinks(t *testing.T) {
-	root := outsideRepo(t)
-	o := opts(root)
-	o.NoRewriteLinks = true
-	if _, err := Migrate(context.Background(), o); err != nil {
-		t.Fatal(err)
-	}
-	if b := read(t, root, "README.md"); !strings.Contains(string(b), "(memory-bank/projectbrief.md)") {
-		t.Errorf("--no-rewrite-links rewrote README.md:\n%s", b)
-	}
+// A merged entry file is not deleted while references to it outside the bank would stay,
+// unless forced: with --no-rewrite-links every one stays; otherwise one in another tool's
+// configuration does.
+func TestMigrateKeepsReferencedFiles(t *testing.T) {
+	t.Run("no-rewrite-links", func(t *testing.T) {
+		root := outsideRepo(t)
+		head := testgit.Git(t, root, "rev-parse", "HEAD")
+		o := opts(root)
+		o.NoRewriteLinks = true
+		_, err := Migrate(context.Background(), o)
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "README.md:3 memory-bank/projectbrief.md") {
+			t.Fatalf("got %v, want a refusal naming README.md:3", err)
+		}
+		if testgit.Git(t, root, "rev-parse", "HEAD") != head || read(t, root, "memory-bank/projectbrief.md") == nil {
+			t.Fatal("a refusal changed something")
+		}
+		o.Force = true
+		if _, err := Migrate(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		if b := read(t, root, "README.md"); !strings.Contains(string(b), "(memory-bank/projectbrief.md)") {
+			t.Errorf("--no-rewrite-links rewrote README.md:\n%s", b)
+		}
+	})
+	t.Run("configuration", func(t *testing.T) {
+		root := outsideRepo(t)
+		testgit.Write(t, root, ".roo/modes.json", "{\"context\": \"memory-bank/activeContext.md\"}\n")
+		testgit.Commit(t, root, "a tool reads the active context")
+		_, err := Migrate(context.Background(), opts(root))
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), ".roo/modes.json:1 memory-bank/activeContext.md") || strings.Contains(err.Error(), "README.md") {
+			t.Fatalf("got %v, want a refusal naming only .roo/modes.json:1", err)
+		}
+		o := opts(root)
+		o.Force = true
+		if _, err := Migrate(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // FuzzRewriteOutside: any text, any file name: no panic, and text that names no bank path comes

@@ -121,7 +121,7 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 }
 
 func allowed(name string, list []string) bool {
-	for _, a := range list {
+	for _, a := range append(DefaultAllowedFiles[:len(DefaultAllowedFiles):len(DefaultAllowedFiles)], list...) {
 		if ok, _ := path.Match(a, name); ok || a == name {
 			return true
 		}

@@ -12,17 +12,18 @@ import (
 )
 
 func newMigrateCmd(e *env) *cobra.Command {
-	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git] [--no-rewrite-links]", Short: "migrate a memory bank (memory-bank-skill legacy, Cline, Roo Code, Cursor, unmarked MEMORY.md) to v7.1 (plan; --apply to execute)", Args: noArgs}
+	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git] [--no-rewrite-links] [--force]", Short: "migrate a memory bank (memory-bank-skill legacy, Cline, Roo Code, Cursor, unmarked MEMORY.md) to v7.1 (plan; --apply to execute)", Args: noArgs}
 	apply := c.Flags().Bool("apply", false, "execute the plan (commits: the moves, then MEMORY.md, then the rewritten links); resumes an interrupted run")
 	rollback := c.Flags().Bool("rollback", false, "undo a migration: restore memory-bank/ and the branch to the starting commit")
 	gitCLI := c.Flags().Bool("git-cli", false, "move and commit through the git CLI, so hooks, signing and filters apply")
 	noGit := c.Flags().Bool("no-git", false, "move files without git: no commits, no history, no rollback")
 	noLinks := c.Flags().Bool("no-rewrite-links", false, "leave links and paths to moved files, in the bank and outside it, as they are (no links commit)")
+	force := c.Flags().Bool("force", false, "migrate a bank that does not look enough like its convention, or merge entry files still referenced from outside the bank")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		if *rollback && (*apply || *noGit) {
 			return e.usage(c, "--rollback goes alone: it cannot be combined with --apply or --no-git")
 		}
-		o := lifecycle.MigrateOptions{Apply: *apply, Rollback: *rollback, GitCLI: *gitCLI, NoGit: *noGit, NoRewriteLinks: *noLinks,
+		o := lifecycle.MigrateOptions{Apply: *apply, Rollback: *rollback, GitCLI: *gitCLI, NoGit: *noGit, NoRewriteLinks: *noLinks, Force: *force,
 			// Fault injection for the resume tests; an unset variable is the real world.
 			FailAfter: e.getenv("MBGUARD_TEST_FAIL_AFTER")}
 		r, err := e.repo()
