@@ -89,10 +89,18 @@ var contextMapping = mapping{
 
 // Commit messages also identify our own commits when a run resumes without its journal entry.
 const (
-	msgMoves  = "memory-bank: move legacy files to the v7.1 layout (mbguard migrate 1/2)\n\nPure renames, committed alone so git log --follow and git diff -M keep the history.\n"
-	msgMemory = "memory-bank: build MEMORY.md from the legacy entry files (mbguard migrate 2/2)\n\nbrief.md, active.md and _index.md become MEMORY.md (and legacy.md for text with no other place).\n"
-	msgLinks  = "memory-bank: point links at the moved files (mbguard migrate, links)\n\nLinks, paths and wiki-links to the files the migration moved or merged, in the bank and in the\nrepository's other text files, rewritten apart from the renames so this commit can be reviewed\nor reverted on its own.\n"
+	msgMoves  = "memory-bank: move legacy files to the v7.1 layout (mbguard migrate: renames)\n\nPure renames, committed alone so git log --follow and git diff -M keep the history.\n"
+	msgMemory = "memory-bank: build MEMORY.md from the legacy entry files (mbguard migrate: MEMORY.md)\n\nbrief.md, active.md and _index.md become MEMORY.md (and legacy.md for text with no other place).\n"
+	msgLinks  = "memory-bank: point links at the moved files (mbguard migrate: links)\n\nLinks, paths and wiki-links to the files the migration moved or merged, in the bank and in the\nrepository's other text files, rewritten apart from the renames so this commit can be reviewed\nor reverted on its own.\n"
 )
+
+// oldSubjects are the subjects earlier versions gave the same commits ("1/2", "2/2" and then a
+// third): a rollback still recognises them.
+var oldSubjects = []string{
+	"memory-bank: move legacy files to the v7.1 layout (mbguard migrate 1/2)",
+	"memory-bank: build MEMORY.md from the legacy entry files (mbguard migrate 2/2)",
+	"memory-bank: point links at the moved files (mbguard migrate, links)",
+}
 
 // PlanMigration reads memory-bank/ under root and plans the migration to v7.1.
 func PlanMigration(root string) (Plan, error) {

@@ -73,7 +73,7 @@ func TestMigrateOutsideReferences(t *testing.T) {
 					t.Errorf("the links commit lacks %s:\n%s", f, names)
 				}
 			}
-			if !strings.Contains(names, "mbguard migrate, links") {
+			if !strings.Contains(names, "mbguard migrate: links") {
 				t.Errorf("HEAD is not the links commit:\n%s", names)
 			}
 			head := testgit.Git(t, root, "rev-parse", "HEAD")
@@ -149,4 +149,24 @@ func FuzzRewriteOutside(f *testing.F) {
 			t.Errorf("text naming no bank path changed: %q -> %q %+v", text, out, ls)
 		}
 	})
+}
+
+// --rollback restores the files outside the bank the links commit edited, too.
+func TestMigrateRollbackOutside(t *testing.T) {
+	root := outsideRepo(t)
+	readme := read(t, root, "README.md")
+	if _, err := Migrate(context.Background(), opts(root)); err != nil {
+		t.Fatal(err)
+	}
+	o := opts(root)
+	o.Apply, o.Rollback = false, true
+	if _, err := Migrate(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, root, "README.md"); string(got) != string(readme) {
+		t.Errorf("README.md not restored:\n%s", got)
+	}
+	if st := testgit.Git(t, root, "status", "--porcelain"); st != "" {
+		t.Errorf("work tree not clean after rollback:\n%s", st)
+	}
 }
