@@ -95,7 +95,7 @@ func keptReferences(o MigrateOptions, p Plan) error {
 	if !o.NoGit && o.GitDir != "" {
 		if r, err := open(o.Root); err == nil {
 			if ref, err := r.Head(); err == nil {
-				files, _ = outsideTree(r, o.Root, ref.Hash(), m)
+				files, _ = outsideTree(r, o.Root, ref.Hash(), m, nil)
 			}
 		}
 	}

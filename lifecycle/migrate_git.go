@@ -598,15 +598,25 @@ func linkChanges(g *goGit, j *journal, res *MigrateResult) (map[string][]byte, p
 	changed, rw, un := rewriteAll(g.o.Root, j.Plan, after, before)
 	res.Rewritten, res.Unresolved = rw, un
 	m := newBankMap(j.Plan, before)
-	files, err := outsideTree(g.r, g.o.Root, c2, m)
+	dirty := map[string]bool{}
+	files, err := outsideTree(g.r, g.o.Root, c2, m, dirty)
 	if err != nil {
 		return nil, c2, fmt.Errorf("reading the files outside memory-bank/: %w", err)
 	}
 	och, orw, listed := outsideChanges(files, m, resolverFor(g.o.Root, j.Plan, before))
 	for p, b := range och {
-		changed[p] = b
+		if !dirty[p] {
+			changed[p] = b
+		}
 	}
-	res.Rewritten, res.Mentions = append(res.Rewritten, orw...), listed
+	for _, l := range orw {
+		if dirty[l.Path] { // the user's uncommitted edits there are theirs: list, never overwrite
+			listed = append(listed, Mention{Path: l.Path, Line: l.Line, Text: l.Target, Now: l.New, Why: "the file has uncommitted changes: not rewritten, change it by hand"})
+			continue
+		}
+		res.Rewritten = append(res.Rewritten, l)
+	}
+	res.Mentions = listed
 	return changed, c2, nil
 }
 

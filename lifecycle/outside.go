@@ -351,7 +351,9 @@ func textFile(b []byte, m bankMap) bool {
 
 // outsideTree reads the tracked regular files of commit h outside memory-bank/ that may mention
 // the bank, from the work tree when the file there is the commit's, else from the objects.
-func outsideTree(r *gitRepo, root string, h plumbing.Hash, m bankMap) (map[string][]byte, error) {
+// dirty, when not nil, collects the files whose work-tree copy differs from the commit's: those
+// must not be rewritten, or the user's uncommitted edits would be lost.
+func outsideTree(r *gitRepo, root string, h plumbing.Hash, m bankMap, dirty map[string]bool) (map[string][]byte, error) {
 	c, err := r.CommitObject(h)
 	if err != nil {
 		return nil, err
@@ -385,6 +387,9 @@ func outsideTree(r *gitRepo, root string, h plumbing.Hash, m bankMap) (map[strin
 				}
 				continue
 			}
+		}
+		if dirty != nil {
+			dirty[name] = true
 		}
 		blob, err := object.GetBlob(r.Storer, e.Hash)
 		if err != nil || blob.Size > maxOutsideFile {

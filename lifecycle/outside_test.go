@@ -170,3 +170,24 @@ func TestMigrateRollbackOutside(t *testing.T) {
 		t.Errorf("work tree not clean after rollback:\n%s", st)
 	}
 }
+
+// A file outside the bank with uncommitted edits is never rewritten: its references are listed.
+func TestMigrateOutsideDirtyFileKept(t *testing.T) {
+	root := outsideRepo(t)
+	mine := "# App\n\nSee [memory](memory-bank/projectbrief.md).\n\nMy unsaved paragraph.\n"
+	testgit.Write(t, root, "README.md", mine)
+	res, err := Migrate(context.Background(), opts(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(read(t, root, "README.md")); got != mine {
+		t.Errorf("uncommitted README.md overwritten:\n%s", got)
+	}
+	found := false
+	for _, m := range res.Mentions {
+		found = found || m.Path == "README.md" && strings.Contains(m.Why, "uncommitted")
+	}
+	if !found {
+		t.Errorf("README.md not listed: %+v", res.Mentions)
+	}
+}
