@@ -471,6 +471,13 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if err := preflight(o); err != nil {
 		return res, err
 	}
+	warn, err := commitsLikeGit(o)
+	if err != nil {
+		return res, err
+	}
+	if warn != "" {
+		res.Warnings = append(res.Warnings, warn)
+	}
 	head, branch, err := headOf(o)
 	if err != nil {
 		return res, err
