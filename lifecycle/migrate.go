@@ -468,6 +468,9 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if o.GitDir == "" {
 		return res, refuse("not inside a git repository: run it in one, or pass --no-git for plain moves without history")
 	}
+	if err := repoFormat(o.Root); err != nil {
+		return res, err
+	}
 	if err := preflight(o); err != nil {
 		return res, err
 	}
