@@ -638,9 +638,18 @@ func removeEmptyDirs(dir string) {
 	_ = os.Remove(dir) // fails, rightly, when something is left
 }
 
-// plainMigrate is --no-git: the same moves and files, without commits, history or journal.
-func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
-	res.Warnings = append(res.Warnings, "--no-git: files are moved without commits, so history is not linked and the run cannot be rolled back")
+// simulation is what a migration writes, computed from the files as they are, without changing
+// anything: --no-git applies it, --diff prints it.
+type simulation struct {
+	mem, leg   []byte
+	changed    map[string][]byte // link rewrites: path after the migration → new content
+	rewritten  []Link
+	unresolved []Link
+	mentions   []Mention
+}
+
+func simulate(o MigrateOptions, plan Plan) (simulation, error) {
+	var sim simulation
 	from := map[string]string{}
 	for _, m := range plan.Moves {
 		from[m.To] = m.From
@@ -655,32 +664,72 @@ func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 		}
 		return b
 	}
-	mem, leg, err := buildOutputs(plan, read)
+	var err error
+	if sim.mem, sim.leg, err = buildOutputs(plan, read); err != nil {
+		return sim, err
+	}
+	if o.NoRewriteLinks || (len(plan.Moves) == 0 && len(plan.Delete) == 0) {
+		return sim, nil
+	}
+	before, was := map[string][]byte{}, map[string]bool{}
+	if err := filepath.WalkDir(filepath.Join(o.Root, bank.Dir), func(fp string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(o.Root, fp)
+		was[filepath.ToSlash(rel)] = true
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".md") {
+			if b, err := os.ReadFile(fp); err == nil {
+				before[filepath.ToSlash(rel)] = b
+			}
+		}
+		return nil
+	}); err != nil {
+		return sim, fmt.Errorf("reading memory-bank/: %w", err)
+	}
+	if len(before) == 0 {
+		return sim, nil
+	}
+	after := map[string][]byte{bank.Entry: sim.mem}
+	if sim.leg != nil {
+		after[bank.Dir+"/legacy.md"] = sim.leg
+	}
+	to := map[string]string{}
+	for _, m := range plan.Moves {
+		to[m.From] = m.To
+	}
+	for p, b := range before {
+		if t, ok := to[p]; ok {
+			after[t] = b
+		} else if !contains(plan.Delete, p) {
+			after[p] = b
+		}
+	}
+	sim.changed, sim.rewritten, sim.unresolved = rewriteAll(o.Root, plan, after, was)
+	m := newBankMap(plan, was)
+	files, err := outsideDisk(o.Root, m)
+	if err != nil {
+		return sim, fmt.Errorf("reading the files outside memory-bank/: %w", err)
+	}
+	och, orw, listed := outsideChanges(files, m, resolverFor(o.Root, plan, was))
+	for p, b := range och {
+		sim.changed[p] = b
+	}
+	sim.rewritten, sim.mentions = append(sim.rewritten, orw...), listed
+	return sim, nil
+}
+
+// plainMigrate is --no-git: the same moves and files, without commits, history or journal.
+func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
+	res.Warnings = append(res.Warnings, "--no-git: files are moved without commits, so history is not linked and the run cannot be rolled back")
+	sim, err := simulate(o, plan)
 	if err != nil {
 		return err
 	}
-	before, was := map[string][]byte{}, map[string]bool{}
-	if !o.NoRewriteLinks && (len(plan.Moves) > 0 || len(plan.Delete) > 0) {
-		if err := filepath.WalkDir(filepath.Join(o.Root, bank.Dir), func(fp string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(o.Root, fp)
-			was[filepath.ToSlash(rel)] = true
-			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".md") {
-				if b, err := os.ReadFile(fp); err == nil {
-					before[filepath.ToSlash(rel)] = b
-				}
-			}
-			return nil
-		}); err != nil {
-			return fmt.Errorf("reading memory-bank/: %w", err)
-		}
-	}
-	if err := writeOutputs(o, mem, leg); err != nil {
+	if err := writeOutputs(o, sim.mem, sim.leg); err != nil {
 		return err
 	}
-	res.Legacy = leg != nil
+	res.Legacy = sim.leg != nil
 	if err := renameOnDisk(o.Root, plan, o.Progress); err != nil {
 		return err
 	}
@@ -689,38 +738,15 @@ func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 			return fmt.Errorf("removing %s: %w", d, err)
 		}
 	}
-	if len(before) > 0 {
-		after := map[string][]byte{bank.Entry: mem}
-		if leg != nil {
-			after[bank.Dir+"/legacy.md"] = leg
-		}
-		to := map[string]string{}
-		for _, m := range plan.Moves {
-			to[m.From] = m.To
-		}
-		for p, b := range before {
-			if t, ok := to[p]; ok {
-				after[t] = b
-			} else if !contains(plan.Delete, p) {
-				after[p] = b
-			}
-		}
-		changed, rw, un := rewriteAll(o.Root, plan, after, was)
-		res.Rewritten, res.Unresolved = rw, un
-		m := newBankMap(plan, was)
-		files, err := outsideDisk(o.Root, m)
-		if err != nil {
-			return fmt.Errorf("reading the files outside memory-bank/: %w", err)
-		}
-		och, orw, listed := outsideChanges(files, m, resolverFor(o.Root, plan, was))
-		for p, b := range och {
-			changed[p] = b
-		}
-		res.Rewritten, res.Mentions = append(res.Rewritten, orw...), listed
-		for p, b := range changed {
-			if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(p)), b, 0o644); err != nil {
-				return fmt.Errorf("rewriting the links of %s: %w", p, err)
-			}
+	res.Rewritten, res.Unresolved, res.Mentions = sim.rewritten, sim.unresolved, sim.mentions
+	names := make([]string, 0, len(sim.changed))
+	for p := range sim.changed {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(p)), sim.changed[p], 0o644); err != nil {
+			return fmt.Errorf("rewriting the links of %s: %w", p, err)
 		}
 	}
 	res.NoMoves = len(plan.Moves) == 0

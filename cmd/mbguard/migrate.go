@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,12 +13,13 @@ import (
 )
 
 func newMigrateCmd(e *env) *cobra.Command {
-	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git] [--no-rewrite-links] [--force]", Short: "migrate a memory bank (memory-bank-skill legacy, Cline, Roo Code, Cursor, unmarked MEMORY.md) to v7.1 (plan; --apply to execute)", Args: noArgs}
+	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git] [--no-rewrite-links] [--force] [--diff]", Short: "migrate a memory bank (memory-bank-skill legacy, Cline, Roo Code, Cursor, unmarked MEMORY.md) to v7.1 (plan; --apply to execute)", Args: noArgs}
 	apply := c.Flags().Bool("apply", false, "execute the plan (commits: the moves, then MEMORY.md, then the rewritten links); resumes an interrupted run")
 	rollback := c.Flags().Bool("rollback", false, "undo a migration: restore memory-bank/ and the branch to the starting commit")
 	gitCLI := c.Flags().Bool("git-cli", false, "move and commit through the git CLI, so hooks, signing and filters apply")
 	noGit := c.Flags().Bool("no-git", false, "move files without git: no commits, no history, no rollback")
 	noLinks := c.Flags().Bool("no-rewrite-links", false, "leave links and paths to moved files, in the bank and outside it, as they are (no links commit)")
+	diff := c.Flags().Bool("diff", false, "print the content the plan would write (MEMORY.md, legacy.md, every link rewrite) without changing anything")
 	force := c.Flags().Bool("force", false, "migrate a bank that does not look enough like its convention, or merge entry files still referenced from outside the bank")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		if *rollback && (*apply || *noGit) {
@@ -36,6 +38,29 @@ func newMigrateCmd(e *env) *cobra.Command {
 			}
 		default:
 			return e.fail(fmt.Errorf("%w; or pass --no-git for plain moves without history", err))
+		}
+		if *diff {
+			if *apply || *rollback {
+				return e.usage(c, "--diff only shows the plan's content: run it without --apply or --rollback")
+			}
+			plan, pv, err := lifecycle.PreviewMigration(o)
+			if err != nil {
+				return e.fail(err)
+			}
+			if len(plan.Refusals) > 0 {
+				printPlan(e, plan)
+				return e.fail(fmt.Errorf("%w: %s", lifecycle.ErrRefused, strings.Join(plan.Refusals, "; ")))
+			}
+			fmt.Fprint(e.stdout, pv.Diff())
+			for _, m := range pv.Mentions {
+				fmt.Fprintf(e.stdout, "mention  %s:%d %s (now %s): %s\n", m.Path, m.Line, m.Text, m.Now, m.Why)
+			}
+			if len(pv.Files) == 0 {
+				fmt.Fprintln(e.stderr, "mbguard: nothing to migrate: no content would change")
+				return exitOK
+			}
+			fmt.Fprintln(e.stderr, "mbguard: this is what mbguard migrate --apply would write; nothing changed")
+			return exitOK
 		}
 		if e.isTerminal() {
 			o.Progress = func(done, total int) {
