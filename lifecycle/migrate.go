@@ -443,6 +443,9 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 		res.NoOp = true
 		return res, nil
 	case plan.Layout == bank.LayoutNone, plan.Layout == bank.LayoutEmpty:
+		if why := bankElsewhere(o.Root); why != "" {
+			return res, refuse("%s", why)
+		}
 		return res, refuse("no legacy memory bank in %s: run mbguard init to create a v7.1 one", o.Root)
 	}
 	if j != nil && j.Phase != phaseDone {

@@ -61,6 +61,9 @@ func Upgrade(o UpgradeOptions) (UpgradeResult, error) {
 	case bank.LayoutLegacy, bank.LayoutMixed:
 		return res, ErrLegacy
 	case bank.LayoutNone, bank.LayoutEmpty:
+		if why := bankElsewhere(o.Root); why != "" {
+			return res, errors.New(why)
+		}
 		return res, errors.New("no memory-bank/MEMORY.md: run mbguard init")
 	}
 	fi, err := os.Lstat(p)
