@@ -36,7 +36,7 @@ func TestBankElsewhere(t *testing.T) {
 				front = "---\ndescription: memory bank\nglobs:\nalwaysApply: true\n---\n"
 			}
 			files := map[string]string{
-				"projectbrief": "# Project Brief\n\nA note-taking app for field researchers.\n",
+				"projectbrief":  "# Project Brief\n\nA note-taking app for field researchers.\n",
 				"activeContext": "# Active Context\n\n- Offline sync.\n",
 				"techContext":   "# Tech\n\n- Flutter 3.22\n",
 				"progress":      "# Progress\n\n- Capture works.\n",
