@@ -380,6 +380,10 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 				return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole, memory-bank/ included." +
 					" Next: name the paths outside memory-bank/, e.g. `git checkout -- src/`, `git clean -fd -- src/` or `git stash push -- src/`.", false
 			}
+			if w.shellExclude != "" {
+				return prefixBank + "blocked: " + w.shellOp + " would rewrite the Markdown files in memory-bank/ (it is run on " + w.lex + ")." +
+					" Next: leave the bank out: `" + w.shellExclude + "`.", false
+			}
 			return prefixBank + "blocked: this shell command writes " + w.lex + ", which takes in memory-bank/." +
 				" Next: name the files outside memory-bank/ explicitly, and change memory-bank/ .md files with the write/edit tool.", false
 		}

@@ -46,6 +46,7 @@ type writeTarget struct {
 	// opShell: a literal path (not a run-time word's prefix), a directory written at any depth,
 	// and a tree write that touches no Markdown file
 	shellExact, shellTree, shellNoMD bool
+	shellExclude                     string // the same command leaving the bank out (prettier … '!memory-bank/**')
 	shellOp                          string
 }
 
@@ -126,14 +127,14 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 		if wd := str(args, "workdir", "cwd", "dir_path", "directory"); wd != "" {
 			a.cwd = absolute(wd, a.cwd, slashClean(fx.Root()))
 		}
-		r := withRuns(classifyShell(a.cmd, a.cwd), a.cwd, fx, 0)
+		r := withRuns(classifyShell(a.cmd, a.cwd, fx), a.cwd, fx, 0)
 		a.named = r.named
 		for _, p := range r.reads {
 			a.reads = append(a.reads, canon(p, a.cwd, fx))
 		}
 		for _, w := range r.writes {
 			a.writes = append(a.writes, writeTarget{canonPath: canon(w.path, a.cwd, fx), op: opShell,
-				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD, shellOp: w.op})
+				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD, shellOp: w.op, shellExclude: w.exclude})
 		}
 		a.shellUnknown = r.unknown
 	case kindAgent:

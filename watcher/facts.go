@@ -187,6 +187,21 @@ func (f *Facts) ReadAbs(abs string) (string, bool) {
 
 var _ gating.AbsReader = (*Facts)(nil)
 
+// Env returns the variables a shell command of the agent sees with the hook's own values:
+// the agent's shell and the hook share their environment, so `cp x "$TMPDIR/y"` is a copy
+// to a known place, not to an unknown one.
+func (f *Facts) Env() map[string]string {
+	m := map[string]string{}
+	for _, n := range gating.EnvVars {
+		if v, ok := os.LookupEnv(n); ok && filepath.IsAbs(v) {
+			m[n] = filepath.ToSlash(filepath.Clean(v))
+		}
+	}
+	return m
+}
+
+var _ gating.EnvReader = (*Facts)(nil)
+
 // Secrets returns the gitleaks rule ids of secrets in content that would be written to rel.
 // A detector that cannot run reports "secret-scan-error": a bank write that cannot be checked
 // is refused rather than waved through.

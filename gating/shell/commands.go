@@ -416,8 +416,11 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 			w.interp(it, interpName(name), args, e, in)
 			return
 		}
-		if _, ok := fixFlags[name]; ok {
+		if _, ok := formatters[name]; ok {
 			w.formatter(name, args, e)
+			return
+		}
+		if w.subFormatter(name, args, e) {
 			return
 		}
 		if harmlessCommands[name] {

@@ -37,6 +37,13 @@ type Access struct {
 	// NoMarkdown marks a Tree write whose find -name tests admit no Markdown
 	// file (find . -name '*.pyc' -delete): no .md file below it is touched.
 	NoMarkdown bool
+	// Via is the script (resolved like Run.Path) this path was handed to as an argument
+	// (python summarize.py memory-bank/): it is written only if that script can write, which
+	// a caller that reads the script may decide.
+	Via string
+	// Exclude is, for a formatter run on a tree that takes in memory-bank/, the same
+	// command with the words that leave the bank out (prettier --write . '!memory-bank/**').
+	Exclude string
 }
 
 // Result is what Classify learnt about a command line.
@@ -73,6 +80,13 @@ type Result struct {
 // Relative paths are joined onto cwd; when cwd is "" they stay relative.
 // Classify never panics and never touches the file system.
 func Classify(cmd string, cwd string) (res Result) {
+	return ClassifyEnv(cmd, cwd, nil)
+}
+
+// ClassifyEnv is Classify with the values of variables the caller knows for certain
+// ($TMPDIR, $HOME, $CLAUDE_PROJECT_DIR): a word built from them resolves to a path
+// instead of an unknown one. A variable the line assigns or unsets wins over them.
+func ClassifyEnv(cmd, cwd string, vars map[string]string) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			// A classifier bug must not open the gate: fall back to the
@@ -80,11 +94,11 @@ func Classify(cmd string, cwd string) (res Result) {
 			res = Result{Write: true, Unknown: true, ParseError: "internal error in shell classifier"}
 		}
 	}()
-	return classify(cmd, cwd)
+	return classify(cmd, cwd, vars)
 }
 
 // classify is Classify without the recover, so the fuzz target sees panics.
-func classify(cmd, cwd string) Result {
+func classify(cmd, cwd string, vars map[string]string) Result {
 	var res Result
 	if len(cmd) > MaxInput {
 		res.ParseError = "command longer than 256 KiB"
@@ -100,6 +114,11 @@ func classify(cmd, cwd string) Result {
 	}
 	w := walker{res: &res}
 	e := env{dir: cleanDir(cwd), known: true, top: true}
+	for _, n := range sortedNames(vars) {
+		if v := vars[n]; v != "" && utf8.ValidString(v) && !mayRebind(cmd, n) {
+			e.vars = bind(e.vars, n, arg{s: v, exact: true})
+		}
+	}
 	if err := w.parse(cmd, &e, 0); err != nil {
 		res.ParseError = err.Error()
 		res.Write, res.Unknown = true, true
@@ -108,6 +127,42 @@ func classify(cmd, cwd string) Result {
 		res.unescape()
 	}
 	return res
+}
+
+// rebinders are the builtins through which a line may set a variable other than by a plain
+// NAME=VALUE the walker follows (read NAME, eval "NA""ME=x", sourcing a script that sets it).
+var rebinders = setOf("read eval source declare typeset export local readonly mapfile readarray getopts printf let set unset alias")
+
+// mayRebind reports a command line that may give the variable name a value of its own: it
+// spells the name other than as $NAME or ${NAME}, or uses a builtin that can set a
+// variable whose name is built at run time. Then the caller's value is not used.
+func mayRebind(cmd, name string) bool {
+	bare := strings.Count(cmd, name) - strings.Count(cmd, "$"+name) - strings.Count(cmd, "${"+name+"}")
+	if bare > 0 {
+		return true
+	}
+	for _, f := range strings.FieldsFunc(cmd, func(r rune) bool {
+		return !(r == '-' || r == '.' || r < utf8.RuneSelf && isIdent(byte(r)))
+	}) {
+		if rebinders[f] || f == "." {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedNames returns the keys of m in order, so a classification never depends on map order.
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for n := range m {
+		i := len(out)
+		out = append(out, n)
+		for ; i > 0 && out[i-1] > n; i-- {
+			out[i] = out[i-1]
+		}
+		out[i] = n
+	}
+	return out
 }
 
 // escapeBase maps a byte b of 0x80–0xFF that is not part of valid UTF-8 to the rune
@@ -210,6 +265,7 @@ func (e *env) lookup(p *syntax.ParamExp) (arg, bool) {
 			return arg{s: e.dir, exact: true}, true
 		}
 	case "HOME":
+		// set by the caller above when it knows the value
 		return arg{s: "~", exact: true}, true
 	}
 	return arg{}, false
@@ -239,6 +295,9 @@ func cleanDir(d string) string {
 
 type walker struct {
 	res *Result
+	// depth is the nesting of the code being walked (see maxDepth), for code found in
+	// places that are not handed it (inline interpreter code running a command).
+	depth int
 	// parser is reused for code nested in strings: a parser costs about
 	// 5 KB to set up, more than classifying a typical command.
 	parser *syntax.Parser
@@ -294,7 +353,10 @@ func (w *walker) parse(src string, e *env, depth int) error {
 	if err != nil {
 		return err
 	}
+	outer := w.depth
+	w.depth = depth
 	w.stmts(f.Stmts, e, depth)
+	w.depth = outer
 	return nil
 }
 
