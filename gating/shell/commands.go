@@ -404,7 +404,7 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 	case "iconv", "xmllint", "pandoc", "openssl", "gpg":
 		w.outputFlag(name, args, e)
 	default:
-		if w.runner(name, args, e, depth, in) || w.wrapper(name, args, e, depth, in) {
+		if w.runner(name, args, e, depth, in) || w.wrapper(name, args, e, depth, in) || w.pkgManager(name, args, e) {
 			return
 		}
 		if spec, ok := readers[name]; ok {

@@ -93,7 +93,8 @@ func (w *walker) formatter(name string, args []arg, e *env) {
 			}
 		}
 	}
-	_, ops := parseArgs(args, flagSpec{long: spec.values, short: shortValues(spec.values)})
+	values := append(spec.values[:len(spec.values):len(spec.values)], spec.mdOpts...)
+	_, ops := parseArgs(args, flagSpec{long: values, short: shortValues(values)})
 	var targets []arg
 	for _, a := range ops {
 		if a.exact && (a.s == "fmt" || a.s == "format" || a.s == "check") {

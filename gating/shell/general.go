@@ -315,6 +315,8 @@ func knownCommand(name string) bool {
 	if _, ok := wrappers[name]; ok {
 		return true
 	}
-	_, ok := formatters[name]
-	return ok
+	if _, ok := formatters[name]; ok {
+		return true
+	}
+	return pkgManagerName(name) != ""
 }
