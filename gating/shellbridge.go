@@ -25,7 +25,7 @@ type shellWrite struct {
 	// exact is a literal path (rm -rf ., a glob such as *), not the literal prefix of a
 	// run-time word; tree is a directory written at any depth (tar x, find -delete).
 	exact, tree bool
-	noMD        bool   // a tree write that touches no Markdown file (find -name '*.pyc' -delete)
+	noMD        bool   // a tree write that touches no Markdown file of the bank (find -name '*.pyc' -delete, prettier … '!memory-bank/**')
 	op          string // what writes it: "redirect", "git reset" …
 	via         string // the script this path is an argument of (shell.Access.Via)
 	exclude     string // the command that leaves the bank out (shell.Access.Exclude)
@@ -48,7 +48,7 @@ func classifyShell(cmd, cwd string, fx Facts) shellResult {
 	}
 	for _, a := range r.Writes {
 		if a.Path != "" {
-			out.writes = append(out.writes, shellWrite{path: a.Path, exact: !a.Unknown, tree: a.Tree, noMD: a.NoMarkdown, op: a.Op, via: a.Via, exclude: a.Exclude})
+			out.writes = append(out.writes, shellWrite{path: a.Path, exact: !a.Unknown, tree: a.Tree, noMD: a.NoMarkdown || a.NoBank, op: a.Op, via: a.Via, exclude: a.Exclude})
 		}
 	}
 	return out

@@ -129,6 +129,13 @@ func (w *walker) formatWrites(name string, targets []arg, md bool, exclude strin
 		w.writeDir(arg{s: d, exact: true}, name, e)
 		w.res.Writes[len(w.res.Writes)-1].NoMarkdown = true
 	}
+	if md && leavesBankOut(args) {
+		// told to leave the bank out (prettier … '!memory-bank/**', --ignore memory-bank)
+		for i := n; i < len(w.res.Writes); i++ {
+			w.res.Writes[i].NoBank = w.res.Writes[i].Path != "" && !mayNameBank(w.res.Writes[i].Path)
+		}
+		return
+	}
 	if exclude == "" || !md {
 		return
 	}
@@ -163,6 +170,37 @@ func (w *walker) subFormatter(name string, args []arg, e *env) bool {
 	}
 	w.formatWrites(name+" "+args[0].s, ops, false, "", nil, e)
 	return true
+}
+
+// leavesBankOut reports a formatter command that excludes memory-bank/ itself: a negated
+// pattern ('!memory-bank/**', '#memory-bank') or an exclusion option's value naming it.
+func leavesBankOut(args []arg) bool {
+	for i, a := range args {
+		if !a.exact {
+			continue
+		}
+		v, negated := a.s, false
+		switch {
+		case strings.HasPrefix(v, "!") || strings.HasPrefix(v, "#"):
+			v, negated = v[1:], true
+		case strings.HasPrefix(v, "-") && strings.Contains(v, "="):
+			_, v, _ = strings.Cut(v, "=")
+			negated = true
+		case i > 0 && args[i-1].exact && strings.HasPrefix(args[i-1].s, "-"):
+			negated = true
+		}
+		if !negated {
+			continue
+		}
+		for _, part := range strings.Split(v, ",") {
+			part = strings.TrimPrefix(strings.TrimPrefix(part, "./"), "**/")
+			part = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(part, "/**"), "/**/*"), "/")
+			if part == bankName {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // namesMarkdown reports a path or a file-type list that takes in Markdown files.

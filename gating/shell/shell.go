@@ -44,6 +44,8 @@ type Access struct {
 	// Exclude is, for a formatter run on a tree that takes in memory-bank/, the same
 	// command with the words that leave the bank out (prettier --write . '!memory-bank/**').
 	Exclude string
+	// NoBank marks a tree write by a formatter told to leave memory-bank/ out of it.
+	NoBank bool
 }
 
 // Result is what Classify learnt about a command line.
