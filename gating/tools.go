@@ -149,10 +149,17 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 			a.kind, a.shellUnknown, a.tooDeep = kindShell, true, true
 			return a
 		}
-		calls, _ := args["tool_calls"].([]any)
+		raw, has := args["tool_calls"]
+		calls, isList := raw.([]any)
+		if !isList {
+			// a batch whose calls cannot be read runs something nobody can judge
+			a.bad = "its tool_calls is " + jsonType(raw, has) + ", not a list of calls"
+			return a
+		}
 		for _, c := range calls {
 			m, _ := c.(map[string]any)
 			if m == nil {
+				a.bad = "an entry of tool_calls is " + jsonType(c, true) + ", not a call"
 				continue
 			}
 			name, _ := m["tool"].(string)
