@@ -81,7 +81,8 @@ type AbsReader interface {
 // EnvVars are the variables whose values the hook shares with the agent's shell.
 var EnvVars = []string{"TMPDIR", "HOME", "CLAUDE_PROJECT_DIR"}
 
-// EnvReader is implemented by Facts that know the values of EnvVars (absolute paths only).
+// EnvReader is implemented by Facts that know the values of EnvVars (absolute paths, or ""
+// for one known to be unset).
 // Optional: without it a command built from them writes somewhere unknown.
 type EnvReader interface {
 	Env() map[string]string

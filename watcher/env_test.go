@@ -1,6 +1,7 @@
 package watcher
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -21,5 +22,9 @@ func TestFactsEnv(t *testing.T) {
 	}
 	if v, ok := env["CLAUDE_PROJECT_DIR"]; ok {
 		t.Errorf("an empty CLAUDE_PROJECT_DIR was kept: %q", v)
+	}
+	os.Unsetenv("TMPDIR") // t.Setenv above restores it
+	if v, ok := NewFacts(dir, nil).Env()["TMPDIR"]; !ok || v != "" {
+		t.Errorf("unset TMPDIR = %q, %v; want known to be empty", v, ok)
 	}
 }

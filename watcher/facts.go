@@ -193,8 +193,12 @@ var _ gating.AbsReader = (*Facts)(nil)
 func (f *Facts) Env() map[string]string {
 	m := map[string]string{}
 	for _, n := range gating.EnvVars {
-		if v, ok := os.LookupEnv(n); ok && filepath.IsAbs(v) {
+		v, ok := os.LookupEnv(n)
+		switch {
+		case ok && filepath.IsAbs(v):
 			m[n] = filepath.ToSlash(filepath.Clean(v))
+		case !ok && n == "TMPDIR":
+			m[n] = "" // unset: "$TMPDIR/x" is /x, and ${TMPDIR:-/tmp} is /tmp
 		}
 	}
 	return m

@@ -57,7 +57,8 @@ func TestClassifyEnv(t *testing.T) {
 		{`TMPDIR=memory-bank; cp a "$TMPDIR/m.md"`, "/repo/memory-bank/m.md"},
 		{`read TMPDIR; cp a "$TMPDIR/m.md"`, ""},
 		{`eval "TMP""DIR=memory-bank"; cp a "$TMPDIR/m.md"`, ""},
-		{`cp a "${TMPDIR:-/tmp}/m.md"`, ""},
+		{`cp a "${TMPDIR:-/tmp}/m.md"`, "/tmp/x/m.md"},
+		{`cp a "${NOTSET:-/tmp}/m.md"`, ""},
 	} {
 		r := ClassifyEnv(c.cmd, "/repo", vars)
 		got := format(r.Writes)
@@ -66,6 +67,16 @@ func TestClassifyEnv(t *testing.T) {
 		}
 		if c.want != "" && (len(got) != 1 || got[0] != c.want) {
 			t.Errorf("%q: writes %q, want [%q]", c.cmd, got, c.want)
+		}
+	}
+}
+
+// An unset variable expands to nothing; ${NAME:-WORD} then gives WORD.
+func TestClassifyEnvUnset(t *testing.T) {
+	for cmd, want := range map[string]string{`cp a "$TMPDIR/m.md"`: "/m.md", `cp a "${TMPDIR:-/tmp}/m.md"`: "/tmp/m.md"} {
+		r := ClassifyEnv(cmd, "/repo", map[string]string{"TMPDIR": ""})
+		if got := format(r.Writes); len(got) != 1 || got[0] != want || r.Unknown {
+			t.Errorf("%q: writes %q (unknown %v), want [%q]", cmd, got, r.Unknown, want)
 		}
 	}
 }

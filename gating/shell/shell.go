@@ -117,7 +117,8 @@ func classify(cmd, cwd string, vars map[string]string) Result {
 	w := walker{res: &res}
 	e := env{dir: cleanDir(cwd), known: true, top: true}
 	for _, n := range sortedNames(vars) {
-		if v := vars[n]; v != "" && utf8.ValidString(v) && !mayRebind(cmd, n) {
+		// "" is a variable the caller knows is unset: it expands to nothing
+		if v := vars[n]; utf8.ValidString(v) && !mayRebind(cmd, n) {
 			e.vars = bind(e.vars, n, arg{s: v, exact: true})
 		}
 	}
@@ -139,7 +140,7 @@ var rebinders = setOf("read eval source declare typeset export local readonly ma
 // spells the name other than as $NAME or ${NAME}, or uses a builtin that can set a
 // variable whose name is built at run time. Then the caller's value is not used.
 func mayRebind(cmd, name string) bool {
-	bare := strings.Count(cmd, name) - strings.Count(cmd, "$"+name) - strings.Count(cmd, "${"+name+"}")
+	bare := strings.Count(cmd, name) - strings.Count(cmd, "$"+name) - strings.Count(cmd, "${"+name+"}") - strings.Count(cmd, "${"+name+":-")
 	if bare > 0 {
 		return true
 	}
@@ -250,9 +251,23 @@ func find(list []binding, name string) (arg, bool) {
 	return arg{}, false
 }
 
-// lookup returns a plain $NAME or ${NAME} the line assigned before; any
-// other parameter expansion is unknown.
+// lookup returns a plain $NAME, ${NAME} or ${NAME:-WORD} the line assigned before (or the
+// caller gave); any other parameter expansion is unknown.
 func (e *env) lookup(p *syntax.ParamExp) (arg, bool) {
+	if e != nil && p != nil && p.Param != nil && p.Exp != nil && p.Exp.Op == syntax.DefaultUnsetOrNull && p.Repl == nil &&
+		p.Index == nil && p.Slice == nil && !p.Length && !p.Excl && !p.Width && p.Names == 0 {
+		// ${NAME:-WORD}: NAME's value, or WORD when it is empty
+		v, ok := find(e.vars, p.Param.Value)
+		switch {
+		case !ok:
+			return arg{}, false
+		case v.s != "" || !v.exact:
+			return v, true
+		case p.Exp.Word == nil:
+			return arg{s: "", exact: true}, true
+		}
+		return wordArg(p.Exp.Word, e), true
+	}
 	if e == nil || p == nil || p.Param == nil || p.Exp != nil || p.Repl != nil || p.Index != nil ||
 		p.Slice != nil || p.Length || p.Excl || p.Width || p.Names != 0 {
 		return arg{}, false
