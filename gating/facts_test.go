@@ -15,6 +15,16 @@ type memFacts struct {
 	noBank  bool
 	secrets int // Secrets calls, to prove the engine calls it only for bank writes
 	env     map[string]string
+	// changes, when set, are the bank files with uncommitted work (BankChanges known); nil
+	// leaves it unknown, as without git.
+	changes *[]string
+}
+
+func (f *memFacts) BankChanges() ([]string, bool) {
+	if f.changes == nil {
+		return nil, false
+	}
+	return *f.changes, true
 }
 
 // Env gives the variables the hook shares with the agent's shell: a test's own, or a

@@ -88,6 +88,13 @@ type EnvReader interface {
 	Env() map[string]string
 }
 
+// BankStatuser is implemented by Facts that can tell which memory-bank/ files hold
+// uncommitted work (repository-relative paths). Optional: without it, or when ok is false, a
+// command that rewrites the whole work tree is refused whenever it takes in the bank.
+type BankStatuser interface {
+	BankChanges() (files []string, ok bool)
+}
+
 // maxScriptDepth bounds scripts that run scripts.
 const maxScriptDepth = 3
 

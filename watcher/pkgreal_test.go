@@ -65,6 +65,17 @@ func TestPackageManagersReallyWrite(t *testing.T) {
 	if home, err := os.UserHomeDir(); rustup == "" && err == nil {
 		rustup = home + "/.rustup"
 	}
+	// go's caches stay the developer's: a cache below the test's temporary home is still
+	// being trimmed when the test removes it
+	goEnv := []string{}
+	if d, err := os.UserConfigDir(); err == nil {
+		goEnv = append(goEnv, "XDG_CONFIG_HOME="+d) // go's telemetry counters, written after it exits
+	}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
+		if out, err := exec.Command("go", "env", k).Output(); err == nil && len(strings.TrimSpace(string(out))) > 0 {
+			goEnv = append(goEnv, k+"="+strings.TrimSpace(string(out)))
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			bin := testhost.Tool(t, c.tool, c.how)
@@ -89,7 +100,7 @@ func TestPackageManagersReallyWrite(t *testing.T) {
 			}
 			cmd := exec.Command("bash", "-c", c.cmd)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", "npm_config_update_notifier=false", "RUSTUP_HOME="+rustup, "CARGO_HOME="+t.TempDir())
+			cmd.Env = append(append(os.Environ(), goEnv...), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", "npm_config_update_notifier=false", "RUSTUP_HOME="+rustup, "CARGO_HOME="+t.TempDir())
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%s (%s) failed: %v\n%s", c.cmd, bin, err, out)
 			}
@@ -128,8 +139,8 @@ func jsonString(s string) string {
 
 // serveOne sends one event through serve --stdio in the given mode and returns its decision.
 func serveOne(t *testing.T, r repo.Repo, mode, event string) struct {
-	Verdict, Gate string
-	Paths         []string
+	Verdict, Gate, Message string
+	Paths                  []string
 } {
 	t.Helper()
 	cfg, err := config.Load(config.Options{RepoRoot: r.Root, Getenv: func(k string) string {
@@ -148,8 +159,8 @@ func serveOne(t *testing.T, r repo.Repo, mode, event string) struct {
 	}
 	var resp struct {
 		Decision *struct {
-			Verdict, Gate string
-			Paths         []string
+			Verdict, Gate, Message string
+			Paths                  []string
 		}
 	}
 	if err := json.Unmarshal([]byte(strings.TrimSpace(out.String())), &resp); err != nil || resp.Decision == nil {
