@@ -10,7 +10,8 @@ import (
 // they lose nothing a commit does not hold.
 func TestWholeTreeGitCommands(t *testing.T) {
 	cmds := []string{"git reset --hard", "git reset --hard HEAD~1", "git checkout -f", "git checkout .", "git stash",
-		"git stash -u", "git clean -fd", "git clean -fdx", "git restore ."}
+		"git stash -u", "git clean -fd", "git clean -fdx", "git restore .",
+		"git switch --discard-changes main", "git checkout -f main"}
 	for _, cmd := range cmds {
 		for _, mode := range []Mode{ModeOff, ModeWarn} {
 			clean := newFacts(bankFiles())
