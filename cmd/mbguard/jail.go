@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mbguard/mbguard/internal/jail"
+)
+
+func newJailCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "jail [--cwd-file file] -- command [args...]",
+		Short: "run a command with memory-bank/ read-only (the kernel line; hooks rewrite agent shells to this)",
+		Long: `Runs the command with the repository's memory-bank/ mounted read-only, so nothing it
+starts — background jobs included — can write the bank, whatever path it computes. Reading
+the bank, writing elsewhere, the exit status and the output are the command's own.
+
+Linux: an unprivileged user+mount namespace, else bubblewrap (bwrap). Where neither works
+(macOS, Windows, Ubuntu's user-namespace restriction without bwrap), the command runs
+without the jail and a note says why: the other two lines still hold.
+
+With --cwd-file, the single argument is a shell command line; the directory it ends in is
+written to file, so a host's shell can follow a cd.
+
+Exit codes: the command's own; 2 usage error; 126 the jail could not be set up.`,
+		Args: cobra.MinimumNArgs(1),
+	}
+	cwdFile := c.Flags().String("cwd-file", "", "run the one argument as a shell command line and write the `file` with the directory it ends in")
+	method := c.Flags().String("method", "", "force a method: userns or bwrap (for benchmarks and tests)")
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		argv := args
+		if *cwdFile != "" {
+			if len(args) != 1 {
+				return e.usage(c, "--cwd-file takes one shell command line after --, got %d arguments", len(args))
+			}
+			argv = jail.ShellArgv(args[0], *cwdFile)
+		}
+		bank := ""
+		if r, err := e.repo(); err == nil {
+			bank = filepath.Join(r.Root, "memory-bank")
+		}
+		if fi, err := os.Stat(bank); bank == "" || err != nil || !fi.IsDir() {
+			e.logf("jail: no memory-bank/ here; running the command as it is")
+			return runPlain(e, argv)
+		}
+		code, m, err := jail.Run(jail.Options{Bank: bank, Argv: argv, Method: jail.Method(*method)})
+		switch {
+		case errors.Is(err, jail.ErrUnavailable) && *method == "":
+			fmt.Fprintf(e.stderr, "mbguard: %v; ran without it (see mbguard doctor)\n", err)
+			return runPlain(e, argv)
+		case err != nil:
+			fmt.Fprintf(e.stderr, "mbguard: jail: %v\n", err)
+			return 126
+		}
+		e.logf("jail: %s ran under %s, exit %d", argv[0], m, code)
+		return code
+	})
+	return c
+}
+
+// runPlain runs argv without the jail, with the process's streams.
+func runPlain(e *env, argv []string) int {
+	code, err := jail.RunPlain(argv)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+	}
+	return code
+}

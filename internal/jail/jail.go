@@ -1,0 +1,104 @@
+package jail
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Method is the primitive that makes the bank read-only for a command.
+type Method string
+
+// The methods, in the order Run tries them.
+const (
+	Userns Method = "userns" // unprivileged user+mount namespace, from this binary
+	Bwrap  Method = "bwrap"  // bubblewrap: --bind / / --ro-bind bank bank
+	None   Method = "none"   // no primitive here: the command runs as it is
+)
+
+// innerEnv marks the re-executed binary as the namespace's first process; its value is the
+// bank to make read-only. innerExecEnv is the absolute path of the command it then execs.
+const (
+	innerEnv     = "MBGUARD_JAIL_INNER"
+	innerExecEnv = "MBGUARD_JAIL_EXEC"
+)
+
+// ErrUnavailable wraps the reason no method works here.
+var ErrUnavailable = errors.New("the kernel line is unavailable here")
+
+// Options says what to jail.
+type Options struct {
+	Bank string   // the folder to make read-only (absolute)
+	Argv []string // the command and its arguments
+	// Method forces one method; empty tries Userns, then Bwrap.
+	Method Method
+	// Stdin, Stdout and Stderr default to the process's own. Give *os.File values: with other
+	// types, a background job that keeps the stream open would make Run wait for it.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Self is the binary re-executed for Userns; empty means os.Executable.
+	Self string
+}
+
+func (o Options) validate() error {
+	if len(o.Argv) == 0 {
+		return errors.New("no command to run: give one after --")
+	}
+	if !filepath.IsAbs(o.Bank) {
+		return fmt.Errorf("bank %q is not an absolute path", o.Bank)
+	}
+	switch o.Method {
+	case "", Userns, Bwrap:
+		return nil
+	}
+	return fmt.Errorf("method %q: want %s or %s", o.Method, Userns, Bwrap)
+}
+
+// ShellScript wraps a shell command line so that the working directory it ends in survives
+// the jail: the command runs in a child shell inside the jail, which writes its final
+// directory to a temporary file; the outer shell then cds there and keeps the exit status.
+// self is how to call mbguard (quoted by the caller's rules if needed). The result is one
+// line of POSIX sh that hosts can run in place of cmd.
+func ShellScript(self, cmd string) string {
+	return `__mbg_d=$(mktemp "${TMPDIR:-/tmp}/mbguard-cwd.XXXXXX") ; ` +
+		self + ` jail --cwd-file "$__mbg_d" -- ` + Quote(cmd) + ` ; __mbg_s=$? ; ` +
+		`if [ -s "$__mbg_d" ]; then cd -- "$(cat "$__mbg_d")" 2>/dev/null; fi ; rm -f "$__mbg_d" ; ` +
+		`unset __mbg_d ; (exit $__mbg_s)`
+}
+
+// Quote makes s one single-quoted sh word.
+func Quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ShellArgv is the argv that runs a shell command line cmd inside the jail; with cwdFile it
+// writes the directory the command ends in there, even when the command exits or fails.
+func ShellArgv(cmd, cwdFile string) []string {
+	sh := "/bin/sh"
+	if p := os.Getenv("SHELL"); strings.HasSuffix(p, "/bash") || strings.HasSuffix(p, "/zsh") {
+		sh = p
+	}
+	if cwdFile == "" {
+		return []string{sh, "-c", cmd}
+	}
+	// the file name travels as $1 so no quoting of it is needed; eval keeps cmd's own syntax
+	script := `__mbg_f=$1; trap 'pwd -P >"$__mbg_f" 2>/dev/null' EXIT; shift; eval "$__mbg_c"`
+	return []string{sh, "-c", "__mbg_c=" + Quote(cmd) + "; " + script, "mbguard-jail", cwdFile}
+}
+
+// RunPlain runs argv without a jail, with the process's streams, returning its status as Run
+// does: the fallback where no method works.
+func RunPlain(argv []string) (int, error) {
+	if len(argv) == 0 {
+		return 2, errors.New("no command to run: give one after --")
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return 127, fmt.Errorf("%s: command not found", argv[0])
+	}
+	return wait(exec.Command(path, argv[1:]...), Options{})
+}

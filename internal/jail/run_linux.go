@@ -1,0 +1,122 @@
+//go:build linux
+
+package jail
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+)
+
+const (
+	capSysAdmin          = 21
+	prCapAmbient         = 47
+	prCapAmbientClearAll = 4
+	// statfs flags that a remount inside a user namespace must keep (they are locked): the
+	// ST_* values equal the MS_* ones.
+	keepFlags = syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC | syscall.MS_NOATIME |
+		syscall.MS_NODIRATIME | syscall.MS_RELATIME
+)
+
+// Run runs o.Argv with o.Bank read-only, stdin, stdout and stderr inherited, and returns the
+// command's exit status (128+signal when a signal ended it), the method used, and an error
+// wrapping ErrUnavailable when no method works (the command has not run then).
+func Run(o Options) (int, Method, error) {
+	if err := o.validate(); err != nil {
+		return 2, None, err
+	}
+	var why []string
+	if o.Method == "" || o.Method == Userns {
+		code, err := runUserns(o)
+		if err == nil {
+			return code, Userns, nil
+		}
+		if o.Method == Userns || !errors.Is(err, ErrUnavailable) {
+			return 2, Userns, err
+		}
+		why = append(why, err.Error())
+	}
+	bw, err := exec.LookPath("bwrap")
+	if err != nil {
+		why = append(why, "bubblewrap is not installed (apt-get install bubblewrap)")
+		return 2, None, fmt.Errorf("%w: %s", ErrUnavailable, strings.Join(why, "; "))
+	}
+	args := []string{bw, "--dev-bind", "/", "/", "--ro-bind", o.Bank, o.Bank, "--"}
+	cmd := exec.Command(args[0], append(args[1:], o.Argv...)...)
+	code, err := wait(cmd, o)
+	return code, Bwrap, err
+}
+
+func runUserns(o Options) (int, error) {
+	self := o.Self
+	if self == "" {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			return 2, fmt.Errorf("%w: finding this binary: %v", ErrUnavailable, err)
+		}
+	}
+	path, err := exec.LookPath(o.Argv[0])
+	if err != nil {
+		return 127, fmt.Errorf("%s: command not found", o.Argv[0])
+	}
+	cmd := exec.Command(self, o.Argv[1:]...)
+	cmd.Args[0] = o.Argv[0]
+	cmd.Env = append(os.Environ(), innerEnv+"="+o.Bank, innerExecEnv+"="+path)
+	uid, gid := os.Getuid(), os.Getgid()
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		AmbientCaps: []uintptr{capSysAdmin},
+	}
+	code, err := wait(cmd, o)
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) ||
+		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.EUSERS) {
+		return 2, fmt.Errorf("%w: unprivileged user namespaces are refused (%v): Ubuntu's "+
+			"kernel.apparmor_restrict_unprivileged_userns or user.max_user_namespaces=0", ErrUnavailable, err)
+	}
+	return code, err
+}
+
+// Inner is the namespace's first process: when this binary was re-executed by Run it makes
+// the bank read-only, drops the capability it was given and execs the command; it never
+// returns then. Otherwise it returns at once. Call it first thing in main.
+func Inner() {
+	v, ok := os.LookupEnv(innerEnv)
+	if !ok {
+		return
+	}
+	bank, path := v, os.Getenv(innerExecEnv)
+	os.Unsetenv(innerEnv)
+	os.Unsetenv(innerExecEnv)
+	if err := remountReadOnly(bank); err != nil {
+		fmt.Fprintf(os.Stderr, "mbguard jail: making %s read-only: %v; the command did not run\n", bank, err)
+		os.Exit(126)
+	}
+	syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0)
+	err := syscall.Exec(path, os.Args, os.Environ())
+	fmt.Fprintf(os.Stderr, "mbguard jail: running %s: %v\n", path, err)
+	os.Exit(126)
+}
+
+func remountReadOnly(bank string) error {
+	// nothing we mount may propagate back to the host's namespace
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("private mounts: %w", err)
+	}
+	if err := syscall.Mount(bank, bank, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind: %w", err)
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(bank, &st); err != nil {
+		return fmt.Errorf("statfs: %w", err)
+	}
+	flags := uintptr(st.Flags)&keepFlags | syscall.MS_BIND | syscall.MS_REMOUNT | syscall.MS_RDONLY
+	if err := syscall.Mount("", bank, "", flags, ""); err != nil {
+		return fmt.Errorf("remount read-only: %w", err)
+	}
+	return nil
+}
