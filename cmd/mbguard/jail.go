@@ -9,12 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/jail"
 )
 
 func newJailCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "jail [--cwd-file file] -- command [args...]",
+		Use:   "jail [--sh | --cwd-file file] -- command [args...]",
 		Short: "run a command with memory-bank/ read-only (the kernel line; hooks rewrite agent shells to this)",
 		Long: `Runs the command with the repository's memory-bank/ mounted read-only, so nothing it
 starts — background jobs included — can write the bank, whatever path it computes. Reading
@@ -24,19 +25,20 @@ Linux: an unprivileged user+mount namespace, else bubblewrap (bwrap). Where neit
 (macOS, Windows, Ubuntu's user-namespace restriction without bwrap), the command runs
 without the jail and a note says why: the other two lines still hold.
 
-With --cwd-file, the single argument is a shell command line; the directory it ends in is
-written to file, so a host's shell can follow a cd.
+With --sh, the single argument is a shell command line; --cwd-file also writes the directory
+it ends in to file, so a host's shell can follow a cd.
 
 Exit codes: the command's own; 2 usage error; 126 the jail could not be set up.`,
 		Args: cobra.MinimumNArgs(1),
 	}
-	cwdFile := c.Flags().String("cwd-file", "", "run the one argument as a shell command line and write the `file` with the directory it ends in")
+	sh := c.Flags().Bool("sh", false, "run the one argument as a shell command line")
+	cwdFile := c.Flags().String("cwd-file", "", "like --sh, and write the `file` with the directory the command ends in")
 	method := c.Flags().String("method", "", "force a method: userns or bwrap (for benchmarks and tests)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		argv := args
-		if *cwdFile != "" {
+		if *cwdFile != "" || *sh {
 			if len(args) != 1 {
-				return e.usage(c, "--cwd-file takes one shell command line after --, got %d arguments", len(args))
+				return e.usage(c, "--sh and --cwd-file take one shell command line after --, got %d arguments", len(args))
 			}
 			argv = jail.ShellArgv(args[0], *cwdFile)
 		}
@@ -70,4 +72,21 @@ func runPlain(e *env, argv []string) int {
 		fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
 	}
 	return code
+}
+
+// kernelJail is how hooks call mbguard for the kernel line when kernel.mode is on and a jail
+// works here, else "" (said with --verbose: doctor prints why).
+func kernelJail(e *env, cfg *config.Config) string {
+	if cfg.Kernel.Mode != "on" {
+		return ""
+	}
+	if _, err := jail.Probe(""); err != nil {
+		e.logf("kernel line off: %v", err)
+		return ""
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return self
 }

@@ -61,13 +61,19 @@ func (o Options) validate() error {
 // ShellScript wraps a shell command line so that the working directory it ends in survives
 // the jail: the command runs in a child shell inside the jail, which writes its final
 // directory to a temporary file; the outer shell then cds there and keeps the exit status.
-// self is how to call mbguard (quoted by the caller's rules if needed). The result is one
+// self is how to call mbguard. The result is one
 // line of POSIX sh that hosts can run in place of cmd.
 func ShellScript(self, cmd string) string {
 	return `__mbg_d=$(mktemp "${TMPDIR:-/tmp}/mbguard-cwd.XXXXXX") ; ` +
-		self + ` jail --cwd-file "$__mbg_d" -- ` + Quote(cmd) + ` ; __mbg_s=$? ; ` +
+		Quote(self) + ` jail --cwd-file "$__mbg_d" -- ` + Quote(cmd) + ` ; __mbg_s=$? ; ` +
 		`if [ -s "$__mbg_d" ]; then cd -- "$(cat "$__mbg_d")" 2>/dev/null; fi ; rm -f "$__mbg_d" ; ` +
 		`unset __mbg_d ; (exit $__mbg_s)`
+}
+
+// Wrap is the one-line sh command that runs the shell command line cmd inside the jail, for
+// hosts that start every shell call in the project directory (OpenCode).
+func Wrap(self, cmd string) string {
+	return Quote(self) + " jail --sh -- " + Quote(cmd)
 }
 
 // Quote makes s one single-quoted sh word.
@@ -101,4 +107,27 @@ func RunPlain(argv []string) (int, error) {
 		return 127, fmt.Errorf("%s: command not found", argv[0])
 	}
 	return wait(exec.Command(path, argv[1:]...), Options{})
+}
+
+// Probe reports whether a command can be jailed here, and how: it runs true with a fresh
+// folder as the bank. self is the binary that calls Inner first (os.Executable when empty).
+func Probe(self string) (Method, error) {
+	dir, err := os.MkdirTemp("", "mbguard-jail-probe")
+	if err != nil {
+		return None, err
+	}
+	defer os.RemoveAll(dir)
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return None, err
+	}
+	defer devnull.Close()
+	code, m, err := Run(Options{Bank: dir, Argv: []string{"true"}, Self: self, Stdin: devnull, Stdout: devnull, Stderr: devnull})
+	if err != nil {
+		return None, err
+	}
+	if code != 0 {
+		return None, fmt.Errorf("%w: the %s jail could not run true (exit %d)", ErrUnavailable, m, code)
+	}
+	return m, nil
 }
