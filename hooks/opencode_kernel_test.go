@@ -42,8 +42,8 @@ func TestOpenCodePluginKernelRewrite(t *testing.T) {
 				}
 				return
 			}
-			if got == cmd || !strings.Contains(got, " jail --sh -- ") {
-				t.Fatalf("command = %q, want it under mbguard jail", got)
+			if got == cmd || !strings.HasSuffix(got, " "+jail.Quote(cmd)) {
+				t.Fatalf("command = %q, want it under the jail", got)
 			}
 			sh := exec.Command("/bin/sh", "-c", got)
 			sh.Dir = dir

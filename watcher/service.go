@@ -18,7 +18,6 @@ import (
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/declog"
-	"github.com/mbguard/mbguard/internal/jail"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/internal/state"
 	"github.com/mbguard/mbguard/outcome"
@@ -36,10 +35,10 @@ type ServiceOptions struct {
 	// NoOutcome turns the post-call outcome check off: the baseline of bench/outcome. It is
 	// deliberately not a configuration key, so an agent cannot switch it off by a file write.
 	NoOutcome bool
-	// Jail is how to call mbguard for the kernel line: when set (kernel.mode on and a jail
-	// works here), a shell call that is not blocked is answered with the command line to run
-	// instead, the same command under `mbguard jail`. Empty leaves shell calls as they are.
-	Jail string
+	// Jail, when set (kernel.mode on and a jail works here), turns a shell call that is not
+	// blocked into the command line the host runs instead: the same command with memory-bank/
+	// read-only (jail.Wrapper). Nil leaves shell calls as they are.
+	Jail func(cmd string) string
 }
 
 // Service answers gating requests for one repository with one engine and one state store.
@@ -364,14 +363,14 @@ func (s *Service) event(req Request) Response {
 
 // jailed is the command line a shell call runs under the kernel line, or "".
 func (s *Service) jailed(e gating.Event, d gating.Decision) string {
-	if s.opts.Jail == "" || e.Kind != gating.EvToolBefore || d.Verdict == gating.Block || !gating.ShellTool(e.Tool) {
+	if s.opts.Jail == nil || e.Kind != gating.EvToolBefore || d.Verdict == gating.Block || !gating.ShellTool(e.Tool) {
 		return ""
 	}
 	cmd, ok := e.Args["command"].(string)
 	if !ok || strings.TrimSpace(cmd) == "" {
 		return ""
 	}
-	return jail.Wrap(s.opts.Jail, cmd)
+	return s.opts.Jail(cmd)
 }
 
 func configNote(err error) string {

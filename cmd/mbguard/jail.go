@@ -11,6 +11,7 @@ import (
 
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/jail"
+	"github.com/mbguard/mbguard/internal/repo"
 )
 
 func newJailCmd(e *env) *cobra.Command {
@@ -21,9 +22,9 @@ func newJailCmd(e *env) *cobra.Command {
 starts — background jobs included — can write the bank, whatever path it computes. Reading
 the bank, writing elsewhere, the exit status and the output are the command's own.
 
-Linux: an unprivileged user+mount namespace, else bubblewrap (bwrap). Where neither works
-(macOS, Windows, Ubuntu's user-namespace restriction without bwrap), the command runs
-without the jail and a note says why: the other two lines still hold.
+Linux: bubblewrap (bwrap) when installed, else an unprivileged user+mount namespace. Where
+neither works (macOS, Windows, Ubuntu's user-namespace restriction without bwrap), the
+command runs without the jail and a note says why: the other two lines still hold.
 
 With --sh, the single argument is a shell command line; --cwd-file also writes the directory
 it ends in to file, so a host's shell can follow a cd.
@@ -50,7 +51,12 @@ Exit codes: the command's own; 2 usage error; 126 the jail could not be set up.`
 			e.logf("jail: no memory-bank/ here; running the command as it is")
 			return runPlain(e, argv)
 		}
-		code, m, err := jail.Run(jail.Options{Bank: bank, Argv: argv, Method: jail.Method(*method)})
+		run := jail.Exec
+		if e.stdin != os.Stdin || e.stdout != os.Stdout || e.stderr != os.Stderr {
+			run = jail.Run // in-process callers keep their own streams
+		}
+		code, m, err := run(jail.Options{Bank: bank, Argv: argv, Method: jail.Method(*method),
+			Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr})
 		switch {
 		case errors.Is(err, jail.ErrUnavailable) && *method == "":
 			fmt.Fprintf(e.stderr, "mbguard: %v; ran without it (see mbguard doctor)\n", err)
@@ -74,19 +80,19 @@ func runPlain(e *env, argv []string) int {
 	return code
 }
 
-// kernelJail is how hooks call mbguard for the kernel line when kernel.mode is on and a jail
-// works here, else "" (said with --verbose: doctor prints why).
-func kernelJail(e *env, cfg *config.Config) string {
+// kernelJail is how serve rewrites shell calls for the kernel line when kernel.mode is on and
+// a jail works here, else nil (said with --verbose; doctor prints why).
+func kernelJail(e *env, r repo.Repo, cfg *config.Config) func(string) string {
 	if cfg.Kernel.Mode != "on" {
-		return ""
+		return nil
 	}
 	if _, err := jail.Probe(""); err != nil {
 		e.logf("kernel line off: %v", err)
-		return ""
+		return nil
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return ""
+		return nil
 	}
-	return self
+	return jail.NewWrapper(self, filepath.Join(r.Root, "memory-bank")).Wrap
 }

@@ -7,13 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
 // Method is the primitive that makes the bank read-only for a command.
 type Method string
 
-// The methods, in the order Run tries them.
+// The methods: Run uses Bwrap when bwrap is installed, else Userns.
 const (
 	Userns Method = "userns" // unprivileged user+mount namespace, from this binary
 	Bwrap  Method = "bwrap"  // bubblewrap: --bind / / --ro-bind bank bank
@@ -34,7 +35,7 @@ var ErrUnavailable = errors.New("the kernel line is unavailable here")
 type Options struct {
 	Bank string   // the folder to make read-only (absolute)
 	Argv []string // the command and its arguments
-	// Method forces one method; empty tries Userns, then Bwrap.
+	// Method forces one method; empty picks Bwrap when installed, else Userns.
 	Method Method
 	// Stdin, Stdout and Stderr default to the process's own. Give *os.File values: with other
 	// types, a background job that keeps the stream open would make Run wait for it.
@@ -70,10 +71,30 @@ func ShellScript(self, cmd string) string {
 		`unset __mbg_d ; (exit $__mbg_s)`
 }
 
-// Wrap is the one-line sh command that runs the shell command line cmd inside the jail, for
-// hosts that start every shell call in the project directory (OpenCode).
-func Wrap(self, cmd string) string {
-	return Quote(self) + " jail --sh -- " + Quote(cmd)
+// Wrapper turns a host's shell command line into the same line under the kernel line, for
+// hosts that start every shell call afresh in the project (OpenCode).
+type Wrapper struct{ prefix string }
+
+// NewWrapper makes the Wrapper for bank: with bubblewrap installed the line runs bwrap
+// directly (no start of mbguard per call; --ro-bind-try, so a bank created later is simply
+// not there to protect yet), else `self jail --sh`.
+func NewWrapper(self, bank string) Wrapper {
+	if bw, err := exec.LookPath("bwrap"); err == nil && runtime.GOOS == "linux" {
+		return Wrapper{prefix: Quote(bw) + " --dev-bind / / --ro-bind-try " + Quote(bank) + " " + Quote(bank) + " -- " + Quote(shell()) + " -c "}
+	}
+	return Wrapper{prefix: Quote(self) + " jail --sh -- "}
+}
+
+// Wrap is the one-line sh command that runs cmd inside the jail.
+func (w Wrapper) Wrap(cmd string) string { return w.prefix + Quote(cmd) }
+
+// shell is the shell that runs a host's command line inside the jail: bash when installed
+// (hosts' shell tools speak bash), else /bin/sh.
+func shell() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
 }
 
 // Quote makes s one single-quoted sh word.
@@ -84,10 +105,7 @@ func Quote(s string) string {
 // ShellArgv is the argv that runs a shell command line cmd inside the jail; with cwdFile it
 // writes the directory the command ends in there, even when the command exits or fails.
 func ShellArgv(cmd, cwdFile string) []string {
-	sh := "/bin/sh"
-	if p := os.Getenv("SHELL"); strings.HasSuffix(p, "/bash") || strings.HasSuffix(p, "/zsh") {
-		sh = p
-	}
+	sh := shell()
 	if cwdFile == "" {
 		return []string{sh, "-c", cmd}
 	}

@@ -220,3 +220,27 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapperLine: the line a host runs instead of its shell command keeps the command's
+// output and status and cannot write the bank.
+func TestWrapperLine(t *testing.T) {
+	s := newSandbox(t)
+	self, _ := os.Executable()
+	line := NewWrapper(self, s.bank).Wrap(`echo "it's"; d=$(printf memory-)bank; echo x > "$d/w.json"; exit 5`)
+	if strings.HasPrefix(line, Quote(self)) {
+		// the `mbguard jail --sh` form; the CLI's scripts test it
+		testhost.Missing(t, "bwrap", "apt-get install -y bubblewrap")
+	}
+	c := exec.Command("/bin/sh", "-c", line)
+	c.Dir = s.root
+	out, err := c.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 5 {
+		t.Errorf("exit = %v, want 5\n%s", err, out)
+	}
+	if !strings.HasPrefix(string(out), "it's\n") || !strings.Contains(string(out), "Read-only file system") {
+		t.Errorf("output = %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(s.bank, "w.json")); !os.IsNotExist(err) {
+		t.Errorf("w.json was written: %v", err)
+	}
+}

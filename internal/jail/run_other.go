@@ -17,3 +17,6 @@ func Run(o Options) (int, Method, error) {
 
 // Inner does nothing off Linux.
 func Inner() {}
+
+// Exec is Run off Linux.
+func Exec(o Options) (int, Method, error) { return Run(o) }
