@@ -59,18 +59,6 @@ func (o Options) validate() error {
 	return fmt.Errorf("method %q: want %s or %s", o.Method, Userns, Bwrap)
 }
 
-// ShellScript wraps a shell command line so that the working directory it ends in survives
-// the jail: the command runs in a child shell inside the jail, which writes its final
-// directory to a temporary file; the outer shell then cds there and keeps the exit status.
-// self is how to call mbguard. The result is one
-// line of POSIX sh that hosts can run in place of cmd.
-func ShellScript(self, cmd string) string {
-	return `__mbg_d=$(mktemp "${TMPDIR:-/tmp}/mbguard-cwd.XXXXXX") ; ` +
-		Quote(self) + ` jail --cwd-file "$__mbg_d" -- ` + Quote(cmd) + ` ; __mbg_s=$? ; ` +
-		`if [ -s "$__mbg_d" ]; then cd -- "$(cat "$__mbg_d")" 2>/dev/null; fi ; rm -f "$__mbg_d" ; ` +
-		`unset __mbg_d ; (exit $__mbg_s)`
-}
-
 // Wrapper turns a host's shell command line into the same line under the kernel line, for
 // hosts that start every shell call afresh in the project (OpenCode).
 type Wrapper struct{ prefix string }

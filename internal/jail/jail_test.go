@@ -199,16 +199,6 @@ func TestShellArgvKeepsCwdAndStatus(t *testing.T) {
 	}
 }
 
-// TestShellScriptIsOneShLine: the rewrite hosts run is valid sh whatever quotes cmd holds.
-func TestShellScriptIsOneShLine(t *testing.T) {
-	for _, cmd := range []string{`echo 'a'"b"`, `x=$(pwd); echo "$x" \\ '\''`, "a\nb"} {
-		script := ShellScript("mbguard", cmd)
-		if out, err := exec.Command("/bin/sh", "-n", "-c", script).CombinedOutput(); err != nil {
-			t.Errorf("%q: sh -n: %v %s", cmd, err, out)
-		}
-	}
-}
-
 func TestOptionsValidate(t *testing.T) {
 	for name, o := range map[string]Options{
 		"no command":    {Bank: "/x"},
