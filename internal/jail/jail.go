@@ -68,9 +68,23 @@ type Wrapper struct{ prefix string }
 // not there to protect yet), else `self jail --sh`.
 func NewWrapper(self, bank string) Wrapper {
 	if bw, err := exec.LookPath("bwrap"); err == nil && runtime.GOOS == "linux" {
-		return Wrapper{prefix: Quote(bw) + " --dev-bind / / --ro-bind-try " + Quote(bank) + " " + Quote(bank) + " -- " + Quote(shell()) + " -c "}
+		words := []string{Quote(bw)}
+		for _, a := range bwrapArgs(bank, "--ro-bind-try") {
+			words = append(words, Quote(a))
+		}
+		return Wrapper{prefix: strings.Join(words, " ") + " " + Quote(shell()) + " -c "}
 	}
 	return Wrapper{prefix: Quote(self) + " jail --sh -- "}
+}
+
+// bwrapArgs are bubblewrap's arguments before the command: the whole file system as it is,
+// the bank read-only on top (bind is --ro-bind, or --ro-bind-try for a bank that may not
+// exist yet), and without the two capabilities a root user would need to undo that
+// (CAP_SYS_ADMIN remounts or unmounts; CAP_SYS_PTRACE reaches the host's view of the file
+// system through /proc/<pid>/root). For other users bwrap has dropped them already.
+func bwrapArgs(bank, bind string) []string {
+	return []string{"--cap-drop", "CAP_SYS_ADMIN", "--cap-drop", "CAP_SYS_PTRACE",
+		"--dev-bind", "/", "/", bind, bank, bank, "--"}
 }
 
 // Wrap is the one-line sh command that runs cmd inside the jail.

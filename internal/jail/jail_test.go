@@ -2,6 +2,7 @@ package jail
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,6 +109,34 @@ func TestWriteWithRunTimePathFails(t *testing.T) {
 			}
 			if b, _ := os.ReadFile(filepath.Join(s.bank, "projectbrief.md")); string(b) != "# brief\n" {
 				t.Errorf("projectbrief.md = %q, want it untouched", b)
+			}
+		})
+	}
+}
+
+// TestNoWayBack: the command cannot undo the read-only view, even as root: no remount, no
+// unmount, not from a nested namespace, and not through /proc/<pid>/root of a process
+// outside the jail.
+func TestNoWayBack(t *testing.T) {
+	outside := exec.Command("sleep", "60")
+	if err := outside.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer outside.Process.Kill()
+	for _, m := range methods {
+		t.Run(string(m), func(t *testing.T) {
+			requireMethod(t, m)
+			s := newSandbox(t)
+			b := Quote(s.bank)
+			via := Quote(fmt.Sprintf("/proc/%d/root%s/via-proc.json", outside.Process.Pid, s.bank))
+			s.run(t, m, `mount -o remount,bind,rw `+b+`; umount `+b+`; umount -l `+b+`; echo 1 > `+b+`/remount.json; `+
+				`echo 2 > `+via+`; `+
+				`unshare -Urm sh -c "mount -o remount,bind,rw `+b+`; umount `+b+`; echo 3 > `+b+`/nested.json"; exit 0`)
+			for _, name := range []string{"remount.json", "via-proc.json", "nested.json"} {
+				if _, err := os.Stat(filepath.Join(s.bank, name)); !os.IsNotExist(err) {
+					_, stderr := s.out(t)
+					t.Errorf("%s was written: the jail was undone from inside (uid %d)\n%s", name, os.Getuid(), stderr)
+				}
 			}
 		})
 	}

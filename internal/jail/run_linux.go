@@ -8,9 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
+	capSysPtrace         = 19
 	capSysAdmin          = 21
 	prCapAmbient         = 47
 	prCapAmbientClearAll = 4
@@ -34,8 +37,7 @@ func Run(o Options) (int, Method, error) {
 		if bwErr != nil {
 			return 2, None, fmt.Errorf("%w: bubblewrap is not installed (apt-get install bubblewrap)", ErrUnavailable)
 		}
-		args := []string{"--dev-bind", "/", "/", "--ro-bind", o.Bank, o.Bank, "--"}
-		code, err := wait(exec.Command(bw, append(args, o.Argv...)...), o)
+		code, err := wait(exec.Command(bw, append(bwrapArgs(o.Bank, "--ro-bind"), o.Argv...)...), o)
 		return code, Bwrap, err
 	}
 	code, err := runUserns(o)
@@ -59,7 +61,7 @@ func Exec(o Options) (int, Method, error) {
 	if o.Method == Userns || err != nil {
 		return Run(o)
 	}
-	argv := append([]string{"bwrap", "--dev-bind", "/", "/", "--ro-bind", o.Bank, o.Bank, "--"}, o.Argv...)
+	argv := append(append([]string{"bwrap"}, bwrapArgs(o.Bank, "--ro-bind")...), o.Argv...)
 	err = syscall.Exec(bw, argv, os.Environ())
 	return 126, Bwrap, fmt.Errorf("running %s: %w", bw, err)
 }
@@ -111,9 +113,38 @@ func Inner() {
 		os.Exit(126)
 	}
 	syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0)
+	// a root user is root in the namespace too: without these (bounding and inheritable sets)
+	// the command cannot remount the bank read-write or reach the host's view of the file
+	// system through /proc/<pid>/root
+	if err := dropCaps(capSysAdmin, capSysPtrace); err != nil {
+		fmt.Fprintf(os.Stderr, "mbguard jail: dropping capabilities: %v; the command did not run\n", err)
+		os.Exit(126)
+	}
 	err := syscall.Exec(path, os.Args, os.Environ())
 	fmt.Fprintf(os.Stderr, "mbguard jail: running %s: %v\n", path, err)
 	os.Exit(126)
+}
+
+// dropCaps removes caps from the bounding and inheritable sets, so that no program this
+// process execs gets them back, not even as uid 0.
+func dropCaps(caps ...uintptr) error {
+	for _, c := range caps {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil {
+			return fmt.Errorf("bounding set: %w", err)
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	for _, c := range caps {
+		data[c/32].Inheritable &^= 1 << (c % 32)
+	}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	return nil
 }
 
 func remountReadOnly(bank string) error {
