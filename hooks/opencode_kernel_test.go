@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mbguard/mbguard/internal/jail"
 	"github.com/mbguard/mbguard/internal/testgit"
@@ -24,7 +25,9 @@ func TestOpenCodePluginKernelRewrite(t *testing.T) {
 	}
 	dir := testgit.New(t)
 	testgit.Write(t, dir, "memory-bank/MEMORY.md", "# M\n<!-- MACHINE_BLOCK_START -->\n<!-- MEMORY_BANK_TEMPLATE:v7.1 -->\n<!-- MACHINE_BLOCK_END -->\n<!-- USER_BLOCK_START -->\n<!-- USER_BLOCK_END -->\n")
-	cmd := `d=$(printf memory-)bank; echo x > "$d/late.json"; echo out; echo ok > notes.txt; exit 4`
+	// a run-time path now, and a delayed write by a job that outlives the call, detached
+	cmd := `d=$(printf memory-)bank; echo x > "$d/late.json"; echo out; echo ok > notes.txt; export d; ` +
+		`setsid sh -c '(sleep 1; echo x > "$d/delayed.json" 2>/dev/null; echo $? > job.done) &' >/dev/null 2>&1; exit 4`
 	for _, mode := range []string{"off", "on"} {
 		t.Run(mode, func(t *testing.T) {
 			res := runHarness(t, dir, []string{"MBGUARD_BIN=" + bin, "MBGUARD_KERNEL_MODE=" + mode}, []harnessStep{
@@ -56,6 +59,19 @@ func TestOpenCodePluginKernelRewrite(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "memory-bank", "late.json")); !os.IsNotExist(err) {
 				t.Errorf("the jailed shell wrote the bank: %v", err)
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				if b, _ := os.ReadFile(filepath.Join(dir, "job.done")); len(b) > 0 || time.Now().After(deadline) {
+					if strings.TrimSpace(string(b)) == "" || strings.TrimSpace(string(b)) == "0" {
+						t.Errorf("the detached job's write: status %q, want a failure", b)
+					}
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "memory-bank", "delayed.json")); !os.IsNotExist(err) {
+				t.Errorf("a detached job of the jailed shell wrote the bank after the call: %v", err)
 			}
 			if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "ok\n" {
 				t.Errorf("notes.txt = %q, want the write outside the bank", b)
