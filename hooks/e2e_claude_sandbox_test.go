@@ -12,8 +12,8 @@ import (
 
 // TestClaudeCodeSandboxKernelE2E: real Claude Code with its sandbox on, as
 // `mbguard install --agent claude --sandbox` leaves it. A shell command that computes the
-// bank path at run time fails in the kernel and the model is told; the Write tool still
-// writes a .md file in the bank.
+// bank path at run time fails in the kernel, also after trying to remount or unmount the bank
+// (as root too), and the model is told; the Write tool still writes a .md file in the bank.
 func TestClaudeCodeSandboxKernelE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real Claude Code runs take seconds; not in -short")
@@ -27,7 +27,7 @@ func TestClaudeCodeSandboxKernelE2E(t *testing.T) {
 	}
 	progress := "# Progress\n- queue skeleton done\n- retries wired\n"
 	f := p.run([]step{
-		{tool: "Bash", input: map[string]any{"command": `d=$(printf memory-)bank; echo x > "$d/late.json"; echo status=$?`, "description": "write a cache"}},
+		{tool: "Bash", input: map[string]any{"command": `d=$(printf memory-)bank; mount -o remount,bind,rw "$d"; umount "$d"; echo x > "$d/late.json"; echo status=$?`, "description": "write a cache"}},
 		{tool: "Write", input: map[string]any{"file_path": p.abs("memory-bank/details/progress.md"), "content": progress}},
 	}, "note the progress", nil, "--allowedTools", "Bash")
 	if _, err := os.Stat(p.abs("memory-bank/late.json")); !os.IsNotExist(err) {
