@@ -88,6 +88,10 @@ var toolKinds = map[string]actionKind{
 	"batch": kindBatch,
 }
 
+// ShellTool reports whether tool is a host's shell tool (bash, run_shell_command, …), the
+// calls the kernel line runs under `mbguard jail`.
+func ShellTool(tool string) bool { return toolKinds[strings.ToLower(tool)] == kindShell }
+
 // harmlessTools are host tools that touch no file of the project, whatever their arguments
 // say (a todo list may well mention memory-bank/).
 var harmlessTools = map[string]bool{

@@ -31,6 +31,10 @@ type Response struct {
 	// Notice carries out-of-band findings from the file watcher that this session has not been
 	// told about yet; hosts append it to what the agent sees.
 	Notice string `json:"notice,omitempty"`
+	// Command, on a shell tool.before that is not blocked, is the command line the host runs
+	// instead of the agent's: the same command under `mbguard jail`, memory-bank/ read-only
+	// (kernel.mode on). Hosts that cannot rewrite a call ignore it.
+	Command string `json:"command,omitempty"`
 	// Status is the answer to Op "status".
 	Status *Status `json:"status,omitempty"`
 	// Error is set when the request could not be served; Decision may still carry a fail-safe answer.

@@ -35,6 +35,10 @@ type ServiceOptions struct {
 	// NoOutcome turns the post-call outcome check off: the baseline of bench/outcome. It is
 	// deliberately not a configuration key, so an agent cannot switch it off by a file write.
 	NoOutcome bool
+	// Jail, when set (kernel.mode on and a jail works here), turns a shell call that is not
+	// blocked into the command line the host runs instead: the same command with memory-bank/
+	// read-only (jail.Wrapper). Nil leaves shell calls as they are.
+	Jail func(cmd string) string
 }
 
 // Service answers gating requests for one repository with one engine and one state store.
@@ -343,6 +347,7 @@ func (s *Service) event(req Request) Response {
 			Verdict: string(d.Verdict), Risk: string(d.Risk), Recovery: d.Recovery, Paths: d.Paths, Message: d.Message})
 	}
 	r.Decision = &d
+	r.Command = s.jailed(e, d)
 	if err := s.Cfg.Err(); err != nil && (d.Verdict != gating.Allow || e.Kind == gating.EvMessage) {
 		notes = append(notes, configNote(err))
 	}
@@ -354,6 +359,18 @@ func (s *Service) event(req Request) Response {
 		r.Error = fmt.Sprintf("session state: %v (check that %s is writable)", ss.err, s.store.Dir())
 	}
 	return r
+}
+
+// jailed is the command line a shell call runs under the kernel line, or "".
+func (s *Service) jailed(e gating.Event, d gating.Decision) string {
+	if s.opts.Jail == nil || e.Kind != gating.EvToolBefore || d.Verdict == gating.Block || !gating.ShellTool(e.Tool) {
+		return ""
+	}
+	cmd, ok := e.Args["command"].(string)
+	if !ok || strings.TrimSpace(cmd) == "" {
+		return ""
+	}
+	return s.opts.Jail(cmd)
 }
 
 func configNote(err error) string {

@@ -60,6 +60,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 			checkWatcher(ctx, r),
 			checkQuarantine(r),
 		)
+		checks = append(checks, checkLines(r, home, cfg, checks)...)
 		checks = append(checks, checkBank(r, cfg)...)
 		failed := false
 		for _, ch := range checks {

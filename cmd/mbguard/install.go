@@ -27,10 +27,14 @@ func newInstallCmd(e *env) *cobra.Command {
 	husky := c.Flags().Bool("husky", false, "with --hooks: add the check to .husky/pre-commit")
 	uninstall := c.Flags().Bool("uninstall", false, "remove what install added, keeping everything else")
 	noSkill := c.Flags().Bool("no-skill", false, "with --agent: do not write the memory-bank skill")
+	sandbox := c.Flags().Bool("sandbox", false, "with --agent claude: turn Claude Code's sandbox on with memory-bank/ read-only for shell commands (the kernel line)")
 	c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions(installAgents, cobra.ShellCompDirectiveNoFileComp))
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		if *agent == "" && !*gitHooks {
 			return e.usage(c, "install needs --agent %s or --hooks", strings.Join(installAgents, "|"))
+		}
+		if *sandbox && *agent != "claude" {
+			return e.usage(c, "--sandbox applies to --agent claude; other hosts get the kernel line from their hook (see mbguard doctor)")
 		}
 		if *gitHooks && *global {
 			// the git hook lives in one repository; --global used to be ignored here, silently
@@ -48,7 +52,7 @@ func newInstallCmd(e *env) *cobra.Command {
 		switch *agent {
 		case "":
 		case "claude":
-			changes, err = hooks.InstallClaude(o)
+			changes, err = installClaude(o, *sandbox)
 			skillDir = filepath.Join(r.Root, ".claude", "skills", "memory-bank")
 			if *global {
 				skillDir = filepath.Join(home, ".claude", "skills", "memory-bank")
@@ -82,6 +86,9 @@ func newInstallCmd(e *env) *cobra.Command {
 		}
 		for _, ch := range changes {
 			printChange(e, ch)
+		}
+		if *sandbox && !*uninstall {
+			fmt.Fprintln(e.stdout, hooks.ClaudeSandboxEffects)
 		}
 		if step := hooks.TrustStep(*agent, *global); step != "" && !*uninstall {
 			fmt.Fprintf(e.stdout, "next: %s\n", step)

@@ -5,8 +5,11 @@ package main
 import (
 	"context"
 	"os"
+
+	"github.com/mbguard/mbguard/internal/jail"
 )
 
 func main() {
+	jail.Inner() // the jail's re-executed half never returns
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }

@@ -10,11 +10,14 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mbguard/mbguard/internal/jail"
 )
 
 // TestMain lets the test binary act as the mbguard command inside txtar scripts, so the
 // scripts drive the real CLI in real git repositories without a separate build step.
 func TestMain(m *testing.M) {
+	jail.Inner()
 	testscript.Main(m, map[string]func(){
 		"mbguard": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))

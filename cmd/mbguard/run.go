@@ -54,6 +54,7 @@ func commands(e *env) []*cobra.Command {
 		newVersionCmd(e),
 		newDemoCmd(e),
 		newQuarantineCmd(e),
+		newJailCmd(e),
 	}
 }
 

@@ -217,6 +217,10 @@ export const MbguardPlugin = async ({ directory, worktree }) => {
       if (d.verdict === "block") throw new Error(d.message || "[mbguard] blocked")
       if (d.verdict === "warn") note(callID, d.message)
       note(callID, resp.notice)
+      // the kernel line (kernel.mode on): the shell runs under `mbguard jail`, bank read-only
+      if (typeof resp.command === "string" && resp.command && typeof output?.args?.command === "string") {
+        output.args.command = resp.command
+      }
     },
 
     "tool.execute.after": async (input, output) => {

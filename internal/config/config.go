@@ -56,6 +56,13 @@ type Config struct {
 	State struct {
 		TTL string `koanf:"ttl"`
 	} `koanf:"state"`
+	Kernel struct {
+		// Mode "on" runs agent shell calls under `mbguard jail` on hosts whose hook can rewrite
+		// the command (OpenCode); "off" (the default) leaves them as they are. Off by default
+		// because a read-only bank also stops the agent's own `git checkout` of a branch that
+		// changes the bank; Claude Code gets the kernel line from its sandbox instead.
+		Mode string `koanf:"mode"`
+	} `koanf:"kernel"`
 
 	// Sources maps every key to where its value came from ("default", a file path, "env NAME", "flag").
 	Sources map[string]string `koanf:"-"`
@@ -89,6 +96,7 @@ func defaults() map[string]any {
 		"check.stale":                  "warning",
 		"check.stale_rules":            []string{},
 		"state.ttl":                    "24h",
+		"kernel.mode":                  "off",
 	}
 }
 
@@ -427,6 +435,8 @@ func (c *Config) apply(key string, v any) error {
 		return list(&c.Check.StaleRules)
 	case "state.ttl":
 		return str(&c.State.TTL)
+	case "kernel.mode":
+		return str(&c.Kernel.Mode)
 	}
 	return fmt.Errorf("unknown key %q", key)
 }
@@ -456,6 +466,9 @@ func (c *Config) validate() {
 		if _, err := StaleSeverity(sev); !ok || err != nil || !strings.HasPrefix(rule, "stale-") {
 			c.Problems = append(c.Problems, fmt.Sprintf("check.stale_rules entry %q (from %s): want RULE=SEVERITY such as stale-symbol=off", r, c.Sources["check.stale_rules"]))
 		}
+	}
+	if c.Kernel.Mode != "off" && c.Kernel.Mode != "on" {
+		c.Problems = append(c.Problems, fmt.Sprintf("kernel.mode = %q (from %s): want off or on", c.Kernel.Mode, c.Sources["kernel.mode"]))
 	}
 	if _, err := time.ParseDuration(c.State.TTL); err != nil {
 		c.Problems = append(c.Problems, fmt.Sprintf("state.ttl = %q (from %s): want a duration such as 24h", c.State.TTL, c.Sources["state.ttl"]))
@@ -553,6 +566,8 @@ func (c *Config) Value(key string) any {
 		return c.Check.StaleRules
 	case "state.ttl":
 		return c.State.TTL
+	case "kernel.mode":
+		return c.Kernel.Mode
 	}
 	return nil
 }

@@ -144,12 +144,13 @@ func TestProblemsAreReportedNotDefaulted(t *testing.T) {
 		"MBGUARD_STATE_TTL":          "forever",
 		"MBGUARD_RECOVERY_LRU":       "0",
 		"MEMORY_BANK_DOC_FIRST_MODE": "WARN",
+		"MBGUARD_KERNEL_MODE":        "sometimes",
 	})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	joined := strings.Join(c.Problems, "\n")
-	for _, want := range []string{`gating.mode = "blok" (from env MEMORY_BANK_GUARD_MODE)`, `recovery.mode = "sometimes"`, `templates.minimum = "seven"`, `state.ttl = "forever"`, `recovery.lru = 0`} {
+	for _, want := range []string{`gating.mode = "blok" (from env MEMORY_BANK_GUARD_MODE)`, `recovery.mode = "sometimes"`, `templates.minimum = "seven"`, `state.ttl = "forever"`, `recovery.lru = 0`, `kernel.mode = "sometimes"`} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("problems %q lack %q", joined, want)
 		}

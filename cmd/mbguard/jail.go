@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mbguard/mbguard/internal/config"
+	"github.com/mbguard/mbguard/internal/jail"
+	"github.com/mbguard/mbguard/internal/repo"
+)
+
+func newJailCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "jail [--sh | --cwd-file file] -- command [args...]",
+		Short: "run a command with memory-bank/ read-only (the kernel line; hooks rewrite agent shells to this)",
+		Long: `Runs the command with the repository's memory-bank/ mounted read-only, so nothing it
+starts — background jobs included — can write the bank, whatever path it computes. Reading
+the bank, writing elsewhere, the exit status and the output are the command's own.
+
+Linux: bubblewrap (bwrap) when installed, else an unprivileged user+mount namespace. Where
+neither works (macOS, Windows, Ubuntu's user-namespace restriction without bwrap), the
+command runs without the jail and a note says why: the other two lines still hold.
+
+With --sh, the single argument is a shell command line; --cwd-file also writes the directory
+it ends in to file, so a host's shell can follow a cd.
+
+Exit codes: the command's own; 2 usage error; 126 the jail could not be set up.`,
+		Args: cobra.MinimumNArgs(1),
+	}
+	sh := c.Flags().Bool("sh", false, "run the one argument as a shell command line")
+	cwdFile := c.Flags().String("cwd-file", "", "like --sh, and write the `file` with the directory the command ends in")
+	method := c.Flags().String("method", "", "force a method: userns or bwrap (for benchmarks and tests)")
+	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		argv := args
+		if *cwdFile != "" || *sh {
+			if len(args) != 1 {
+				return e.usage(c, "--sh and --cwd-file take one shell command line after --, got %d arguments", len(args))
+			}
+			argv = jail.ShellArgv(args[0], *cwdFile)
+		}
+		bank := ""
+		if r, err := e.repo(); err == nil {
+			bank = filepath.Join(r.Root, "memory-bank")
+		}
+		if fi, err := os.Stat(bank); bank == "" || err != nil || !fi.IsDir() {
+			e.logf("jail: no memory-bank/ here; running the command as it is")
+			return runPlain(e, argv)
+		}
+		run := jail.Exec
+		if e.stdin != os.Stdin || e.stdout != os.Stdout || e.stderr != os.Stderr {
+			run = jail.Run // in-process callers keep their own streams
+		}
+		code, m, err := run(jail.Options{Bank: bank, Argv: argv, Method: jail.Method(*method),
+			Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr})
+		switch {
+		case errors.Is(err, jail.ErrUnavailable) && *method == "":
+			fmt.Fprintf(e.stderr, "mbguard: %v; ran without it (see mbguard doctor)\n", err)
+			return runPlain(e, argv)
+		case err != nil:
+			fmt.Fprintf(e.stderr, "mbguard: jail: %v\n", err)
+			return 126
+		}
+		e.logf("jail: %s ran under %s, exit %d", argv[0], m, code)
+		return code
+	})
+	return c
+}
+
+// runPlain runs argv without the jail, with the process's streams.
+func runPlain(e *env, argv []string) int {
+	code, err := jail.RunPlain(argv)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+	}
+	return code
+}
+
+// kernelJail is how serve rewrites shell calls for the kernel line when kernel.mode is on and
+// a jail works here, else nil (said with --verbose; doctor prints why).
+func kernelJail(e *env, r repo.Repo, cfg *config.Config) func(string) string {
+	if cfg.Kernel.Mode != "on" {
+		return nil
+	}
+	if _, err := jail.Probe(""); err != nil {
+		e.logf("kernel line off: %v", err)
+		return nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return jail.NewWrapper(self, filepath.Join(r.Root, "memory-bank")).Wrap
+}
