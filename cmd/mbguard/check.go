@@ -20,7 +20,7 @@ import (
 
 func newCheckCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "check [--staged | --all | --stale | paths...] [--format text|json|sarif]",
+		Use:   "check [--staged | --all | --stale | paths...] [--format text|json|sarif|github]",
 		Short: "check memory-bank/ (markers, template, secrets, stray files, stale references)",
 		Long: `Checks memory-bank/ for broken block markers, an old template, secrets and stray files.
 
@@ -41,8 +41,8 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 	staleOnly := c.Flags().Bool("stale", false, "check only for references the repository moved past")
 	since := c.Flags().String("since", "", "with --stale: only notes and paths changed since this `rev`")
 	fix := c.Flags().Bool("fix", false, "with --stale: rewrite paths git renamed, printing each change")
-	format := c.Flags().String("format", "text", "output `format`: text, json or sarif (SARIF 2.1.0)")
-	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "sarif"}, cobra.ShellCompDirectiveNoFileComp))
+	format := c.Flags().String("format", "text", "output `format`: text, json, sarif (SARIF 2.1.0) or github (Actions annotations, plus a job summary when $GITHUB_STEP_SUMMARY is set)")
+	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "sarif", "github"}, cobra.ShellCompDirectiveNoFileComp))
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		if hooks.Escaped(e.getenv) {
 			// the one escape hatch, honoured here too so that every way of running the
@@ -66,9 +66,9 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 			return e.usage(c, "--since and --fix go with --stale")
 		}
 		switch *format {
-		case "text", "json", "sarif":
+		case "text", "json", "sarif", "github":
 		default:
-			return e.usage(c, "--format %q: want text, json or sarif", *format)
+			return e.usage(c, "--format %q: want text, json, sarif or github", *format)
 		}
 		r, err := e.repo()
 		if err != nil {
@@ -141,6 +141,11 @@ func writeFindings(e *env, format string, findings []scanner.Finding) int {
 	switch format {
 	case "json":
 		err = scanner.WriteJSON(e.stdout, findings)
+	case "github":
+		err = scanner.WriteGitHub(e.stdout, findings)
+		if p := e.getenv("GITHUB_STEP_SUMMARY"); err == nil && p != "" {
+			err = appendSummary(p, findings)
+		}
 	case "sarif":
 		err = scanner.WriteSARIF(e.stdout, findings, versionString())
 	default:
@@ -202,4 +207,17 @@ func bareRepo(dir string) bool {
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
+// appendSummary adds the Markdown job summary to the file GitHub Actions names.
+func appendSummary(path string, findings []scanner.Finding) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing the job summary: %w", err)
+	}
+	if err := scanner.WriteSummary(f, findings); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the job summary: %w", err)
+	}
+	return f.Close()
 }
