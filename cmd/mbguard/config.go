@@ -14,10 +14,19 @@ import (
 )
 
 func newConfigCmd(e *env) *cobra.Command {
-	c := &cobra.Command{Use: "config [--json] [--keys]", Short: "print the effective configuration and where each value came from", Args: noArgs}
+	c := &cobra.Command{Use: "config [--json] [--keys] [--schema]", Short: "print the effective configuration and where each value came from", Args: noArgs}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	keys := c.Flags().Bool("keys", false, "list the known keys with their environment variables")
+	schema := c.Flags().Bool("schema", false, "print the JSON Schema of .mbguard.yaml (for editors)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		if *schema {
+			b, err := config.Schema()
+			if err != nil {
+				return e.fail(err)
+			}
+			e.stdout.Write(b)
+			return exitOK
+		}
 		if *keys {
 			for _, k := range config.Keys() {
 				fmt.Fprintf(e.stdout, "%-30s %s\n", k, config.EnvName(k))

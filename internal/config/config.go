@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,43 +26,43 @@ import (
 // Config is the effective configuration.
 type Config struct {
 	Gating struct {
-		Mode                string   `koanf:"mode"`
-		DocFirst            string   `koanf:"doc_first"`
-		SensitivePaths      []string `koanf:"sensitive_paths"`
-		SafePaths           []string `koanf:"safe_paths"`
-		SatisfyReads        []string `koanf:"satisfy_reads"`
-		ReaderAgents        []string `koanf:"reader_agents"`
-		ShellMarkdownWrites bool     `koanf:"shell_markdown_writes"`
+		Mode                string   `koanf:"mode" enum:"off,warn,block" doc:"The read gate: block or warn on risky writes before memory-bank/ was read this turn (off: no gate; the bank and config guards stay on)."`
+		DocFirst            string   `koanf:"doc_first" enum:"off,warn,block" doc:"The doc-first gate for sensitive paths."`
+		SensitivePaths      []string `koanf:"sensitive_paths" doc:"Path globs whose writes are high risk."`
+		SafePaths           []string `koanf:"safe_paths" doc:"Path globs whose writes never need the memory read first."`
+		SatisfyReads        []string `koanf:"satisfy_reads" doc:"Files whose read counts as reading the memory bank."`
+		ReaderAgents        []string `koanf:"reader_agents" doc:"Subagent types whose reads count for the session."`
+		ShellMarkdownWrites bool     `koanf:"shell_markdown_writes" doc:"Allow shell commands to write .md files in memory-bank/ (off: only write tools may)."`
 	} `koanf:"gating"`
 	Recovery struct {
-		Mode      string   `koanf:"mode"`
-		Anchors   []string `koanf:"anchors"`
-		Fallbacks []string `koanf:"fallbacks"`
-		LRU       int      `koanf:"lru"`
+		Mode      string   `koanf:"mode" enum:"off,warn,block" doc:"The recovery gate after a compaction: re-read the anchor files before risky writes."`
+		Anchors   []string `koanf:"anchors" doc:"Anchor file prefixes to re-read after a compaction."`
+		Fallbacks []string `koanf:"fallbacks" doc:"Anchor files used when no anchor was read before the compaction."`
+		LRU       int      `koanf:"lru" min:"1" doc:"How many recently read anchors to remember per session."`
 	} `koanf:"recovery"`
 	Context struct {
-		MaxChars int `koanf:"max_chars"`
+		MaxChars int `koanf:"max_chars" min:"0" doc:"Characters of MEMORY.md injected at session start (0: no limit)."`
 	} `koanf:"context"`
 	Templates struct {
-		Minimum string `koanf:"minimum"`
+		Minimum string `koanf:"minimum" pattern:"^v[0-9]+\\.[0-9]+$" doc:"The oldest template version check accepts, such as v7.1."`
 	} `koanf:"templates"`
 	Check struct {
 		// AllowedFiles are non-.md file names allowed under memory-bank/ (commit checks and write guard).
-		AllowedFiles []string `koanf:"allowed_files"`
+		AllowedFiles []string `koanf:"allowed_files" doc:"Non-.md file names allowed under memory-bank/."`
 		// Stale is the severity of stale-reference findings: off, warning or error.
-		Stale string `koanf:"stale"`
+		Stale string `koanf:"stale" enum:"off,warning,error" doc:"Severity of stale-reference findings."`
 		// StaleRules override it per rule: "stale-symbol=off", "stale-path=error".
-		StaleRules []string `koanf:"stale_rules"`
+		StaleRules []string `koanf:"stale_rules" doc:"Per-rule severities, such as stale-symbol=off."`
 	} `koanf:"check"`
 	State struct {
-		TTL string `koanf:"ttl"`
+		TTL string `koanf:"ttl" doc:"How long session state is kept, as a duration such as 24h."`
 	} `koanf:"state"`
 	Kernel struct {
 		// Mode "on" runs agent shell calls under `mbguard jail` on hosts whose hook can rewrite
 		// the command (OpenCode); "off" (the default) leaves them as they are. Off by default
 		// because a read-only bank also stops the agent's own `git checkout` of a branch that
 		// changes the bank; Claude Code gets the kernel line from its sandbox instead.
-		Mode string `koanf:"mode"`
+		Mode string `koanf:"mode" enum:"off,on" doc:"Run agent shell calls under mbguard jail where the host lets mbguard rewrite them."`
 	} `koanf:"kernel"`
 
 	// Sources maps every key to where its value came from ("default", a file path, "env NAME", "flag").
@@ -100,11 +101,11 @@ func defaults() map[string]any {
 	}
 }
 
-// Keys lists every configuration key, sorted.
+// Keys lists every configuration key, sorted: the koanf tags of Config, the one list.
 func Keys() []string {
 	var ks []string
-	for k := range defaults() {
-		ks = append(ks, k)
+	for _, f := range fields() {
+		ks = append(ks, f.key)
 	}
 	sort.Strings(ks)
 	return ks
@@ -201,7 +202,7 @@ func Load(o Options) (*Config, error) {
 		scratch := &Config{}
 		for _, key := range keys {
 			if _, ok := def[key]; !ok {
-				bad, line = fmt.Sprintf("unknown key %q (known keys: mbguard config --keys)", key), keyLine(b, key)
+				bad, line = unknownKey(key), keyLine(b, key)
 				break
 			}
 			if err := scratch.apply(key, flat[key]); err != nil {
@@ -250,7 +251,7 @@ func Load(o Options) (*Config, error) {
 			return nil, fmt.Errorf("--set %q: want key=value", s)
 		}
 		if _, known := def[key]; !known {
-			return nil, fmt.Errorf("--set %q: unknown key %q (known keys: mbguard config --keys)", s, key)
+			return nil, fmt.Errorf("--set %q: %s", s, unknownKey(key))
 		}
 		if err := set(key, val, "flag --set"); err != nil {
 			return nil, err
@@ -400,45 +401,22 @@ func (c *Config) apply(key string, v any) error {
 		}
 		return nil
 	}
-	switch key {
-	case "gating.mode":
-		return str(&c.Gating.Mode)
-	case "gating.doc_first":
-		return str(&c.Gating.DocFirst)
-	case "gating.sensitive_paths":
-		return list(&c.Gating.SensitivePaths)
-	case "gating.safe_paths":
-		return list(&c.Gating.SafePaths)
-	case "gating.satisfy_reads":
-		return list(&c.Gating.SatisfyReads)
-	case "gating.reader_agents":
-		return list(&c.Gating.ReaderAgents)
-	case "gating.shell_markdown_writes":
-		return flag(&c.Gating.ShellMarkdownWrites)
-	case "recovery.mode":
-		return str(&c.Recovery.Mode)
-	case "recovery.anchors":
-		return list(&c.Recovery.Anchors)
-	case "recovery.fallbacks":
-		return list(&c.Recovery.Fallbacks)
-	case "recovery.lru":
-		return num(&c.Recovery.LRU)
-	case "context.max_chars":
-		return num(&c.Context.MaxChars)
-	case "templates.minimum":
-		return str(&c.Templates.Minimum)
-	case "check.allowed_files":
-		return list(&c.Check.AllowedFiles)
-	case "check.stale":
-		return str(&c.Check.Stale)
-	case "check.stale_rules":
-		return list(&c.Check.StaleRules)
-	case "state.ttl":
-		return str(&c.State.TTL)
-	case "kernel.mode":
-		return str(&c.Kernel.Mode)
+	f, ok := field(key)
+	if !ok {
+		return fmt.Errorf("unknown key %q", key)
 	}
-	return fmt.Errorf("unknown key %q", key)
+	dst := reflect.ValueOf(c).Elem().FieldByIndex(f.index).Addr().Interface()
+	switch d := dst.(type) {
+	case *string:
+		return str(d)
+	case *[]string:
+		return list(d)
+	case *int:
+		return num(d)
+	case *bool:
+		return flag(d)
+	}
+	return fmt.Errorf("key %q has a type the loader does not know", key)
 }
 
 func (c *Config) validate() {
@@ -531,45 +509,11 @@ func (c *Config) MinimumTemplate() bank.Version {
 
 // Value returns the effective value of a key, for printing.
 func (c *Config) Value(key string) any {
-	switch key {
-	case "gating.mode":
-		return c.Gating.Mode
-	case "gating.doc_first":
-		return c.Gating.DocFirst
-	case "gating.sensitive_paths":
-		return c.Gating.SensitivePaths
-	case "gating.safe_paths":
-		return c.Gating.SafePaths
-	case "gating.satisfy_reads":
-		return c.Gating.SatisfyReads
-	case "gating.reader_agents":
-		return c.Gating.ReaderAgents
-	case "gating.shell_markdown_writes":
-		return c.Gating.ShellMarkdownWrites
-	case "recovery.mode":
-		return c.Recovery.Mode
-	case "recovery.anchors":
-		return c.Recovery.Anchors
-	case "recovery.fallbacks":
-		return c.Recovery.Fallbacks
-	case "recovery.lru":
-		return c.Recovery.LRU
-	case "context.max_chars":
-		return c.Context.MaxChars
-	case "templates.minimum":
-		return c.Templates.Minimum
-	case "check.allowed_files":
-		return c.Check.AllowedFiles
-	case "check.stale":
-		return c.Check.Stale
-	case "check.stale_rules":
-		return c.Check.StaleRules
-	case "state.ttl":
-		return c.State.TTL
-	case "kernel.mode":
-		return c.Kernel.Mode
+	f, ok := field(key)
+	if !ok {
+		return nil
 	}
-	return nil
+	return reflect.ValueOf(c).Elem().FieldByIndex(f.index).Interface()
 }
 
 // convert turns an environment or flag string into the type of the key's default.
