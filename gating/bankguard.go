@@ -2,6 +2,7 @@ package gating
 
 import (
 	"bytes"
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -364,6 +365,7 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 			" Next: make the calls directly, or in one flat batch.", false
 	}
 	root := key(slashClean(fx.Root()), fold)
+	var bankStatus *bankState
 	for i := range a.writes {
 		w := &a.writes[i]
 		if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
@@ -377,8 +379,21 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 		if (w.shellExact || w.shellTree) && !w.shellNoMD && !(w.inRepo && inBank(w.rel)) &&
 			(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
 			if strings.HasPrefix(w.shellOp, "git ") {
+				// the bank loses nothing a commit does not hold when it has no uncommitted work
+				changed, known := bankChanges(fx, &bankStatus)
+				if known && len(changed) == 0 {
+					continue
+				}
+				if known {
+					return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole and would discard the uncommitted work in memory-bank/ (" +
+						listSome(changed, 5) + "). Next: commit it first (`git add memory-bank && git commit -m \"memory bank\"`), or name the paths outside memory-bank/, e.g. `git checkout -- src/`.", false
+				}
 				return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole, memory-bank/ included." +
 					" Next: name the paths outside memory-bank/, e.g. `git checkout -- src/`, `git clean -fd -- src/` or `git stash push -- src/`.", false
+			}
+			if w.shellExclude != "" {
+				return prefixBank + "blocked: " + w.shellOp + " would rewrite the Markdown files in memory-bank/ (it is run on " + w.lex + ")." +
+					" Next: leave the bank out: `" + w.shellExclude + "`.", false
 			}
 			return prefixBank + "blocked: this shell command writes " + w.lex + ", which takes in memory-bank/." +
 				" Next: name the files outside memory-bank/ explicitly, and change memory-bank/ .md files with the write/edit tool.", false
@@ -508,4 +523,29 @@ func megabytes(n int) string {
 		return strconv.Itoa(n>>20) + " MB"
 	}
 	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
+}
+
+// bankState is what BankStatuser said, asked once per call.
+type bankState struct {
+	files []string
+	known bool
+}
+
+// bankChanges asks fx, once, which bank files hold uncommitted work.
+func bankChanges(fx Facts, st **bankState) ([]string, bool) {
+	if *st == nil {
+		*st = &bankState{}
+		if b, ok := fx.(BankStatuser); ok {
+			(*st).files, (*st).known = b.BankChanges()
+		}
+	}
+	return (*st).files, (*st).known
+}
+
+// listSome joins up to n items, saying how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
 }

@@ -35,7 +35,7 @@ func TestDumpRedTeam(t *testing.T) {
 			rows = append(rows, row{Name: cause + "/" + cmd, Tool: "Bash", Args: map[string]any{"command": cmd}, Attack: true})
 		}
 	}
-	for _, cmd := range append(harmlessShell, assortedHarmless...) {
+	for _, cmd := range append(append(harmlessShell, assortedHarmless...), everydayHarmless...) {
 		rows = append(rows, row{Name: "harmless/" + cmd, Tool: "Bash", Args: map[string]any{"command": cmd}})
 	}
 	for name, c := range badArgsCases() {

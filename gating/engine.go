@@ -180,7 +180,7 @@ func allIn(want, have []string) bool {
 
 // before is the gate.
 func (e *Engine) before(st *State, a *action, ev Event, fx Facts) Decision {
-	if a.kind == kindBatch {
+	if a.kind == kindBatch && a.bad == "" {
 		return e.beforeBatch(st, a, ev, fx)
 	}
 	if !a.isWrite() {

@@ -326,3 +326,28 @@ func TestEventsWithoutTools(t *testing.T) {
 		t.Errorf("bookkeeping: %+v", s.st)
 	}
 }
+
+// A batch whose tool_calls is not a list of calls cannot be judged: it is refused, never
+// allowed as nothing (issue 20's acceptance run found tool_calls: 5 allowed in block mode).
+func TestBatchWithBadCallsIsRefused(t *testing.T) {
+	for name, args := range map[string]map[string]any{
+		"number":         {"tool_calls": 5.0},
+		"string":         {"tool_calls": "rm -rf memory-bank"},
+		"object":         {"tool_calls": map[string]any{"tool": "write"}},
+		"missing":        {},
+		"entry a string": {"tool_calls": []any{"write memory-bank/x.json"}},
+	} {
+		for _, mode := range []Mode{ModeWarn, ModeBlock} {
+			s := newSession(t, policyWith(mode, ModeBlock, ModeOff), newFacts(bankFiles()), "opencode")
+			d := s.before("batch", args)
+			if d.Verdict != Block {
+				t.Errorf("%s, %s mode: %s (%q), want a block", name, mode, d.Verdict, d.Message)
+			}
+			wantMsg(t, d, "tool_calls", "Next:")
+		}
+	}
+	s := newSession(t, policyWith(ModeBlock, ModeBlock, ModeOff), newFacts(bankFiles()), "opencode")
+	if d := s.before("batch", map[string]any{"tool_calls": []any{}}); d.Verdict != Allow {
+		t.Errorf("an empty batch: %s (%q), want allowed", d.Verdict, d.Message)
+	}
+}

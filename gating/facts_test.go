@@ -14,6 +14,26 @@ type memFacts struct {
 	ci      bool
 	noBank  bool
 	secrets int // Secrets calls, to prove the engine calls it only for bank writes
+	env     map[string]string
+	// changes, when set, are the bank files with uncommitted work (BankChanges known); nil
+	// leaves it unknown, as without git.
+	changes *[]string
+}
+
+func (f *memFacts) BankChanges() ([]string, bool) {
+	if f.changes == nil {
+		return nil, false
+	}
+	return *f.changes, true
+}
+
+// Env gives the variables the hook shares with the agent's shell: a test's own, or a
+// temporary directory and a home outside the repository.
+func (f *memFacts) Env() map[string]string {
+	if f.env != nil {
+		return f.env
+	}
+	return map[string]string{"TMPDIR": "/tmp/agent", "HOME": "/home/dev", "CLAUDE_PROJECT_DIR": f.root}
 }
 
 const testRoot = "/repo"

@@ -56,8 +56,9 @@ func DefaultPolicy() Policy {
 			"package.json", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "pnpm-workspace.yaml",
 			"bun.lockb", "bun.lock", ".npmrc", ".yarnrc.yml", "tsconfig.json", "tsconfig.*.json",
 			"go.mod", "go.sum", "go.work", "go.work.sum", "Cargo.toml", "Cargo.lock",
-			"pyproject.toml", "poetry.lock", "uv.lock", "Pipfile", "Pipfile.lock", "requirements*.txt", "setup.py", "setup.cfg",
+			"pyproject.toml", "poetry.lock", "uv.lock", "pdm.lock", "Pipfile", "Pipfile.lock", "requirements*.txt", "setup.py", "setup.cfg",
 			"Gemfile", "Gemfile.lock", "composer.json", "composer.lock", "pom.xml", "build.gradle", "build.gradle.kts",
+			"*.lockfile", "*.csproj", "*.fsproj", "*.vbproj", "packages.lock.json", "Directory.Packages.props",
 			// CI (seed 000 left it out; a broken pipeline is as costly as a broken build)
 			".github/workflows/", ".github/actions/", ".gitlab-ci.yml", ".gitlab/", ".circleci/", ".buildkite/", "Jenkinsfile",
 			"azure-pipelines.yml", "bitbucket-pipelines.yml", ".travis.yml", ".pre-commit-config.yaml",

@@ -139,6 +139,10 @@ func (e *Engine) assessRisk(a *action, fold bool) Risk {
 	if a.bad != "" {
 		return RiskHigh // a write of unknown target
 	}
+	if !a.shellUnknown && outsideRepo(a.writes) {
+		// cat memory-bank/MEMORY.md > /tmp/copy.md: no project file changes
+		return RiskLow
+	}
 	sens, safe := e.matchers(fold)
 	allSafe := len(a.writes) > 0
 	distinct := 0
@@ -166,4 +170,15 @@ func (e *Engine) assessRisk(a *action, fold bool) Risk {
 		return RiskMedium
 	}
 	return RiskLow
+}
+
+// outsideRepo reports writes that all land outside the repository, both as spelt and with
+// links resolved.
+func outsideRepo(ws []writeTarget) bool {
+	for _, w := range ws {
+		if w.inRepo || w.lexIn || isHome(w.lex) {
+			return false
+		}
+	}
+	return len(ws) > 0
 }

@@ -212,7 +212,7 @@ func TestRootCauses(t *testing.T) {
 			}
 		}
 	}
-	for _, cmd := range append(harmlessShell, assortedHarmless...) {
+	for _, cmd := range append(append(harmlessShell, assortedHarmless...), everydayHarmless...) {
 		t.Run("harmless/"+cmd, func(t *testing.T) {
 			s := newSession(t, policyWith(ModeOff, ModeOff, ModeOff), newFacts(bankFiles()), "claude")
 			d := s.before("Bash", map[string]any{"command": cmd})

@@ -25,15 +25,21 @@ type shellWrite struct {
 	// exact is a literal path (rm -rf ., a glob such as *), not the literal prefix of a
 	// run-time word; tree is a directory written at any depth (tar x, find -delete).
 	exact, tree bool
-	noMD        bool   // a tree write that touches no Markdown file (find -name '*.pyc' -delete)
+	noMD        bool   // a tree write that touches no Markdown file of the bank (find -name '*.pyc' -delete, prettier … '!memory-bank/**')
 	op          string // what writes it: "redirect", "git reset" …
+	via         string // the script this path is an argument of (shell.Access.Via)
+	exclude     string // the command that leaves the bank out (shell.Access.Exclude)
 }
 
 // classifyShell adapts shell.Classify. A write the classifier saw without a target, and a
 // target that is only a hint (the literal prefix of a run-time word), both count as writes:
 // a hint under memory-bank/ is still a write into it.
-func classifyShell(cmd, cwd string) shellResult {
-	r := shell.Classify(cmd, cwd)
+func classifyShell(cmd, cwd string, fx Facts) shellResult {
+	var vars map[string]string
+	if er, ok := fx.(EnvReader); ok {
+		vars = er.Env()
+	}
+	r := shell.ClassifyEnv(cmd, cwd, vars)
 	out := shellResult{unknown: r.Unknown || r.Write && len(r.Writes) == 0, named: blank(cmd, r.ReadSpans), runs: r.Runs}
 	for _, a := range r.Reads {
 		if !a.Unknown && a.Path != "" {
@@ -42,7 +48,7 @@ func classifyShell(cmd, cwd string) shellResult {
 	}
 	for _, a := range r.Writes {
 		if a.Path != "" {
-			out.writes = append(out.writes, shellWrite{path: a.Path, exact: !a.Unknown, tree: a.Tree, noMD: a.NoMarkdown, op: a.Op})
+			out.writes = append(out.writes, shellWrite{path: a.Path, exact: !a.Unknown, tree: a.Tree, noMD: a.NoMarkdown || a.NoBank, op: a.Op, via: a.Via, exclude: a.Exclude})
 		}
 	}
 	return out
@@ -70,6 +76,23 @@ func blank(cmd string, spans [][2]int) string {
 // the repository are read.
 type AbsReader interface {
 	ReadAbs(abs string) (string, bool)
+}
+
+// EnvVars are the variables whose values the hook shares with the agent's shell.
+var EnvVars = []string{"TMPDIR", "HOME", "CLAUDE_PROJECT_DIR"}
+
+// EnvReader is implemented by Facts that know the values of EnvVars (absolute paths, or ""
+// for one known to be unset).
+// Optional: without it a command built from them writes somewhere unknown.
+type EnvReader interface {
+	Env() map[string]string
+}
+
+// BankStatuser is implemented by Facts that can tell which memory-bank/ files hold
+// uncommitted work (repository-relative paths). Optional: without it, or when ok is false, a
+// command that rewrites the whole work tree is refused whenever it takes in the bank.
+type BankStatuser interface {
+	BankChanges() (files []string, ok bool)
 }
 
 // maxScriptDepth bounds scripts that run scripts.
@@ -266,8 +289,11 @@ func withRunsIn(r shellResult, cwd string, fx Facts, depth int, b *runBudget) sh
 		if run.Dir != "" {
 			dir = run.Dir
 		}
-		for _, cmd := range scriptCommands(run, content) {
-			sub := withRunsIn(classifyShell(cmd, dir), dir, fx, depth+1, b)
+		cmds := scriptCommands(run, content)
+		writes := cmds == nil // a script of a kind not known may do anything
+		for _, cmd := range cmds {
+			sub := withRunsIn(classifyShell(cmd, dir, fx), dir, fx, depth+1, b)
+			writes = writes || len(sub.writes) > 0 || sub.unknown
 			for i := range sub.writes {
 				if sub.writes[i].op == "" || sub.writes[i].op == "redirect" {
 					sub.writes[i].op = "script " + path.Base(run.Path)
@@ -279,6 +305,16 @@ func withRunsIn(r shellResult, cwd string, fx Facts, depth int, b *runBudget) sh
 				r.unknown = true
 				r.named += "\n" + sub.named
 			}
+		}
+		if !writes {
+			// a script that cannot write only reads the paths it is handed
+			kept := r.writes[:0]
+			for _, w := range r.writes {
+				if w.via != run.Path {
+					kept = append(kept, w)
+				}
+			}
+			r.writes = kept
 		}
 	}
 	return r

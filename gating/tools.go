@@ -46,6 +46,7 @@ type writeTarget struct {
 	// opShell: a literal path (not a run-time word's prefix), a directory written at any depth,
 	// and a tree write that touches no Markdown file
 	shellExact, shellTree, shellNoMD bool
+	shellExclude                     string // the same command leaving the bank out (prettier … '!memory-bank/**')
 	shellOp                          string
 }
 
@@ -130,14 +131,14 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 		if wd := str(args, "workdir", "cwd", "dir_path", "directory"); wd != "" {
 			a.cwd = absolute(wd, a.cwd, slashClean(fx.Root()))
 		}
-		r := withRuns(classifyShell(a.cmd, a.cwd), a.cwd, fx, 0)
+		r := withRuns(classifyShell(a.cmd, a.cwd, fx), a.cwd, fx, 0)
 		a.named = r.named
 		for _, p := range r.reads {
 			a.reads = append(a.reads, canon(p, a.cwd, fx))
 		}
 		for _, w := range r.writes {
 			a.writes = append(a.writes, writeTarget{canonPath: canon(w.path, a.cwd, fx), op: opShell,
-				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD, shellOp: w.op})
+				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD, shellOp: w.op, shellExclude: w.exclude})
 		}
 		a.shellUnknown = r.unknown
 	case kindAgent:
@@ -152,10 +153,17 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 			a.kind, a.shellUnknown, a.tooDeep = kindShell, true, true
 			return a
 		}
-		calls, _ := args["tool_calls"].([]any)
+		raw, has := args["tool_calls"]
+		calls, isList := raw.([]any)
+		if !isList {
+			// a batch whose calls cannot be read runs something nobody can judge
+			a.bad = "its tool_calls is " + jsonType(raw, has) + ", not a list of calls"
+			return a
+		}
 		for _, c := range calls {
 			m, _ := c.(map[string]any)
 			if m == nil {
+				a.bad = "an entry of tool_calls is " + jsonType(c, true) + ", not a call"
 				continue
 			}
 			name, _ := m["tool"].(string)

@@ -268,6 +268,16 @@ func TestClaudeBadInput(t *testing.T) {
 		{"no session, block mode write", map[string]string{"MEMORY_BANK_GUARD_MODE": "block"}, func(h *hookRun) []byte {
 			return []byte(`{"hook_event_name":"PreToolUse","cwd":"` + root + `","tool_name":"Write","tool_input":{"file_path":"x"}}`)
 		}, 2, "session_id"},
+		// warn mode refuses only what may write the bank or mbguard's configuration (issue 20)
+		{"no session, warn mode code write", map[string]string{"MEMORY_BANK_GUARD_MODE": "warn"}, func(h *hookRun) []byte {
+			return []byte(`{"hook_event_name":"PreToolUse","cwd":"` + root + `","tool_name":"Write","tool_input":{"file_path":"src/app.go","content":"package app\n"}}`)
+		}, 0, "session_id"},
+		{"no session, warn mode bank write", map[string]string{"MEMORY_BANK_GUARD_MODE": "warn"}, func(h *hookRun) []byte {
+			return []byte(`{"hook_event_name":"PreToolUse","cwd":"` + root + `","tool_name":"Write","tool_input":{"file_path":"memory-bank/x.json","content":"{}"}}`)
+		}, 2, "session_id"},
+		{"no session, warn mode config write", map[string]string{"MEMORY_BANK_GUARD_MODE": "warn"}, func(h *hookRun) []byte {
+			return []byte(`{"hook_event_name":"PreToolUse","cwd":"` + root + `","tool_name":"Write","tool_input":{"file_path":".mbguard.yaml","content":"gating: {mode: off}\n"}}`)
+		}, 2, "session_id"},
 		{"tool_input not an object, block mode", map[string]string{"MEMORY_BANK_GUARD_MODE": "block"}, func(h *hookRun) []byte {
 			return h.payload("PreToolUse", map[string]any{"tool_name": "Write", "tool_input": "go.mod"})
 		}, 2, "tool_input"},

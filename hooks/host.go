@@ -245,6 +245,9 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		if h.Host == "copilot" {
 			field = `"sessionId"`
 		}
+		// without a session only what may write the bank or mbguard's configuration is
+		// refused outside block mode
+		c.NamesBank = namesBank(payload, c.Cwd) || namesProtected(payload)
 		return h.unsure(p, &c, "the hook payload has no "+field)
 	}
 	if c.Cwd == "" {
@@ -438,7 +441,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		if !ok {
 			return a, false
 		}
-		a.Context = joinText(resp.Context, resp.Notice)
+		a.Context = joinText(resp.Context, resp.Notice, staleContext(ctx, r, cfg))
 		if c.Resumed && !compaction() {
 			return a, false
 		}
@@ -558,9 +561,8 @@ func (h *Hook) failClosed(c *hookCall, r repo.Repo, cfg *config.Config) (bool, s
 		return true, "gating.mode is block"
 	}
 	if c.Session == "" {
-		if cfg.Policy().RecoveryMode == gating.ModeBlock {
-			return true, "without a session id mbguard cannot tell whether recovery after compaction is armed"
-		}
+		// the recovery gate cannot be known without a session; in warn mode a call that
+		// names neither the bank nor mbguard's configuration (NamesBank) goes on
 		return false, ""
 	}
 	st := state.New(r.StateDir()+"/sessions", cfg.TTL(), h.now)
@@ -655,6 +657,17 @@ func namesBank(raw []byte, cwd string) bool {
 		raw = bytes.ReplaceAll(raw, []byte(cwd), nil)
 	}
 	return bytes.Contains(raw, []byte(bank.Dir))
+}
+
+// namesProtected reports a payload that names one of mbguard's own files (.mbguard.yaml, the
+// hook settings), which the config guard keeps in every mode.
+func namesProtected(raw []byte) bool {
+	for _, p := range gating.ProtectedPaths {
+		if bytes.Contains(raw, []byte(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // shortErr words a payload's decoding error for people: no Go type names, at most 120 bytes.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -17,7 +18,7 @@ func Escaped(getenv func(string) string) bool { return strings.TrimSpace(getenv(
 
 // preCommitID is compiled on first use: package init runs on every hook start.
 var preCommitID = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?(mbguard[-a-z]*)`)
+	return regexp.MustCompile(`(?m)(?:^|[\s{,-])id:\s*["']?(mbguard[-a-z0-9_]*)`)
 })
 
 // SkipHint is how to skip mbguard's commit check once, in the words of what runs it: the
@@ -26,13 +27,20 @@ var preCommitID = sync.OnceValue(func() *regexp.Regexp {
 // all of them; the hint names the one the user's tool documents.
 func SkipHint(root string, getenv func(string) string) string {
 	if getenv("PRE_COMMIT") == "1" {
-		id := "mbguard"
+		// Every mbguard hook id the config lists: which of them runs this check is not
+		// known here, and SKIP takes a comma-separated list.
+		var ids []string
 		if b, err := os.ReadFile(filepath.Join(root, ".pre-commit-config.yaml")); err == nil {
-			if m := preCommitID().FindSubmatch(b); m != nil {
-				id = string(m[1])
+			for _, m := range preCommitID().FindAllSubmatch(b, -1) {
+				if id := string(m[1]); !slices.Contains(ids, id) {
+					ids = append(ids, id)
+				}
 			}
 		}
-		return "SKIP=" + id + " git commit …"
+		if len(ids) == 0 {
+			ids = []string{"mbguard"}
+		}
+		return "SKIP=" + strings.Join(ids, ",") + " git commit …"
 	}
 	if cfg := lefthookConfig(root); cfg != "" {
 		if b, err := os.ReadFile(cfg); err == nil && strings.Contains(string(b), "mbguard") {

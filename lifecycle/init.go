@@ -43,6 +43,11 @@ func Init(root string) (InitResult, error) {
 	if layout == bank.LayoutLegacy || layout == bank.LayoutMixed {
 		return res, ErrLegacy
 	}
+	if layout == bank.LayoutNone || layout == bank.LayoutEmpty {
+		if why := bankElsewhere(root); why != "" {
+			return res, errors.New(why) // a second, empty bank beside the real one would split the memory
+		}
+	}
 	facts := scanProject(root)
 	files := []struct {
 		rel, tmpl string

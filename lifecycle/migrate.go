@@ -33,7 +33,10 @@ type Plan struct {
 	Delete   []string // the old entry files
 	Notes    []string // things the user should know: non-.md files, symlinks, files left in place
 	Refusals []string // collisions and a mixed layout
-	Sources  Sources  `json:",omitempty"`
+	// Unsure says why the bank does not look enough like the convention (see confidence); a
+	// run refuses then unless forced.
+	Unsure  string  `json:",omitempty"`
+	Sources Sources `json:",omitempty"`
 }
 
 // Sources are the files commit 2 builds MEMORY.md from, as slash paths from the repository root
@@ -86,10 +89,18 @@ var contextMapping = mapping{
 
 // Commit messages also identify our own commits when a run resumes without its journal entry.
 const (
-	msgMoves  = "memory-bank: move legacy files to the v7.1 layout (mbguard migrate 1/2)\n\nPure renames, committed alone so git log --follow and git diff -M keep the history.\n"
-	msgMemory = "memory-bank: build MEMORY.md from the legacy entry files (mbguard migrate 2/2)\n\nbrief.md, active.md and _index.md become MEMORY.md (and legacy.md for text with no other place).\n"
-	msgLinks  = "memory-bank: point links at the moved files (mbguard migrate, links)\n\nRelative Markdown links whose targets the migration moved, rewritten apart from the renames so\nthis commit can be reviewed or reverted on its own.\n"
+	msgMoves  = "memory-bank: move legacy files to the v7.1 layout (mbguard migrate: renames)\n\nPure renames, committed alone so git log --follow and git diff -M keep the history.\n"
+	msgMemory = "memory-bank: build MEMORY.md from the legacy entry files (mbguard migrate: MEMORY.md)\n\nbrief.md, active.md and _index.md become MEMORY.md (and legacy.md for text with no other place).\n"
+	msgLinks  = "memory-bank: point links at the moved files (mbguard migrate: links)\n\nLinks, paths and wiki-links to the files the migration moved or merged, in the bank and in the\nrepository's other text files, rewritten apart from the renames so this commit can be reviewed\nor reverted on its own.\n"
 )
+
+// oldSubjects are the subjects earlier versions gave the same commits ("1/2", "2/2" and then a
+// third): a rollback still recognises them.
+var oldSubjects = []string{
+	"memory-bank: move legacy files to the v7.1 layout (mbguard migrate 1/2)",
+	"memory-bank: build MEMORY.md from the legacy entry files (mbguard migrate 2/2)",
+	"memory-bank: point links at the moved files (mbguard migrate, links)",
+}
 
 // PlanMigration reads memory-bank/ under root and plans the migration to v7.1.
 func PlanMigration(root string) (Plan, error) {
@@ -253,8 +264,9 @@ func PlanMigration(root string) (Plan, error) {
 	}
 	// legacy.md is created when _index.md exists (its topic routing is kept there) or when a
 	// user block or broken markers need a verbatim home; the build decides, the plan says maybe.
+	p.Unsure = confidence(p.Kind, names, known)
 	for _, n := range names {
-		if known[n] {
+		if known[n] || bankDotfiles[n] {
 			continue
 		}
 		note := fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, p.Kind)
@@ -362,6 +374,9 @@ type MigrateOptions struct {
 	GitCLI                 bool // moves and commits through the git CLI: hooks, signing and filters apply
 	NoGit                  bool // plain file moves, no commits, no journal
 	NoRewriteLinks         bool // leave links inside the bank as they are
+	// Force migrates a bank that does not look enough like its convention, and merges entry
+	// files that references outside the bank would still name.
+	Force bool
 	// Progress, when set, is told how far the moves are (a terminal progress bar).
 	Progress func(done, total int)
 	// FailAfter stops the run after a named step ("moves", "commit1", "memory") as if the
@@ -376,13 +391,14 @@ type MigrateResult struct {
 	Plan       Plan
 	Applied    bool
 	Resumed    bool
-	NoOp       bool     // already v7: nothing to do
-	RolledBack string   // the commit restored by --rollback
-	Commits    []Commit // the commits this run (or the run it resumed) made; never one it did not
-	NoMoves    bool     // the plan had nothing to rename, so there is no rename commit
-	Legacy     bool     // legacy.md was written
-	Rewritten  []Link   // links pointed at the moved files (in their own commit)
-	Unresolved []Link   // relative links whose targets were missing before the migration: left as they were
+	NoOp       bool      // already v7: nothing to do
+	RolledBack string    // the commit restored by --rollback
+	Commits    []Commit  // the commits this run (or the run it resumed) made; never one it did not
+	NoMoves    bool      // the plan had nothing to rename, so there is no rename commit
+	Legacy     bool      // legacy.md was written
+	Rewritten  []Link    // links pointed at the moved files (in their own commit)
+	Unresolved []Link    // relative links whose targets were missing before the migration: left as they were
+	Mentions   []Mention // references outside the bank to moved or merged files that were not rewritten
 	Warnings   []string
 }
 
@@ -427,6 +443,9 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 		res.NoOp = true
 		return res, nil
 	case plan.Layout == bank.LayoutNone, plan.Layout == bank.LayoutEmpty:
+		if why := bankElsewhere(o.Root); why != "" {
+			return res, refuse("%s", why)
+		}
 		return res, refuse("no legacy memory bank in %s: run mbguard init to create a v7.1 one", o.Root)
 	}
 	if j != nil && j.Phase != phaseDone {
@@ -434,6 +453,14 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	}
 	if len(plan.Refusals) > 0 {
 		return res, refuse("%s", strings.Join(plan.Refusals, "; "))
+	}
+	if plan.Unsure != "" && !o.Force {
+		return res, refuse("%s", plan.Unsure)
+	}
+	if !o.Force {
+		if err := keptReferences(o, plan); err != nil {
+			return res, err
+		}
 	}
 	if !o.Apply {
 		return res, nil
@@ -444,8 +471,18 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if o.GitDir == "" {
 		return res, refuse("not inside a git repository: run it in one, or pass --no-git for plain moves without history")
 	}
+	if err := repoFormat(o.Root); err != nil {
+		return res, err
+	}
 	if err := preflight(o); err != nil {
 		return res, err
+	}
+	warn, err := commitsLikeGit(o)
+	if err != nil {
+		return res, err
+	}
+	if warn != "" {
+		res.Warnings = append(res.Warnings, warn)
 	}
 	head, branch, err := headOf(o)
 	if err != nil {
@@ -604,9 +641,18 @@ func removeEmptyDirs(dir string) {
 	_ = os.Remove(dir) // fails, rightly, when something is left
 }
 
-// plainMigrate is --no-git: the same moves and files, without commits, history or journal.
-func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
-	res.Warnings = append(res.Warnings, "--no-git: files are moved without commits, so history is not linked and the run cannot be rolled back")
+// simulation is what a migration writes, computed from the files as they are, without changing
+// anything: --no-git applies it, --diff prints it.
+type simulation struct {
+	mem, leg   []byte
+	changed    map[string][]byte // link rewrites: path after the migration → new content
+	rewritten  []Link
+	unresolved []Link
+	mentions   []Mention
+}
+
+func simulate(o MigrateOptions, plan Plan) (simulation, error) {
+	var sim simulation
 	from := map[string]string{}
 	for _, m := range plan.Moves {
 		from[m.To] = m.From
@@ -621,32 +667,72 @@ func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 		}
 		return b
 	}
-	mem, leg, err := buildOutputs(plan, read)
+	var err error
+	if sim.mem, sim.leg, err = buildOutputs(plan, read); err != nil {
+		return sim, err
+	}
+	if o.NoRewriteLinks || (len(plan.Moves) == 0 && len(plan.Delete) == 0) {
+		return sim, nil
+	}
+	before, was := map[string][]byte{}, map[string]bool{}
+	if err := filepath.WalkDir(filepath.Join(o.Root, bank.Dir), func(fp string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(o.Root, fp)
+		was[filepath.ToSlash(rel)] = true
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".md") {
+			if b, err := os.ReadFile(fp); err == nil {
+				before[filepath.ToSlash(rel)] = b
+			}
+		}
+		return nil
+	}); err != nil {
+		return sim, fmt.Errorf("reading memory-bank/: %w", err)
+	}
+	if len(before) == 0 {
+		return sim, nil
+	}
+	after := map[string][]byte{bank.Entry: sim.mem}
+	if sim.leg != nil {
+		after[bank.Dir+"/legacy.md"] = sim.leg
+	}
+	to := map[string]string{}
+	for _, m := range plan.Moves {
+		to[m.From] = m.To
+	}
+	for p, b := range before {
+		if t, ok := to[p]; ok {
+			after[t] = b
+		} else if !contains(plan.Delete, p) {
+			after[p] = b
+		}
+	}
+	sim.changed, sim.rewritten, sim.unresolved = rewriteAll(o.Root, plan, after, was)
+	m := newBankMap(plan, was)
+	files, err := outsideDisk(o.Root, m)
+	if err != nil {
+		return sim, fmt.Errorf("reading the files outside memory-bank/: %w", err)
+	}
+	och, orw, listed := outsideChanges(files, m, resolverFor(o.Root, plan, was))
+	for p, b := range och {
+		sim.changed[p] = b
+	}
+	sim.rewritten, sim.mentions = append(sim.rewritten, orw...), listed
+	return sim, nil
+}
+
+// plainMigrate is --no-git: the same moves and files, without commits, history or journal.
+func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
+	res.Warnings = append(res.Warnings, "--no-git: files are moved without commits, so history is not linked and the run cannot be rolled back")
+	sim, err := simulate(o, plan)
 	if err != nil {
 		return err
 	}
-	before, was := map[string][]byte{}, map[string]bool{}
-	if !o.NoRewriteLinks && (len(plan.Moves) > 0 || len(plan.Delete) > 0) {
-		if err := filepath.WalkDir(filepath.Join(o.Root, bank.Dir), func(fp string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(o.Root, fp)
-			was[filepath.ToSlash(rel)] = true
-			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".md") {
-				if b, err := os.ReadFile(fp); err == nil {
-					before[filepath.ToSlash(rel)] = b
-				}
-			}
-			return nil
-		}); err != nil {
-			return fmt.Errorf("reading memory-bank/: %w", err)
-		}
-	}
-	if err := writeOutputs(o, mem, leg); err != nil {
+	if err := writeOutputs(o, sim.mem, sim.leg); err != nil {
 		return err
 	}
-	res.Legacy = leg != nil
+	res.Legacy = sim.leg != nil
 	if err := renameOnDisk(o.Root, plan, o.Progress); err != nil {
 		return err
 	}
@@ -655,28 +741,15 @@ func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 			return fmt.Errorf("removing %s: %w", d, err)
 		}
 	}
-	if len(before) > 0 {
-		after := map[string][]byte{bank.Entry: mem}
-		if leg != nil {
-			after[bank.Dir+"/legacy.md"] = leg
-		}
-		to := map[string]string{}
-		for _, m := range plan.Moves {
-			to[m.From] = m.To
-		}
-		for p, b := range before {
-			if t, ok := to[p]; ok {
-				after[t] = b
-			} else if !contains(plan.Delete, p) {
-				after[p] = b
-			}
-		}
-		changed, rw, un := rewriteAll(o.Root, plan, after, was)
-		res.Rewritten, res.Unresolved = rw, un
-		for p, b := range changed {
-			if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(p)), b, 0o644); err != nil {
-				return fmt.Errorf("rewriting the links of %s: %w", p, err)
-			}
+	res.Rewritten, res.Unresolved, res.Mentions = sim.rewritten, sim.unresolved, sim.mentions
+	names := make([]string, 0, len(sim.changed))
+	for p := range sim.changed {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(p)), sim.changed[p], 0o644); err != nil {
+			return fmt.Errorf("rewriting the links of %s: %w", p, err)
 		}
 	}
 	res.NoMoves = len(plan.Moves) == 0
@@ -732,6 +805,46 @@ func buildOutputs(p Plan, read func(string) []byte) (mem, leg []byte, err error)
 // (after: path → content). before holds the bank's files as they were; a folder that held one
 // existed too, so a link to it (`[notes](notes/)`) is a link, not a broken one.
 func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]bool) (changed map[string][]byte, rewritten, unresolved []Link) {
+	r := resolverFor(root, p, before)
+	m := newBankMap(p, before)
+	from := map[string]string{}
+	for _, mv := range p.Moves {
+		from[mv.To] = mv.From
+	}
+	changed = map[string][]byte{}
+	names := make([]string, 0, len(after))
+	for n := range after {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".md") {
+			continue
+		}
+		old := n
+		if f, ok := from[n]; ok {
+			old = f
+		}
+		out, rw, un := rewriteLinks(after[n], old, n, r)
+		rewritten = append(rewritten, rw...)
+		unresolved = append(unresolved, un...)
+		text := after[n]
+		if out != nil {
+			text = out
+		}
+		if w, rw := rewriteWiki(text, n, m); w != nil {
+			rewritten = append(rewritten, rw...)
+			out = w
+		}
+		if out != nil {
+			changed[n] = out
+		}
+	}
+	return changed, rewritten, unresolved
+}
+
+// resolverFor says where the bank's paths went, for links written before the migration.
+func resolverFor(root string, p Plan, before map[string]bool) linkResolver {
 	folders := map[string]bool{}
 	for f := range before {
 		for d := path.Dir(f); d != "." && d != bank.Dir && !folders[d]; d = path.Dir(d) {
@@ -740,9 +853,8 @@ func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]
 	}
 	existed := func(p string) bool { return before[p] || folders[p] }
 	to := map[string]string{}
-	from := map[string]string{}
 	for _, m := range p.Moves {
-		to[m.From], from[m.To] = m.To, m.From
+		to[m.From] = m.To
 	}
 	dirs := map[string]bool{}
 	for f := range to {
@@ -750,7 +862,7 @@ func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]
 			dirs[d] = true
 		}
 	}
-	r := linkResolver{
+	return linkResolver{
 		moved: func(old string) (string, bool) {
 			if t, ok := to[old]; ok {
 				return t, true
@@ -779,28 +891,6 @@ func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]
 			return err == nil
 		},
 	}
-	changed = map[string][]byte{}
-	names := make([]string, 0, len(after))
-	for n := range after {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if !strings.HasSuffix(n, ".md") {
-			continue
-		}
-		old := n
-		if f, ok := from[n]; ok {
-			old = f
-		}
-		out, rw, un := rewriteLinks(after[n], old, n, r)
-		rewritten = append(rewritten, rw...)
-		unresolved = append(unresolved, un...)
-		if out != nil {
-			changed[n] = out
-		}
-	}
-	return changed, rewritten, unresolved
 }
 
 func writeOutputs(o MigrateOptions, mem, leg []byte) error {

@@ -597,6 +597,26 @@ func linkChanges(g *goGit, j *journal, res *MigrateResult) (map[string][]byte, p
 	}
 	changed, rw, un := rewriteAll(g.o.Root, j.Plan, after, before)
 	res.Rewritten, res.Unresolved = rw, un
+	m := newBankMap(j.Plan, before)
+	dirty := map[string]bool{}
+	files, err := outsideTree(g.r, g.o.Root, c2, m, dirty)
+	if err != nil {
+		return nil, c2, fmt.Errorf("reading the files outside memory-bank/: %w", err)
+	}
+	och, orw, listed := outsideChanges(files, m, resolverFor(g.o.Root, j.Plan, before))
+	for p, b := range och {
+		if !dirty[p] {
+			changed[p] = b
+		}
+	}
+	for _, l := range orw {
+		if dirty[l.Path] { // the user's uncommitted edits there are theirs: list, never overwrite
+			listed = append(listed, Mention{Path: l.Path, Line: l.Line, Text: l.Target, Now: l.New, Why: "the file has uncommitted changes: not rewritten, change it by hand"})
+			continue
+		}
+		res.Rewritten = append(res.Rewritten, l)
+	}
+	res.Mentions = listed
 	return changed, c2, nil
 }
 
@@ -712,15 +732,29 @@ func rollback(o MigrateOptions) (MigrateResult, error) {
 		return res, fmt.Errorf("the starting commit %s is not behind HEAD: roll back by hand: %w", j.Start[:12], err)
 	}
 	for _, s := range strings.Split(subjects, "\n") {
-		if s != "" && s != strings.SplitN(msgMoves, "\n", 2)[0] && s != strings.SplitN(msgMemory, "\n", 2)[0] && s != strings.SplitN(msgLinks, "\n", 2)[0] {
+		if s != "" && s != strings.SplitN(msgMoves, "\n", 2)[0] && s != strings.SplitN(msgMemory, "\n", 2)[0] && s != strings.SplitN(msgLinks, "\n", 2)[0] && !contains(oldSubjects, s) {
 			return res, fmt.Errorf("HEAD has commits since the migration that mbguard did not make (%q): roll back by hand with git revert", s)
 		}
 	}
-	for _, args := range [][]string{
+	// The links commit also edits files outside the bank (README links, agent instructions):
+	// those are restored with it.
+	var outside []string
+	if changed, err := gitOut(o.Root, "diff", "--name-only", "-z", "--no-renames", j.Start, "HEAD"); err == nil {
+		for _, f := range strings.Split(changed, "\x00") {
+			if f != "" && f != bank.Dir && !strings.HasPrefix(f, bank.Dir+"/") {
+				outside = append(outside, f)
+			}
+		}
+	}
+	steps := [][]string{
 		{"reset", "-q", "--soft", j.Start},
 		{"restore", "--source=" + j.Start, "--staged", "--worktree", "--", bank.Dir},
 		{"clean", "-fdq", "--", bank.Dir},
-	} {
+	}
+	if len(outside) > 0 {
+		steps = append(steps, append([]string{"restore", "--source=" + j.Start, "--staged", "--worktree", "--"}, outside...))
+	}
+	for _, args := range steps {
 		if _, err := gitOut(o.Root, args...); err != nil {
 			return res, fmt.Errorf("rolling back to %s: %w", j.Start[:12], err)
 		}

@@ -61,6 +61,9 @@ func Upgrade(o UpgradeOptions) (UpgradeResult, error) {
 	case bank.LayoutLegacy, bank.LayoutMixed:
 		return res, ErrLegacy
 	case bank.LayoutNone, bank.LayoutEmpty:
+		if why := bankElsewhere(o.Root); why != "" {
+			return res, errors.New(why)
+		}
 		return res, errors.New("no memory-bank/MEMORY.md: run mbguard init")
 	}
 	fi, err := os.Lstat(p)
@@ -185,11 +188,15 @@ func upgradeContent(old []byte) (next []byte, from string, actions []string, err
 	var edits []edit
 
 	// 1. sections, appended before MACHINE_BLOCK_END
+	// A bank at the current version is the user's to shape: its sections are never second-guessed.
+	// Older ones are matched by meaning, so a heading in another language or with a note after it
+	// ("(Still Binding)", "（意图驱动）") is not appended a second time.
+	current := onNext != nil && onNext.Valid && onNext.Version == bank.CurrentTemplate
 	machine := string(old[blocks.Machine.Start:blocks.Machine.End])
-	have := headings(machine)
+	have := sectionsByMeaning(machine)
 	var add strings.Builder
 	for _, h := range fixedSections {
-		if have[h] {
+		if have[h] || current {
 			continue
 		}
 		sec, err := templates.Section(h)
@@ -280,19 +287,6 @@ func upgradeContent(old []byte) (next []byte, from string, actions []string, err
 		}
 	}
 	return out, from, actions, nil
-}
-
-// headings returns the exact "## " heading lines of a block, outside fenced code.
-func headings(s string) map[string]bool {
-	m := make(map[string]bool)
-	var fence bank.Fence
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimRight(l, "\r \t")
-		if !fence.Line([]byte(l)) && strings.HasPrefix(l, "## ") {
-			m[l] = true
-		}
-	}
-	return m
 }
 
 // lineStarts returns the byte offset of every line's start (line n at index n-1).

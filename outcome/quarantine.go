@@ -190,6 +190,16 @@ func validID(id string) bool {
 // Last names the newest quarantine entry wherever an id is asked for.
 const Last = "last"
 
+// ErrRefused marks what could not be done as asked though the request was well formed: an
+// empty quarantine, an entry that does not exist, a restore over existing files. The CLI
+// exits 1 for it, not 2 (usage).
+var ErrRefused = errors.New("refused")
+
+type refusal string
+
+func (r refusal) Error() string      { return string(r) }
+func (refusal) Is(target error) bool { return target == ErrRefused }
+
 // GetQuarantine reads one entry; id Last is the newest.
 func GetQuarantine(r repo.Repo, id string) (Quarantined, error) {
 	var q Quarantined
@@ -199,7 +209,7 @@ func GetQuarantine(r repo.Repo, id string) (Quarantined, error) {
 			return q, err
 		}
 		if len(qs) == 0 {
-			return q, fmt.Errorf("the quarantine is empty")
+			return q, refusal("the quarantine is empty: nothing was undone (mbguard quarantine list shows entries when there are some)")
 		}
 		if q := qs[len(qs)-1]; q.Damaged != "" {
 			return q, errors.New(q.Damaged)
@@ -214,7 +224,7 @@ func GetQuarantine(r repo.Repo, id string) (Quarantined, error) {
 		return q, errors.New(damagedText(r, id))
 	}
 	if !ok {
-		return q, fmt.Errorf("no quarantine entry %q (run mbguard quarantine list)", id)
+		return q, refusal(fmt.Sprintf("no quarantine entry %q (run mbguard quarantine list)", id))
 	}
 	return q, nil
 }
@@ -254,7 +264,7 @@ func RestoreQuarantine(r repo.Repo, id string, force bool) ([]string, error) {
 		}
 	}
 	if len(exist) > 0 && !force {
-		return nil, fmt.Errorf("%s exists; nothing was restored: move it away or run mbguard quarantine restore --force %s", strings.Join(exist, ", "), id)
+		return nil, refusal(fmt.Sprintf("%s exists; nothing was restored: move it away or run mbguard quarantine restore --force %s", strings.Join(exist, ", "), id))
 	}
 	var done []string
 	for _, e := range q.Entries {

@@ -101,6 +101,7 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 	if md {
 		out = append(out, CheckMarkdown(f.Path, f.Content, f.Path == bank.Entry, o.Minimum)...)
 		out = append(out, CheckEntryLength(f.Path, f.Content, o.MaxChars)...)
+		out = append(out, CheckPlaceholders(f.Path, f.Content)...)
 	}
 	if o.Secrets == nil || (f.AddedOnly && len(f.Added) == 0) {
 		return out, nil
@@ -120,7 +121,7 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 }
 
 func allowed(name string, list []string) bool {
-	for _, a := range list {
+	for _, a := range append(DefaultAllowedFiles[:len(DefaultAllowedFiles):len(DefaultAllowedFiles)], list...) {
 		if ok, _ := path.Match(a, name); ok || a == name {
 			return true
 		}

@@ -37,6 +37,10 @@ const (
 	RuleSymlink           = "symlink"
 	RuleTooLarge          = "too-large"
 	SecretRulePrefix      = "secret:"
+	// Stale references (package stale): warnings unless check.stale says otherwise.
+	RuleStalePath    = "stale-path"
+	RuleStaleCommand = "stale-command"
+	RuleStaleSymbol  = "stale-symbol"
 )
 
 // Rules describes every fixed rule id, for SARIF's rule table and for documentation.
@@ -55,6 +59,9 @@ var Rules = map[string]string{
 	RuleNonMD:             "memory-bank/ holds only Markdown files (plus check.allowed_files).",
 	RuleSymlink:           "memory-bank/ must not hold symbolic links.",
 	RuleTooLarge:          "The file is over 10 MB, too large to check.",
+	RuleStalePath:         "A note names a repository path that is no longer there (deleted or renamed; git's commit is named).",
+	RuleStaleCommand:      "A note names a make target, package.json script, just recipe or task the repository no longer defines.",
+	RuleStaleSymbol:       "A note names a code symbol that no longer occurs in the tracked source; git shows the commit that removed it.",
 }
 
 // Failing reports whether any finding is an error.

@@ -111,5 +111,27 @@ func Section(heading string) (string, error) {
 	if i := strings.Index(rest, bank.MachineEnd.String()); i >= 0 && i < end {
 		end = i
 	}
-	return strings.TrimRight(rest[:end], "\n") + "\n", nil
+	return renderDefaults(strings.TrimRight(rest[:end], "\n") + "\n"), nil
+}
+
+// renderDefaults fills every placeholder of t with its neutral default, so a section copied out
+// of a template on its own (upgrade, migrate) never carries a literal {{name}} into a bank.
+func renderDefaults(t string) string {
+	pairs := make([]string, 0, 2*len(defaults))
+	for k, v := range defaults {
+		pairs = append(pairs, "{{"+k+"}}", v)
+	}
+	return strings.NewReplacer(pairs...).Replace(t)
+}
+
+// Placeholders lists the names of every {{name}} placeholder the templates carry, sorted: text
+// of that form in a bank is a placeholder mbguard's template left there, not the user's own.
+func Placeholders() []string {
+	n := make([]string, 0, len(defaults)+1)
+	for k := range defaults {
+		n = append(n, k)
+	}
+	n = append(n, "template_marker")
+	sort.Strings(n)
+	return n
 }

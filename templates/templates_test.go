@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -80,3 +81,39 @@ func TestRenderFillsVars(t *testing.T) {
 		t.Error("unknown template: want an error")
 	}
 }
+
+// Every section upgrade and migrate copy out of the template on its own is rendered: a literal
+// {{snapshot}} once reached banks through Section.
+func TestSectionRendered(t *testing.T) {
+	for _, h := range []string{SnapshotHeading, FocusHeading, DecisionsHeading, RoutingHeading, DrillHeading, SafetyHeading, AnswersHeading} {
+		s, err := Section(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(s, "{{") {
+			t.Errorf("section %s has an unrendered placeholder:\n%s", h, s)
+		}
+	}
+}
+
+// Placeholders names every {{name}} the embedded templates hold, so the check finding for a
+// leftover one knows them all.
+func TestPlaceholdersComplete(t *testing.T) {
+	known := map[string]bool{}
+	for _, p := range Placeholders() {
+		known[p] = true
+	}
+	for _, n := range Names() {
+		b, err := files.ReadFile("files/" + n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range placeholderRe.FindAllStringSubmatch(string(b), -1) {
+			if !known[m[1]] {
+				t.Errorf("%s: placeholder {{%s}} not listed by Placeholders", n, m[1])
+			}
+		}
+	}
+}
+
+var placeholderRe = regexp.MustCompile(`\{\{([a-z_]+)\}\}`)

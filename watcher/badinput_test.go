@@ -23,14 +23,16 @@ func TestServeRefusesBadArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := map[string]string{
-		"bash command list":      `"tool":"bash","args":{"command":["rm","-rf","memory-bank"]}`,
-		"write filePath number":  `"tool":"write","args":{"filePath":42,"content":"x"}`,
-		"write no args":          `"tool":"write"`,
-		"write bank md object":   `"tool":"write","args":{"filePath":"memory-bank/x.md","content":{"a":1}}`,
-		"multiedit edits string": `"tool":"multiedit","args":{"filePath":"memory-bank/MEMORY.md","edits":"x"}`,
-		"edit newString number":  `"tool":"edit","args":{"filePath":"src/a.go","oldString":"a","newString":5}`,
-		"write args a string":    `"tool":"write","args":"memory-bank/x.md"`,
-		"bash args a list":       `"tool":"bash","args":["rm","-rf","memory-bank"]`,
+		"bash command list":       `"tool":"bash","args":{"command":["rm","-rf","memory-bank"]}`,
+		"write filePath number":   `"tool":"write","args":{"filePath":42,"content":"x"}`,
+		"write no args":           `"tool":"write"`,
+		"write bank md object":    `"tool":"write","args":{"filePath":"memory-bank/x.md","content":{"a":1}}`,
+		"multiedit edits string":  `"tool":"multiedit","args":{"filePath":"memory-bank/MEMORY.md","edits":"x"}`,
+		"edit newString number":   `"tool":"edit","args":{"filePath":"src/a.go","oldString":"a","newString":5}`,
+		"write args a string":     `"tool":"write","args":"memory-bank/x.md"`,
+		"bash args a list":        `"tool":"bash","args":["rm","-rf","memory-bank"]`,
+		"batch tool_calls number": `"tool":"batch","args":{"tool_calls":5}`,
+		"batch tool_calls string": `"tool":"batch","args":{"tool_calls":"write memory-bank/x.json"}`,
 	}
 	for _, mode := range []string{"off", "warn", "block"} {
 		cfg, err := config.Load(config.Options{RepoRoot: r.Root, Getenv: func(k string) string {

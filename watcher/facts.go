@@ -1,10 +1,14 @@
 package watcher
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/scanner"
@@ -186,6 +190,55 @@ func (f *Facts) ReadAbs(abs string) (string, bool) {
 }
 
 var _ gating.AbsReader = (*Facts)(nil)
+
+// Env returns the variables a shell command of the agent sees with the hook's own values:
+// the agent's shell and the hook share their environment, so `cp x "$TMPDIR/y"` is a copy
+// to a known place, not to an unknown one.
+func (f *Facts) Env() map[string]string {
+	m := map[string]string{}
+	for _, n := range gating.EnvVars {
+		v, ok := os.LookupEnv(n)
+		switch {
+		case ok && filepath.IsAbs(v):
+			m[n] = filepath.ToSlash(filepath.Clean(v))
+		case !ok && n == "TMPDIR":
+			m[n] = "" // unset: "$TMPDIR/x" is /x, and ${TMPDIR:-/tmp} is /tmp
+		}
+	}
+	return m
+}
+
+var _ gating.EnvReader = (*Facts)(nil)
+
+// BankChanges lists the memory-bank/ files with uncommitted work — changed in the work tree
+// or the index, or untracked — as git sees them. Only memory-bank/ is looked at, so the cost
+// does not grow with the repository; it is asked only when a command would rewrite the
+// whole work tree (git reset --hard, git stash, git clean -f). ok is false when git cannot
+// tell (no git, not a work tree, a timeout).
+func (f *Facts) BankChanges() (files []string, ok bool) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, git, "-C", f.root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+		"--ignored=no", "--no-renames", "--", "memory-bank")
+	// a status must not take the index lock the agent's next git command needs
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) > 3 {
+			files = append(files, string(rec[3:]))
+		}
+	}
+	return files, true
+}
+
+var _ gating.BankStatuser = (*Facts)(nil)
 
 // Secrets returns the gitleaks rule ids of secrets in content that would be written to rel.
 // A detector that cannot run reports "secret-scan-error": a bank write that cannot be checked

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mbguard/mbguard/internal/flock"
 	"github.com/mbguard/mbguard/internal/fsutil"
 	"github.com/mbguard/mbguard/internal/jsonmsg"
 	"github.com/mbguard/mbguard/internal/repo"
@@ -149,9 +150,9 @@ func lockPID(r repo.Repo) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", p, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, flock.ErrHeld) {
 			pid, sock := readPIDFile(p)
 			return nil, &RunningError{PID: pid, Socket: sock}
 		}
@@ -369,10 +370,10 @@ func Stop(r repo.Repo, timeout time.Duration) (int, error) {
 		_, err = c.Do(ctx, Request{Op: "shutdown"})
 		c.Close()
 		if err != nil && pid > 0 {
-			syscall.Kill(pid, syscall.SIGTERM)
+			terminate(pid)
 		}
 	} else if pid > 0 {
-		syscall.Kill(pid, syscall.SIGTERM)
+		terminate(pid)
 	}
 	for lockHeld(pidPath) {
 		if ctx.Err() != nil {
@@ -383,19 +384,19 @@ func Stop(r repo.Repo, timeout time.Duration) (int, error) {
 	return pid, nil
 }
 
-// lockHeld reports whether a process holds the lock on path.
-func lockHeld(path string) bool {
-	f, err := os.Open(path)
+// terminate asks process pid to stop: SIGTERM where signals exist, else (Windows) it is killed.
+func terminate(pid int) {
+	p, err := os.FindProcess(pid)
 	if err != nil {
-		return false
+		return
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		return errors.Is(err, syscall.EWOULDBLOCK)
+	if p.Signal(syscall.SIGTERM) != nil {
+		p.Kill()
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
 }
+
+// lockHeld reports whether a process holds the lock on path.
+func lockHeld(path string) bool { return flock.Held(path) }
 
 // Running reports the pid and socket of the watcher of r, when one runs.
 func Running(r repo.Repo) (pid int, socket string, ok bool) {

@@ -20,16 +20,27 @@ import (
 
 func newCheckCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "check (--staged | --all | paths...) [--format text|json|sarif]",
-		Short: "check memory-bank/ (markers, template, secrets, stray files)",
+		Use:   "check [--staged | --all | --stale | paths...] [--format text|json|sarif]",
+		Short: "check memory-bank/ (markers, template, secrets, stray files, stale references)",
 		Long: `Checks memory-bank/ for broken block markers, an old template, secrets and stray files.
 
   --staged  what the next commit holds: index blobs; secrets only in the lines it adds
-  --all     every file under memory-bank/ in the working tree
-  paths     these files or directories (as the pre-commit framework passes them)`,
+  --all     every file under memory-bank/ in the working tree, stale references as warnings
+            (the default)
+  --stale   only stale references: paths, make targets, npm scripts and symbols the notes
+            name that the repository no longer has, with the commit that removed them
+            (--since REV: notes and paths changed since REV; --fix: rewrite renamed paths)
+  paths     these files or directories (as the pre-commit framework passes them)
+
+Stale findings are warnings unless check.stale (off, warning, error) or check.stale_rules
+(stale-path=error, stale-symbol=off…) say otherwise. A note marked
+<!-- mbguard:historical --> is not checked for stale references.`,
 	}
 	staged := c.Flags().Bool("staged", false, "check what the next commit holds (the index, not the working tree)")
 	all := c.Flags().Bool("all", false, "check every file under memory-bank/")
+	staleOnly := c.Flags().Bool("stale", false, "check only for references the repository moved past")
+	since := c.Flags().String("since", "", "with --stale: only notes and paths changed since this `rev`")
+	fix := c.Flags().Bool("fix", false, "with --stale: rewrite paths git renamed, printing each change")
 	format := c.Flags().String("format", "text", "output `format`: text, json or sarif (SARIF 2.1.0)")
 	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "sarif"}, cobra.ShellCompDirectiveNoFileComp))
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
@@ -40,13 +51,19 @@ func newCheckCmd(e *env) *cobra.Command {
 			return exitOK
 		}
 		modes := 0
-		for _, on := range []bool{*staged, *all, len(args) > 0} {
+		for _, on := range []bool{*staged, *all, *staleOnly, len(args) > 0} {
 			if on {
 				modes++
 			}
 		}
-		if modes != 1 {
-			return e.usage(c, "check needs exactly one of --staged, --all or paths")
+		if modes > 1 {
+			return e.usage(c, "check takes one of --staged, --all, --stale or paths, not several")
+		}
+		if modes == 0 {
+			*all = true // like lefthook and pre-commit: no argument checks everything
+		}
+		if (*since != "" || *fix) && !*staleOnly {
+			return e.usage(c, "--since and --fix go with --stale")
 		}
 		switch *format {
 		case "text", "json", "sarif":
@@ -66,6 +83,9 @@ func newCheckCmd(e *env) *cobra.Command {
 		}
 		if _, err := bank.ParseVersion(cfg.Templates.Minimum); err != nil {
 			return e.fail(cfg.Err())
+		}
+		if *staleOnly {
+			return runStale(ctx, e, r.Root, cfg, *format, *since, *fix)
 		}
 		o := scanner.Options{Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: scanner.NewSecrets(r.Root), MaxChars: cfg.Context.MaxChars}
 
@@ -98,7 +118,18 @@ func newCheckCmd(e *env) *cobra.Command {
 		if err != nil {
 			return e.fail(err)
 		}
+		if *all {
+			sf, err := staleFindings(ctx, r.Root, cfg, "", func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) })
+			if err != nil {
+				return e.fail(err)
+			}
+			findings = append(findings, sf.Findings...)
+			scanner.SortFindings(findings)
+		}
 		e.logf("checked %d files, %d findings", files.Load(), len(findings))
+		if *format == "text" && !scanner.Failing(findings) {
+			fmt.Fprintf(e.stderr, "mbguard: memory-bank/ passed (%d files checked)\n", files.Load())
+		}
 		return writeFindings(e, *format, findings)
 	})
 	return c

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,17 +13,19 @@ import (
 )
 
 func newMigrateCmd(e *env) *cobra.Command {
-	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git] [--no-rewrite-links]", Short: "migrate a memory bank (memory-bank-skill legacy, Cline, Roo Code, Cursor, unmarked MEMORY.md) to v7.1 (plan; --apply to execute)", Args: noArgs}
+	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git] [--no-rewrite-links] [--force] [--diff]", Short: "migrate a memory bank (memory-bank-skill legacy, Cline, Roo Code, Cursor, unmarked MEMORY.md) to v7.1 (plan; --apply to execute)", Args: noArgs}
 	apply := c.Flags().Bool("apply", false, "execute the plan (commits: the moves, then MEMORY.md, then the rewritten links); resumes an interrupted run")
 	rollback := c.Flags().Bool("rollback", false, "undo a migration: restore memory-bank/ and the branch to the starting commit")
 	gitCLI := c.Flags().Bool("git-cli", false, "move and commit through the git CLI, so hooks, signing and filters apply")
 	noGit := c.Flags().Bool("no-git", false, "move files without git: no commits, no history, no rollback")
-	noLinks := c.Flags().Bool("no-rewrite-links", false, "leave relative links to moved files as they are (no links commit)")
+	noLinks := c.Flags().Bool("no-rewrite-links", false, "leave links and paths to moved files, in the bank and outside it, as they are (no links commit)")
+	diff := c.Flags().Bool("diff", false, "print the content the plan would write (MEMORY.md, legacy.md, every link rewrite) without changing anything")
+	force := c.Flags().Bool("force", false, "migrate a bank that does not look enough like its convention, or merge entry files still referenced from outside the bank")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		if *rollback && (*apply || *noGit) {
 			return e.usage(c, "--rollback goes alone: it cannot be combined with --apply or --no-git")
 		}
-		o := lifecycle.MigrateOptions{Apply: *apply, Rollback: *rollback, GitCLI: *gitCLI, NoGit: *noGit, NoRewriteLinks: *noLinks,
+		o := lifecycle.MigrateOptions{Apply: *apply, Rollback: *rollback, GitCLI: *gitCLI, NoGit: *noGit, NoRewriteLinks: *noLinks, Force: *force,
 			// Fault injection for the resume tests; an unset variable is the real world.
 			FailAfter: e.getenv("MBGUARD_TEST_FAIL_AFTER")}
 		r, err := e.repo()
@@ -35,6 +38,29 @@ func newMigrateCmd(e *env) *cobra.Command {
 			}
 		default:
 			return e.fail(fmt.Errorf("%w; or pass --no-git for plain moves without history", err))
+		}
+		if *diff {
+			if *apply || *rollback {
+				return e.usage(c, "--diff only shows the plan's content: run it without --apply or --rollback")
+			}
+			plan, pv, err := lifecycle.PreviewMigration(o)
+			if err != nil {
+				return e.fail(err)
+			}
+			if len(plan.Refusals) > 0 {
+				printPlan(e, plan)
+				return e.fail(fmt.Errorf("%w: %s", lifecycle.ErrRefused, strings.Join(plan.Refusals, "; ")))
+			}
+			fmt.Fprint(e.stdout, pv.Diff())
+			for _, m := range pv.Mentions {
+				fmt.Fprintf(e.stdout, "mention  %s:%d %s (now %s): %s\n", m.Path, m.Line, m.Text, m.Now, m.Why)
+			}
+			if len(pv.Files) == 0 {
+				fmt.Fprintln(e.stderr, "mbguard: nothing to migrate: no content would change")
+				return exitOK
+			}
+			fmt.Fprintln(e.stderr, "mbguard: this is what mbguard migrate --apply would write; nothing changed")
+			return exitOK
 		}
 		if e.isTerminal() {
 			o.Progress = func(done, total int) {
@@ -85,6 +111,16 @@ func newMigrateCmd(e *env) *cobra.Command {
 			for _, l := range res.Unresolved {
 				fmt.Fprintf(e.stdout, "broken   %s:%d %s (its target was missing before the migration: left as it was)\n", l.Path, l.Line, l.Target)
 			}
+			for _, m := range res.Mentions {
+				now := ""
+				if m.Now != "" {
+					now = " (now " + m.Now + ")"
+				}
+				fmt.Fprintf(e.stdout, "mention  %s:%d %s%s: %s\n", m.Path, m.Line, m.Text, now, m.Why)
+			}
+			if len(res.Mentions) > 0 {
+				fmt.Fprintf(e.stderr, "mbguard: %d reference(s) to moved or merged bank files were not rewritten (listed as mention): change them by hand\n", len(res.Mentions))
+			}
 			if len(res.Unresolved) > 0 {
 				fmt.Fprintf(e.stderr, "mbguard: %d link(s) pointed at nothing before the migration and were left as they were: fix them by hand\n", len(res.Unresolved))
 			}
@@ -122,7 +158,7 @@ func printPlan(e *env, p lifecycle.Plan) {
 		fmt.Fprintf(e.stdout, "%-8s %s\n", "maybe", "memory-bank/legacy.md (an index's topic routing, user blocks of other files, files with broken markers)")
 	}
 	if len(p.Moves) > 0 {
-		fmt.Fprintf(e.stdout, "%-8s %s\n", "links", "relative links to moved files are rewritten in a separate commit (--no-rewrite-links to skip)")
+		fmt.Fprintf(e.stdout, "%-8s %s\n", "links", "links, paths and wiki-links to moved files, in the bank and in the repository's other text files, are rewritten in a separate commit (--no-rewrite-links to skip)")
 	}
 	for _, d := range p.Delete {
 		fmt.Fprintf(e.stdout, "%-8s %s\n", "delete", d)

@@ -14,16 +14,17 @@ import (
 
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/outcome"
 )
 
 // Exit codes, stated in --help.
 const (
 	exitOK       = 0 // success, nothing found, write allowed
-	exitFindings = 1 // findings, or a decision that blocks
+	exitFindings = 1 // findings, a decision that blocks, or a refused request
 	exitUsage    = 2 // usage or internal error
 )
 
-const exitCodesHelp = "Exit codes: 0 ok, 1 findings or blocked, 2 usage or internal error."
+const exitCodesHelp = "Exit codes: 0 ok, 1 findings, blocked or refused, 2 usage or internal error."
 
 // env is what every subcommand may touch: no globals, so tests run the CLI in-process.
 type env struct {
@@ -264,8 +265,13 @@ func (e *env) config(root string) (*config.Config, error) {
 }
 
 // fail prints an error once, as main's single voice, and returns the usage/internal exit code.
+// fail reports err in one line: exit 1 when the request was refused (outcome.ErrRefused,
+// lifecycle's refusals), exit 2 for anything else.
 func (e *env) fail(err error) int {
 	fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+	if errors.Is(err, outcome.ErrRefused) {
+		return exitFindings
+	}
 	return exitUsage
 }
 

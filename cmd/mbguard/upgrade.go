@@ -22,7 +22,7 @@ func newUpgradeCmd(e *env) *cobra.Command {
 			return e.fail(err)
 		}
 		if !res.Changed {
-			fmt.Fprintf(e.stderr, "mbguard: %s is already at template %s; nothing to do\n", res.Path, res.From)
+			fmt.Fprintf(e.stderr, "mbguard: %s is already %s, nothing to do\n", res.Path, res.From)
 			return exitOK
 		}
 		for _, a := range res.Actions {

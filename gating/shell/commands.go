@@ -404,7 +404,7 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 	case "iconv", "xmllint", "pandoc", "openssl", "gpg":
 		w.outputFlag(name, args, e)
 	default:
-		if w.runner(name, args, e, depth, in) || w.wrapper(name, args, e, depth, in) {
+		if w.runner(name, args, e, depth, in) || w.wrapper(name, args, e, depth, in) || w.pkgManager(name, args, e) {
 			return
 		}
 		if spec, ok := readers[name]; ok {
@@ -416,8 +416,11 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 			w.interp(it, interpName(name), args, e, in)
 			return
 		}
-		if _, ok := fixFlags[name]; ok {
+		if _, ok := formatters[name]; ok {
 			w.formatter(name, args, e)
+			return
+		}
+		if w.subFormatter(name, args, e) {
 			return
 		}
 		if harmlessCommands[name] {

@@ -17,11 +17,11 @@ func FuzzClassify(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		start := time.Now()
-		r := classify(cmd, "/repo")
+		r := classify(cmd, "/repo", nil)
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("classify took %v for %d bytes", d, len(cmd))
 		}
-		if again := classify(cmd, "/repo"); !reflect.DeepEqual(r, again) {
+		if again := classify(cmd, "/repo", nil); !reflect.DeepEqual(r, again) {
 			t.Errorf("not deterministic:\n%+v\n%+v", r, again)
 		}
 		if r.ParseError != "" && (!r.Write || !r.Unknown) {

@@ -284,16 +284,6 @@ var harmlessCommands = map[string]bool{
 	"aspell-list": true, "hunspell": true,
 }
 
-// fixFlags are options that make a linter or formatter rewrite the files it
-// is handed; without them it only reports.
-var fixFlags = map[string][]string{
-	"markdownlint": {"--fix", "-f"}, "markdownlint-cli2": {"--fix"}, "codespell": {"-w", "--write-changes"},
-	"prettier": {"--write", "-w"}, "eslint": {"--fix"}, "biome": {"--write", "--apply", "--fix"},
-	"ruff": {"--fix", "format"}, "black": {}, "mdformat": {}, "remark": {"-o", "--output"},
-	"typos": {"-w", "--write-changes"}, "textlint": {"--fix"}, "dprint": {"fmt"}, "gofmt": {"-w"}, "goimports": {"-w"},
-	"shfmt": {"-w"}, "taplo": {"fmt", "format"}, "yamlfmt": {}, "clang-format": {"-i"}, "rustfmt": {},
-}
-
 // switchCommands are the commands command() and unwrap() handle by name.
 var switchCommands = setOf(`sudo doas env nice ionice nohup builtin unbuffer caffeinate chronic setsid noglob time
 	command exec timeout stdbuf busybox xargs watch cd pushd popd bash sh zsh dash ksh mksh ash fish eval rm rmdir
@@ -325,40 +315,8 @@ func knownCommand(name string) bool {
 	if _, ok := wrappers[name]; ok {
 		return true
 	}
-	_, ok := fixFlags[name]
-	return ok
-}
-
-// formatter judges a linter or formatter: with its fix option (or, for a
-// formatter that always rewrites, without --check) the files it names are
-// written, else read.
-func (w *walker) formatter(name string, args []arg, e *env) {
-	flags := fixFlags[name]
-	fixes := len(flags) == 0
-	for _, a := range args {
-		if !a.exact {
-			continue
-		}
-		if len(flags) == 0 && (a.s == "--check" || a.s == "--diff" || a.s == "-check" || a.s == "--dry-run") {
-			fixes = false
-		}
-		for _, f := range flags {
-			if a.s == f || strings.HasPrefix(a.s, f+"=") {
-				fixes = true
-			}
-		}
+	if _, ok := formatters[name]; ok {
+		return true
 	}
-	_, ops := parseArgs(args, flagSpec{short: "c", long: []string{"--config", "--ignore-path", "--plugin", "--parser", "--stdin-filepath", "--line-length", "--target-version", "--extend-exclude", "--exclude", "--output"}})
-	if fixes {
-		for _, a := range ops {
-			if a.exact && (a.s == "fmt" || a.s == "format" || a.s == "check") {
-				continue
-			}
-			if !a.exact || !strings.HasPrefix(a.s, "-") {
-				w.writeArg(a, name, e)
-			}
-		}
-		return
-	}
-	w.readAll(ops, name, e)
+	return pkgManagerName(name) != ""
 }

@@ -130,8 +130,15 @@ func (w *walker) interp(it interpreter, name string, args []arg, e *env, in *std
 			w.unknownWrite()
 		}
 		w.addRun(ops[0], name, "", e)
-		// A script handed memory-bank/ paths may well write them.
+		// A script handed memory-bank/ paths may well write them: unless a caller that
+		// reads the script finds it cannot write (Access.Via).
+		n := len(w.res.Writes)
 		w.namedArgs(path.Base(ops[0].s), ops[1:], e)
+		if via, ok := resolve(ops[0].s, e); ok {
+			for i := n; i < len(w.res.Writes); i++ {
+				w.res.Writes[i].Via = via
+			}
+		}
 	}
 }
 
@@ -201,7 +208,8 @@ func stringLiterals(code string) []literal {
 // writeMarkers are calls through which inline code changes files.
 var writeMarkers = []string{
 	"write", "append", "unlink", "remove", "rmdir", "rmtree", "rename", "replace(",
-	"mkdir", "makedirs", "shutil", "copy", "move(", "truncate", "symlink", "link(",
+	"mkdir", "makedirs", "copy", "move", "truncate", "symlink", "link(", "hardlink_to", "lchmod",
+	"make_archive", "unpack_archive",
 	"chmod", "chown", "touch(", "FileUtils", "file_put_contents", "fopen", "system",
 	"exec", "spawn", "subprocess", "popen", "child_process", "rm(", "rmSync", "cp(",
 	"cpSync", "open(", "open ", "sysopen", "print {", "eval", "__import__", "getattr",
@@ -212,7 +220,9 @@ var writeMarkers = []string{
 	// openSync/open with a mode, links, Ruby's IO and File.new, Perl's modes
 	"O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND", "openSync", "linkSync", "createWriteStream",
 	"IO.", "File.new", "syswrite", "fs.open", "fsPromises", "promises.open", "Deno.", "Bun.",
-	"utime", "lchown", "mkfifo", "mknod", "shutil", "pathlib", "binmode",
+	"utime", "lchown", "mkfifo", "mknod", "binmode",
+	// pathlib, os and shutil are not markers by themselves: their read methods (read_text,
+	// stat, exists, glob, disk_usage) are reads; their write methods are listed above.
 }
 
 // hasMarker reports m in src where it starts a word or follows a dot, so
@@ -252,6 +262,9 @@ func (w *walker) inline(code arg, e *env) {
 		w.unknownWrite()
 	}
 	src := code.s
+	if code.exact {
+		src = w.argvCalls(src, e)
+	}
 	lits := stringLiterals(src)
 	writes := false
 	for _, m := range writeMarkers {
@@ -415,4 +428,97 @@ func readOpen(src string, l literal) bool {
 		}
 	}
 	return true
+}
+
+// argvCalls judges each subprocess call with a literal argument list in Python code
+// (subprocess.run(['git', 'log', '--', 'memory-bank'])) as the command it runs, and returns
+// the code with those calls blanked out, so that what is left is judged on its own. A
+// plain `import subprocess` then goes too; an aliased import or shell=True keeps the code
+// as it was.
+func (w *walker) argvCalls(src string, e *env) string {
+	if !strings.Contains(src, "subprocess.") || strings.Contains(src, "shell=") {
+		return src
+	}
+	b := []byte(src)
+	found := false
+	for _, fn := range []string{"run", "call", "check_call", "check_output", "Popen"} {
+		m := "subprocess." + fn + "("
+		for off := 0; ; {
+			i := strings.Index(src[off:], m)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(m)
+			if i > 0 && (isIdent(src[i-1]) || src[i-1] == '.') {
+				continue
+			}
+			words, end, ok := literalList(src, off)
+			if !ok || len(words) == 0 {
+				continue
+			}
+			q := make([]string, len(words))
+			for k, s := range words {
+				q[k] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+			}
+			w.reparse(strings.Join(q, " "), e, w.depth)
+			for k := i; k < end; k++ {
+				b[k] = ' '
+			}
+			found = true
+		}
+	}
+	if !found {
+		return src
+	}
+	out := string(b)
+	rest := strings.ReplaceAll(strings.ReplaceAll(out, "import subprocess;", ""), "import subprocess\n", "\n")
+	if strings.HasSuffix(strings.TrimSpace(rest), "import subprocess") {
+		rest = strings.TrimSuffix(strings.TrimSpace(rest), "import subprocess")
+	}
+	if strings.Contains(rest, "subprocess") {
+		// used some other way as well: the module stays a write marker
+		return out
+	}
+	return rest
+}
+
+// literalList parses a Python list of string literals starting at src[i] (spaces allowed
+// before it): ['git', "log"]. end is the offset after the closing bracket.
+func literalList(src string, i int) (words []string, end int, ok bool) {
+	skip := func() {
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n') {
+			i++
+		}
+	}
+	skip()
+	if i >= len(src) || src[i] != '[' {
+		return nil, 0, false
+	}
+	i++
+	for {
+		skip()
+		if i < len(src) && src[i] == ']' {
+			return words, i + 1, true
+		}
+		if i >= len(src) || src[i] != '\'' && src[i] != '"' {
+			return nil, 0, false
+		}
+		q := src[i]
+		j := i + 1
+		for ; j < len(src) && src[j] != q; j++ {
+			if src[j] == '\\' {
+				return nil, 0, false // escapes: not worth decoding here
+			}
+		}
+		if j >= len(src) {
+			return nil, 0, false
+		}
+		words = append(words, src[i+1:j])
+		i = j + 1
+		skip()
+		if i < len(src) && src[i] == ',' {
+			i++
+		}
+	}
 }

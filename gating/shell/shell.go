@@ -37,6 +37,15 @@ type Access struct {
 	// NoMarkdown marks a Tree write whose find -name tests admit no Markdown
 	// file (find . -name '*.pyc' -delete): no .md file below it is touched.
 	NoMarkdown bool
+	// Via is the script (resolved like Run.Path) this path was handed to as an argument
+	// (python summarize.py memory-bank/): it is written only if that script can write, which
+	// a caller that reads the script may decide.
+	Via string
+	// Exclude is, for a formatter run on a tree that takes in memory-bank/, the same
+	// command with the words that leave the bank out (prettier --write . '!memory-bank/**').
+	Exclude string
+	// NoBank marks a tree write by a formatter told to leave memory-bank/ out of it.
+	NoBank bool
 }
 
 // Result is what Classify learnt about a command line.
@@ -73,6 +82,13 @@ type Result struct {
 // Relative paths are joined onto cwd; when cwd is "" they stay relative.
 // Classify never panics and never touches the file system.
 func Classify(cmd string, cwd string) (res Result) {
+	return ClassifyEnv(cmd, cwd, nil)
+}
+
+// ClassifyEnv is Classify with the values of variables the caller knows for certain
+// ($TMPDIR, $HOME, $CLAUDE_PROJECT_DIR): a word built from them resolves to a path
+// instead of an unknown one. A variable the line assigns or unsets wins over them.
+func ClassifyEnv(cmd, cwd string, vars map[string]string) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			// A classifier bug must not open the gate: fall back to the
@@ -80,11 +96,11 @@ func Classify(cmd string, cwd string) (res Result) {
 			res = Result{Write: true, Unknown: true, ParseError: "internal error in shell classifier"}
 		}
 	}()
-	return classify(cmd, cwd)
+	return classify(cmd, cwd, vars)
 }
 
 // classify is Classify without the recover, so the fuzz target sees panics.
-func classify(cmd, cwd string) Result {
+func classify(cmd, cwd string, vars map[string]string) Result {
 	var res Result
 	if len(cmd) > MaxInput {
 		res.ParseError = "command longer than 256 KiB"
@@ -100,6 +116,12 @@ func classify(cmd, cwd string) Result {
 	}
 	w := walker{res: &res}
 	e := env{dir: cleanDir(cwd), known: true, top: true}
+	for _, n := range sortedNames(vars) {
+		// "" is a variable the caller knows is unset: it expands to nothing
+		if v := vars[n]; utf8.ValidString(v) && !mayRebind(cmd, n) {
+			e.vars = bind(e.vars, n, arg{s: v, exact: true})
+		}
+	}
 	if err := w.parse(cmd, &e, 0); err != nil {
 		res.ParseError = err.Error()
 		res.Write, res.Unknown = true, true
@@ -108,6 +130,42 @@ func classify(cmd, cwd string) Result {
 		res.unescape()
 	}
 	return res
+}
+
+// rebinders are the builtins through which a line may set a variable other than by a plain
+// NAME=VALUE the walker follows (read NAME, eval "NA""ME=x", sourcing a script that sets it).
+var rebinders = setOf("read eval source declare typeset export local readonly mapfile readarray getopts printf let set unset alias")
+
+// mayRebind reports a command line that may give the variable name a value of its own: it
+// spells the name other than as $NAME or ${NAME}, or uses a builtin that can set a
+// variable whose name is built at run time. Then the caller's value is not used.
+func mayRebind(cmd, name string) bool {
+	bare := strings.Count(cmd, name) - strings.Count(cmd, "$"+name) - strings.Count(cmd, "${"+name+"}") - strings.Count(cmd, "${"+name+":-")
+	if bare > 0 {
+		return true
+	}
+	for _, f := range strings.FieldsFunc(cmd, func(r rune) bool {
+		return !(r == '-' || r == '.' || r < utf8.RuneSelf && isIdent(byte(r)))
+	}) {
+		if rebinders[f] || f == "." {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedNames returns the keys of m in order, so a classification never depends on map order.
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for n := range m {
+		i := len(out)
+		out = append(out, n)
+		for ; i > 0 && out[i-1] > n; i-- {
+			out[i] = out[i-1]
+		}
+		out[i] = n
+	}
+	return out
 }
 
 // escapeBase maps a byte b of 0x80–0xFF that is not part of valid UTF-8 to the rune
@@ -193,9 +251,23 @@ func find(list []binding, name string) (arg, bool) {
 	return arg{}, false
 }
 
-// lookup returns a plain $NAME or ${NAME} the line assigned before; any
-// other parameter expansion is unknown.
+// lookup returns a plain $NAME, ${NAME} or ${NAME:-WORD} the line assigned before (or the
+// caller gave); any other parameter expansion is unknown.
 func (e *env) lookup(p *syntax.ParamExp) (arg, bool) {
+	if e != nil && p != nil && p.Param != nil && p.Exp != nil && p.Exp.Op == syntax.DefaultUnsetOrNull && p.Repl == nil &&
+		p.Index == nil && p.Slice == nil && !p.Length && !p.Excl && !p.Width && p.Names == 0 {
+		// ${NAME:-WORD}: NAME's value, or WORD when it is empty
+		v, ok := find(e.vars, p.Param.Value)
+		switch {
+		case !ok:
+			return arg{}, false
+		case v.s != "" || !v.exact:
+			return v, true
+		case p.Exp.Word == nil:
+			return arg{s: "", exact: true}, true
+		}
+		return wordArg(p.Exp.Word, e), true
+	}
 	if e == nil || p == nil || p.Param == nil || p.Exp != nil || p.Repl != nil || p.Index != nil ||
 		p.Slice != nil || p.Length || p.Excl || p.Width || p.Names != 0 {
 		return arg{}, false
@@ -210,6 +282,7 @@ func (e *env) lookup(p *syntax.ParamExp) (arg, bool) {
 			return arg{s: e.dir, exact: true}, true
 		}
 	case "HOME":
+		// set by the caller above when it knows the value
 		return arg{s: "~", exact: true}, true
 	}
 	return arg{}, false
@@ -239,6 +312,9 @@ func cleanDir(d string) string {
 
 type walker struct {
 	res *Result
+	// depth is the nesting of the code being walked (see maxDepth), for code found in
+	// places that are not handed it (inline interpreter code running a command).
+	depth int
 	// parser is reused for code nested in strings: a parser costs about
 	// 5 KB to set up, more than classifying a typical command.
 	parser *syntax.Parser
@@ -294,7 +370,10 @@ func (w *walker) parse(src string, e *env, depth int) error {
 	if err != nil {
 		return err
 	}
+	outer := w.depth
+	w.depth = depth
 	w.stmts(f.Stmts, e, depth)
+	w.depth = outer
 	return nil
 }
 

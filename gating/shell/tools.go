@@ -107,6 +107,13 @@ func (w *walker) git(args []arg, e *env, depth int) {
 		}
 	case sub == "checkout":
 		w.gitCheckout(rest, e)
+	case sub == "switch":
+		// switching branches keeps local changes, unless told to throw them away
+		opts, _ := parseArgs(rest, flagSpec{short: "cC", long: []string{"--create", "--force-create", "--orphan", "--conflict"}})
+		if hasOpt(opts, "--discard-changes", "-f", "--force") {
+			w.writeDir(arg{s: ".", exact: true}, "git switch --discard-changes", e)
+		}
+		w.unknownWrite()
 	case sub == "apply":
 		opts, _ := parseArgs(rest, flagSpec{short: "pC", long: []string{"--directory", "--exclude", "--include", "--whitespace", "--build-fake-ancestor"}})
 		if hasOpt(opts, "--check", "--stat", "--numstat", "--summary") && !hasOpt(opts, "--apply") {

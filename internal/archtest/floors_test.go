@@ -21,6 +21,7 @@ var floor = map[string]int{
 	"hooks":           40,
 	"watcher":         30,
 	"outcome":         25,
+	"stale":           22, // reads the bank and judges it with scanner's findings
 	"scanner":         20,
 	"lifecycle":       20,
 	"internal/config": 15,

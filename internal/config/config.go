@@ -48,6 +48,10 @@ type Config struct {
 	Check struct {
 		// AllowedFiles are non-.md file names allowed under memory-bank/ (commit checks and write guard).
 		AllowedFiles []string `koanf:"allowed_files"`
+		// Stale is the severity of stale-reference findings: off, warning or error.
+		Stale string `koanf:"stale"`
+		// StaleRules override it per rule: "stale-symbol=off", "stale-path=error".
+		StaleRules []string `koanf:"stale_rules"`
 	} `koanf:"check"`
 	State struct {
 		TTL string `koanf:"ttl"`
@@ -62,9 +66,14 @@ type Config struct {
 
 	// Sources maps every key to where its value came from ("default", a file path, "env NAME", "flag").
 	Sources map[string]string `koanf:"-"`
-	// Problems are values that were read but are not valid (e.g. gating.mode: blok). Load still
-	// returns the configuration so that doctor can report them; hooks must refuse to guess.
+	// Problems are values that were read but are not valid (e.g. gating.mode: blok), and
+	// files left out because of a mistake (Ignored). Load still returns the configuration so
+	// that doctor and every reply can report them.
 	Problems []string `koanf:"-"`
+	// Ignored are the configuration files left out as a whole (an unknown key, a value of
+	// the wrong kind, YAML that does not parse): the layers below them, down to the
+	// built-in defaults, apply instead.
+	Ignored []string `koanf:"-"`
 }
 
 func defaults() map[string]any {
@@ -84,6 +93,8 @@ func defaults() map[string]any {
 		"context.max_chars":            12000,
 		"templates.minimum":            bank.CurrentTemplate.String(),
 		"check.allowed_files":          p.AllowedBankFiles,
+		"check.stale":                  "warning",
+		"check.stale_rules":            []string{},
 		"state.ttl":                    "24h",
 		"kernel.mode":                  "off",
 	}
@@ -136,8 +147,10 @@ func UserFile(getenv func(string) string) string {
 // RepoFile is the repository's configuration file name.
 const RepoFile = ".mbguard.yaml"
 
-// Load builds the effective configuration. It fails on unreadable files, YAML errors and
-// unknown keys; invalid values are collected in Problems.
+// Load builds the effective configuration. It fails only on a bad --set flag: a file with a
+// mistake (YAML errors, unknown keys, values of the wrong kind) is left out as a whole, an
+// environment variable that cannot be read is ignored, and both are collected in Problems
+// with invalid values, so that a typo never stops an agent's harmless work.
 //
 // koanf parses and flattens the YAML files; the layers are then applied key by key onto a
 // struct built from the defaults. That skips a reflective unmarshal of every layer, which was
@@ -167,11 +180,13 @@ func Load(o Options) (*Config, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", f, err)
+			c.ignore(f, 0, fmt.Sprintf("cannot be read (%v)", err))
+			continue
 		}
 		fk := koanf.New(".")
 		if err := fk.Load(rawbytes.Provider(b), yaml.Parser()); err != nil {
-			return nil, fmt.Errorf("%s: %w (fix the YAML; see mbguard config --help)", f, err)
+			c.ignore(f, 0, fmt.Sprintf("is not valid YAML (%v)", err))
+			continue
 		}
 		flat := fk.All()
 		keys := make([]string, 0, len(flat))
@@ -179,13 +194,27 @@ func Load(o Options) (*Config, error) {
 			keys = append(keys, key)
 		}
 		sort.Strings(keys)
+		// A file with a mistake is left out as a whole: which of its values were meant cannot
+		// be known, and an agent's harmless work must not stop on a typo.
+		var bad string
+		var line int
+		scratch := &Config{}
 		for _, key := range keys {
 			if _, ok := def[key]; !ok {
-				return nil, fmt.Errorf("%s: unknown key %q (known keys: mbguard config --keys)", f, key)
+				bad, line = fmt.Sprintf("unknown key %q (known keys: mbguard config --keys)", key), keyLine(b, key)
+				break
 			}
-			if err := c.apply(key, flat[key]); err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", f, key, err)
+			if err := scratch.apply(key, flat[key]); err != nil {
+				bad, line = fmt.Sprintf("%s: %v", key, err), keyLine(b, key)
+				break
 			}
+		}
+		if bad != "" {
+			c.ignore(f, line, bad)
+			continue
+		}
+		for _, key := range keys {
+			_ = c.apply(key, flat[key]) // checked on scratch above
 			c.Sources[key] = f
 		}
 	}
@@ -203,14 +232,14 @@ func Load(o Options) (*Config, error) {
 	for _, le := range legacyEnv {
 		if v := o.Getenv(le[0]); v != "" {
 			if err := set(le[1], v, "env "+le[0]); err != nil {
-				return nil, err
+				c.Problems = append(c.Problems, err.Error()+"; the variable is ignored")
 			}
 		}
 	}
 	for _, key := range Keys() {
 		if v := o.Getenv(EnvName(key)); v != "" {
 			if err := set(key, v, "env "+EnvName(key)); err != nil {
-				return nil, err
+				c.Problems = append(c.Problems, err.Error()+"; the variable is ignored")
 			}
 		}
 	}
@@ -229,6 +258,54 @@ func Load(o Options) (*Config, error) {
 	}
 	c.validate()
 	return c, nil
+}
+
+// ignore records a configuration file left out, naming the line of the mistake when known.
+func (c *Config) ignore(f string, line int, why string) {
+	where := f
+	if line > 0 {
+		where = fmt.Sprintf("%s line %d", f, line)
+	}
+	c.Ignored = append(c.Ignored, f)
+	c.Problems = append(c.Problems, fmt.Sprintf("%s: %s; the file is ignored and the built-in defaults apply (the memory-bank and config guards stay on)", where, why))
+}
+
+// keyLine returns the 1-based line of a flattened key (gating.mod) in YAML text: the first
+// line naming its last part after the lines naming the parts before it; 0 when not found.
+func keyLine(b []byte, key string) int {
+	lines := strings.Split(string(b), "\n")
+	at := 0
+	found := 0
+	for _, part := range strings.Split(key, ".") {
+		found = 0
+		for i := at; i < len(lines); i++ {
+			if namesKey(lines[i], part) {
+				at, found = i, i+1
+				break
+			}
+		}
+		if found == 0 {
+			return 0
+		}
+	}
+	return found
+}
+
+// namesKey reports a YAML line that holds part as a mapping key (block or flow style).
+func namesKey(line, part string) bool {
+	for off := 0; ; {
+		i := strings.Index(line[off:], part)
+		if i < 0 {
+			return false
+		}
+		i += off
+		off = i + 1
+		before := strings.TrimRight(line[:i], " \t\"'")
+		after := strings.TrimLeft(line[i+len(part):], " \t\"'")
+		if (before == "" || strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",") || strings.HasSuffix(before, "-")) && strings.HasPrefix(after, ":") {
+			return true
+		}
+	}
 }
 
 // yamlKind names what a configuration value is in YAML's words, never Go's ("a list", not
@@ -352,6 +429,10 @@ func (c *Config) apply(key string, v any) error {
 		return str(&c.Templates.Minimum)
 	case "check.allowed_files":
 		return list(&c.Check.AllowedFiles)
+	case "check.stale":
+		return str(&c.Check.Stale)
+	case "check.stale_rules":
+		return list(&c.Check.StaleRules)
 	case "state.ttl":
 		return str(&c.State.TTL)
 	case "kernel.mode":
@@ -379,6 +460,15 @@ func (c *Config) validate() {
 	}
 	if c.Kernel.Mode != "off" && c.Kernel.Mode != "on" {
 		c.Problems = append(c.Problems, fmt.Sprintf("kernel.mode = %q (from %s): want off or on", c.Kernel.Mode, c.Sources["kernel.mode"]))
+	}
+	if _, err := StaleSeverity(c.Check.Stale); err != nil {
+		c.Problems = append(c.Problems, fmt.Sprintf("check.stale = %q (from %s): want off, warning or error", c.Check.Stale, c.Sources["check.stale"]))
+	}
+	for _, r := range c.Check.StaleRules {
+		rule, sev, ok := strings.Cut(r, "=")
+		if _, err := StaleSeverity(sev); !ok || err != nil || !strings.HasPrefix(rule, "stale-") {
+			c.Problems = append(c.Problems, fmt.Sprintf("check.stale_rules entry %q (from %s): want RULE=SEVERITY such as stale-symbol=off", r, c.Sources["check.stale_rules"]))
+		}
 	}
 	if _, err := time.ParseDuration(c.State.TTL); err != nil {
 		c.Problems = append(c.Problems, fmt.Sprintf("state.ttl = %q (from %s): want a duration such as 24h", c.State.TTL, c.Sources["state.ttl"]))
@@ -470,6 +560,10 @@ func (c *Config) Value(key string) any {
 		return c.Templates.Minimum
 	case "check.allowed_files":
 		return c.Check.AllowedFiles
+	case "check.stale":
+		return c.Check.Stale
+	case "check.stale_rules":
+		return c.Check.StaleRules
 	case "state.ttl":
 		return c.State.TTL
 	case "kernel.mode":
@@ -503,4 +597,24 @@ func convert(like any, raw string) (any, error) {
 		return b, nil
 	}
 	return raw, nil
+}
+
+// StaleSeverity checks a stale-reference severity: off, warning or error.
+func StaleSeverity(s string) (string, error) {
+	switch s {
+	case "off", "warning", "error":
+		return s, nil
+	}
+	return "", fmt.Errorf("%q: want off, warning or error", s)
+}
+
+// StaleSeverityOf is the configured severity of one stale-reference rule: its check.stale_rules
+// entry, else check.stale.
+func (c *Config) StaleSeverityOf(rule string) string {
+	for _, r := range c.Check.StaleRules {
+		if k, v, ok := strings.Cut(r, "="); ok && k == rule {
+			return v
+		}
+	}
+	return c.Check.Stale
 }

@@ -71,14 +71,16 @@ func TestErrors(t *testing.T) {
 		env              map[string]string
 		sets             []string
 		want             string
+		fatal            bool
 	}{
-		{"unknown key in repo file", "", "gating:\n  moed: block\n", nil, nil, `unknown key "gating.moed"`},
-		{"unknown key in user file", "surprise: 1\n", "", nil, nil, `unknown key "surprise"`},
-		{"bad yaml", "", "gating: [\n", nil, nil, "fix the YAML"},
-		{"bad int in env", "", "", map[string]string{"MEMORY_BANK_MAX_CHARS": "lots"}, nil, `"lots" is not a whole number`},
-		{"bad bool in env", "", "", map[string]string{"MBGUARD_GATING_SHELL_MARKDOWN_WRITES": "maybe"}, nil, "not true or false"},
-		{"set without value", "", "", nil, []string{"gating.mode"}, "want key=value"},
-		{"set unknown key", "", "", nil, []string{"nope=1"}, `unknown key "nope"`},
+		{"unknown key in repo file", "", "gating:\n  moed: block\n", nil, nil, `.mbguard.yaml line 2: unknown key "gating.moed"`, false},
+		{"typo in flow style", "", "gating: {mod: block}\n", nil, nil, `.mbguard.yaml line 1: unknown key "gating.mod"`, false},
+		{"unknown key in user file", "surprise: 1\n", "", nil, nil, `config.yaml line 1: unknown key "surprise"`, false},
+		{"bad yaml", "", "gating: [\n", nil, nil, "is not valid YAML", false},
+		{"bad int in env", "", "", map[string]string{"MEMORY_BANK_MAX_CHARS": "lots"}, nil, `"lots" is not a whole number`, false},
+		{"bad bool in env", "", "", map[string]string{"MBGUARD_GATING_SHELL_MARKDOWN_WRITES": "maybe"}, nil, "not true or false", false},
+		{"set without value", "", "", nil, []string{"gating.mode"}, "want key=value", true},
+		{"set unknown key", "", "", nil, []string{"nope=1"}, `unknown key "nope"`, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,11 +95,44 @@ func TestErrors(t *testing.T) {
 			for k, v := range tc.env {
 				env[k] = v
 			}
-			_, err := Load(Options{RepoRoot: root, Getenv: envOf(env), Sets: tc.sets})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			c, err := Load(Options{RepoRoot: root, Getenv: envOf(env), Sets: tc.sets})
+			if tc.fatal {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("a configuration mistake stopped Load: %v", err)
+			}
+			if c.Err() == nil || !strings.Contains(c.Err().Error(), tc.want) {
+				t.Fatalf("Err() = %v, want it to contain %q", c.Err(), tc.want)
+			}
+			// the built-in defaults apply: the guards stay on, nothing is blocked for the typo
+			if p := c.Policy(); p.Mode != gating.DefaultPolicy().Mode || p.RecoveryMode != gating.DefaultPolicy().RecoveryMode {
+				t.Errorf("policy after a mistake: mode %s recovery %s, want the defaults", p.Mode, p.RecoveryMode)
 			}
 		})
+	}
+}
+
+// A file with a mistake is left out as a whole; the other files still apply.
+func TestIgnoredFileLeavesOthers(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, ".config/mbguard/config.yaml"), "gating:\n  mode: block\n")
+	write(t, filepath.Join(root, RepoFile), "gating:\n  mode: off\n  mod: off\n")
+	c, err := Load(Options{RepoRoot: root, Getenv: envOf(map[string]string{"HOME": home})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Gating.Mode != "block" {
+		t.Errorf("gating.mode = %q, want the user file's block (the repo file is ignored, mode: off with it)", c.Gating.Mode)
+	}
+	if len(c.Ignored) != 1 || !strings.HasSuffix(c.Ignored[0], RepoFile) {
+		t.Errorf("ignored = %q, want the repository file", c.Ignored)
+	}
+	if !strings.Contains(strings.Join(c.Problems, "\n"), "line 3") {
+		t.Errorf("problems %q do not name line 3", c.Problems)
 	}
 }
 
@@ -212,8 +247,8 @@ func TestYAMLTypes(t *testing.T) {
 			write(t, filepath.Join(root, RepoFile), tc.yaml)
 			c, err := Load(Options{RepoRoot: root, Getenv: envOf(map[string]string{"HOME": t.TempDir()})})
 			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want %q", err, tc.err)
+				if err != nil || c.Err() == nil || !strings.Contains(c.Err().Error(), tc.err) {
+					t.Fatalf("err = %v, problems %v, want %q", err, c.Err(), tc.err)
 				}
 				return
 			}

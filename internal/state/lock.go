@@ -1,11 +1,10 @@
-//go:build unix
-
 package state
 
 import (
 	"fmt"
 	"os"
-	"syscall"
+
+	"github.com/mbguard/mbguard/internal/flock"
 )
 
 // Lock is an exclusive advisory lock on one session, held across load, decide and save so
@@ -22,13 +21,7 @@ func (s *Store) Lock(session string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("locking session state: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := flock.Lock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("locking session state: %w", err)
 	}
@@ -40,7 +33,7 @@ func (l *Lock) Unlock() {
 	if l == nil || l.f == nil {
 		return
 	}
-	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	flock.Unlock(l.f)
 	l.f.Close()
 	l.f = nil
 }

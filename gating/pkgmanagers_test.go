@@ -1,0 +1,104 @@
+package gating
+
+import (
+	"strings"
+	"testing"
+)
+
+// pkgCommands are package-manager runs that rewrite a manifest or lockfile, with a file
+// each must be judged to write.
+var pkgCommands = []struct{ cmd, file string }{
+	{"npm install lodash", "package.json"},
+	{"npm i -D vitest", "package-lock.json"},
+	{"npm uninstall left-pad", "package.json"},
+	{"npm update", "package-lock.json"},
+	{"npm --prefix web install react", "web/package.json"},
+	{"yarn add react", "yarn.lock"},
+	{"yarn", "yarn.lock"},
+	{"pnpm add x", "pnpm-lock.yaml"},
+	{"pnpm -C app remove x", "app/package.json"},
+	{"bun add zod", "package.json"},
+	{"go get example.com/x@v2", "go.mod"},
+	{"go mod tidy", "go.sum"},
+	{"go -C tools mod tidy", "tools/go.mod"},
+	{"go mod edit -require=example.com/x@v1.0.0", "go.mod"},
+	{"go work use ./sub", "go.work"},
+	{"cargo add serde", "Cargo.toml"},
+	{"cargo update", "Cargo.lock"},
+	{"cargo add --manifest-path crates/a/Cargo.toml serde", "crates/a/Cargo.toml"},
+	{"poetry add requests", "pyproject.toml"},
+	{"poetry lock", "poetry.lock"},
+	{"uv add httpx", "uv.lock"},
+	{"uv --directory svc remove httpx", "svc/pyproject.toml"},
+	{"pdm add flask", "pdm.lock"},
+	{"pipenv install flask", "Pipfile"},
+	{"bundle add rails", "Gemfile"},
+	{"composer require monolog/monolog", "composer.json"},
+	{"composer -d api update", "api/composer.lock"},
+	{"dotnet add package Newtonsoft.Json", "packages.lock.json"},
+	{"dotnet add src/App/App.csproj package Serilog", "src/App/App.csproj"},
+	{"./gradlew dependencies --write-locks", "gradle.lockfile"},
+	{"mvn versions:use-latest-versions", "pom.xml"},
+	{"timeout 120 npm install lodash", "package.json"},
+	{"cd web && npm install react", "web/package.json"},
+}
+
+// TestPackageManagersAreWrites: in block mode each is refused as a high-risk write before
+// the bank is read and allowed after; it names the file it writes.
+func TestPackageManagersAreWrites(t *testing.T) {
+	for _, c := range pkgCommands {
+		t.Run(c.cmd, func(t *testing.T) {
+			s := newSession(t, policyWith(ModeBlock, ModeBlock, ModeOff), newFacts(bankFiles()), "claude")
+			d := s.before("Bash", map[string]any{"command": c.cmd})
+			if d.Verdict != Block || d.Gate != GateRead || d.Risk != RiskHigh {
+				t.Fatalf("before reading: %s/%s %s (%q), want a high-risk read-gate block", d.Verdict, d.Gate, d.Risk, d.Message)
+			}
+			if !contains(d.Paths, c.file) {
+				t.Errorf("paths %q lack %q", d.Paths, c.file)
+			}
+			s.read("memory-bank/details/patterns.md")
+			if d := s.before("Bash", map[string]any{"command": c.cmd}); d.Verdict != Allow {
+				t.Fatalf("after reading: %s/%s (%q), want allowed", d.Verdict, d.Gate, d.Message)
+			}
+		})
+	}
+}
+
+// After a compaction the recovery gate holds a package-manager run until the anchors are
+// read, like any other high-risk write.
+func TestPackageManagersAfterCompaction(t *testing.T) {
+	for _, cmd := range []string{"npm install lodash", "go mod tidy", "cargo add serde", "uv add httpx"} {
+		s := newSession(t, policyWith(ModeOff, ModeBlock, ModeOff), newFacts(bankFiles()), "claude")
+		s.compact()
+		d := s.before("Bash", map[string]any{"command": cmd})
+		if d.Verdict != Block || d.Gate != GateRecovery {
+			t.Errorf("%q after compaction: %s/%s (%q), want a recovery block", cmd, d.Verdict, d.Gate, d.Message)
+		}
+	}
+}
+
+// Runs that only read, build or test, and subcommands not in the table, stay as they were.
+func TestPackageManagersThatOnlyRead(t *testing.T) {
+	for _, cmd := range []string{"npm test", "npm run build", "npm ls", "npm outdated", "npm view react version", "yarn build",
+		"pnpm test", "go build ./...", "go test ./...", "go vet ./...", "go mod edit -json", "go mod tidy -diff", "go list -m all",
+		"cargo build", "cargo test", "cargo tree", "poetry show", "poetry lock --check", "uv lock --check", "uv run pytest",
+		"pip install requests", "pip list", "pip freeze", "bundle exec rspec", "composer show", "mvn test", "./gradlew build",
+		"cargo add --dry-run serde", "npm --version", "go version"} {
+		s := newSession(t, policyWith(ModeBlock, ModeBlock, ModeOff), newFacts(bankFiles()), "claude")
+		if d := s.before("Bash", map[string]any{"command": cmd}); d.Verdict != Allow || d.Gate != "" {
+			t.Errorf("%q: %s/%s (%q), want allowed", cmd, d.Verdict, d.Gate, d.Message)
+		}
+	}
+}
+
+// A package manager run inside the bank, or told to use it as its project, is a bank write.
+func TestPackageManagersInTheBank(t *testing.T) {
+	for _, cmd := range []string{"npm --prefix memory-bank install x", "cd memory-bank && go mod init x", "pip install -t memory-bank x",
+		"cargo add --manifest-path memory-bank/Cargo.toml serde"} {
+		s := newSession(t, policyWith(ModeOff, ModeOff, ModeOff), newFacts(bankFiles()), "claude")
+		d := s.before("Bash", map[string]any{"command": cmd})
+		if d.Verdict != Block || d.Gate != GateBank || !strings.Contains(d.Message, "memory-bank") {
+			t.Errorf("%q: %s/%s (%q), want a bank block", cmd, d.Verdict, d.Gate, d.Message)
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package lifecycle
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mbguard/mbguard/bank"
+)
+
+// bankDotfiles are files other tools keep in memory-bank/ for themselves; migrate leaves them
+// where they are without a note, and mbguard check allows them.
+var bankDotfiles = map[string]bool{".gitignore": true, ".gitattributes": true}
+
+// confidence is the detection rule docs/migrate.md states: a bank is taken for its convention
+// only when at least two of the convention's entry files are there (bank.LegacyEntries for
+// memory-bank-skill, bank.ContextEntries for the Cline family), and the files and folders the
+// convention knows are at least as many as those it does not. One projectbrief.md among thirty
+// ADRs is a bank of its own convention that happens to share a name. The result is empty when
+// the rule holds, else the reason, naming what was seen and what would be left untouched.
+func confidence(kind bank.Kind, names []string, known map[string]bool) string {
+	set := bank.ContextEntries
+	if kind == bank.KindSkill {
+		set = bank.LegacyEntries
+	}
+	var seen, own []string
+	ours := 0
+	for _, n := range names {
+		switch {
+		case bankDotfiles[n] || n == entryName:
+		case containsFold(set, n):
+			seen = append(seen, n)
+			ours++
+		case known[n]:
+			ours++
+		default:
+			own = append(own, n)
+		}
+	}
+	if len(seen) >= 2 && len(own) <= ours {
+		return ""
+	}
+	sort.Strings(own)
+	shown := own
+	if len(shown) > 5 {
+		shown = append(append([]string{}, own[:5]...), "…")
+	}
+	why := fmt.Sprintf("memory-bank/ does not look enough like a %s bank: of its entry files (%s) it has %s", kind, strings.Join(set, ", "), orNone(seen))
+	if len(seen) < 2 {
+		why += " (two are needed)"
+	}
+	if len(own) > 0 {
+		why += fmt.Sprintf(", beside %d file(s) and folder(s) of its own (%s), which migrate would not touch", len(own), strings.Join(shown, ", "))
+	}
+	return why + ". Nothing changed: move what belongs into MEMORY.md by hand (mbguard init makes one), or pass --force to migrate it as " + string(kind)
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+func containsFold(set []string, n string) bool {
+	for _, s := range set {
+		if strings.EqualFold(s, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// keptReferences refuses a plan that would delete a merged entry file while references to it
+// outside the bank stay: a path in code, front matter or another tool's configuration (never
+// rewritten), or any link or path when links are not rewritten. A bare file name in prose does
+// not block; it is listed after the run.
+func keptReferences(o MigrateOptions, p Plan) error {
+	if len(p.Delete) == 0 {
+		return nil
+	}
+	dir := filepath.Join(o.Root, bank.Dir)
+	before := map[string]bool{}
+	_ = filepath.WalkDir(dir, func(fp string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(o.Root, fp)
+			before[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	m := newBankMap(p, before)
+	var files map[string][]byte
+	if !o.NoGit && o.GitDir != "" {
+		if r, err := open(o.Root); err == nil {
+			if ref, err := r.Head(); err == nil {
+				files, _ = outsideTree(r, o.Root, ref.Hash(), m, nil)
+			}
+		}
+	}
+	if files == nil {
+		var err error
+		if files, err = outsideDisk(o.Root, m); err != nil {
+			return fmt.Errorf("reading the files outside memory-bank/: %w", err)
+		}
+	}
+	_, rw, listed := outsideChanges(files, m, resolverFor(o.Root, p, before))
+	var stay []string
+	for _, l := range listed {
+		if l.Now == bank.Entry && strings.Contains(l.Text, "/") {
+			stay = append(stay, fmt.Sprintf("%s:%d %s", l.Path, l.Line, l.Text))
+		}
+	}
+	if o.NoRewriteLinks {
+		for _, l := range rw {
+			if strings.Contains(l.New, "MEMORY") {
+				stay = append(stay, fmt.Sprintf("%s:%d %s", l.Path, l.Line, l.Target))
+			}
+		}
+	}
+	if len(stay) == 0 {
+		return nil
+	}
+	return refuse("%s would be merged into MEMORY.md and deleted, but %d reference(s) to them outside the bank would stay: %s. Nothing changed: change them by hand (or drop --no-rewrite-links), or pass --force",
+		strings.Join(p.Delete, ", "), len(stay), strings.Join(stay, "; "))
+}

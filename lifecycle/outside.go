@@ -1,0 +1,442 @@
+package lifecycle
+
+import (
+	"bytes"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/mbguard/mbguard/bank"
+)
+
+// Mention is a reference to a moved or removed bank path that migrate did not rewrite, because
+// changing it could change what the text means: in code, in another tool's configuration, or a
+// bare file name in prose. It is listed with file:line for the user.
+type Mention struct {
+	Path string // the file that holds it (slash path from the root)
+	Line int
+	Text string // the path or name as written
+	Now  string // where it went: the new path, or memory-bank/MEMORY.md for a merged file
+	Why  string
+}
+
+// maxOutsideFile is the largest file outside the bank searched for references: larger ones are
+// data, not instructions or documentation.
+const maxOutsideFile = 1 << 20
+
+// bankMap says where each bank path of the start went, for references to it.
+type bankMap struct {
+	to     map[string]string   // old file → new file (a merged entry file → MEMORY.md)
+	merged map[string]bool     // entry files whose text went into MEMORY.md
+	dirs   map[string]string   // old folder → new folder
+	byBase map[string][]string // lower-case base name without .md → old bank Markdown files
+	bare   []string            // base names worth listing when prose names them alone
+}
+
+func newBankMap(p Plan, before map[string]bool) bankMap {
+	m := bankMap{to: map[string]string{}, merged: map[string]bool{}, dirs: map[string]string{}, byBase: map[string][]string{}}
+	for _, mv := range p.Moves {
+		m.to[mv.From] = mv.To
+		if path.Base(mv.From) != path.Base(mv.To) {
+			m.bare = append(m.bare, path.Base(mv.From))
+		}
+	}
+	for _, d := range p.Delete {
+		m.to[d], m.merged[d] = bank.Entry, true
+		m.bare = append(m.bare, path.Base(d))
+	}
+	for _, d := range p.Dirs {
+		m.dirs[d.From] = d.To
+	}
+	names := make([]string, 0, len(before))
+	for f := range before {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		if strings.HasSuffix(f, ".md") {
+			k := strings.ToLower(strings.TrimSuffix(path.Base(f), ".md"))
+			m.byBase[k] = append(m.byBase[k], f)
+		}
+	}
+	sort.Strings(m.bare)
+	return m
+}
+
+// where returns the new place of an old bank path (file or folder).
+func (m bankMap) where(old string) (string, bool) {
+	if t, ok := m.to[old]; ok {
+		return t, true
+	}
+	if t, ok := m.dirs[old]; ok {
+		return t, true
+	}
+	return "", false
+}
+
+// wikiRe finds [[target]], [[target#heading]] and [[target|alias]].
+var wikiRe = regexp.MustCompile(`\[\[([^\]\|#\n]+)([^\]\n]*)\]\]`)
+
+// wikiTarget maps a wiki-link target written in file name to its new spelling; ok is false when
+// it names no moved or merged bank file, or the new spelling is the same.
+func (m bankMap) wikiTarget(t string) (string, bool) {
+	name := strings.TrimSpace(t)
+	ext := ""
+	if strings.HasSuffix(strings.ToLower(name), ".md") {
+		name, ext = name[:len(name)-3], name[len(name)-3:]
+	}
+	if strings.Contains(name, "/") {
+		old := path.Clean(name) + ".md"
+		prefix := ""
+		if !strings.HasPrefix(old, bank.Dir+"/") {
+			old, prefix = bank.Dir+"/"+old, bank.Dir+"/"
+		}
+		nw, ok := m.where(old)
+		if !ok {
+			return "", false
+		}
+		return strings.TrimSuffix(strings.TrimPrefix(nw, prefix), ".md") + ext, true
+	}
+	olds := m.byBase[strings.ToLower(name)]
+	if len(olds) != 1 {
+		return "", false // none, or ambiguous: the link resolves as it did
+	}
+	nw, ok := m.where(olds[0])
+	if !ok {
+		return "", false
+	}
+	base := strings.TrimSuffix(path.Base(nw), ".md")
+	if strings.EqualFold(base, name) {
+		return "", false
+	}
+	return base + ext, true
+}
+
+// rewriteWiki points the wiki-links of one file's lines at the files' new names. Lines in
+// fenced or inline code are left alone.
+func rewriteWiki(content []byte, file string, m bankMap) (out []byte, rewritten []Link) {
+	if !bytes.Contains(content, []byte("[[")) {
+		return nil, nil
+	}
+	lines := strings.SplitAfter(string(content), "\n")
+	var fence bank.Fence
+	changed := false
+	for i, l := range lines {
+		if fence.Line([]byte(strings.TrimRight(l, "\n"))) || !strings.Contains(l, "[[") {
+			continue
+		}
+		code := codeSpans(l)
+		var b strings.Builder
+		last := 0
+		for _, loc := range wikiRe.FindAllStringSubmatchIndex(l, -1) {
+			if inSpans(loc[0], code) {
+				continue
+			}
+			raw := l[loc[2]:loc[3]]
+			nt, ok := m.wikiTarget(raw)
+			if !ok {
+				continue
+			}
+			rewritten = append(rewritten, Link{Path: file, Line: i + 1, Target: "[[" + raw + "]]", New: "[[" + nt + "]]"})
+			b.WriteString(l[last:loc[2]])
+			b.WriteString(nt)
+			last = loc[3]
+		}
+		if last > 0 {
+			b.WriteString(l[last:])
+			lines[i] = b.String()
+			changed = true
+		}
+	}
+	if !changed {
+		return nil, rewritten
+	}
+	return []byte(strings.Join(lines, "")), rewritten
+}
+
+// agentFiles are the instruction files of agent hosts; they are prose for the agent to follow.
+var agentFiles = map[string]bool{"AGENTS.md": true, "CLAUDE.md": true, "GEMINI.md": true, ".clinerules": true, ".windsurfrules": true, ".cursorrules": true, "copilot-instructions.md": true}
+
+// prose reports whether a file is text for people or agents to read (Markdown, plain text, an
+// agent's instruction file), where a path can be rewritten without changing what it does.
+func prose(name string) bool {
+	if agentFiles[path.Base(name)] {
+		return true
+	}
+	for _, d := range []string{".roo/", ".clinerules/", ".cursor/rules/", ".windsurf/rules/"} {
+		if strings.HasPrefix(name, d) && path.Ext(name) == "" {
+			return true
+		}
+	}
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md", ".markdown", ".mdx", ".mdc", ".txt", ".rst":
+		return true
+	}
+	return false
+}
+
+// markdown reports whether a prose file's links are Markdown links.
+func markdown(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md", ".markdown", ".mdx", ".mdc":
+		return true
+	}
+	return agentFiles[path.Base(name)]
+}
+
+func pathByte(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c == '/' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// rewriteOutside rewrites, in one file outside the bank, the Markdown links, bare and backticked
+// paths and wiki-links that name a moved bank file or folder, and points those naming a merged
+// entry file at MEMORY.md. What it would not change safely is listed: a path in code, in front
+// matter or in a file that is not prose (another tool's configuration), and a bank file's bare
+// name in prose.
+func rewriteOutside(name string, content []byte, m bankMap, r linkResolver) (out []byte, rewritten []Link, listed []Mention) {
+	text := content
+	isProse := prose(name)
+	if isProse && markdown(name) {
+		if o, rw, _ := rewriteLinks(text, name, name, r); o != nil || len(rw) > 0 {
+			rewritten = append(rewritten, rw...)
+			if o != nil {
+				text = o
+			}
+		}
+		if o, rw := rewriteWiki(text, name, m); o != nil {
+			rewritten = append(rewritten, rw...)
+			text = o
+		}
+	}
+	lines := strings.SplitAfter(string(text), "\n")
+	var fence bank.Fence
+	front := len(lines) > 0 && strings.TrimRight(lines[0], "\r\n") == "---" && markdown(name)
+	changed := false
+	for i, l := range lines {
+		trimmed := strings.TrimRight(l, "\r\n")
+		inFront := front
+		if front && i > 0 && (trimmed == "---" || trimmed == "...") {
+			front = false
+		}
+		code := !inFront && markdown(name) && fence.Line([]byte(trimmed))
+		safe := isProse && !inFront && !code
+		var b strings.Builder
+		last := 0
+		for at := 0; ; {
+			k := strings.Index(l[at:], bank.Dir+"/")
+			if k < 0 {
+				break
+			}
+			s := at + k
+			at = s + len(bank.Dir) + 1
+			if s > 0 && pathByte(l[s-1]) && !(l[s-1] == '/' && s >= 2 && l[s-2] == '.' && (s == 2 || !pathByte(l[s-3]))) {
+				continue // part of another path (docs/memory-bank/…)
+			}
+			e := s
+			for e < len(l) && pathByte(l[e]) {
+				e++
+			}
+			tok := l[s:e]
+			for strings.HasSuffix(tok, ".") {
+				tok = tok[:len(tok)-1] // the sentence's full stop
+			}
+			slash := strings.HasSuffix(tok, "/")
+			nw, ok := m.where(strings.TrimSuffix(tok, "/"))
+			if !ok {
+				continue
+			}
+			if slash {
+				nw += "/"
+			}
+			if !safe {
+				why := "in code or front matter"
+				if !isProse {
+					why = "in a file that is not prose (another tool's configuration or code)"
+				}
+				listed = append(listed, Mention{Path: name, Line: i + 1, Text: tok, Now: nw, Why: why + ": not rewritten, change it by hand"})
+				continue
+			}
+			rewritten = append(rewritten, Link{Path: name, Line: i + 1, Target: tok, New: nw})
+			b.WriteString(l[last:s])
+			b.WriteString(nw)
+			last = s + len(tok)
+			at = last
+		}
+		if last > 0 {
+			b.WriteString(l[last:])
+			lines[i] = b.String()
+			l = lines[i]
+			changed = true
+		}
+		if !isProse || inFront || code {
+			continue
+		}
+		for _, base := range m.bare {
+			for at := 0; ; {
+				k := strings.Index(l[at:], base)
+				if k < 0 {
+					break
+				}
+				s := at + k
+				at = s + len(base)
+				if (s > 0 && (pathByte(l[s-1]) || l[s-1] == '[')) || (at < len(l) && pathByte(l[at]) && l[at] != '.') {
+					continue
+				}
+				nw := ""
+				for old, t := range m.to {
+					if path.Base(old) == base {
+						nw = t
+						break
+					}
+				}
+				listed = append(listed, Mention{Path: name, Line: i + 1, Text: base, Now: nw, Why: "names the bank file without its folder: not rewritten, change it by hand"})
+			}
+		}
+	}
+	if changed {
+		text = []byte(strings.Join(lines, ""))
+	}
+	if !bytes.Equal(text, content) {
+		out = text
+	}
+	return out, rewritten, listed
+}
+
+// outsideRelevant is a quick test that a file might mention the bank at all.
+func outsideRelevant(b []byte, m bankMap) bool {
+	if bytes.Contains(b, []byte(bank.Dir+"/")) || bytes.Contains(b, []byte("[[")) {
+		return true
+	}
+	for _, base := range m.bare {
+		if bytes.Contains(b, []byte(base)) {
+			return true
+		}
+	}
+	return false
+}
+
+// outsideChanges runs rewriteOutside over the files outside the bank (path → content) in name
+// order.
+func outsideChanges(files map[string][]byte, m bankMap, r linkResolver) (changed map[string][]byte, rewritten []Link, listed []Mention) {
+	changed = map[string][]byte{}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		out, rw, ls := rewriteOutside(n, files[n], m, r)
+		rewritten = append(rewritten, rw...)
+		listed = append(listed, ls...)
+		if out != nil {
+			changed[n] = out
+		}
+	}
+	return changed, rewritten, listed
+}
+
+// textFile keeps what is worth searching: not binary, not too large, possibly about the bank.
+func textFile(b []byte, m bankMap) bool {
+	return len(b) <= maxOutsideFile && !bytes.Contains(b[:min(len(b), 8000)], []byte{0}) && outsideRelevant(b, m)
+}
+
+// outsideTree reads the tracked regular files of commit h outside memory-bank/ that may mention
+// the bank, from the work tree when the file there is the commit's, else from the objects.
+// dirty, when not nil, collects the files whose work-tree copy differs from the commit's: those
+// must not be rewritten, or the user's uncommitted edits would be lost.
+func outsideTree(r *gitRepo, root string, h plumbing.Hash, m bankMap, dirty map[string]bool) (map[string][]byte, error) {
+	c, err := r.CommitObject(h)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if e.Mode != filemode.Regular && e.Mode != filemode.Executable || name == bank.Dir || strings.HasPrefix(name, bank.Dir+"/") {
+			continue
+		}
+		full := filepath.Join(root, filepath.FromSlash(name))
+		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > maxOutsideFile {
+				continue
+			}
+			if b, err := os.ReadFile(full); err == nil && plumbing.ComputeHash(plumbing.BlobObject, b) == e.Hash {
+				if textFile(b, m) {
+					out[name] = b
+				}
+				continue
+			}
+		}
+		if dirty != nil {
+			dirty[name] = true
+		}
+		blob, err := object.GetBlob(r.Storer, e.Hash)
+		if err != nil || blob.Size > maxOutsideFile {
+			continue
+		}
+		rd, err := blob.Reader()
+		if err != nil {
+			continue
+		}
+		b, err := io.ReadAll(rd)
+		rd.Close()
+		if err == nil && textFile(b, m) {
+			out[name] = b
+		}
+	}
+}
+
+// outsideDisk is outsideTree for --no-git: the files on disk, without .git, the bank and
+// dependency folders.
+func outsideDisk(root string, m bankMap) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "vendor":
+				return filepath.SkipDir
+			}
+			if rel == bank.Dir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if fi, err := d.Info(); err != nil || fi.Size() > maxOutsideFile {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil && textFile(b, m) {
+			out[rel] = b
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,469 @@
+package stale
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+
+	"github.com/mbguard/mbguard/bank"
+)
+
+// Kind is what a reference names.
+type Kind string
+
+// Reference kinds.
+const (
+	KindPath   Kind = "path"
+	KindMake   Kind = "make"   // a Makefile target
+	KindScript Kind = "script" // a package.json script
+	KindJust   Kind = "just"   // a justfile recipe
+	KindTask   Kind = "task"   // a Taskfile task
+	KindSymbol Kind = "symbol" // a code identifier
+)
+
+// Ref is one reference a note makes to the repository.
+type Ref struct {
+	Kind Kind
+	Name string // the path (cleaned, without ./, :line or #anchor), target, script or identifier
+	Raw  string // the text as written, which Fix replaces
+	Line int    // 1-based
+	// Link is true for a Markdown link target, which is a path for sure; other paths are
+	// judged more carefully (see Check).
+	Link bool
+	// Historical is true inside a section a person marked as intentionally historical.
+	Historical bool
+	// Planned is true when the line says the thing is not there yet or must not be made
+	// ("does not exist yet", "DO NOT create", "to be added"): a path git never knew is then
+	// no stale reference.
+	Planned bool
+}
+
+var plannedRE = regexp.MustCompile(`(?i)\b(does ?n[o']?t (yet )?exist|not (yet )?(exist|created|there|present)|do ?n[o']?t create|never create|to be (added|created|written|made)|will (be )?(added|created|written)|planned|todo|tbd)\b`)
+
+// Markers that say "this note is intentionally historical": on a line of its own, the marker
+// covers the rest of its section (the whole note when it comes before the first heading); on
+// a line with text, that line.
+var historicalMarker = regexp.MustCompile(`<!--\s*mbguard:(historical|verified)\b[^>]*-->`)
+
+var (
+	heading   = regexp.MustCompile(`^ {0,3}(#{1,6})(\s|$)`)
+	mdLink    = regexp.MustCompile(`!?\[[^\]]*\]\(\s*<?([^)<>\s]+(?: [^)<>"]+)*)>?(?:\s+"[^"]*")?\s*\)`)
+	refDef    = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$`)
+	declSym   = regexp.MustCompile(`^(?:func|class|def|type|interface|struct|enum|trait|fn)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
+	callSym   = regexp.MustCompile(`^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*)\([^()]*\)$`)
+	lineSufix = regexp.MustCompile(`(?::\d+){1,2}$|#L\d+(?:-L?\d+)?$`)
+)
+
+// shellFences are fence info strings whose lines are commands; other fenced code (Go,
+// TypeScript…) is a sample, not a reference, and is skipped.
+var shellFences = map[string]bool{"": true, "sh": true, "bash": true, "shell": true, "console": true, "zsh": true, "shell-session": true, "powershell": true, "ps1": true, "cmd": true, "fish": true, "text": true, "txt": true}
+
+// Extract returns the references in one note's Markdown, in order.
+func Extract(content []byte) []Ref {
+	var (
+		out        []Ref
+		fence      bank.Fence
+		inFence    bool
+		fenceShell bool
+		section    int // level of the current heading, 0 before the first
+		histLevel  = -1
+		inComment  bool
+	)
+	lineNo := 0
+	for len(content) > 0 {
+		lineNo++
+		var line []byte
+		if i := bytes.IndexByte(content, '\n'); i >= 0 {
+			line, content = content[:i], content[i+1:]
+		} else {
+			line, content = content, nil
+		}
+		line = bytes.TrimSuffix(line, []byte{'\r'})
+		text := string(line)
+		code := fence.Line(line)
+		if code && !inFence { // an opening fence line
+			inFence = true
+			info := strings.TrimLeft(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(text), ">-*+ 0123456789.")), "`~")
+			if f := strings.Fields(info); len(f) > 0 {
+				info = strings.ToLower(strings.Trim(f[0], "{}."))
+			}
+			fenceShell = shellFences[info]
+			continue
+		}
+		if inFence {
+			if !code || isFenceClose(text) {
+				inFence = false
+				if code {
+					continue
+				}
+			} else {
+				if fenceShell && !treeRoot(text) {
+					out = appendCommandLine(out, text, lineNo, histLevel >= 0)
+				}
+				continue
+			}
+		}
+		if m := heading.FindStringSubmatch(text); m != nil {
+			lvl := len(m[1])
+			if histLevel > 0 && lvl <= histLevel {
+				histLevel = -1
+			}
+			section = lvl
+		}
+		lineHist := histLevel >= 0
+		if loc := historicalMarker.FindStringIndex(text); loc != nil {
+			if strings.TrimSpace(text[:loc[0]]+text[loc[1]:]) == "" {
+				if histLevel < 0 {
+					histLevel = section
+				}
+				continue
+			}
+			lineHist = true
+		}
+		// HTML comments are not read as prose
+		if inComment {
+			if i := strings.Index(text, "-->"); i >= 0 {
+				text = strings.Repeat(" ", i+3) + text[i+3:]
+				inComment = false
+			} else {
+				continue
+			}
+		}
+		text = maskComments(text, &inComment)
+		n := len(out)
+		out = appendProseLine(out, text, lineNo, lineHist)
+		if len(out) > n && plannedRE.MatchString(text) {
+			for i := n; i < len(out); i++ {
+				out[i].Planned = true
+			}
+		}
+	}
+	return out
+}
+
+func isFenceClose(text string) bool {
+	t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(text), "> "))
+	return strings.Trim(t, "`") == "" || strings.Trim(t, "~") == ""
+}
+
+// maskComments blanks <!-- … --> comments in a line; inComment carries an open comment to
+// the next line.
+func maskComments(text string, inComment *bool) string {
+	for {
+		i := strings.Index(text, "<!--")
+		if i < 0 {
+			return text
+		}
+		j := strings.Index(text[i+4:], "-->")
+		if j < 0 {
+			*inComment = true
+			return text[:i]
+		}
+		end := i + 4 + j + 3
+		text = text[:i] + strings.Repeat(" ", end-i) + text[end:]
+	}
+}
+
+// appendProseLine reads a line of Markdown outside fences: links, code spans, then the bare
+// words of the prose.
+func appendProseLine(out []Ref, text string, line int, hist bool) []Ref {
+	add := func(r Ref) { r.Line, r.Historical = line, hist; out = append(out, r) }
+	masked := []byte(text)
+	blank := func(a, b int) {
+		for k := a; k < b; k++ {
+			masked[k] = ' '
+		}
+	}
+	// code spans first: a link inside a code span is code
+	for _, sp := range codeSpans(text) {
+		inner := strings.TrimSpace(text[sp[0]:sp[1]])
+		blank(sp[2], sp[3])
+		out = appendSpan(out, inner, line, hist)
+	}
+	mt := string(masked)
+	if m := refDef.FindStringSubmatchIndex(mt); m != nil {
+		if p, ok := linkPath(mt[m[2]:m[3]]); ok {
+			add(Ref{Kind: KindPath, Name: p, Raw: raw(mt[m[2]:m[3]]), Link: true})
+		}
+		return out
+	}
+	for _, m := range mdLink.FindAllStringSubmatchIndex(mt, -1) {
+		target := mt[m[2]:m[3]]
+		if p, ok := linkPath(target); ok {
+			add(Ref{Kind: KindPath, Name: p, Raw: raw(target), Link: true})
+		}
+		blank(m[0], m[1])
+	}
+	for _, tok := range strings.Fields(string(masked)) {
+		if p, r, ok := pathToken(tok); ok {
+			add(Ref{Kind: KindPath, Name: p, Raw: r})
+		}
+	}
+	return out
+}
+
+// raw is the part of a link target that names the path (without #anchor or ?query).
+func raw(target string) string {
+	if i := strings.IndexAny(target, "#?"); i >= 0 {
+		return target[:i]
+	}
+	return target
+}
+
+// codeSpans returns [innerStart, innerEnd, outerStart, outerEnd] for every backtick code span.
+func codeSpans(text string) [][4]int {
+	var out [][4]int
+	for i := 0; i < len(text); {
+		if text[i] != '`' {
+			i++
+			continue
+		}
+		n := 0
+		for i+n < len(text) && text[i+n] == '`' {
+			n++
+		}
+		closeAt := -1
+		for j := i + n; j < len(text); {
+			if text[j] != '`' {
+				j++
+				continue
+			}
+			m := 0
+			for j+m < len(text) && text[j+m] == '`' {
+				m++
+			}
+			if m == n {
+				closeAt = j
+				break
+			}
+			j += m
+		}
+		if closeAt < 0 {
+			i += n
+			continue
+		}
+		out = append(out, [4]int{i + n, closeAt, i, closeAt + n})
+		i = closeAt + n
+	}
+	return out
+}
+
+// appendSpan reads one inline code span: a command, a symbol, a whole path (which may hold
+// spaces), or paths among its words.
+func appendSpan(out []Ref, inner string, line int, hist bool) []Ref {
+	if inner == "" {
+		return out
+	}
+	add := func(r Ref) { r.Line, r.Historical = line, hist; out = append(out, r) }
+	if m := declSym.FindStringSubmatch(inner); m != nil {
+		add(Ref{Kind: KindSymbol, Name: m[1], Raw: m[1]})
+		return out
+	}
+	if m := callSym.FindStringSubmatch(inner); m != nil {
+		for _, id := range strings.Split(m[1], ".") {
+			if !ignoredIdent[id] {
+				add(Ref{Kind: KindSymbol, Name: id, Raw: id})
+			}
+		}
+		return out
+	}
+	if spacedPath(inner) {
+		if p, r, ok := pathToken(inner); ok {
+			add(Ref{Kind: KindPath, Name: p, Raw: r})
+			return out
+		}
+	}
+	return appendCommandLine(out, inner, line, hist)
+}
+
+// ignoredIdent are receivers that name no project symbol.
+var ignoredIdent = map[string]bool{"this": true, "self": true, "super": true, "cls": true}
+
+// appendCommandLine reads shell text: the project's commands and path arguments.
+func appendCommandLine(out []Ref, text string, line int, hist bool) []Ref {
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "#") || strings.ContainsAny(t, "├└│") {
+		return out // a shell comment or a tree drawing
+	}
+	for _, p := range []string{"$ ", "> ", "% "} {
+		t = strings.TrimPrefix(t, p)
+	}
+	add := func(r Ref) { r.Line, r.Historical = line, hist; out = append(out, r) }
+	for _, cmd := range splitCommands(t) {
+		f := strings.Fields(cmd)
+		for len(f) > 0 && (strings.Contains(f[0], "=") || f[0] == "sudo" || f[0] == "env") {
+			f = f[1:] // VAR=value prefixes
+		}
+		if len(f) == 0 {
+			continue
+		}
+		if k, names := commandRefs(f); k != "" {
+			for _, n := range names {
+				add(Ref{Kind: k, Name: n, Raw: n})
+			}
+		}
+		for _, tok := range f {
+			if p, r, ok := pathToken(tok); ok {
+				add(Ref{Kind: KindPath, Name: p, Raw: r})
+			}
+		}
+	}
+	return out
+}
+
+func splitCommands(t string) []string {
+	r := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n")
+	return strings.Split(r.Replace(t), "\n")
+}
+
+func isCommandWord(w string) Kind {
+	switch w {
+	case "make", "gmake":
+		return KindMake
+	case "npm", "pnpm", "yarn", "bun":
+		return KindScript
+	case "just":
+		return KindJust
+	case "task":
+		return KindTask
+	}
+	return ""
+}
+
+// managerBuiltins are pnpm/yarn/bun subcommands, which are not scripts.
+var managerBuiltins = map[string]bool{
+	"add": true, "install": true, "i": true, "ci": true, "update": true, "up": true, "upgrade": true, "remove": true, "rm": true,
+	"uninstall": true, "link": true, "unlink": true, "import": true, "rebuild": true, "prune": true, "fetch": true,
+	"patch": true, "audit": true, "list": true, "ls": true, "outdated": true, "why": true, "exec": true, "dlx": true,
+	"create": true, "init": true, "publish": true, "pack": true, "store": true, "env": true, "setup": true,
+	"config": true, "root": true, "bin": true, "x": true, "info": true, "cache": true, "workspace": true,
+	"workspaces": true, "global": true, "version": true, "login": true, "logout": true, "set": true, "dedupe": true,
+	"help": true, "node": true, "plugin": true, "licenses": true, "owner": true, "tag": true, "test": true,
+	"start": true, "t": true, "deploy": true, "recursive": true, "-r": true, "--filter": true,
+}
+
+// commandRefs returns the targets, scripts, recipes or tasks a command line names.
+func commandRefs(f []string) (Kind, []string) {
+	k := isCommandWord(f[0])
+	args := f[1:]
+	var names []string
+	switch k {
+	case KindMake, KindJust, KindTask:
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case a == "-C" || a == "-f" || a == "--file" || a == "--directory" || a == "-d" || a == "--justfile" || a == "--taskfile" || strings.HasPrefix(a, "-C") || strings.HasPrefix(a, "--directory=") || strings.HasPrefix(a, "--dir"):
+				return "", nil // another directory's or file's targets
+			case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+				continue
+			}
+			if !validName(a) {
+				break
+			}
+			names = append(names, a)
+			if k != KindMake {
+				break // the rest are the recipe's arguments
+			}
+		}
+	case KindScript:
+		if len(args) == 0 {
+			return "", nil
+		}
+		switch {
+		case args[0] == "run" || args[0] == "run-script":
+			if len(args) > 1 && validName(args[1]) {
+				names = append(names, args[1])
+			}
+		case f[0] != "npm" && !managerBuiltins[args[0]] && !strings.HasPrefix(args[0], "-") && validName(args[0]):
+			names = append(names, args[0])
+		}
+	}
+	if len(names) == 0 {
+		return "", nil
+	}
+	return k, names
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_:.\-/]*$`)
+
+func validName(s string) bool { return nameRE.MatchString(s) && !strings.Contains(s, "://") }
+
+// linkPath turns a Markdown link target into a path, or reports that it is not one (a URL,
+// an anchor, an absolute or home path).
+func linkPath(target string) (string, bool) {
+	target = raw(target)
+	if target == "" || strings.Contains(target, ":") || strings.HasPrefix(target, "/") || strings.HasPrefix(target, "~") {
+		return "", false
+	}
+	target = strings.ReplaceAll(target, "%20", " ")
+	return cleanPath(target)
+}
+
+var tlds = map[string]bool{"com": true, "org": true, "net": true, "io": true, "dev": true, "app": true, "co": true, "ai": true, "gov": true, "edu": true, "me": true, "sh": true, "cloud": true, "info": true, "biz": true, "us": true, "uk": true, "de": true, "cn": true, "ru": true, "jp": true, "fr": true, "xyz": true, "tech": true, "site": true, "so": true}
+
+// pathToken reports whether a word is a repository path, and returns it cleaned and as
+// written.
+func pathToken(tok string) (name, rawTok string, ok bool) {
+	tok = strings.Trim(tok, "\"'“”‘’«»")
+	tok = strings.TrimLeft(tok, "([{<")
+	tok = strings.TrimRight(tok, ".,;:!?)]}>*")
+	if tok == "" || !strings.Contains(tok, "/") || strings.Contains(tok, "://") || strings.HasPrefix(tok, "//") {
+		return "", "", false
+	}
+	rawTok = lineSufix.ReplaceAllString(tok, "")
+	switch rawTok[0] {
+	case '/', '~', '$', '-', '@', '%', '+', '=', '#', '&':
+		return "", "", false
+	}
+	if strings.ContainsAny(rawTok, "*?{}<>|$%=\\`,;:()[]!^") {
+		return "", "", false
+	}
+	first := strings.SplitN(strings.TrimPrefix(rawTok, "./"), "/", 2)[0]
+	if i := strings.LastIndexByte(first, '.'); i > 0 && tlds[strings.ToLower(first[i+1:])] {
+		return "", "", false // a domain: github.com/…
+	}
+	if !strings.ContainsFunc(rawTok, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) {
+		return "", "", false // 1/2, 2026/01/02
+	}
+	name, ok = cleanPath(rawTok)
+	return name, rawTok, ok
+}
+
+// cleanPath drops ./ and a trailing /, and refuses empty or self-referencing paths.
+func cleanPath(p string) (string, bool) {
+	for strings.HasPrefix(p, "./") {
+		p = p[2:]
+	}
+	p = strings.TrimSuffix(p, "/")
+	if p == "" || p == "." || p == ".." || strings.Contains(p, "//") {
+		return "", false
+	}
+	return p, true
+}
+
+var extRE = regexp.MustCompile(`\.[A-Za-z0-9]{1,8}$`)
+
+// spacedPath reports whether a code span is one path with spaces in it (docs/My Notes.md):
+// its first word holds a slash, it ends in a file extension, and no word is a flag.
+func spacedPath(s string) bool {
+	if !strings.Contains(s, " ") || strings.ContainsAny(s, "\"'$|;&<>=(){}*") || !extRE.MatchString(s) {
+		return false
+	}
+	f := strings.Fields(s)
+	if !strings.Contains(f[0], "/") {
+		return false
+	}
+	for _, w := range f {
+		if strings.HasPrefix(w, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// treeRoot reports whether a fenced line is the root of a tree drawing (project/), not a
+// command.
+func treeRoot(line string) bool {
+	f := strings.Fields(line)
+	return len(f) == 1 && strings.HasSuffix(f[0], "/") && !strings.HasPrefix(f[0], "./")
+}

@@ -1,0 +1,212 @@
+package stale
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mbguard/mbguard/scanner"
+)
+
+// index is what the repository holds, read once per run from git's index.
+type index struct {
+	files, dirs map[string]bool
+	top         map[string]bool // first segments of every path: "src", "Makefile"
+	// the project's own entry points, by kind; a kind is absent when the repository has no
+	// file that defines it (then its commands are not the project's own)
+	names map[Kind]map[string]bool
+	lower map[string]string // lower-cased path → tracked path, built on first use
+}
+
+// defining files, by base name
+func definerKind(base string) Kind {
+	switch {
+	case base == "Makefile" || base == "makefile" || base == "GNUmakefile" || strings.HasSuffix(base, ".mk"):
+		return KindMake
+	case base == "package.json":
+		return KindScript
+	case base == "justfile" || base == "Justfile" || base == ".justfile":
+		return KindJust
+	case base == "Taskfile.yml" || base == "Taskfile.yaml" || base == "taskfile.yml" || base == "taskfile.yaml":
+		return KindTask
+	}
+	return ""
+}
+
+func buildIndex(ctx context.Context, root string) (*index, error) {
+	out, err := scanner.Git(ctx, root, nil, "ls-files", "-z", "--cached")
+	if err != nil {
+		return nil, fmt.Errorf("listing the repository's files: %w", err)
+	}
+	ix := &index{files: map[string]bool{}, dirs: map[string]bool{}, top: map[string]bool{}, names: map[Kind]map[string]bool{}}
+	var definers []string
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if len(p) == 0 {
+			continue
+		}
+		s := string(p)
+		ix.files[s] = true
+		if i := strings.IndexByte(s, '/'); i >= 0 {
+			ix.top[s[:i]] = true
+		} else {
+			ix.top[s] = true
+		}
+		for d := path.Dir(s); d != "." && !ix.dirs[d]; d = path.Dir(d) {
+			ix.dirs[d] = true
+		}
+		if k := definerKind(path.Base(s)); k != "" && !strings.Contains(s, "node_modules/") {
+			definers = append(definers, s)
+		}
+	}
+	if len(definers) == 0 {
+		return ix, nil
+	}
+	var stdin bytes.Buffer
+	for _, d := range definers {
+		stdin.WriteString(":" + d + "\n")
+	}
+	blobs, err := scanner.Git(ctx, root, &stdin, "cat-file", "--batch")
+	if err != nil {
+		return nil, fmt.Errorf("reading the repository's Makefiles and package.json files: %w", err)
+	}
+	r := bufio.NewReader(bytes.NewReader(blobs))
+	for _, d := range definers {
+		hdr, err := r.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("reading %s from git: %w", d, err)
+		}
+		f := strings.Fields(hdr)
+		if len(f) != 3 {
+			continue // missing (a conflict entry, say)
+		}
+		size, _ := strconv.Atoi(f[2])
+		body := make([]byte, size+1)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return nil, fmt.Errorf("reading %s from git: %w", d, err)
+		}
+		k := definerKind(path.Base(d))
+		if ix.names[k] == nil {
+			ix.names[k] = map[string]bool{}
+		}
+		for _, n := range definedNames(k, body[:size]) {
+			ix.names[k][n] = true
+		}
+	}
+	return ix, nil
+}
+
+var (
+	makeRule   = regexp.MustCompile(`^([^\s:=#][^:=#]*?)\s*::?(?:[^=]|$)`)
+	justRecipe = regexp.MustCompile(`^@?([A-Za-z_][A-Za-z0-9_-]*)(?:\s+[^:=]*)?:(?:[^=]|$)`)
+	justAlias  = regexp.MustCompile(`^alias\s+([A-Za-z_][A-Za-z0-9_-]*)\s*:=`)
+)
+
+// definedNames lists the targets, scripts, recipes or tasks a file defines.
+func definedNames(k Kind, body []byte) []string {
+	var out []string
+	switch k {
+	case KindMake, KindJust:
+		for _, l := range strings.Split(string(body), "\n") {
+			l = strings.TrimRight(l, "\r")
+			if k == KindJust {
+				if m := justAlias.FindStringSubmatch(l); m != nil {
+					out = append(out, m[1])
+				} else if m := justRecipe.FindStringSubmatch(l); m != nil {
+					out = append(out, m[1])
+				}
+				continue
+			}
+			m := makeRule.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			head := m[1]
+			if strings.HasPrefix(head, ".PHONY") {
+				continue
+			}
+			out = append(out, strings.Fields(head)...)
+		}
+		if k == KindMake {
+			for _, l := range strings.Split(string(body), "\n") {
+				if rest, ok := strings.CutPrefix(strings.TrimSpace(l), ".PHONY:"); ok {
+					out = append(out, strings.Fields(rest)...)
+				}
+			}
+		}
+	case KindScript:
+		var pkg struct {
+			Scripts map[string]any `json:"scripts"`
+		}
+		if json.Unmarshal(body, &pkg) == nil {
+			for n := range pkg.Scripts {
+				out = append(out, n)
+			}
+		}
+	case KindTask:
+		var tf struct {
+			Tasks map[string]any `yaml:"tasks"`
+		}
+		if yaml.Unmarshal(body, &tf) == nil {
+			for n := range tf.Tasks {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// exists reports whether a repository-relative path is a tracked file or directory.
+func (ix *index) exists(p string) bool { return ix.files[p] || ix.dirs[p] }
+
+// presentSymbols returns which of names occur, on word boundaries, in the tracked files
+// outside memory-bank/ and Markdown — one git grep for all of them.
+func presentSymbols(ctx context.Context, root string, names []string) (map[string]bool, error) {
+	found := map[string]bool{}
+	if len(names) == 0 {
+		return found, nil
+	}
+	args := []string{"grep", "--cached", "-I", "-o", "-h", "-w", "-F", "--no-color"}
+	for _, n := range names {
+		args = append(args, "-e", n)
+	}
+	args = append(args, "--", ".", ":(exclude)memory-bank/**", ":(exclude,glob)**/*.md")
+	out, err := scanner.Git(ctx, root, nil, args...)
+	if err != nil {
+		// git grep exits 1 when nothing matched
+		if strings.Contains(err.Error(), "exit status 1") {
+			return found, nil
+		}
+		return nil, fmt.Errorf("searching the source for symbols: %w", err)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		found[l] = true
+	}
+	return found, nil
+}
+
+// folded returns the tracked path that one of cand names in another case, or "".
+func (ix *index) folded(cand []string) string {
+	if ix.lower == nil {
+		ix.lower = make(map[string]string, len(ix.files)+len(ix.dirs))
+		for _, set := range []map[string]bool{ix.files, ix.dirs} {
+			for p := range set {
+				ix.lower[strings.ToLower(p)] = p
+			}
+		}
+	}
+	for _, c := range cand {
+		if p, ok := ix.lower[strings.ToLower(c)]; ok {
+			return p
+		}
+	}
+	return ""
+}
