@@ -11,12 +11,13 @@ import (
 
 // TestOpenCodeKernelLine: with kernel.mode on, the plugin runs the model's bash call under the
 // jail. A bank path computed at run time fails with EROFS in the kernel (not undone after the
-// fact) and the model reads why; the write tool still writes a .md file in the bank.
+// fact), also after trying to remount or unmount the bank (as root too), and the model reads
+// why; the write tool still writes a .md file in the bank.
 func TestOpenCodeKernelLine(t *testing.T) {
 	testhost.Tool(t, "bwrap", "apt-get install -y bubblewrap")
 	progress := "# Progress\n- retries wired\n"
 	model := startFakeModel(t, []step{
-		{Tool: "bash", Args: map[string]any{"command": `d=$(printf memory-)bank; echo x > "$d/late.json"; echo status=$?`, "description": "write a cache"}},
+		{Tool: "bash", Args: map[string]any{"command": `d=$(printf memory-)bank; mount -o remount,bind,rw "$d"; umount "$d"; echo x > "$d/late.json"; echo status=$?`, "description": "write a cache"}},
 		{Tool: "write", Args: map[string]any{"filePath": "memory-bank/details/progress.md", "content": progress}},
 	})
 	w := newWorld(t, model)
