@@ -1,0 +1,127 @@
+package scanner
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	toml "github.com/pelletier/go-toml/v2"
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+)
+
+// The default configuration, split by hand, is what gitleaks' own loader reads from it.
+func TestDefaultRulesSplitLikeGitleaks(t *testing.T) {
+	head, rules, err := splitRules(config.DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitleaksMu.Lock()
+	viper.Reset()
+	viper.SetConfigType("toml")
+	if err := viper.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+		gitleaksMu.Unlock()
+		t.Fatal(err)
+	}
+	var want config.ViperConfig
+	err = viper.Unmarshal(&want)
+	gitleaksMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	for _, r := range rules {
+		b.WriteString(r.text)
+	}
+	var got config.ViperConfig
+	if err := toml.Unmarshal([]byte(b.String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the split configuration reads differently from gitleaks' own loading")
+	}
+	if len(rules) != len(want.Rules) || len(rules) < 200 {
+		t.Fatalf("%d rule tables, gitleaks reads %d", len(rules), len(want.Rules))
+	}
+	for i, r := range rules {
+		w := want.Rules[i]
+		var kws []string
+		for _, k := range w.Keywords {
+			kws = append(kws, strings.ToLower(k))
+		}
+		if r.id != w.ID || !reflect.DeepEqual(r.keywords, kws) {
+			t.Errorf("rule %d: read %q %q, gitleaks reads %q %q", i, r.id, r.keywords, w.ID, kws)
+		}
+	}
+}
+
+func planRules(p *plan) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range []*detect.Detector{p.line, p.blank, p.whole, p.generic} {
+		if d == nil {
+			continue
+		}
+		for id := range d.Config.Rules {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// Only the rules whose keywords occur in the text (and those without keywords) are built.
+func TestLazyBuildsOnlyTriggeredRules(t *testing.T) {
+	gitleaksMu.Lock()
+	l, err := newLazyRules(config.DefaultConfig)
+	gitleaksMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.planFor([]byte("# Notes\n\nWe rotate the signing key weekly.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := planRules(p)
+	if len(got) > 20 || l.compiledCount() > 20 {
+		t.Errorf("prose built %d rules (%d compiled): the keyword selection is not applied", len(got), l.compiledCount())
+	}
+	for _, id := range []string{"pkcs12-file", "generic-api-key"} { // no keywords; keyword "key"
+		if !got[id] {
+			t.Errorf("rule %s not built for prose", id)
+		}
+	}
+	if got["github-pat"] {
+		t.Errorf("github-pat built though the text holds none of its keywords")
+	}
+	p, err = l.planFor([]byte("token GHP_ here\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !planRules(p)["github-pat"] {
+		t.Errorf("github-pat not built though the text holds its keyword (in upper case)")
+	}
+}
+
+func FuzzSplitRules(f *testing.F) {
+	f.Add(config.DefaultConfig[:4000])
+	f.Add("title = \"x\"\n[[rules]]\nid = \"a\"\nkeywords = [\"k\", \"L\"]\n[[rules.allowlists]]\nregexes = ['''x''']\n[[rules]]\nid = \"b\"\n")
+	f.Add("[[rules]]\nid = a\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		head, rules, err := splitRules(text)
+		if err != nil {
+			return
+		}
+		var b strings.Builder
+		b.WriteString(head)
+		for _, r := range rules {
+			if r.id == "" {
+				t.Fatalf("a rule without id was accepted")
+			}
+			b.WriteString(r.text)
+		}
+		if b.String() != text {
+			t.Fatalf("the split loses text")
+		}
+	})
+}
