@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -105,11 +104,16 @@ func readRule(block string) (ruleBlock, error) {
 
 // lazyRules is a configuration's rules compiled on demand. It is safe for concurrent use.
 type lazyRules struct {
-	rules  []ruleBlock
-	byID   map[string]int
-	prefix *ahocorasick.Trie // every keyword; pattern i is keywords[i]
-	kwRule [][]int           // kwRule[i]: the rules holding keywords[i]
-	always []int             // rules without keywords
+	text     string
+	rules    []ruleBlock
+	byID     map[string]int
+	keywords []string // every keyword once, lower-cased
+	kwRule   [][]int  // kwRule[i]: the rules holding keywords[i]
+	always   []int    // rules without keywords
+	// generic is the index of generic-api-key when it is the rule genericWindows knows (see
+	// newPlan), else -1: text without a candidate for it (mayHoldGeneric) skips the rule,
+	// whose expression and 1,500 stop words cost more to build than the rest of a hook call.
+	generic func() int
 
 	mu       sync.Mutex
 	base     config.Config          // the head: global allowlists, no rules
@@ -145,10 +149,9 @@ func newLazyRules(text string) (*lazyRules, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &lazyRules{rules: rules, byID: map[string]int{}, base: base,
+	l := &lazyRules{text: text, rules: rules, byID: map[string]int{}, base: base,
 		compiled: map[string]config.Rule{}, plans: map[string]*plan{}}
 	kwIndex := map[string]int{}
-	var kws []string
 	for i, r := range rules {
 		if _, dup := l.byID[r.id]; dup {
 			return nil, errors.New("duplicate rule id " + r.id)
@@ -160,16 +163,34 @@ func newLazyRules(text string) (*lazyRules, error) {
 		for _, k := range r.keywords {
 			n, ok := kwIndex[k]
 			if !ok {
-				n = len(kws)
+				n = len(l.keywords)
 				kwIndex[k] = n
-				kws = append(kws, k)
+				l.keywords = append(l.keywords, k)
 				l.kwRule = append(l.kwRule, nil)
 			}
 			l.kwRule[n] = append(l.kwRule[n], i)
 		}
 	}
-	l.prefix = ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
+	l.generic = sync.OnceValue(l.genericApart)
 	return l, nil
+}
+
+// genericApart returns the index of generic-api-key if no other rule names it and it is the
+// rule genericWindows is proved for, else -1.
+func (l *lazyRules) genericApart() int {
+	i, ok := l.byID[genericRule]
+	if !ok || strings.Count(l.text, `"`+genericRule+`"`) != 1 {
+		return -1
+	}
+	var one config.ViperConfig
+	if err := toml.Unmarshal([]byte(l.rules[i].text), &one); err != nil || len(one.Rules) != 1 {
+		return -1
+	}
+	r := one.Rules[0]
+	if r.Regex != genericRegex || r.Path != "" || len(r.Required) > 0 || r.SkipReport || !genericKeywordsCovered(l.rules[i].keywords) {
+		return -1
+	}
+	return i
 }
 
 // selectRules returns, in the configuration's order, the rules gitleaks could run on text:
@@ -180,10 +201,27 @@ func (l *lazyRules) selectRules(text []byte) []int {
 	for _, i := range l.always {
 		on[i] = true
 	}
-	for _, m := range l.prefix.MatchString(strings.ToLower(string(text))) {
-		for _, i := range l.kwRule[m.Pattern()] {
-			on[i] = true
+	lower := strings.ToLower(string(text))
+	// Which byte pairs occur: most keywords are ruled out without searching the text.
+	var pairs [1 << 16 / 64]uint64
+	for i := 0; i+1 < len(lower); i++ {
+		p := uint16(lower[i])<<8 | uint16(lower[i+1])
+		pairs[p/64] |= 1 << (p % 64)
+	}
+	for n, k := range l.keywords {
+		if len(k) >= 2 {
+			if p := uint16(k[0])<<8 | uint16(k[1]); pairs[p/64]&(1<<(p%64)) == 0 {
+				continue
+			}
 		}
+		if strings.Contains(lower, k) {
+			for _, i := range l.kwRule[n] {
+				on[i] = true
+			}
+		}
+	}
+	if g := l.generic(); g >= 0 && on[g] && !mayHoldGeneric(text) {
+		on[g] = false // genericWindows(text) is empty: the rule would run on nothing
 	}
 	var out []int
 	for i, ok := range on {

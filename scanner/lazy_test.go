@@ -86,13 +86,24 @@ func TestLazyBuildsOnlyTriggeredRules(t *testing.T) {
 	if len(got) > 20 || l.compiledCount() > 20 {
 		t.Errorf("prose built %d rules (%d compiled): the keyword selection is not applied", len(got), l.compiledCount())
 	}
-	for _, id := range []string{"pkcs12-file", "generic-api-key"} { // no keywords; keyword "key"
-		if !got[id] {
-			t.Errorf("rule %s not built for prose", id)
-		}
+	if !got["pkcs12-file"] { // a rule without keywords
+		t.Errorf("pkcs12-file not built for prose")
+	}
+	if !got["jwt"] { // keyword "ey", in "key"
+		t.Errorf("jwt not built though the text holds its keyword")
 	}
 	if got["github-pat"] {
 		t.Errorf("github-pat built though the text holds none of its keywords")
+	}
+	if got[genericRule] {
+		t.Errorf("%s built though the text holds its keyword but nothing it could match", genericRule)
+	}
+	p, err = l.planFor([]byte("# Notes\n\napi_key = 'Z8kQm2Lp9XvR4tYw7NbC'\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !planRules(p)[genericRule] {
+		t.Errorf("%s not built for an assignment", genericRule)
 	}
 	p, err = l.planFor([]byte("token GHP_ here\n"))
 	if err != nil {
