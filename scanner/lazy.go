@@ -8,9 +8,7 @@ import (
 	"sync"
 
 	toml "github.com/pelletier/go-toml/v2"
-	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
 // Building gitleaks' default configuration (parsing ~100 KB of TOML, compiling ~220 regular
@@ -308,7 +306,6 @@ func (l *lazyRules) compile(ids []string) error {
 			continue
 		}
 		gitleaksMu.Lock()
-		logging.Logger = zerolog.Nop()
 		cfg, err := vc.Translate()
 		gitleaksMu.Unlock()
 		if err != nil {

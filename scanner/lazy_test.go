@@ -136,3 +136,39 @@ func FuzzSplitRules(f *testing.F) {
 		}
 	})
 }
+
+// One Secrets shared by a serve or watch process: concurrent scans of texts that trigger
+// different rules build them once and agree with gitleaks' detector.
+func TestLazyConcurrentScans(t *testing.T) {
+	s := readySecrets(t, "")
+	tok := fakeGitHubToken(t)
+	texts := []string{
+		"# Notes\n\nGITHUB_TOKEN=" + tok + "\n",
+		"password = \"Xk29fjQm3LpZ8vR2wq\"\n",
+		"plain prose about the key decision\n",
+		"slack xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1\n",
+		"curl -u admin:Tr0ub4dor3x https://example.com\n",
+	}
+	want := make([][]key, len(texts))
+	for i, x := range texts {
+		want[i] = fullDetector(s, x)
+	}
+	done := make(chan string, 4*len(texts))
+	for range 4 {
+		for i, x := range texts {
+			go func() {
+				got := keys(s.detect("memory-bank/n.md", []byte(x), 1), findingKey)
+				if !reflect.DeepEqual(got, want[i]) {
+					done <- x
+					return
+				}
+				done <- ""
+			}()
+		}
+	}
+	for range 4 * len(texts) {
+		if x := <-done; x != "" {
+			t.Errorf("concurrent scan differs from gitleaks' detector on %.60q", x)
+		}
+	}
+}

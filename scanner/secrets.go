@@ -67,6 +67,11 @@ func NewSecrets(root string) *Secrets { return &Secrets{root: root} }
 // extension depth) while a detector is built.
 var gitleaksMu sync.Mutex
 
+// quietGitleaks silences gitleaks, which logs to stderr through a package global: a library
+// must stay silent. It runs once, before the first detector exists, because detectors read
+// the global while they scan.
+var quietGitleaks = sync.OnceFunc(func() { logging.Logger = zerolog.Nop() })
+
 // defaultConfig is gitleaks' built-in configuration, translated once per process: its ~200
 // regular expressions cost more to compile than a whole mbguard run otherwise takes.
 var defaultConfig = sync.OnceValues(func() (config.Config, error) {
@@ -98,8 +103,7 @@ func (s *Secrets) Ready() error {
 func (s *Secrets) build() {
 	gitleaksMu.Lock()
 	defer gitleaksMu.Unlock()
-	// gitleaks logs to stderr through a package global; a library must stay silent.
-	logging.Logger = zerolog.Nop()
+	quietGitleaks()
 
 	cfgPath := filepath.Join(s.root, GitleaksConfig)
 	raw, err := os.ReadFile(cfgPath)
@@ -159,7 +163,6 @@ func (s *Secrets) full() *detect.Detector {
 			return
 		}
 		gitleaksMu.Lock()
-		logging.Logger = zerolog.Nop()
 		cfg, err := defaultConfig()
 		gitleaksMu.Unlock()
 		if err != nil {
