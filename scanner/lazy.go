@@ -180,8 +180,17 @@ func (l *lazyRules) genericApart() int {
 	if !ok || strings.Count(l.text, `"`+genericRule+`"`) != 1 {
 		return -1
 	}
+	// Its own keys only: the sub-tables are allowlists (1,500 stop words, slow to read) and
+	// required rules, which disqualify it.
+	text := l.rules[i].text
+	if strings.Contains(text, "[[rules.required]]") {
+		return -1
+	}
+	if j := strings.Index(text, "\n[[rules."); j >= 0 {
+		text = text[:j+1]
+	}
 	var one config.ViperConfig
-	if err := toml.Unmarshal([]byte(l.rules[i].text), &one); err != nil || len(one.Rules) != 1 {
+	if err := toml.Unmarshal([]byte(text), &one); err != nil || len(one.Rules) != 1 {
 		return -1
 	}
 	r := one.Rules[0]

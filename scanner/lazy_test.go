@@ -172,3 +172,15 @@ func TestLazyConcurrentScans(t *testing.T) {
 		}
 	}
 }
+
+func TestGenericApartIsFound(t *testing.T) {
+	gitleaksMu.Lock()
+	l, err := newLazyRules(config.DefaultConfig)
+	gitleaksMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := l.generic(); g < 0 || l.rules[g].id != genericRule {
+		t.Fatalf("generic-api-key not recognised in the default rules (index %d)", g)
+	}
+}
