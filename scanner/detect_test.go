@@ -17,7 +17,7 @@ func findingKey(f report.Finding) key {
 
 // fullDetector is gitleaks' answer: its detector, every rule, decoding, on the whole text.
 func fullDetector(s *Secrets, content string) []key {
-	return keys(s.det.Detect(detect.Fragment{Raw: content, FilePath: "memory-bank/n.md", StartLine: 1}), findingKey)
+	return keys(s.full().Detect(detect.Fragment{Raw: content, FilePath: "memory-bank/n.md", StartLine: 1}), findingKey)
 }
 
 // assertSameAsDetector fails when Secrets' cut-up scan and gitleaks' detector on the whole
@@ -113,7 +113,7 @@ func TestCutMatchesDetectorOnRuleSamples(t *testing.T) {
 	s := readySecrets(t, "")
 	// Samples are full of base64 and hex, for which detect hands the whole text to the full
 	// detector; the cutting is compared here, against the same rules without decoding.
-	plain := detect.NewDetector(s.det.Config)
+	plain := detect.NewDetector(s.full().Config)
 	rnd := rand.New(rand.NewPCG(5, 6))
 	variants := map[string]func(string) string{
 		"lf":               func(x string) string { return x },

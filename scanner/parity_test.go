@@ -50,7 +50,7 @@ func TestGitleaksTestdataParity(t *testing.T) {
 			return err
 		}
 		files++
-		for _, f := range ref.det.Detect(detect.Fragment{Raw: string(b), FilePath: name, StartLine: 1}) {
+		for _, f := range ref.full().Detect(detect.Fragment{Raw: string(b), FilePath: name, StartLine: 1}) {
 			want = append(want, fmt.Sprintf("%s:%d %s", name, max(f.StartLine, 1), f.RuleID))
 		}
 		return nil

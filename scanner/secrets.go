@@ -45,9 +45,16 @@ type Secrets struct {
 	root string
 
 	once sync.Once
-	det  *detect.Detector // every rule, decoding as the gitleaks CLI does; holds .gitleaksignore
-	plan plan             // the same rules split by how their text may be cut; see plan.go
-	err  error
+	// lazy is the default configuration's rules, compiled as texts need them (lazy.go); nil
+	// for a repository's own .gitleaks.toml, which is built whole into det and plan.
+	lazy *lazyRules
+	// det is every rule, decoding as the gitleaks CLI does: built at once for a custom
+	// configuration, on first need (text the decoder may rewrite) for the default one.
+	det     *detect.Detector
+	detOnce sync.Once
+	plan    plan             // det's rules split by how their text may be cut; see plan.go
+	ignore  *detect.Detector // holds .gitleaksignore (det itself for a custom configuration)
+	err     error
 	// add serialises AddFinding, whose only use here is its .gitleaksignore check: the
 	// detector appends to one shared slice, and we read its length around the call.
 	add sync.Mutex
@@ -59,6 +66,11 @@ func NewSecrets(root string) *Secrets { return &Secrets{root: root} }
 // gitleaksMu guards gitleaks' package globals (its viper instance, its logger and the config
 // extension depth) while a detector is built.
 var gitleaksMu sync.Mutex
+
+// quietGitleaks silences gitleaks, which logs to stderr through a package global: a library
+// must stay silent. It runs once, before the first detector exists, because detectors read
+// the global while they scan.
+var quietGitleaks = sync.OnceFunc(func() { logging.Logger = zerolog.Nop() })
 
 // defaultConfig is gitleaks' built-in configuration, translated once per process: its ~200
 // regular expressions cost more to compile than a whole mbguard run otherwise takes.
@@ -91,13 +103,14 @@ func (s *Secrets) Ready() error {
 func (s *Secrets) build() {
 	gitleaksMu.Lock()
 	defer gitleaksMu.Unlock()
-	// gitleaks logs to stderr through a package global; a library must stay silent.
-	logging.Logger = zerolog.Nop()
+	quietGitleaks()
 
 	cfgPath := filepath.Join(s.root, GitleaksConfig)
 	raw, err := os.ReadFile(cfgPath)
 	var cfg config.Config
 	switch {
+	case (errors.Is(err, fs.ErrNotExist) || s.root == "") && defaultLazy() != nil:
+		s.lazy = defaultLazy()
 	case errors.Is(err, fs.ErrNotExist) || s.root == "":
 		cfg, err = defaultConfig()
 		if err != nil {
@@ -115,8 +128,13 @@ func (s *Secrets) build() {
 		}
 		cfg.Path = GitleaksConfig
 	}
-	d := detect.NewDetector(cfg)
-	d.MaxDecodeDepth = MaxDecodeDepth
+	var d *detect.Detector
+	if s.lazy != nil {
+		d = detect.NewDetector(config.Config{}) // only for .gitleaksignore
+	} else {
+		d = detect.NewDetector(cfg)
+		d.MaxDecodeDepth = MaxDecodeDepth
+	}
 	ign := filepath.Join(s.root, GitleaksIgnore)
 	if fi, err := os.Stat(ign); err == nil && !fi.IsDir() && s.root != "" {
 		if err := d.AddGitleaksIgnore(ign); err != nil {
@@ -127,12 +145,53 @@ func (s *Secrets) build() {
 		s.err = fmt.Errorf("reading %s: is a directory (remove it)", GitleaksIgnore)
 		return
 	}
-	s.det = d
-	if cfg.Path == "" {
-		s.plan = defaultPlan()
-	} else {
-		s.plan = newPlan(cfg)
+	s.ignore = d
+	switch {
+	case s.lazy != nil:
+	case cfg.Path == "":
+		s.det, s.plan = d, defaultPlan()
+	default:
+		s.det, s.plan = d, newPlan(cfg)
 	}
+}
+
+// full returns the detector of every rule, decoding as the gitleaks CLI does, building the
+// default one on first need. Callers have called Ready without error.
+func (s *Secrets) full() *detect.Detector {
+	s.detOnce.Do(func() {
+		if s.det != nil {
+			return
+		}
+		gitleaksMu.Lock()
+		cfg, err := defaultConfig()
+		gitleaksMu.Unlock()
+		if err != nil {
+			// The same text split into rules just now; translating it whole cannot fail
+			// where its parts did not. Scan nothing rather than crash a hook.
+			cfg = config.Config{}
+		}
+		d := detect.NewDetector(cfg)
+		d.MaxDecodeDepth = MaxDecodeDepth
+		s.det = d
+	})
+	return s.det
+}
+
+// planFor returns the plan to cut content by: the custom configuration's, or that of the
+// default rules content can trigger.
+func (s *Secrets) planFor(content []byte) *plan {
+	if s.lazy == nil {
+		return &s.plan
+	}
+	p, err := s.lazy.planFor(content)
+	if err != nil {
+		// Not expected (the parts of a configuration that translates whole); stay exact.
+		gitleaksMu.Lock()
+		full := defaultPlan()
+		gitleaksMu.Unlock()
+		return &full
+	}
+	return p
 }
 
 // defaultPlan is newPlan for gitleaks' default rules, built once per process (classifying
@@ -189,7 +248,7 @@ func (s *Secrets) detect(path string, content []byte, firstLine int) []report.Fi
 	if mayHoldEncoded(content) {
 		// The decoder found something (or may): its passes rewrite the text and rerun every
 		// rule over it, so only the whole text gives gitleaks' answer.
-		return whole(s.det)
+		return whole(s.full())
 	}
 	return s.cut(path, content, firstLine)
 }
@@ -201,7 +260,7 @@ func (s *Secrets) cut(path string, content []byte, firstLine int) []report.Findi
 	whole := func(d *detect.Detector) []report.Finding {
 		return d.Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})
 	}
-	p := &s.plan
+	p := s.planFor(content)
 	var found []report.Finding
 	fpath := path
 	if p.pathFree(path) {
@@ -363,9 +422,9 @@ func dropGenericDuplicates(fs []report.Finding) []report.Finding {
 func (s *Secrets) keep(f report.Finding) bool {
 	s.add.Lock()
 	defer s.add.Unlock()
-	n := len(s.det.Findings())
-	s.det.AddFinding(f)
-	return len(s.det.Findings()) > n
+	n := len(s.ignore.Findings())
+	s.ignore.AddFinding(f)
+	return len(s.ignore.Findings()) > n
 }
 
 // lineOffsets returns the byte offset at which each line starts; index 0 is line 1.

@@ -535,7 +535,8 @@ func (s *Service) contextBlock(session string) (string, []string, error) {
 			m.mtime, m.size = fi.ModTime(), fi.Size()
 		}
 		redact := func(text string) string {
-			fs, err := s.detector().Scan("memory-bank/MEMORY.md", []byte(text))
+			// Cached under the git dir: every session start scans the same MEMORY.md.
+			fs, err := s.detector().ScanCached(s.Repo.StateDir(), "memory-bank/MEMORY.md", []byte(text))
 			if err != nil {
 				m.scanErr = err
 				return "[MEMORY.md withheld: the secret scan failed; run `mbguard doctor`]\n"

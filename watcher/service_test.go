@@ -3,6 +3,7 @@ package watcher
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -139,5 +140,34 @@ func TestServiceConfigProblemNoticed(t *testing.T) {
 	es, _, _ := declog.Read(declog.Path(r.StateDir()), 0)
 	if len(es) != 1 || es[0].Verdict != "block" || es[0].Tool != "Write" {
 		t.Fatalf("decision log %+v", es)
+	}
+}
+
+// A session start in a later process takes MEMORY.md's secret scan from the cache under the
+// git dir: a finding planted there is what the context reports.
+func TestServiceContextScanCachedAcrossProcesses(t *testing.T) {
+	r := serviceRepo(t)
+	c1 := newTestService(t, r, true, nil).Handle(context.Background(), Request{Op: "context", Session: "s"})
+	if c1.Error != "" {
+		t.Fatalf("context %+v", c1)
+	}
+	files, _ := filepath.Glob(filepath.Join(r.StateDir(), "scan-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("scan cache files %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := strings.Replace(string(b), `"findings":null`, `"findings":[{"Rule":"planted-rule","Line":1,"Start":0,"End":1}]`, 1)
+	if planted == string(b) {
+		t.Fatalf("unexpected cache %s", b)
+	}
+	if err := os.WriteFile(files[0], []byte(planted), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c2 := newTestService(t, r, true, nil).Handle(context.Background(), Request{Op: "context", Session: "s"})
+	if !strings.Contains(c2.Notice+c2.Context, "planted-rule") {
+		t.Fatalf("the second process scanned again: %+v", c2)
 	}
 }
