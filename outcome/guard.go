@@ -289,6 +289,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 		c.Start = now.UnixMilli()
 	}
 	c.Ticks, c.LastPID = uptimeTicks(), lastPID()
+	c.Git = g.gitMark()
 	rep.Call = c
 	m, err := g.loadManifest()
 	if err != nil {
@@ -604,6 +605,12 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 		}
 		return nil
 	}
+	var gw *gitWork
+	for _, c := range owners {
+		if gw = g.gitWorked(c.Git); gw != nil {
+			break
+		}
+	}
 	mine, theirs := map[string]bool{}, map[string]bool{}
 	for _, c := range owners {
 		for _, p := range c.Allowed {
@@ -646,6 +653,15 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			} else {
 				why[i] = probs
 			}
+		case gw != nil && gw.judge(c) == gitPut:
+			verdict[i] = keep
+		case gw != nil && gw.judge(c) == gitConflict:
+			verdict[i] = keep
+			rep.Noticed = append(rep.Noticed, Problem{Path: c.path, Rule: RuleConflict,
+				Text: "holds a merge conflict from " + gw.what() + "; resolve it and commit (mbguard leaves it to you)"})
+		case gw != nil && gw.judge(c) == gitLost:
+			why[i] = []Problem{{Path: c.path, Rule: RuleGitDiscarded,
+				Text: gw.what() + " discarded uncommitted work here; it was put back from the known-good state"}}
 		default:
 			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not written through an allowed write tool"}}
 			if c.d == nil || c.d.Kind != KindDir {
@@ -670,6 +686,17 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			for p := range theirs {
 				if under(p, c.path) && verdict[i] == undo {
 					verdict[i] = leave
+				}
+			}
+			if verdict[i] == keep {
+				continue
+			}
+		}
+		if c.b != nil && c.d == nil && gw != nil { // a folder git removed goes with what was in it
+			verdict[i] = keep
+			for j, o := range changes {
+				if j != i && under(o.path, c.path) && verdict[j] != keep {
+					verdict[i] = undo
 				}
 			}
 			if verdict[i] == keep {

@@ -1,0 +1,55 @@
+package hooks
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/internal/testgit"
+)
+
+// bashCall runs one Bash call through the real hook protocol: PreToolUse, the command, then
+// PostToolUse. It returns the post reply's stdout.
+func bashCall(t *testing.T, h *hookRun, id, command string) string {
+	t.Helper()
+	input := map[string]any{"command": command, "description": "step"}
+	pre := h.call("PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": id})
+	if pre.Exit != 0 {
+		t.Fatalf("pre refused %q: %s", command, pre.Stderr)
+	}
+	cmd := exec.Command("bash", "-c", command)
+	cmd.Dir = h.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", command, err, out)
+	}
+	post := h.call("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": id,
+		"tool_response": map[string]any{"stdout": "", "stderr": "", "interrupted": false}})
+	return string(post.Stdout)
+}
+
+// An agent's `git checkout` of a branch whose commits change the bank, through `hook claude`:
+// the bank ends as the branch has it, `git status` is clean, nothing is undone.
+func TestClaudeGitCheckoutKeepsTheBranchBank(t *testing.T) {
+	root := bankRepo(t)
+	testgit.Git(t, root, "switch", "-q", "-c", "feature")
+	testgit.Write(t, root, "memory-bank/details/patterns.md", "# Patterns\nuse the queue\nteam: retries\n")
+	testgit.Write(t, root, "memory-bank/topics/db.md", "# DB\npostgres\n")
+	testgit.Commit(t, root, "feature: bank")
+	testgit.Git(t, root, "switch", "-q", "main")
+	h := newHookRun(t, root, nil)
+	h.prompt("switch to the feature branch")
+	if out := bashCall(t, h, "toolu_g1", "git checkout -q feature"); strings.Contains(out, `"block"`) {
+		t.Fatalf("git checkout was undone: %s", out)
+	}
+	if st := testgit.Git(t, root, "status", "--porcelain", "--untracked-files=all", "--", "memory-bank"); st != "" {
+		t.Errorf("bank differs from the branch:\n%s", st)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "memory-bank/topics/db.md")); string(b) != "# DB\npostgres\n" {
+		t.Errorf("topics/db.md = %q", b)
+	}
+	if quarantineHolds(t, root, "retries") || quarantineHolds(t, root, "postgres") {
+		t.Error("git's bytes went into the quarantine")
+	}
+}
