@@ -53,3 +53,37 @@ func TestClaudeGitCheckoutKeepsTheBranchBank(t *testing.T) {
 		t.Error("git's bytes went into the quarantine")
 	}
 }
+
+// A person's edit after a call that never reported a result (refused, failed, or the turn
+// stopped), through `hook claude`: the next call leaves it standing.
+func TestClaudeClosedWindowKeepsPersonsEdit(t *testing.T) {
+	for _, ev := range []string{"PermissionDenied", "Stop", "PostToolUseFailure", "UserPromptSubmit"} {
+		t.Run(ev, func(t *testing.T) {
+			root := bankRepo(t)
+			h := newHookRun(t, root, nil)
+			h.prompt("tidy up")
+			input := map[string]any{"command": "rm -rf build", "description": "clean"}
+			if pre := h.call("PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_d"}); pre.Exit != 0 {
+				t.Fatalf("pre refused: %s", pre.Stderr)
+			}
+			switch ev {
+			case "PermissionDenied":
+				h.call(ev, map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_d", "reason": "denied"})
+			case "Stop":
+				h.call(ev, map[string]any{"stop_hook_active": false, "last_assistant_message": "done"})
+			case "PostToolUseFailure":
+				h.call(ev, map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_d", "error": "exit 1", "is_interrupt": false})
+			case "UserPromptSubmit":
+				h.prompt("never mind")
+			}
+			human := "# Progress\nthe person's words\n"
+			os.WriteFile(filepath.Join(root, "memory-bank/details/progress.md"), []byte(human), 0o644)
+			if out := bashCall(t, h, "toolu_n", "true"); strings.Contains(out, `"block"`) {
+				t.Errorf("the next call undid the person's edit: %s", out)
+			}
+			if b, _ := os.ReadFile(filepath.Join(root, "memory-bank/details/progress.md")); string(b) != human {
+				t.Errorf("progress.md = %q, want the person's", b)
+			}
+		})
+	}
+}

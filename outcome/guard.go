@@ -35,6 +35,9 @@ type Options struct {
 	// it can be trusted (a running watcher). A pre check whose counter has not moved since the
 	// last walk skips its own walk; the post check always walks.
 	Quiet func() (uint64, bool)
+	// Serial reports whether a host runs one tool call at a time: its next pre event of the
+	// same session then closes the window of a call whose post never came.
+	Serial func(host string) bool
 }
 
 // Guard keeps one repository's memory bank at its known-good state. Its methods are safe for
@@ -252,6 +255,12 @@ func (g *Guard) stale(c Call, now time.Time) bool {
 	return c.Ended || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
 }
 
+// superseded reports whether call c's pre event closes x's window: x is of the same session
+// on a host that runs tools one at a time, so x is over. Background jobs stay tracked.
+func (g *Guard) superseded(x, c Call) bool {
+	return g.o.Serial != nil && x.Session == c.Session && x.Host == c.Host && len(x.Procs) == 0 && g.o.Serial(c.Host)
+}
+
 // bgSuffix marks the in-flight record of the processes a call left running.
 const bgSuffix = "#left-running"
 
@@ -301,7 +310,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 	for _, x := range in.Calls {
 		switch {
 		case x.ID == c.ID:
-		case g.stale(x, now):
+		case g.stale(x, now), g.superseded(x, c):
 			stale = append(stale, x)
 		default:
 			live = append(live, x)
@@ -405,27 +414,63 @@ func (g *Guard) After(c Call) (Report, error) {
 	return rep, g.saveInflight(prev, in)
 }
 
-// Forget marks the in-flight calls of session as over: the session moved on (a new user
-// message, session end), so their post checks will not come. The next check judges them.
+// Forget closes the windows of session's in-flight calls (see End).
 func (g *Guard) Forget(session string) error {
+	_, err := g.End(session, "", true)
+	return err
+}
+
+// End closes the window of an in-flight call whose post check will not come: the host said
+// the session moved on (a new user message, the turn stopped, the session ended) or that the
+// call was refused (PermissionDenied). id "" closes every call of session. Background jobs a
+// call left running stay tracked.
+//
+// A closed window claims nothing made after it closed: a person's edit after a refused call
+// is the person's. What changed while the window was open is judged now, as the call's own
+// post check would have (ran), or, for a call that never ran, left for the next check, which
+// accepts it as made between calls.
+func (g *Guard) End(session, id string, ran bool) (Report, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, err := os.Stat(g.inflightPath()); err != nil {
-		return nil
+		return Report{}, nil
 	}
 	lk, err := g.lock()
 	if err != nil {
-		return err
+		return Report{}, err
 	}
 	defer lk.Unlock()
+	g.looked = nil
 	prev := g.loadInflight()
-	in := inflight{Calls: slices.Clone(prev.Calls)}
-	for i := range in.Calls {
-		if in.Calls[i].Session == session && len(in.Calls[i].Procs) == 0 {
-			in.Calls[i].Ended = true
+	var closed, live []Call
+	for _, x := range prev.Calls {
+		if x.Session == session && (id == "" || x.ID == id) && len(x.Procs) == 0 {
+			closed = append(closed, x)
+		} else {
+			live = append(live, x)
 		}
 	}
-	return g.saveInflight(prev, in)
+	rep := Report{Settled: closed}
+	if len(closed) == 0 {
+		return rep, nil
+	}
+	rep.Call = closed[0]
+	if ran {
+		m, err := g.loadManifest()
+		if err != nil {
+			return rep, err
+		}
+		if m == nil {
+			m, _ = g.recoverManifest()
+		}
+		if m != nil {
+			if err := g.settle(m, closed, live, &rep); err != nil {
+				return rep, err
+			}
+			g.keepPending(m)
+		}
+	}
+	return rep, g.saveInflight(prev, inflight{Calls: live})
 }
 
 // change is one path whose disk state differs from the known-good one.

@@ -340,12 +340,15 @@ func TestForgetEndsCalls(t *testing.T) {
 	root, g := newBank(t)
 	g.Before(Call{ID: "lost", Session: "s", Tool: "Bash"})
 	testgit.Write(t, root, "memory-bank/x.bin", "agent bytes")
-	if err := g.Forget("s"); err != nil {
+	rep, err := g.End("s", "", true)
+	if err != nil {
 		t.Fatal(err)
 	}
-	rep, _ := g.Before(Call{ID: "next", Session: "s", Tool: "Bash"})
-	if !rep.Blocked() {
-		t.Fatal("a call of a session that moved on was not settled")
+	if !rep.Blocked() || len(rep.Settled) != 1 {
+		t.Fatal("a call of a session that moved on was not settled when its window closed")
+	}
+	if rep, _ := g.Before(Call{ID: "next", Session: "s", Tool: "Bash"}); rep.Blocked() {
+		t.Errorf("the next call undid something again: %+v", rep.Undone)
 	}
 }
 
