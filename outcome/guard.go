@@ -399,6 +399,14 @@ func (g *Guard) After(c Call) (Report, error) {
 			return rep, err // no known-good state at all: nothing to compare with
 		}
 	}
+	if !found && len(rep.Settled) == 0 {
+		// No pre check recorded this call. When that is because mbguard cannot write its state,
+		// the changes since the last check it could save may be a person's: they are reported,
+		// never undone as the agent's.
+		if err := g.stateWritable(); err != nil {
+			return g.reportOnly(m, &rep, err)
+		}
+	}
 	n, ok := g.markWalk()
 	if err := g.settle(m, owners, live, &rep); err != nil {
 		return rep, err

@@ -3,6 +3,7 @@ package outcome
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mbguard/mbguard/internal/testgit"
@@ -64,5 +65,21 @@ func TestSerialHostNextPreClosesWindow(t *testing.T) {
 		if !serial && (rep.Blocked() || len(rep.Settled) != 0) {
 			t.Errorf("parallel host: y's pre closed x's window: %+v", rep)
 		}
+	}
+}
+
+// Every undo says which call's window the change fell in and when it opened.
+func TestUndoNamesItsEvidence(t *testing.T) {
+	root, g := newBank(t)
+	rep := call(t, g, "toolu_ev", "printf x > memory-bank/x.bin")
+	msg := rep.Message("claude")
+	if !rep.Blocked() || !strings.Contains(msg, "Evidence: the changes appeared during Bash call toolu_ev, between its pre check at ") {
+		t.Errorf("the reply does not name its evidence:\n%s", msg)
+	}
+	g.Before(Call{ID: "lost", Session: "s", Tool: "Bash"})
+	testgit.Write(t, root, "memory-bank/y.bin", "y")
+	rep, _ = g.End("s", "", true)
+	if msg := rep.Message("claude"); !strings.Contains(msg, "the window of Bash call lost, open since ") {
+		t.Errorf("a closed window's undo does not name it:\n%s", msg)
 	}
 }
