@@ -276,7 +276,7 @@ func (g *Guard) tail(c Call, now time.Time) (Call, bool) {
 	if len(ps) == 0 {
 		return Call{}, false
 	}
-	return Call{ID: c.ID + bgSuffix, Session: c.Session, Host: c.Host, Tool: c.Tool, Start: now.UnixMilli(), Procs: ps}, true
+	return Call{ID: c.ID + bgSuffix, Session: c.Session, Host: c.Host, Tool: c.Tool, Start: now.UnixMilli(), Procs: ps, Ticks: c.Ticks}, true
 }
 
 // Before runs before a tool call that may write: it brings the known-good state up to date
@@ -306,14 +306,21 @@ func (g *Guard) Before(c Call) (Report, error) {
 	}
 	prev := g.loadInflight()
 	in := inflight{Calls: slices.Clone(prev.Calls)}
-	var live, stale []Call
+	var live, stale, jobs []Call
+	windows := 0 // live calls between their pre and post
 	for _, x := range in.Calls {
 		switch {
 		case x.ID == c.ID:
+		case len(x.Procs) > 0: // what a call left running: evidence, not a window
+			jobs = append(jobs, x)
+			if !g.stale(x, now) {
+				live = append(live, x)
+			}
 		case g.stale(x, now), g.superseded(x, c):
 			stale = append(stale, x)
 		default:
 			live = append(live, x)
+			windows++
 		}
 	}
 	if m == nil {
@@ -339,6 +346,10 @@ func (g *Guard) Before(c Call) (Report, error) {
 			return rep, err
 		}
 		rep.Settled = stale
+	case windows == 0 && len(jobs) > 0:
+		if err := g.judgeJobs(m, jobs, &rep); err != nil {
+			return rep, err
+		}
 	case len(live) == 0 && (g.tr != nil || !g.quietSince()):
 		n, ok := g.markWalk()
 		disk, cands, err := g.look(m)
@@ -380,6 +391,9 @@ func (g *Guard) After(c Call) (Report, error) {
 		case x.ID == c.ID:
 			owners[0] = x // the pre check's record holds the allowed paths
 			rep.Call, found = x, true
+		case g.stale(x, now) && len(x.Procs) > 0:
+			// the job is over: what it wrote since the last check is judged as this call's
+			// window (written during it) or was judged by the checks before
 		case g.stale(x, now):
 			owners = append(owners, x)
 			rep.Settled = append(rep.Settled, x)
