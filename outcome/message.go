@@ -95,7 +95,7 @@ func (r Report) Notice() string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("mbguard: memory-bank/ was changed outside the agent's tools and now breaks a rule (kept as it is; mbguard never reverts a person):")
+	b.WriteString("mbguard: memory-bank/ was changed where mbguard cannot hold the agent responsible, and kept as it is (mbguard never reverts a person):")
 	for _, p := range r.Noticed {
 		b.WriteString("\n- " + p.String())
 	}
