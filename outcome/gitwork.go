@@ -192,6 +192,16 @@ func (g *Guard) inProgress() bool {
 	return false
 }
 
+// has reports whether one of the trees git writes from holds blob at path.
+func (w *gitWork) has(path, blob string) bool {
+	for _, t := range w.put {
+		if e, ok := t[path]; ok && e.blob == blob {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *gitWork) what() string { return "git " + strings.Join(uniq(w.ops), ", ") }
 
 func uniq(s []string) []string {
@@ -232,7 +242,12 @@ func (w *gitWork) judge(c *change) gitVerdict {
 		uncommitted = true
 	}
 	if uncommitted {
-		return gitLost
+		// git's doing only when what is there now is what git has: a committed version, a
+		// stash's, or nothing (a write of new bytes in the same call is the agent's)
+		if c.d == nil || c.newBlob != "" && (old.blob == c.newBlob || w.has(c.path, c.newBlob)) {
+			return gitLost
+		}
+		return gitNone
 	}
 	if w.unmerged[c.path] && c.d != nil && c.d.Kind == KindFile {
 		return gitConflict

@@ -232,3 +232,23 @@ func TestGitCommitDoesNotLaunderAWrite(t *testing.T) {
 		t.Errorf("progress.md = %q after commit + checkout, want the known-good bytes", got)
 	}
 }
+
+// A call that runs a git command which rewrites the index (`git add`) and writes new bytes
+// over uncommitted work is undone as the agent's own write, not blamed on git.
+func TestGitDoesNotTakeTheBlameForAWrite(t *testing.T) {
+	root, g := gitBank(t)
+	call(t, g, "before", "")
+	testgit.Write(t, root, "memory-bank/details/patterns.md", "# Patterns\nmine\n")
+	call(t, g, "absorb", "")
+	rep := call(t, g, "w", "printf 'agent' > memory-bank/details/patterns.md && git add memory-bank")
+	if got := readBank(t, root, "memory-bank/details/patterns.md"); got != "# Patterns\nmine\n" {
+		t.Errorf("patterns.md = %q, want the person's", got)
+	}
+	for _, u := range rep.Undone {
+		for _, w := range u.Why {
+			if w.Rule == RuleGitDiscarded {
+				t.Errorf("the agent's write is blamed on git: %+v", u)
+			}
+		}
+	}
+}
