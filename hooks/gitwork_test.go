@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mbguard/mbguard/internal/testgit"
 )
@@ -85,5 +86,37 @@ func TestClaudeClosedWindowKeepsPersonsEdit(t *testing.T) {
 				t.Errorf("progress.md = %q, want the person's", b)
 			}
 		})
+	}
+}
+
+// A background job's late write into the bank, through `hook claude`: with no evidence that
+// the job made it, the next call's context reports it (call and processes named), and it is
+// kept — mbguard never reverts what may be a person's edit.
+func TestClaudeBackgroundWriteIsReported(t *testing.T) {
+	root := bankRepo(t)
+	os.MkdirAll(filepath.Join(root, "tools"), 0o755)
+	done := filepath.Join(t.TempDir(), "done")
+	os.WriteFile(filepath.Join(root, "tools", "bg.sh"), []byte("cd /tmp\nsleep 1\nd=$(echo memory-bXnk | tr X a); echo x > \""+root+"/$d/a.json\"\n: > "+done+"\n"), 0o755)
+	h := newHookRun(t, root, nil)
+	h.prompt("start the job")
+	if out := bashCall(t, h, "toolu_bg", "(setsid bash tools/bg.sh) >/dev/null 2>&1 < /dev/null &"); strings.Contains(out, `"block"`) {
+		t.Fatalf("the call itself was blocked: %s", out)
+	}
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(done); err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the job never wrote")
+		}
+	}
+	input := map[string]any{"command": "true", "description": "next"}
+	pre := h.call("PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_next"})
+	text := string(pre.Stdout) + pre.Stderr
+	if !strings.Contains(text, "memory-bank/a.json") || !strings.Contains(text, "toolu_bg") {
+		t.Errorf("the next call's context does not report the job's write: %s", text)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "memory-bank/a.json")); err != nil || string(b) != "x\n" {
+		t.Errorf("a.json = %q, %v: reverted without evidence", b, err)
 	}
 }
