@@ -25,10 +25,14 @@ const (
 	claudePreCompact   = "PreCompact"
 	claudeSessionStart = "SessionStart"
 	claudeSessionEnd   = "SessionEnd"
+	// claudeStop (the agent finished its turn) and claudeDenied (a tool call was refused, so
+	// it never ran, and no post event follows) close the windows of calls still open.
+	claudeStop   = "Stop"
+	claudeDenied = "PermissionDenied"
 )
 
 // ClaudeEvents are the hook events `mbguard install --agent claude` registers.
-var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePostTool, claudePostFailure, claudePreCompact, claudeSessionStart, claudeSessionEnd}
+var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePostTool, claudePostFailure, claudePreCompact, claudeSessionStart, claudeSessionEnd, claudeStop, claudeDenied}
 
 // ClaudePayload is the part of a Claude Code hook payload mbguard reads.
 type ClaudePayload struct {
@@ -110,7 +114,11 @@ func (claudeProto) parse(payload []byte, event string) (hookCall, error) {
 		p.HookEventName = event
 	}
 	c := hookCall{Event: p.HookEventName, Kind: claudeKind(p.HookEventName, p.Source), Session: p.SessionID, Cwd: p.Cwd,
-		Tool: p.ToolName, Prompt: p.Prompt, Call: p.ToolUseID, Failed: p.HookEventName == claudePostFailure}
+		Tool: p.ToolName, Prompt: p.Prompt, Call: p.ToolUseID, Failed: p.HookEventName == claudePostFailure,
+		Denied: p.HookEventName == claudeDenied}
+	if c.Kind == callClose && !c.Denied {
+		c.Call = "" // the turn stopped: every call of the session
+	}
 	if p.HookEventName == "" {
 		if p.ToolInput != nil && len(p.ToolResponse) == 0 {
 			c.Kind = callPreTool
@@ -143,6 +151,8 @@ func claudeKind(event, source string) callKind {
 		return callStart
 	case claudeSessionEnd:
 		return callEnd
+	case claudeStop, claudeDenied:
+		return callClose
 	}
 	return callOther
 }

@@ -84,6 +84,7 @@ const (
 	callCompact                  // the context is (being) compacted: arm recovery, anchor block
 	callStart                    // a session starts or resumes: context injection
 	callEnd                      // the session ends
+	callClose                    // a tool call's window is over without its post (the turn stopped, a permission refused)
 )
 
 // hookCall is one hook call normalised across hosts.
@@ -108,6 +109,8 @@ type hookCall struct {
 	Prompt string
 	// Call is the host's id of this tool call, when it sends one.
 	Call string
+	// Denied, on callClose: the call named by Call was refused and never ran.
+	Denied bool
 	// Defer: the host does not show this event's context to the model (Copilot preCompact),
 	// so it is kept and given with the next prompt.
 	Defer bool
@@ -444,6 +447,14 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		a.Context = joinText(resp.Context, resp.Notice, staleContext(ctx, r, cfg))
 		if c.Resumed && !compaction() {
 			return a, false
+		}
+	case callClose:
+		// what a closed call did is told to the model with the next event that reaches it
+		c.Defer = true
+		if resp, ok := send(watcher.Request{Op: "close", Session: c.Session, Call: c.Call, Denied: c.Denied}); ok {
+			a.Context = resp.Notice
+		} else {
+			a.err = "" // an older mbguard watch without the op: the next check settles the call
 		}
 	case callEnd:
 		resp, ok := send(watcher.Request{Op: "event", Event: event(gating.EvSessionEnd)})

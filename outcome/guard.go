@@ -35,6 +35,9 @@ type Options struct {
 	// it can be trusted (a running watcher). A pre check whose counter has not moved since the
 	// last walk skips its own walk; the post check always walks.
 	Quiet func() (uint64, bool)
+	// Serial reports whether a host runs one tool call at a time: its next pre event of the
+	// same session then closes the window of a call whose post never came.
+	Serial func(host string) bool
 }
 
 // Guard keeps one repository's memory bank at its known-good state. Its methods are safe for
@@ -252,6 +255,12 @@ func (g *Guard) stale(c Call, now time.Time) bool {
 	return c.Ended || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
 }
 
+// superseded reports whether call c's pre event closes x's window: x is of the same session
+// on a host that runs tools one at a time, so x is over. Background jobs stay tracked.
+func (g *Guard) superseded(x, c Call) bool {
+	return g.o.Serial != nil && x.Session == c.Session && x.Host == c.Host && len(x.Procs) == 0 && g.o.Serial(c.Host)
+}
+
 // bgSuffix marks the in-flight record of the processes a call left running.
 const bgSuffix = "#left-running"
 
@@ -267,7 +276,7 @@ func (g *Guard) tail(c Call, now time.Time) (Call, bool) {
 	if len(ps) == 0 {
 		return Call{}, false
 	}
-	return Call{ID: c.ID + bgSuffix, Session: c.Session, Host: c.Host, Tool: c.Tool, Start: now.UnixMilli(), Procs: ps}, true
+	return Call{ID: c.ID + bgSuffix, Session: c.Session, Host: c.Host, Tool: c.Tool, Start: now.UnixMilli(), Procs: ps, Ticks: c.Ticks}, true
 }
 
 // Before runs before a tool call that may write: it brings the known-good state up to date
@@ -289,6 +298,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 		c.Start = now.UnixMilli()
 	}
 	c.Ticks, c.LastPID = uptimeTicks(), lastPID()
+	c.Git = g.gitMark()
 	rep.Call = c
 	m, err := g.loadManifest()
 	if err != nil {
@@ -296,14 +306,21 @@ func (g *Guard) Before(c Call) (Report, error) {
 	}
 	prev := g.loadInflight()
 	in := inflight{Calls: slices.Clone(prev.Calls)}
-	var live, stale []Call
+	var live, stale, jobs []Call
+	windows := 0 // live calls between their pre and post
 	for _, x := range in.Calls {
 		switch {
 		case x.ID == c.ID:
-		case g.stale(x, now):
+		case len(x.Procs) > 0: // what a call left running: evidence, not a window
+			jobs = append(jobs, x)
+			if !g.stale(x, now) {
+				live = append(live, x)
+			}
+		case g.stale(x, now), g.superseded(x, c):
 			stale = append(stale, x)
 		default:
 			live = append(live, x)
+			windows++
 		}
 	}
 	if m == nil {
@@ -329,6 +346,10 @@ func (g *Guard) Before(c Call) (Report, error) {
 			return rep, err
 		}
 		rep.Settled = stale
+	case windows == 0 && len(jobs) > 0:
+		if err := g.judgeJobs(m, jobs, &rep); err != nil {
+			return rep, err
+		}
 	case len(live) == 0 && (g.tr != nil || !g.quietSince()):
 		n, ok := g.markWalk()
 		disk, cands, err := g.look(m)
@@ -370,6 +391,9 @@ func (g *Guard) After(c Call) (Report, error) {
 		case x.ID == c.ID:
 			owners[0] = x // the pre check's record holds the allowed paths
 			rep.Call, found = x, true
+		case g.stale(x, now) && len(x.Procs) > 0:
+			// the job is over: what it wrote since the last check is judged as this call's
+			// window (written during it) or was judged by the checks before
 		case g.stale(x, now):
 			owners = append(owners, x)
 			rep.Settled = append(rep.Settled, x)
@@ -389,6 +413,14 @@ func (g *Guard) After(c Call) (Report, error) {
 			return rep, err // no known-good state at all: nothing to compare with
 		}
 	}
+	if !found && len(rep.Settled) == 0 {
+		// No pre check recorded this call. When that is because mbguard cannot write its state,
+		// the changes since the last check it could save may be a person's: they are reported,
+		// never undone as the agent's.
+		if err := g.stateWritable(); err != nil {
+			return g.reportOnly(m, &rep, err)
+		}
+	}
 	n, ok := g.markWalk()
 	if err := g.settle(m, owners, live, &rep); err != nil {
 		return rep, err
@@ -404,27 +436,63 @@ func (g *Guard) After(c Call) (Report, error) {
 	return rep, g.saveInflight(prev, in)
 }
 
-// Forget marks the in-flight calls of session as over: the session moved on (a new user
-// message, session end), so their post checks will not come. The next check judges them.
+// Forget closes the windows of session's in-flight calls (see End).
 func (g *Guard) Forget(session string) error {
+	_, err := g.End(session, "", true)
+	return err
+}
+
+// End closes the window of an in-flight call whose post check will not come: the host said
+// the session moved on (a new user message, the turn stopped, the session ended) or that the
+// call was refused (PermissionDenied). id "" closes every call of session. Background jobs a
+// call left running stay tracked.
+//
+// A closed window claims nothing made after it closed: a person's edit after a refused call
+// is the person's. What changed while the window was open is judged now, as the call's own
+// post check would have (ran), or, for a call that never ran, left for the next check, which
+// accepts it as made between calls.
+func (g *Guard) End(session, id string, ran bool) (Report, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, err := os.Stat(g.inflightPath()); err != nil {
-		return nil
+		return Report{}, nil
 	}
 	lk, err := g.lock()
 	if err != nil {
-		return err
+		return Report{}, err
 	}
 	defer lk.Unlock()
+	g.looked = nil
 	prev := g.loadInflight()
-	in := inflight{Calls: slices.Clone(prev.Calls)}
-	for i := range in.Calls {
-		if in.Calls[i].Session == session && len(in.Calls[i].Procs) == 0 {
-			in.Calls[i].Ended = true
+	var closed, live []Call
+	for _, x := range prev.Calls {
+		if x.Session == session && (id == "" || x.ID == id) && len(x.Procs) == 0 {
+			closed = append(closed, x)
+		} else {
+			live = append(live, x)
 		}
 	}
-	return g.saveInflight(prev, in)
+	rep := Report{Settled: closed}
+	if len(closed) == 0 {
+		return rep, nil
+	}
+	rep.Call = closed[0]
+	if ran {
+		m, err := g.loadManifest()
+		if err != nil {
+			return rep, err
+		}
+		if m == nil {
+			m, _ = g.recoverManifest()
+		}
+		if m != nil {
+			if err := g.settle(m, closed, live, &rep); err != nil {
+				return rep, err
+			}
+			g.keepPending(m)
+		}
+	}
+	return rep, g.saveInflight(prev, inflight{Calls: live})
 }
 
 // change is one path whose disk state differs from the known-good one.
@@ -604,6 +672,12 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 		}
 		return nil
 	}
+	var gw *gitWork
+	for _, c := range owners {
+		if gw = g.gitWorked(c.Git); gw != nil {
+			break
+		}
+	}
 	mine, theirs := map[string]bool{}, map[string]bool{}
 	for _, c := range owners {
 		for _, p := range c.Allowed {
@@ -646,6 +720,15 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			} else {
 				why[i] = probs
 			}
+		case gw != nil && gw.judge(c) == gitPut:
+			verdict[i] = keep
+		case gw != nil && gw.judge(c) == gitConflict:
+			verdict[i] = keep
+			rep.Noticed = append(rep.Noticed, Problem{Path: c.path, Rule: RuleConflict,
+				Text: "holds a merge conflict from " + gw.what() + "; resolve it and commit (mbguard leaves it to you)"})
+		case gw != nil && gw.judge(c) == gitLost:
+			why[i] = []Problem{{Path: c.path, Rule: RuleGitDiscarded,
+				Text: gw.what() + " discarded uncommitted work here; it was put back from the known-good state"}}
 		default:
 			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not written through an allowed write tool"}}
 			if c.d == nil || c.d.Kind != KindDir {
@@ -670,6 +753,17 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			for p := range theirs {
 				if under(p, c.path) && verdict[i] == undo {
 					verdict[i] = leave
+				}
+			}
+			if verdict[i] == keep {
+				continue
+			}
+		}
+		if c.b != nil && c.d == nil && gw != nil { // a folder git removed goes with what was in it
+			verdict[i] = keep
+			for j, o := range changes {
+				if j != i && under(o.path, c.path) && verdict[j] != keep {
+					verdict[i] = undo
 				}
 			}
 			if verdict[i] == keep {

@@ -47,10 +47,9 @@ func TestKill9BetweenPreAndPost(t *testing.T) {
 			rep, _ := g.After(Call{ID: "next", Session: "s", Tool: "Bash"})
 			return rep
 		}},
-		// a new user message ends the lost call: the next pre check settles it
+		// a new user message closes the lost call's window: it is settled then
 		{"new message settles it", func(g *Guard) Report {
-			g.Forget("s")
-			rep, _ := g.Before(Call{ID: "next", Session: "s", Tool: "Bash"})
+			rep, _ := g.End("s", "", true)
 			return rep
 		}},
 	} {

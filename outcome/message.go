@@ -2,7 +2,10 @@ package outcome
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Blocked reports whether the check undid anything: the agent must be told.
@@ -29,6 +32,9 @@ func (r Report) Message(host string) string {
 	if len(r.Settled) > 0 {
 		b.WriteString("\n(This includes changes from an earlier call whose result mbguard never saw.)")
 	}
+	if e := r.evidence(); e != "" {
+		b.WriteString("\nEvidence: " + e)
+	}
 	if r.Quarantine != "" {
 		fmt.Fprintf(&b, "\nThe bytes written there are kept in the quarantine (`mbguard quarantine show %s`); only the user can restore them.", r.Quarantine)
 	}
@@ -40,13 +46,56 @@ func (r Report) Message(host string) string {
 	return b.String()
 }
 
+// evidence says why mbguard holds the agent responsible: which call's window the changes
+// fell in, and when it opened.
+func (r Report) evidence() string {
+	at := func(ms int64) string {
+		if ms == 0 {
+			return "an unknown time"
+		}
+		return time.UnixMilli(ms).UTC().Format("15:04:05 UTC")
+	}
+	name := func(c Call) string {
+		s := c.Tool + " call"
+		if c.ID != "" {
+			s += " " + strings.TrimSuffix(c.ID, bgSuffix)
+		}
+		return s
+	}
+	var parts []string
+	for _, c := range r.Settled {
+		if strings.HasSuffix(c.ID, bgSuffix) {
+			parts = append(parts, fmt.Sprintf("processes %s left running (%s) were still alive", name(c), pids(c.Procs)))
+		} else {
+			parts = append(parts, fmt.Sprintf("the window of %s, open since %s, closed without its post event", name(c), at(c.Start)))
+		}
+	}
+	if r.Call.Start != 0 && !slices.ContainsFunc(r.Settled, func(c Call) bool { return c.ID == r.Call.ID }) {
+		parts = append([]string{fmt.Sprintf("the changes appeared during %s, between its pre check at %s and its post check", name(r.Call), at(r.Call.Start))}, parts...)
+	} else if r.Call.Start == 0 && len(r.Settled) == 0 {
+		parts = append(parts, fmt.Sprintf("no pre check recorded %s, so every change since the last check was judged as its", name(r.Call)))
+	}
+	return strings.Join(parts, "; ") + "."
+}
+
+func pids(ps []Proc) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, "pid "+strconv.Itoa(p.PID))
+	}
+	if len(s) == 0 {
+		return "none left"
+	}
+	return strings.Join(s, ", ")
+}
+
 // Notice reports rule-breaking changes made between tool calls, which mbguard kept.
 func (r Report) Notice() string {
 	if len(r.Noticed) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("mbguard: memory-bank/ was changed outside the agent's tools and now breaks a rule (kept as it is; mbguard never reverts a person):")
+	b.WriteString("mbguard: memory-bank/ was changed where mbguard cannot hold the agent responsible, and kept as it is (mbguard never reverts a person):")
 	for _, p := range r.Noticed {
 		b.WriteString("\n- " + p.String())
 	}

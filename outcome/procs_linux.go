@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,6 +14,9 @@ import (
 type Proc struct {
 	PID   int    `json:"pid"`
 	Start uint64 `json:"start"`
+	// Sid is its session: a child it starts later stays in it (unless it calls setsid), so
+	// the job is followed through a relay that outlives the process recorded here.
+	Sid int `json:"sid,omitempty"`
 }
 
 // clockTicks is USER_HZ, which is 100 on every Linux architecture Go supports.
@@ -60,8 +64,9 @@ func uptimeTicks() uint64 {
 }
 
 // leftBehind lists the processes a call left running: started since the uptime tick `since`,
-// still running, in this process's session (a shell's background job) or working under root
-// (one started with setsid), and orphaned — the first of its ancestors started before the
+// still running, in this process's session (a shell's background job) or in a session that
+// began with the call (its shell's, whose leader has exited, or one made with setsid) —
+// wherever it works (`cd /tmp` or a daemon's chdir change nothing) — and orphaned — the first of its ancestors started before the
 // call is init or a subreaper, because the shell that started it has exited. A process the
 // host itself started meanwhile (a language server, a formatter, the next test binary) has a
 // living parent that predates the call and is not counted: a person's edits made while it
@@ -84,17 +89,13 @@ func leftBehind(since uint64, fromPID int, root string) []Proc {
 		if !ok || start < since {
 			return
 		}
-		n := strconv.Itoa(pid)
-		if sid != mine {
-			cwd, err := os.Readlink("/proc/" + n + "/cwd")
-			if err != nil || !under(filepath.ToSlash(cwd), filepath.ToSlash(root)) {
-				return
-			}
+		if sid != mine && !newSession(sid, since) {
+			return // a session older than the call: some other program's
 		}
 		if !orphaned(pid, since) {
 			return
 		}
-		out = append(out, Proc{PID: pid, Start: start})
+		out = append(out, Proc{PID: pid, Start: start, Sid: sid})
 	}
 	if to := lastPID(); fromPID > 0 && to >= fromPID && to-fromPID <= maxPIDRange {
 		for pid := fromPID + 1; pid <= to; pid++ {
@@ -114,6 +115,16 @@ func leftBehind(since uint64, fromPID int, root string) []Proc {
 		}
 	}
 	return out
+}
+
+// newSession reports whether session sid began with the call: its leader started since the
+// tick `since`, or has exited (the call's shell, gone once the call returned).
+func newSession(sid int, since uint64) bool {
+	if sid <= 1 {
+		return false
+	}
+	_, start, ok := procStat(sid)
+	return !ok || start >= since
 }
 
 // maxPIDRange bounds the ids probed one by one; past it (a busy machine, ids wrapped around)
@@ -183,5 +194,100 @@ func running(ps []Proc) bool {
 			return true
 		}
 	}
-	return false
+	return len(jobProcs(ps)) > 0
+}
+
+// jobProcs lists the processes alive now that belong to the job ps recorded: ps themselves,
+// processes of their sessions started since the earliest of them (a relay the job started
+// before it exited), and their descendants (one that made a session of its own).
+func jobProcs(ps []Proc) []int {
+	if len(ps) == 0 {
+		return nil
+	}
+	sids := map[int]bool{}
+	since := ps[0].Start
+	for _, p := range ps {
+		if p.Sid > 1 {
+			sids[p.Sid] = true
+		}
+		since = min(since, p.Start)
+	}
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	type st struct {
+		ppid int
+		in   bool
+	}
+	all := map[int]*st{}
+	self := os.Getpid()
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil || pid == self {
+			continue
+		}
+		sid, start, ok := procStat(pid)
+		if !ok || start < since {
+			continue
+		}
+		s := &st{ppid: ppid(pid), in: sids[sid]}
+		for _, p := range ps {
+			s.in = s.in || p.PID == pid && p.Start == start
+		}
+		all[pid] = s
+	}
+	for changed := true; changed; { // descendants, to a fixed point
+		changed = false
+		for _, s := range all {
+			if p, ok := all[s.ppid]; !s.in && ok && p.in {
+				s.in, changed = true, true
+			}
+		}
+	}
+	var out []int
+	for pid, s := range all {
+		if s.in {
+			out = append(out, pid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// openForWrite maps the bank paths (relative to root, slash-separated) that the processes
+// pids hold open for writing to the first such process.
+func openForWrite(pids []int, root string) map[string]int {
+	out := map[string]int{}
+	prefix := filepath.Join(root, "memory-bank") + string(filepath.Separator)
+	for _, pid := range pids {
+		dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+		fds, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			target, err := os.Readlink(dir + "/" + fd.Name())
+			if err != nil || !strings.HasPrefix(target, prefix) {
+				continue
+			}
+			info, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/fdinfo/" + fd.Name())
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(info), "\n") {
+				if v, ok := strings.CutPrefix(line, "flags:"); ok {
+					if f, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil && f&3 != 0 {
+						rel, _ := filepath.Rel(root, target)
+						if _, seen := out[filepath.ToSlash(rel)]; !seen {
+							out[filepath.ToSlash(rel)] = pid
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ package outcome
 type Proc struct {
 	PID   int    `json:"pid"`
 	Start uint64 `json:"start"`
+	Sid   int    `json:"sid,omitempty"`
 }
 
 // leftBehind is not known off Linux: a background job's later writes are judged as changes
@@ -17,3 +18,7 @@ func lastPID() int { return 0 }
 func uptimeTicks() uint64 { return 0 }
 
 func running([]Proc) bool { return false }
+
+func jobProcs([]Proc) []int { return nil }
+
+func openForWrite([]int, string) map[string]int { return nil }

@@ -42,6 +42,10 @@ const (
 	RuleEntryGone  = "entry-missing"
 	RuleNotAllowed = "not-through-write-tool"
 	RuleOther      = "special-file"
+	// RuleConflict: a merge git stopped left conflict markers; the person resolves them.
+	RuleConflict = "merge-conflict"
+	// RuleGitDiscarded: a git command took away uncommitted bank work, which was put back.
+	RuleGitDiscarded = "git-discarded-work"
 )
 
 // judge applies the rules to one path's new state d (nil: deleted) against its known-good

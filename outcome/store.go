@@ -51,6 +51,8 @@ type Call struct {
 	// LastPID is the last process id the kernel had handed out then (Linux): the processes
 	// the call started have the ids after it, so the post check probes only those.
 	LastPID int `json:"last_pid,omitempty"`
+	// Git is the repository's git state when the pre check recorded the call (gitwork.go).
+	Git *GitMark `json:"git,omitempty"`
 }
 
 type inflight struct {

@@ -34,6 +34,15 @@ func mayWrite(tool string, d gating.Decision) bool {
 	return !quietTools[strings.ToLower(tool)]
 }
 
+// serialHosts run one tool call at a time per session, so a session's next pre event closes
+// the window of a call whose post never came (docs/hosts/windows.md). Claude Code, OpenCode,
+// Codex, Gemini CLI, Copilot CLI and Qwen Code can run several calls of one turn at once
+// (read-only ones at least), so none is listed yet: their windows close on the events they
+// send (post, failure, PermissionDenied, Stop, SessionEnd, the next user message).
+var serialHosts = map[string]bool{}
+
+func serialHost(host string) bool { return serialHosts[host] }
+
 // callID is the host's id of the call, or one derived from what identifies it in both the
 // pre and the post event when the host sends none.
 func callID(e gating.Event) string {
@@ -57,10 +66,7 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 	var notes []string
 	switch e.Kind {
 	case gating.EvMessage:
-		if err := s.guard().Forget(e.Session); err != nil {
-			notes = append(notes, "mbguard: "+err.Error())
-		}
-		return notes
+		return s.endCalls(e.Session, "", true)
 	case gating.EvToolBefore:
 		if d.Verdict == gating.Block || !mayWrite(e.Tool, *d) {
 			return nil
@@ -100,6 +106,31 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		return append(notes, s.report(e, rep)...)
 	}
 	return nil
+}
+
+// endCalls closes the windows of session's in-flight calls (outcome.Guard.End): the session
+// moved on, or the host refused one call (denied: it never ran). It returns notices for the
+// agent. Called with s.mu held.
+func (s *Service) endCalls(session, call string, ran bool) []string {
+	if s.opts.NoOutcome {
+		return nil
+	}
+	rep, err := s.guard().End(session, call, ran)
+	if err != nil {
+		return []string{"mbguard: closing the calls of this session: " + err.Error() + "; run `mbguard doctor`."}
+	}
+	return s.report(gating.Event{Session: session, Host: rep.Call.Host}, rep)
+}
+
+// closeWindow serves Op "close": the host said a call's window is over without its post event
+// (Claude Code's Stop and PermissionDenied).
+func (s *Service) closeWindow(req Request) Response {
+	if req.Session == "" {
+		return Response{ID: req.ID, Error: `op "close" needs a "session"`}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Response{ID: req.ID, Notice: strings.Join(s.endCalls(req.Session, req.Call, !req.Denied), "\n")}
 }
 
 // report logs and renders what a check did besides the current call's own undo.

@@ -17,8 +17,12 @@ type Request struct {
 	Op string `json:"op"`
 	// Event is the gating event for Op "event".
 	Event *gating.Event `json:"event,omitempty"`
-	// Session names the session for Op "context".
+	// Session names the session for Op "context" and "close".
 	Session string `json:"session,omitempty"`
+	// Call, for Op "close", names the one call whose window closes ("" closes every call of
+	// the session: the turn stopped). Denied says that call never ran (a refused permission).
+	Call   string `json:"call,omitempty"`
+	Denied bool   `json:"denied,omitempty"`
 }
 
 // Response answers one Request.

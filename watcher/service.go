@@ -99,7 +99,7 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 		fold:     sync.OnceValue(func() bool { return foldsCase(r.Root) }),
 	}
 	s.guard = sync.OnceValue(func() *outcome.Guard {
-		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Rules: outcome.Rules{
+		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Serial: serialHost, Rules: outcome.Rules{
 			Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: s.detector}})
 	})
 	return s
@@ -136,6 +136,8 @@ func (s *Service) Handle(ctx context.Context, req Request) (resp Response) {
 		return s.event(req)
 	case "context":
 		return s.context(req)
+	case "close":
+		return s.closeWindow(req)
 	case "status":
 		st, err := s.Status()
 		r := Response{ID: req.ID, Status: st}
@@ -146,7 +148,7 @@ func (s *Service) Handle(ctx context.Context, req Request) (resp Response) {
 	case "":
 		return Response{ID: req.ID, Error: `request has no "op": want event, context, status or ping`}
 	}
-	return Response{ID: req.ID, Error: fmt.Sprintf("unknown op %q: want event, context, status or ping", req.Op)}
+	return Response{ID: req.ID, Error: fmt.Sprintf("unknown op %q: want event, context, close, status or ping", req.Op)}
 }
 
 // session is one loaded session: the state, and how to save and release it.
@@ -315,7 +317,7 @@ func (s *Service) event(req Request) Response {
 	ss := s.open(e.Session, fx)
 	if e.Kind == gating.EvSessionEnd {
 		if !s.opts.NoOutcome {
-			_ = s.guard().Forget(e.Session)
+			s.endCalls(e.Session, "", true)
 		}
 		delete(s.sessions, e.Session)
 		delete(s.told, e.Session)

@@ -1,0 +1,281 @@
+package outcome
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mbguard/mbguard/bank"
+)
+
+// GitMark is what identifies the repository's git state when a call starts: the commit HEAD
+// names, the index file's identity, the top of the stash and the length of HEAD's reflog.
+// When the post check finds any of them changed, git itself did work during the call (a
+// checkout, merge, pull, rebase, cherry-pick, revert, reset, am, stash): the bank files git
+// put there are git's, not the agent's, and the reflog lines written since name the operations.
+type GitMark struct {
+	Head  string `json:"head,omitempty"`
+	Index string `json:"index,omitempty"` // size:mtime-ns:inode of the index file
+	Stash string `json:"stash,omitempty"`
+	Log   int64  `json:"log,omitempty"` // size of HEAD's reflog
+}
+
+// gitMark reads the mark without running git (a reftable repository needs one rev-parse).
+func (g *Guard) gitMark() *GitMark {
+	m := &GitMark{Head: g.headOid(), Stash: g.refOid("refs/stash")}
+	if fi, err := os.Stat(filepath.Join(g.r.GitDir, "index")); err == nil {
+		ino, _ := inode(fi)
+		m.Index = strconv.FormatInt(fi.Size(), 10) + ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + ":" + strconv.FormatUint(ino, 10)
+	}
+	if fi, err := os.Stat(g.reflogPath()); err == nil {
+		m.Log = fi.Size()
+	}
+	return m
+}
+
+func (g *Guard) reflogPath() string { return filepath.Join(g.r.GitDir, "logs", "HEAD") }
+
+func (g *Guard) headOid() string {
+	b, err := os.ReadFile(filepath.Join(g.r.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimSpace(string(b))
+	if ref, ok := strings.CutPrefix(s, "ref: "); ok {
+		return g.refOid(ref)
+	}
+	return s
+}
+
+func (g *Guard) refOid(ref string) string {
+	if v, ok := g.obj.refValue(ref); ok {
+		return v
+	}
+	if !g.obj.reftable {
+		return "" // no such ref (an unborn branch, no stash)
+	}
+	out, _ := g.git("rev-parse", "-q", "--verify", ref)
+	return strings.TrimSpace(string(out))
+}
+
+func (g *Guard) git(args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = g.r.Root
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	return cmd.Output()
+}
+
+// treeEnt is a bank path's blob and mode in a tree or the index.
+type treeEnt struct {
+	blob string
+	mode string // 100644, 100755, 120000
+}
+
+// bankTree lists the bank's entries in a tree-ish (nil when it cannot be read).
+func (g *Guard) bankTree(rev string) map[string]treeEnt {
+	if rev == "" {
+		return nil
+	}
+	out, err := g.git("ls-tree", "-r", "-z", "--full-tree", rev, "--", bank.Dir)
+	if err != nil {
+		return nil
+	}
+	m := map[string]treeEnt{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		m[string(path)] = treeEnt{blob: f[2], mode: f[0]}
+	}
+	return m
+}
+
+// gitWork is what git did during a call, as far as the bank is concerned.
+type gitWork struct {
+	ops []string // reflog operations since the call started ("checkout", "pull", …)
+	// old is the bank in HEAD when the call started: a known-good file that differs from it is
+	// uncommitted work, which git must not take away.
+	old map[string]treeEnt
+	// put are the trees git may have written the bank from: the new HEAD (unless the agent made
+	// that commit itself), the stash tops, and the index while an operation is in progress.
+	put []map[string]treeEnt
+	// drops are the trees whose lack of a file means git removed it: the new HEAD and the
+	// index of an operation in progress (a stash lists what it saved, not what should go)
+	drops    []map[string]treeEnt
+	unmerged map[string]bool
+}
+
+// gitWorked returns what git did during the call whose mark is mk, or nil when the mark is
+// unchanged (git did nothing: every change is judged as before).
+func (g *Guard) gitWorked(mk *GitMark) *gitWork {
+	if mk == nil {
+		return nil
+	}
+	now := g.gitMark()
+	if *now == *mk {
+		return nil
+	}
+	w := &gitWork{old: g.bankTree(mk.Head), unmerged: map[string]bool{}}
+	if w.old == nil {
+		w.old = map[string]treeEnt{}
+	}
+	trustHead := now.Head != mk.Head
+	if b, err := os.ReadFile(g.reflogPath()); err == nil && int64(len(b)) >= mk.Log {
+		for _, line := range strings.Split(string(b[mk.Log:]), "\n") {
+			_, msg, ok := strings.Cut(line, "\t")
+			if !ok {
+				continue
+			}
+			op, _, _ := strings.Cut(msg, ":")
+			op = strings.TrimSpace(op)
+			if f := strings.Fields(op); len(f) > 0 {
+				op = f[0]
+			}
+			w.ops = append(w.ops, op)
+			// `git commit` writes no file: a bank file equal to a commit the call made
+			// itself was written by the agent first.
+			if op == "commit" {
+				trustHead = false
+			}
+		}
+	}
+	if trustHead {
+		if t := g.bankTree(now.Head); t != nil {
+			w.put, w.drops = append(w.put, t), append(w.drops, t)
+		}
+	}
+	for _, s := range []string{mk.Stash, now.Stash} {
+		if s != "" {
+			w.put = append(w.put, g.bankTree(s), g.bankTree(s+"^3"))
+		}
+	}
+	if g.inProgress() {
+		idx := map[string]treeEnt{}
+		if out, err := g.git("ls-files", "-s", "-z", "--", bank.Dir); err == nil {
+			for _, rec := range bytes.Split(out, []byte{0}) {
+				meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+				f := strings.Fields(string(meta))
+				if !ok || len(f) != 3 {
+					continue
+				}
+				if f[2] == "0" {
+					idx[string(path)] = treeEnt{blob: f[1], mode: f[0]}
+				} else {
+					w.unmerged[string(path)] = true
+				}
+			}
+		}
+		w.put, w.drops = append(w.put, idx), append(w.drops, idx)
+	}
+	if len(w.ops) == 0 {
+		w.ops = []string{"git"}
+	}
+	return w
+}
+
+// inProgress reports a merge, cherry-pick, revert, rebase or am that stopped for the person.
+func (g *Guard) inProgress() bool {
+	for _, n := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "rebase-merge", "rebase-apply"} {
+		if _, err := os.Lstat(filepath.Join(g.r.GitDir, n)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether one of the trees git writes from holds blob at path.
+func (w *gitWork) has(path, blob string) bool {
+	for _, t := range w.put {
+		if e, ok := t[path]; ok && e.blob == blob {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *gitWork) what() string { return "git " + strings.Join(uniq(w.ops), ", ") }
+
+func uniq(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// gitVerdict is how git's work decides one change.
+type gitVerdict int
+
+const (
+	gitNone     gitVerdict = iota // not git's: judged as any other change
+	gitPut                        // git wrote (or removed) it: accepted
+	gitConflict                   // a conflict git left for the person: accepted and reported
+	gitLost                       // git took away uncommitted work: put back
+)
+
+// judge decides change c: the known-good state differing from the old HEAD is uncommitted
+// work (the person's, or an allowed write's); git changing it took it away. Otherwise a
+// state equal to one git wrote from is git's.
+func (w *gitWork) judge(c *change) gitVerdict {
+	if c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b != nil && c.b.Kind == KindDir {
+		return gitNone // directories follow what lies below them
+	}
+	old, inOld := w.old[c.path]
+	uncommitted := false
+	switch {
+	case c.b == nil:
+		uncommitted = inOld // deleted in the work tree, still in HEAD
+	case !inOld || c.b.Blob == "" || c.b.Blob != old.blob || modeOf(c.b) != old.mode:
+		uncommitted = true
+	}
+	if uncommitted {
+		// git's doing only when what is there now is what git has: a committed version, a
+		// stash's, or nothing (a write of new bytes in the same call is the agent's)
+		if c.d == nil || c.newBlob != "" && (old.blob == c.newBlob || w.has(c.path, c.newBlob)) {
+			return gitLost
+		}
+		return gitNone
+	}
+	if w.unmerged[c.path] && c.d != nil && c.d.Kind == KindFile {
+		return gitConflict
+	}
+	if c.d == nil {
+		for _, t := range w.drops {
+			if _, ok := t[c.path]; t != nil && !ok {
+				return gitPut
+			}
+		}
+		return gitNone
+	}
+	for _, t := range w.put {
+		e, ok := t[c.path]
+		switch {
+		case ok && c.newBlob != "" && e.blob == c.newBlob && e.mode == modeOf(c.d):
+			return gitPut
+		}
+	}
+	return gitNone
+}
+
+func modeOf(e *Entry) string {
+	switch {
+	case e.Kind == KindSymlink:
+		return "120000"
+	case e.Mode&0o111 != 0:
+		return "100755"
+	}
+	return "100644"
+}

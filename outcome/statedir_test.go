@@ -1,0 +1,54 @@
+package outcome
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/internal/testhost"
+)
+
+// With a state folder mbguard cannot write, the pre check records nothing: a person's edit
+// and chmod made before the call are reported, never undone as the agent's, and still stand
+// once the folder is writable again.
+func TestUnwritableStateNeverBlamesTheAgent(t *testing.T) {
+	if os.Geteuid() != 0 {
+		testhost.Missing(t, "root (an immutable state folder needs chattr +i; an owner repairs a chmod)", "run the tests as root, e.g. in the CI container")
+	}
+	chattr := testhost.Tool(t, "chattr", "apt-get install e2fsprogs")
+	root, g := newBank(t)
+	call(t, g, "a", "")
+	st := filepath.Join(root, ".git", "mbguard")
+	os.MkdirAll(QuarantineDir(g.r), 0o755) // writable inside: an undo could run
+	if out, err := exec.Command(chattr, "+i", st).CombinedOutput(); err != nil {
+		testhost.Missing(t, "chattr +i on the test's file system ("+string(out)+")", "run the tests on ext4 or tmpfs as root")
+	}
+	t.Cleanup(func() { exec.Command(chattr, "-i", st).Run() })
+	progress := filepath.Join(root, "memory-bank/details/progress.md")
+	os.Chmod(progress, 0o600)
+	testgit.Write(t, root, "memory-bank/details/patterns.md", "# Patterns\nhuman\n")
+	c := Call{ID: "b", Session: "s", Tool: "Bash"}
+	if _, err := g.Before(c); err == nil {
+		t.Fatal("the pre check did not say it could not record the call")
+	}
+	// the post check runs in another process (a hook): a fresh Guard
+	post, err := New(g.r, Options{Rules: rulesFor(root)}).After(Call{ID: "b", Session: "s", Tool: "Bash", Check: true})
+	if post.Blocked() {
+		t.Fatalf("the person's changes were undone as the agent's: %+v", post.Undone)
+	}
+	if err == nil || len(post.Noticed) == 0 {
+		t.Errorf("the changes were not reported: %v %+v", err, post.Noticed)
+	}
+	exec.Command(chattr, "-i", st).Run()
+	if rep := call(t, tracked(t, New(g.r, Options{Rules: rulesFor(root)})), "c", ""); rep.Blocked() {
+		t.Fatalf("the next call undid the person's changes: %+v", rep.Undone)
+	}
+	if fi, _ := os.Stat(progress); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the person's chmod was undone: %v", fi.Mode())
+	}
+	if got := readBank(t, root, "memory-bank/details/patterns.md"); got != "# Patterns\nhuman\n" {
+		t.Errorf("patterns.md = %q", got)
+	}
+}
