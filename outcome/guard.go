@@ -35,6 +35,13 @@ type Options struct {
 	// it can be trusted (a running watcher). A pre check whose counter has not moved since the
 	// last walk skips its own walk; the post check always walks.
 	Quiet func() (uint64, bool)
+	// Protected are the repository-relative paths of mbguard's configuration and installed
+	// hooks (gating.ProtectedPaths; a trailing slash names a folder): a change to them after
+	// a call is undone like a bank write (see protected.go).
+	Protected []string
+	// UserProtected are absolute paths of user-level hook files: a change during a call is
+	// reported, not undone.
+	UserProtected []string
 }
 
 // Guard keeps one repository's memory bank at its known-good state. Its methods are safe for
@@ -149,6 +156,9 @@ type Report struct {
 	Noticed []Problem
 	// Settled are earlier calls whose post check never came, judged by this check.
 	Settled []Call
+	// Unguarded are user-level hook files changed during an agent's call: mbguard does not
+	// undo them, the user must look.
+	Unguarded []string
 }
 
 // Undone is one entry put back.
@@ -306,6 +316,7 @@ func (g *Guard) Before(c Call) (Report, error) {
 			live = append(live, x)
 		}
 	}
+	g.protectBefore(len(live) == 0 && len(stale) == 0, len(stale) > 0, &rep)
 	if m == nil {
 		// the manifest is gone or unreadable: its copy outside the repository, or the tree
 		// under the ref, still names the bytes
@@ -380,6 +391,7 @@ func (g *Guard) After(c Call) (Report, error) {
 	if !found && len(rep.Settled) == 0 && !c.Check {
 		return rep, nil // a call the pre check did not record (read-only, or no bank)
 	}
+	g.protectAfter(&rep)
 	m, err := g.loadManifest()
 	if err != nil {
 		return rep, err

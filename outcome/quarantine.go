@@ -84,6 +84,20 @@ func (q *quarantine) add(c *change, file, target string, why []Problem) {
 	_ = writeJSON(filepath.Join(q.dir, "meta.json"), q.meta, false)
 }
 
+// keep stores bytes read from path (a file that stays where it is, such as the git config
+// whose harmless keys are kept) in the quarantine.
+func (q *quarantine) keep(path, what string, b []byte, why []Problem) {
+	name := strconv.Itoa(len(q.meta.Entries))
+	if os.WriteFile(filepath.Join(q.dir, "files", name), b, 0o600) != nil {
+		name = ""
+	}
+	e := QEntry{Path: path, Change: what, Kind: KindFile, Size: int64(len(b)), Why: whyText(why)}
+	if name != "" {
+		e.File = "files/" + name
+	}
+	q.meta.Entries = append(q.meta.Entries, e)
+}
+
 // move puts the disk entry at abs into the quarantine: a rename when the git directory is on
 // the same file system, else a copy and a removal. The entry is listed in meta.json before the
 // bytes move, so a crash in between never leaves bytes the quarantine does not list.

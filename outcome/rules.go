@@ -42,6 +42,9 @@ const (
 	RuleEntryGone  = "entry-missing"
 	RuleNotAllowed = "not-through-write-tool"
 	RuleOther      = "special-file"
+	// RuleProtected: mbguard's configuration, hook files and risky git config keys are the
+	// user's to change.
+	RuleProtected = "protected-config"
 )
 
 // judge applies the rules to one path's new state d (nil: deleted) against its known-good
