@@ -65,6 +65,9 @@ type Guard struct {
 	pending, trees  map[string]bool
 	changed         []string
 	checks, fulls   int
+	// key is the per-user MAC key; tampered the findings for the next report (integrity.go)
+	key      []byte
+	tampered []string
 }
 
 // quietSince reports whether nothing under memory-bank/ changed since the last full walk.
@@ -96,7 +99,9 @@ func New(r repo.Repo, o Options) *Guard {
 	if o.StaleAfter == 0 {
 		o.StaleAfter = StaleAfter
 	}
-	return &Guard{r: r, o: o, obj: newObjects(r.Root, r.CommonDir)}
+	g := &Guard{r: r, o: o, obj: newObjects(r.Root, r.CommonDir)}
+	g.obj.outside = g.outsideObjects()
+	return g
 }
 
 // Ref is the private ref that holds the known-good blobs, so `git gc` keeps them. Linked
@@ -159,6 +164,9 @@ type Report struct {
 	// Unguarded are user-level hook files changed during an agent's call: mbguard does not
 	// undo them, the user must look.
 	Unguarded []string
+	// Tampered are findings that mbguard's own state was changed by something other than
+	// mbguard (a forged manifest, ref or in-flight record), and what was done about it.
+	Tampered []string
 }
 
 // Undone is one entry put back.
@@ -186,25 +194,14 @@ func (g *Guard) loadManifest() (*manifest, error) {
 	if err != nil {
 		return nil, nil
 	}
-	m, err := decodeManifest(raw)
-	if err != nil {
-		// A manifest that cannot be read is rebuilt from the disk: mbguard never undoes on
-		// the word of a state it cannot trust.
+	// Only an authentic manifest is used (integrity.go): a forged one is replaced by its
+	// authentic copy, a forged ref is reset; with neither, the caller recovers.
+	m := g.trustManifest(raw)
+	if m == nil {
 		return nil, nil
 	}
-	if mp := g.mirrorPath(); mp != "" {
-		// Both copies are written together, byte for byte. One that differs was changed
-		// by someone else (or a crash fell between the two writes): the tree under the
-		// private ref names the known-good bytes.
-		if mb, err := os.ReadFile(mp); err != nil || !bytes.Equal(mb, raw) {
-			return g.fromRef()
-		}
-	}
-	if t, ok := g.obj.refValue(g.Ref()); ok && t != m.Tree {
-		// The manifest names another tree than the private ref: a command wrote it (an
-		// empty one would have every bank file undone as "created"). Distrust it; the
-		// caller recovers the state from the copy or the ref.
-		return nil, nil
+	if fi, err := os.Stat(p); err == nil {
+		st = entryOf(fi)
 	}
 	g.cache, g.cacheStat = m, st
 	return m, nil
@@ -221,7 +218,7 @@ func (g *Guard) loadLegacyManifest() *manifest {
 	}
 	// converted at once, so that the next check reads the compact form
 	if writeFile(g.manifestPath(), encodeManifest(&m), 0o644, true) == nil {
-		g.saveMirror(&m)
+		g.saveMirrorRaw(encodeManifest(&m))
 		os.Remove(g.legacyManifestPath())
 	}
 	return &m
@@ -244,18 +241,26 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 	if err := os.MkdirAll(g.r.StateDir(), 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", g.manifestPath(), err)
 	}
-	if err := writeFile(g.manifestPath(), encodeManifest(m), 0o644, blobsChanged); err != nil {
+	raw := encodeManifest(m)
+	// the outside copy and its MAC first: a crash between the writes leaves an authentic
+	// copy of the newer state, never a newer manifest nothing vouches for
+	g.saveMirrorRaw(raw)
+	if err := writeFile(g.manifestPath(), raw, 0o644, blobsChanged); err != nil {
 		return err
 	}
-
 	if fi, err := os.Stat(g.manifestPath()); err == nil {
 		g.cache, g.cacheStat = m, entryOf(fi)
 	}
-	g.saveMirror(m)
 	return nil
 }
 
 func (g *Guard) stale(c Call, now time.Time) bool {
+	if time.UnixMilli(c.Start).After(now.Add(time.Minute)) {
+		// a start in the future was never written by a pre check (the clock it reads is
+		// now): the record is forged or the clock jumped, and it bounds nothing
+		g.note("an in-flight record with a start time in the future was judged at once")
+		return true
+	}
 	if len(c.Procs) > 0 { // what a call left running: over when they are, or after StaleAfter
 		return !running(c.Procs) || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
 	}
@@ -284,7 +289,7 @@ func (g *Guard) tail(c Call, now time.Time) (Call, bool) {
 // with changes made since the last call (when no other call is in flight they can only be
 // someone else's: they are accepted, and reported when they break a rule), settles calls
 // whose post check never came, and records c as in flight.
-func (g *Guard) Before(c Call) (Report, error) {
+func (g *Guard) Before(c Call) (rep Report, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	lk, err := g.lock()
@@ -293,7 +298,8 @@ func (g *Guard) Before(c Call) (Report, error) {
 	}
 	defer lk.Unlock()
 	g.looked = nil
-	rep := Report{Call: c}
+	rep = Report{Call: c}
+	defer g.takeNotes(&rep) // named results: the notes reach the returned report
 	now := g.o.Now()
 	if c.Start == 0 {
 		c.Start = now.UnixMilli()
@@ -320,7 +326,9 @@ func (g *Guard) Before(c Call) (Report, error) {
 	if m == nil {
 		// the manifest is gone or unreadable: its copy outside the repository, or the tree
 		// under the ref, still names the bytes
-		m, _ = g.recoverManifest()
+		if m, err = g.recoverManifest(); errors.Is(err, ErrStoreLost) {
+			return rep, err // never take the disk as known-good on the word of nothing
+		}
 	}
 	switch {
 	case m == nil:
@@ -360,15 +368,16 @@ func (g *Guard) Before(c Call) (Report, error) {
 // it lies in c's allowed paths and passes the rules, left alone when it lies in another
 // in-flight call's allowed paths, and undone otherwise. Calls whose post check never came
 // are judged alike.
-func (g *Guard) After(c Call) (Report, error) {
+func (g *Guard) After(c Call) (rep Report, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	rep := Report{Call: c}
+	rep = Report{Call: c}
 	lk, err := g.lock()
 	if err != nil {
 		return rep, err
 	}
 	defer lk.Unlock()
+	defer g.takeNotes(&rep)
 	g.looked = nil
 	now := g.o.Now()
 	prev := g.loadInflight()
@@ -617,9 +626,16 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 		return nil
 	}
 	mine, theirs := map[string]bool{}, map[string]bool{}
+	expect := map[string]map[string]bool{} // path -> the results its write tools produce
 	for _, c := range owners {
 		for _, p := range c.Allowed {
 			mine[p] = true
+		}
+		for p, sum := range c.Expect {
+			if expect[p] == nil {
+				expect[p] = map[string]bool{}
+			}
+			expect[p][sum] = true
 		}
 	}
 	for _, c := range others {
@@ -652,6 +668,9 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			}
 			if c.d != nil && c.d.Kind != KindFile || c.d != nil && c.new == nil {
 				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not a regular Markdown file"})
+			} else if exp := expect[c.path]; exp != nil && (c.d == nil || !exp[TextSum(c.new)]) {
+				// the tool's arguments say what it wrote: any other state is someone else's
+				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not what the write tool wrote (something else changed it during the call)"})
 			}
 			if len(probs) == 0 {
 				verdict[i] = keep

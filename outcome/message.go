@@ -62,7 +62,17 @@ func (r Report) Message(host string) string {
 // Notice reports rule-breaking changes made between tool calls, which mbguard kept.
 func (r Report) Notice() string {
 	var b strings.Builder
+	if len(r.Tampered) > 0 {
+		b.WriteString("mbguard: its own state was tampered with; nothing forged was used:")
+		for _, s := range r.Tampered {
+			b.WriteString("\n- " + s)
+		}
+		b.WriteString("\nNext: tell the user, who can look at `mbguard doctor`.")
+	}
 	if len(r.Unguarded) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
 		b.WriteString("mbguard: user-level hook settings changed during an agent's call (mbguard does not rewrite files outside the repository):")
 		for _, p := range r.Unguarded {
 			b.WriteString("\n- " + p)
