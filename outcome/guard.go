@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -68,6 +69,8 @@ type Guard struct {
 	// key is the per-user MAC key; tampered the findings for the next report (integrity.go)
 	key      []byte
 	tampered []string
+	// reopened: an undo made a folder readable again that the walk could not read
+	reopened bool
 }
 
 // quietSince reports whether nothing under memory-bank/ changed since the last full walk.
@@ -411,8 +414,15 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 		}
 	}
 	n, ok := g.markWalk()
+	g.reopened = false
 	if err := g.settle(m, owners, live, &rep); err != nil {
 		return rep, err
+	}
+	if g.reopened { // what the unreadable folder held is judged now
+		g.reopened = false
+		if err := g.settle(m, owners, live, &rep); err != nil {
+			return rep, err
+		}
 	}
 	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
 		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
@@ -536,10 +546,9 @@ func (g *Guard) readDisk(c *change) error {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil
 			}
-			if errors.Is(err, os.ErrPermission) {
-				return nil // unreadable: judged as changed, moved away by rename
-			}
-			return fmt.Errorf("reading %s: %w", abs, err)
+			// unreadable (permissions, a path longer than the system takes): judged as
+			// changed, never an error that lets the call through; moved away by rename
+			return nil
 		}
 		c.new, c.newBlob = b, g.obj.id("blob", b)
 	case KindSymlink:
@@ -765,16 +774,61 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 			if err := os.Chmod(abs(c.path), c.b.Mode|0o700); err != nil {
 				return fmt.Errorf("restoring %s: %w", c.path, err)
 			}
+			// the walk could not read a folder without r/x: what it holds is looked at again
+			g.reopened = g.reopened || c.d.Mode&0o500 != 0o500
 		}
 	}
 	q, err := g.newQuarantine(rep.Call)
 	if err != nil {
 		return err
 	}
+	// 0b. for a large undo (over wholeTreeAbove paths, or a path longer than an absolute
+	// path may be), a new folder goes to the quarantine whole, in one rename: a tree of
+	// 20,000 files or 1,500 levels moves as fast as one file; what lies in it is listed, its
+	// bytes under the folder's entry. A small undo keeps one quarantine file per path.
+	newDirs := map[string]bool{}
+	whole := len(list) > wholeTreeAbove
+	for _, c := range list {
+		whole = whole || len(g.r.Root)+len(c.path) > 2048
+	}
+	for _, c := range list {
+		if whole && c.b == nil && c.d != nil && c.d.Kind == KindDir {
+			newDirs[c.path] = true
+		}
+	}
+	movedDirs := map[string]string{} // new top folder -> its file in the quarantine
+	for _, c := range list {
+		if !newDirs[c.path] || newDirs[parentOf(c.path)] {
+			continue
+		}
+		name := "files/" + strconv.Itoa(len(q.meta.Entries)+len(movedDirs)) + "d"
+		if os.Rename(abs(c.path), filepath.Join(q.dir, filepath.FromSlash(name))) == nil {
+			movedDirs[c.path] = name
+		}
+	}
+	inMoved := func(p string) (string, bool) {
+		if !newDirs[parentOf(p)] {
+			return "", false
+		}
+		for d := range movedDirs { // few: the tops of new trees
+			if strings.HasPrefix(p, d+"/") {
+				return d, true
+			}
+		}
+		return "", false
+	}
 	// 1. move the agent's bytes away, deepest first
 	for i := len(list) - 1; i >= 0; i-- {
 		c := list[i]
 		if c.d == nil {
+			continue
+		}
+		if name, ok := movedDirs[c.path]; ok {
+			q.add(c, name, "", why[i])
+			continue
+		}
+		if top, ok := inMoved(c.path); ok && c.b == nil {
+			q.add(c, "", "", append(slices.Clip(why[i]), Problem{Path: c.path, Rule: RuleNotAllowed, Text: "kept inside " + top + "'s quarantine entry"}))
 			continue
 		}
 		sameBytes := c.b != nil && c.b.Kind == c.d.Kind && c.b.Blob != "" && c.b.Blob == c.newBlob
@@ -815,7 +869,7 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 				return fmt.Errorf("restoring %s: %w", c.path, err)
 			}
 		case KindFile:
-			if _, err := os.Lstat(p); err == nil {
+			if _, err := os.Lstat(p); err == nil && c.d != nil {
 				// same bytes, mode changed: chmod in place keeps the inode
 				if err := os.Chmod(p, c.b.Mode); err != nil {
 					return fmt.Errorf("restoring %s: %w", c.path, err)
@@ -850,6 +904,17 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 		os.RemoveAll(q.dir)
 	}
 	return nil
+}
+
+// wholeTreeAbove is the number of undone paths above which new folders move whole.
+const wholeTreeAbove = 1000
+
+// parentOf is the slash path's parent ("" at the top).
+func parentOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		return p[:i]
+	}
+	return ""
 }
 
 // writeExact writes a fresh file (a new inode: any hard link is broken) with exactly mode.

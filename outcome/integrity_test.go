@@ -220,3 +220,40 @@ func TestAllowedWriteIsOnlyWhatTheToolWrote(t *testing.T) {
 		})
 	}
 }
+
+// meta.json is written when a quarantine entry is made and when the undo ends, not per path:
+// bytes moved in by an undo that stopped in between are still listed, as damaged.
+func TestQuarantineStoppedMidUndoIsListed(t *testing.T) {
+	_, g := newBank(t)
+	q, err := g.newQuarantine(Call{ID: "c", Session: "s", Tool: "Bash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.add(&change{path: "memory-bank/a.json", d: &Entry{Kind: KindFile}}, "files/0", "", nil)
+	if err := os.WriteFile(filepath.Join(q.dir, "files", "0"), []byte("agent"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// no q.save: mbguard was killed here
+	qs, err := ListQuarantine(g.r)
+	if err != nil || len(qs) != 1 || qs[0].ID != q.meta.ID || qs[0].Damaged == "" {
+		t.Fatalf("the stopped undo's entry is not listed as damaged: %v %+v", err, qs)
+	}
+}
+
+// A folder made unreadable is a change, not an error that lets the call through.
+func TestUnreadableFolder(t *testing.T) {
+	t.Run("chmod 000 folder", func(t *testing.T) {
+		root, g := newBank(t)
+		want := snapshot(t, root)
+		if _, err := g.Before(Call{ID: "c", Session: "s", Tool: "Bash"}); err != nil {
+			t.Fatal(err)
+		}
+		sh(t, root, `printf 'evil\n' > memory-bank/details/progress.md; printf x > memory-bank/details/new.json; chmod 000 memory-bank/details`)
+		rep, err := fresh(t, root).After(Call{ID: "c", Session: "s", Tool: "Bash", Check: true})
+		os.Chmod(filepath.Join(root, "memory-bank/details"), 0o755)
+		if err != nil || !rep.Blocked() {
+			t.Fatalf("post check: %v %+v", err, rep)
+		}
+		sameTree(t, want, snapshot(t, root))
+	})
+}
