@@ -17,14 +17,41 @@ var ProtectedPaths = []string{
 	".mbguard.yaml",
 	".claude/settings.json",
 	".claude/settings.local.json",
-	".opencode/plugin/mbguard.js",
-	".opencode/plugins/mbguard.js",
-	".codex/hooks.json",
-	".codex/config.toml",
-	".gemini/settings.json",
-	".github/hooks/mbguard.json",
+	".opencode/",
+	".codex/",
+	".gemini/",
+	".github/hooks/",
+	".qwen/settings.json",
+	"crush.json",
+	".crush.json",
+	".cursor/hooks.json",
 	".git/mbguard/",
 	".git/hooks/",
+	// judged by key after a call: core.hooksPath, core.fsmonitor, `!` aliases, filter.*,
+	// diff.*.textconv, include.path (outcome.RiskyConfigKey)
+	".git/config",
+}
+
+// UserProtectedFiles are the protected files that also exist at user level, under home
+// (~/.claude/settings.json holds hooks as much as the project's): the outcome check reports a
+// change to them during a call; it does not undo files outside the repository.
+func UserProtectedFiles(home string, list []string) []string {
+	if home == "" {
+		return nil
+	}
+	var out []string
+	// the user-level files of hosts whose project folder is protected whole
+	for _, p := range []string{".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
+		".config/opencode/opencode.json", ".config/opencode/plugin/mbguard.js"} {
+		out = append(out, strings.TrimSuffix(home, "/")+"/"+p)
+	}
+	for _, p := range list {
+		if strings.HasSuffix(p, "/") || strings.HasPrefix(p, ".git/") || p == ".mbguard.yaml" {
+			continue
+		}
+		out = append(out, strings.TrimSuffix(home, "/")+"/"+p)
+	}
+	return out
 }
 
 // Protects reports whether the canonical repository-relative path rel is one of the policy's

@@ -30,6 +30,9 @@ type objects struct {
 	commonDir string
 	sha256    bool
 	reftable  bool
+	// outside is a second loose object store outside the repository, for known-good blobs:
+	// `update-ref -d` plus `gc --prune=now` cannot take them from there ("" when none)
+	outside string
 }
 
 func newObjects(root, commonDir string) *objects {
@@ -74,22 +77,78 @@ func (o *objects) path(id string) string {
 func (o *objects) write(typ string, body []byte) (string, error) {
 	id := o.id(typ, body)
 	p := o.path(id)
-	if _, err := os.Stat(p); err == nil {
-		return id, nil
+	var z []byte
+	if _, err := os.Stat(p); err != nil {
+		z = deflate(typ, body)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", fmt.Errorf("storing object %s: %w", id, err)
+		}
+		// like git itself (core.fsync defaults), a loose object is not fsynced
+		if err := writeFile(p, z, 0o444, false); err != nil {
+			return "", fmt.Errorf("storing object %s: %w", id, err)
+		}
 	}
+	if typ == "blob" && o.outside != "" {
+		q := filepath.Join(o.outside, id[:2], id[2:])
+		if _, err := os.Stat(q); err != nil {
+			if z == nil {
+				z = deflate(typ, body)
+			}
+			if os.MkdirAll(filepath.Dir(q), 0o700) == nil {
+				_ = writeFile(q, z, 0o444, false) // best effort: git's copy counts first
+			}
+		}
+	}
+	return id, nil
+}
+
+func deflate(typ string, body []byte) []byte {
 	var b bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
 	zw.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
 	zw.Write(body)
 	zw.Close()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", fmt.Errorf("storing object %s: %w", id, err)
+	return b.Bytes()
+}
+
+// readLoose reads blob id from the loose object file p, checking that its bytes hash to id
+// (a file the agent wrote there is not taken for the known-good bytes).
+func (o *objects) readLoose(p, id string) ([]byte, bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false
 	}
-	// like git itself (core.fsync defaults), a loose object is not fsynced
-	if err := writeFile(p, b.Bytes(), 0o444, false); err != nil {
-		return "", fmt.Errorf("storing object %s: %w", id, err)
+	defer f.Close()
+	zr, err := zlib.NewReader(f)
+	if err != nil {
+		return nil, false
 	}
-	return id, nil
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, false
+	}
+	hdr, body, ok := bytes.Cut(b, []byte{0})
+	if !ok || !strings.HasPrefix(string(hdr), "blob ") || o.id("blob", body) != id {
+		return nil, false
+	}
+	return body, true
+}
+
+// restoreLoose puts blob id back into git's object store from the outside copy when git has
+// no loose copy of it (it may still be packed: a duplicate loose object is harmless).
+func (o *objects) restoreLoose(id string) {
+	if o.outside == "" || len(id) < 3 {
+		return
+	}
+	p := o.path(id)
+	if _, err := os.Stat(p); err == nil {
+		return
+	}
+	if body, ok := o.readLoose(filepath.Join(o.outside, id[:2], id[2:]), id); ok {
+		if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
+			_ = writeFile(p, deflate("blob", body), 0o444, false)
+		}
+	}
 }
 
 // readBlob returns a blob's bytes: loose when it is, else through git cat-file (packed).
@@ -97,23 +156,20 @@ func (o *objects) readBlob(id string) ([]byte, error) {
 	if id == "" {
 		return nil, errors.New("no blob id")
 	}
-	if f, err := os.Open(o.path(id)); err == nil {
-		defer f.Close()
-		zr, err := zlib.NewReader(f)
-		if err == nil {
-			b, err := io.ReadAll(zr)
-			if err == nil {
-				if hdr, body, ok := bytes.Cut(b, []byte{0}); ok && strings.HasPrefix(string(hdr), "blob ") {
-					return body, nil
-				}
-			}
-		}
+	if body, ok := o.readLoose(o.path(id), id); ok {
+		return body, nil
 	}
 	cmd := exec.CommandContext(context.Background(), "git", "cat-file", "blob", id)
 	cmd.Dir = o.root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if err != nil && o.outside != "" && len(id) > 2 {
+		// git lost it (update-ref -d, gc --prune=now): the outside copy still has it
+		if body, ok := o.readLoose(filepath.Join(o.outside, id[:2], id[2:]), id); ok {
+			return body, nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading blob %s of the known-good state: %v %s", id, err, strings.TrimSpace(stderr.String()))
 	}

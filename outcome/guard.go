@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,13 @@ type Options struct {
 	// Serial reports whether a host runs one tool call at a time: its next pre event of the
 	// same session then closes the window of a call whose post never came.
 	Serial func(host string) bool
+	// Protected are the repository-relative paths of mbguard's configuration and installed
+	// hooks (gating.ProtectedPaths; a trailing slash names a folder): a change to them after
+	// a call is undone like a bank write (see protected.go).
+	Protected []string
+	// UserProtected are absolute paths of user-level hook files: a change during a call is
+	// reported, not undone.
+	UserProtected []string
 }
 
 // Guard keeps one repository's memory bank at its known-good state. Its methods are safe for
@@ -61,6 +69,11 @@ type Guard struct {
 	pending, trees  map[string]bool
 	changed         []string
 	checks, fulls   int
+	// key is the per-user MAC key; tampered the findings for the next report (integrity.go)
+	key      []byte
+	tampered []string
+	// reopened: an undo made a folder readable again that the walk could not read
+	reopened bool
 }
 
 // quietSince reports whether nothing under memory-bank/ changed since the last full walk.
@@ -92,7 +105,9 @@ func New(r repo.Repo, o Options) *Guard {
 	if o.StaleAfter == 0 {
 		o.StaleAfter = StaleAfter
 	}
-	return &Guard{r: r, o: o, obj: newObjects(r.Root, r.CommonDir)}
+	g := &Guard{r: r, o: o, obj: newObjects(r.Root, r.CommonDir)}
+	g.obj.outside = g.outsideObjects()
+	return g
 }
 
 // Ref is the private ref that holds the known-good blobs, so `git gc` keeps them. Linked
@@ -152,6 +167,12 @@ type Report struct {
 	Noticed []Problem
 	// Settled are earlier calls whose post check never came, judged by this check.
 	Settled []Call
+	// Unguarded are user-level hook files changed during an agent's call: mbguard does not
+	// undo them, the user must look.
+	Unguarded []string
+	// Tampered are findings that mbguard's own state was changed by something other than
+	// mbguard (a forged manifest, ref or in-flight record), and what was done about it.
+	Tampered []string
 }
 
 // Undone is one entry put back.
@@ -179,25 +200,14 @@ func (g *Guard) loadManifest() (*manifest, error) {
 	if err != nil {
 		return nil, nil
 	}
-	m, err := decodeManifest(raw)
-	if err != nil {
-		// A manifest that cannot be read is rebuilt from the disk: mbguard never undoes on
-		// the word of a state it cannot trust.
+	// Only an authentic manifest is used (integrity.go): a forged one is replaced by its
+	// authentic copy, a forged ref is reset; with neither, the caller recovers.
+	m := g.trustManifest(raw)
+	if m == nil {
 		return nil, nil
 	}
-	if mp := g.mirrorPath(); mp != "" {
-		// Both copies are written together, byte for byte. One that differs was changed
-		// by someone else (or a crash fell between the two writes): the tree under the
-		// private ref names the known-good bytes.
-		if mb, err := os.ReadFile(mp); err != nil || !bytes.Equal(mb, raw) {
-			return g.fromRef()
-		}
-	}
-	if t, ok := g.obj.refValue(g.Ref()); ok && t != m.Tree {
-		// The manifest names another tree than the private ref: a command wrote it (an
-		// empty one would have every bank file undone as "created"). Distrust it; the
-		// caller recovers the state from the copy or the ref.
-		return nil, nil
+	if fi, err := os.Stat(p); err == nil {
+		st = entryOf(fi)
 	}
 	g.cache, g.cacheStat = m, st
 	return m, nil
@@ -214,7 +224,7 @@ func (g *Guard) loadLegacyManifest() *manifest {
 	}
 	// converted at once, so that the next check reads the compact form
 	if writeFile(g.manifestPath(), encodeManifest(&m), 0o644, true) == nil {
-		g.saveMirror(&m)
+		g.saveMirrorRaw(encodeManifest(&m))
 		os.Remove(g.legacyManifestPath())
 	}
 	return &m
@@ -237,18 +247,26 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 	if err := os.MkdirAll(g.r.StateDir(), 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", g.manifestPath(), err)
 	}
-	if err := writeFile(g.manifestPath(), encodeManifest(m), 0o644, blobsChanged); err != nil {
+	raw := encodeManifest(m)
+	// the outside copy and its MAC first: a crash between the writes leaves an authentic
+	// copy of the newer state, never a newer manifest nothing vouches for
+	g.saveMirrorRaw(raw)
+	if err := writeFile(g.manifestPath(), raw, 0o644, blobsChanged); err != nil {
 		return err
 	}
-
 	if fi, err := os.Stat(g.manifestPath()); err == nil {
 		g.cache, g.cacheStat = m, entryOf(fi)
 	}
-	g.saveMirror(m)
 	return nil
 }
 
 func (g *Guard) stale(c Call, now time.Time) bool {
+	if time.UnixMilli(c.Start).After(now.Add(time.Minute)) {
+		// a start in the future was never written by a pre check (the clock it reads is
+		// now): the record is forged or the clock jumped, and it bounds nothing
+		g.note("an in-flight record with a start time in the future was judged at once")
+		return true
+	}
 	if len(c.Procs) > 0 { // what a call left running: over when they are, or after StaleAfter
 		return !running(c.Procs) || now.Sub(time.UnixMilli(c.Start)) > g.o.StaleAfter
 	}
@@ -283,7 +301,7 @@ func (g *Guard) tail(c Call, now time.Time) (Call, bool) {
 // with changes made since the last call (when no other call is in flight they can only be
 // someone else's: they are accepted, and reported when they break a rule), settles calls
 // whose post check never came, and records c as in flight.
-func (g *Guard) Before(c Call) (Report, error) {
+func (g *Guard) Before(c Call) (rep Report, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	lk, err := g.lock()
@@ -292,7 +310,8 @@ func (g *Guard) Before(c Call) (Report, error) {
 	}
 	defer lk.Unlock()
 	g.looked = nil
-	rep := Report{Call: c}
+	rep = Report{Call: c}
+	defer g.takeNotes(&rep) // named results: the notes reach the returned report
 	now := g.o.Now()
 	if c.Start == 0 {
 		c.Start = now.UnixMilli()
@@ -323,10 +342,13 @@ func (g *Guard) Before(c Call) (Report, error) {
 			windows++
 		}
 	}
+	g.protectBefore(len(live) == 0 && len(stale) == 0, len(stale) > 0, &rep)
 	if m == nil {
 		// the manifest is gone or unreadable: its copy outside the repository, or the tree
 		// under the ref, still names the bytes
-		m, _ = g.recoverManifest()
+		if m, err = g.recoverManifest(); errors.Is(err, ErrStoreLost) {
+			return rep, err // never take the disk as known-good on the word of nothing
+		}
 	}
 	switch {
 	case m == nil:
@@ -370,15 +392,16 @@ func (g *Guard) Before(c Call) (Report, error) {
 // it lies in c's allowed paths and passes the rules, left alone when it lies in another
 // in-flight call's allowed paths, and undone otherwise. Calls whose post check never came
 // are judged alike.
-func (g *Guard) After(c Call) (Report, error) {
+func (g *Guard) After(c Call) (rep Report, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	rep := Report{Call: c}
+	rep = Report{Call: c}
 	lk, err := g.lock()
 	if err != nil {
 		return rep, err
 	}
 	defer lk.Unlock()
+	defer g.takeNotes(&rep)
 	g.looked = nil
 	now := g.o.Now()
 	prev := g.loadInflight()
@@ -404,6 +427,7 @@ func (g *Guard) After(c Call) (Report, error) {
 	if !found && len(rep.Settled) == 0 && !c.Check {
 		return rep, nil // a call the pre check did not record (read-only, or no bank)
 	}
+	g.protectAfter(&rep)
 	m, err := g.loadManifest()
 	if err != nil {
 		return rep, err
@@ -422,8 +446,15 @@ func (g *Guard) After(c Call) (Report, error) {
 		}
 	}
 	n, ok := g.markWalk()
+	g.reopened = false
 	if err := g.settle(m, owners, live, &rep); err != nil {
 		return rep, err
+	}
+	if g.reopened { // what the unreadable folder held is judged now
+		g.reopened = false
+		if err := g.settle(m, owners, live, &rep); err != nil {
+			return rep, err
+		}
 	}
 	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
 		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
@@ -583,10 +614,9 @@ func (g *Guard) readDisk(c *change) error {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil
 			}
-			if errors.Is(err, os.ErrPermission) {
-				return nil // unreadable: judged as changed, moved away by rename
-			}
-			return fmt.Errorf("reading %s: %w", abs, err)
+			// unreadable (permissions, a path longer than the system takes): judged as
+			// changed, never an error that lets the call through; moved away by rename
+			return nil
 		}
 		c.new, c.newBlob = b, g.obj.id("blob", b)
 	case KindSymlink:
@@ -679,9 +709,16 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 		}
 	}
 	mine, theirs := map[string]bool{}, map[string]bool{}
+	expect := map[string]map[string]bool{} // path -> the results its write tools produce
 	for _, c := range owners {
 		for _, p := range c.Allowed {
 			mine[p] = true
+		}
+		for p, sum := range c.Expect {
+			if expect[p] == nil {
+				expect[p] = map[string]bool{}
+			}
+			expect[p][sum] = true
 		}
 	}
 	for _, c := range others {
@@ -714,6 +751,9 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			}
 			if c.d != nil && c.d.Kind != KindFile || c.d != nil && c.new == nil {
 				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not a regular Markdown file"})
+			} else if exp := expect[c.path]; exp != nil && (c.d == nil || !exp[TextSum(c.new)]) {
+				// the tool's arguments say what it wrote: any other state is someone else's
+				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not what the write tool wrote (something else changed it during the call)"})
 			}
 			if len(probs) == 0 {
 				verdict[i] = keep
@@ -828,16 +868,61 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 			if err := os.Chmod(abs(c.path), c.b.Mode|0o700); err != nil {
 				return fmt.Errorf("restoring %s: %w", c.path, err)
 			}
+			// the walk could not read a folder without r/x: what it holds is looked at again
+			g.reopened = g.reopened || c.d.Mode&0o500 != 0o500
 		}
 	}
 	q, err := g.newQuarantine(rep.Call)
 	if err != nil {
 		return err
 	}
+	// 0b. for a large undo (over wholeTreeAbove paths, or a path longer than an absolute
+	// path may be), a new folder goes to the quarantine whole, in one rename: a tree of
+	// 20,000 files or 1,500 levels moves as fast as one file; what lies in it is listed, its
+	// bytes under the folder's entry. A small undo keeps one quarantine file per path.
+	newDirs := map[string]bool{}
+	whole := len(list) > wholeTreeAbove
+	for _, c := range list {
+		whole = whole || len(g.r.Root)+len(c.path) > 2048
+	}
+	for _, c := range list {
+		if whole && c.b == nil && c.d != nil && c.d.Kind == KindDir {
+			newDirs[c.path] = true
+		}
+	}
+	movedDirs := map[string]string{} // new top folder -> its file in the quarantine
+	for _, c := range list {
+		if !newDirs[c.path] || newDirs[parentOf(c.path)] {
+			continue
+		}
+		name := "files/" + strconv.Itoa(len(q.meta.Entries)+len(movedDirs)) + "d"
+		if os.Rename(abs(c.path), filepath.Join(q.dir, filepath.FromSlash(name))) == nil {
+			movedDirs[c.path] = name
+		}
+	}
+	inMoved := func(p string) (string, bool) {
+		if !newDirs[parentOf(p)] {
+			return "", false
+		}
+		for d := range movedDirs { // few: the tops of new trees
+			if strings.HasPrefix(p, d+"/") {
+				return d, true
+			}
+		}
+		return "", false
+	}
 	// 1. move the agent's bytes away, deepest first
 	for i := len(list) - 1; i >= 0; i-- {
 		c := list[i]
 		if c.d == nil {
+			continue
+		}
+		if name, ok := movedDirs[c.path]; ok {
+			q.add(c, name, "", why[i])
+			continue
+		}
+		if top, ok := inMoved(c.path); ok && c.b == nil {
+			q.add(c, "", "", append(slices.Clip(why[i]), Problem{Path: c.path, Rule: RuleNotAllowed, Text: "kept inside " + top + "'s quarantine entry"}))
 			continue
 		}
 		sameBytes := c.b != nil && c.b.Kind == c.d.Kind && c.b.Blob != "" && c.b.Blob == c.newBlob
@@ -878,7 +963,7 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 				return fmt.Errorf("restoring %s: %w", c.path, err)
 			}
 		case KindFile:
-			if _, err := os.Lstat(p); err == nil {
+			if _, err := os.Lstat(p); err == nil && c.d != nil {
 				// same bytes, mode changed: chmod in place keeps the inode
 				if err := os.Chmod(p, c.b.Mode); err != nil {
 					return fmt.Errorf("restoring %s: %w", c.path, err)
@@ -913,6 +998,17 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 		os.RemoveAll(q.dir)
 	}
 	return nil
+}
+
+// wholeTreeAbove is the number of undone paths above which new folders move whole.
+const wholeTreeAbove = 1000
+
+// parentOf is the slash path's parent ("" at the top).
+func parentOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		return p[:i]
+	}
+	return ""
 }
 
 // writeExact writes a fresh file (a new inode: any hard link is broken) with exactly mode.

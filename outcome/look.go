@@ -195,22 +195,18 @@ func walkAt(root, top string, out map[string]Entry, arm func(rel string, dir boo
 		}
 		return nil
 	}
-	var rec func(dir, rel string) error
-	rec = func(dir, rel string) error {
+	// Each folder is opened relative to its parent's descriptor (openat), so depth is no
+	// limit. A folder below the top that cannot be opened or read (chmod 000) is not an error
+	// that would switch the check off: its own entry records the mode, and what it held shows
+	// as gone — a change, judged like any other.
+	var rec func(f *os.File, dir, rel string) error
+	rec = func(f *os.File, dir, rel string) error {
 		if arm != nil {
 			arm(rel, true)
 		}
-		f, err := os.Open(dir)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil
-			}
-			return fmt.Errorf("reading %s: %w", dir, err)
-		}
-		defer f.Close()
 		ents, err := f.ReadDir(-1)
 		if err != nil {
-			return fmt.Errorf("reading %s: %w", dir, err)
+			return nil
 		}
 		for _, d := range ents {
 			n := d.Name()
@@ -228,7 +224,13 @@ func walkAt(root, top string, out map[string]Entry, arm func(rel string, dir boo
 			}
 			out[r] = e
 			if e.Kind == KindDir {
-				if err := rec(p, r); err != nil {
+				sub, err := openDirIn(f, dir, n)
+				if err != nil {
+					continue // gone or unreadable: see above
+				}
+				err = rec(sub, p, r)
+				sub.Close()
+				if err != nil {
 					return err
 				}
 			} else if arm != nil && e.Kind == KindFile && d.Type() != 0 {
@@ -237,5 +239,13 @@ func walkAt(root, top string, out map[string]Entry, arm func(rel string, dir boo
 		}
 		return nil
 	}
-	return rec(abs, top)
+	f, err := os.Open(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+			return nil // unreadable: a change of its mode, see above
+		}
+		return fmt.Errorf("reading %s: %w", abs, err)
+	}
+	defer f.Close()
+	return rec(f, abs, top)
 }

@@ -22,7 +22,22 @@ func (r Report) Message(host string) string {
 	if tool == "" {
 		tool = "tool"
 	}
-	fmt.Fprintf(&b, "[mbguard] undid what the last %s call did to memory-bank/: the bank is back to its known-good state.", tool)
+	bankUndone, cfgUndone := false, false
+	for _, u := range r.Undone {
+		if under(u.Path, "memory-bank") {
+			bankUndone = true
+		} else {
+			cfgUndone = true
+		}
+	}
+	switch {
+	case bankUndone && cfgUndone:
+		fmt.Fprintf(&b, "[mbguard] undid what the last %s call did to memory-bank/ and to mbguard's configuration: both are back to their known-good state.", tool)
+	case cfgUndone:
+		fmt.Fprintf(&b, "[mbguard] undid what the last %s call did to mbguard's configuration or hooks: they are back to their known-good state.", tool)
+	default:
+		fmt.Fprintf(&b, "[mbguard] undid what the last %s call did to memory-bank/: the bank is back to its known-good state.", tool)
+	}
 	for _, u := range r.Undone {
 		fmt.Fprintf(&b, "\n- %s: %s", u.Path, u.Change)
 		if w := whyText(u.Why); w != "" {
@@ -41,6 +56,10 @@ func (r Report) Message(host string) string {
 	write, edit := "write", "edit"
 	if host == "claude" {
 		write, edit = "Write", "Edit"
+	}
+	if !bankUndone {
+		b.WriteString("\nmbguard's configuration, hook files and the git config keys that run code are the user's to change. Next: ask the user to make this change themselves.")
+		return b.String()
 	}
 	fmt.Fprintf(&b, "\nTo change memory-bank/, use the %s or %s tool on a .md file, keeping the block markers and the USER_BLOCK as they are.", write, edit)
 	return b.String()
@@ -91,10 +110,30 @@ func pids(ps []Proc) string {
 
 // Notice reports rule-breaking changes made between tool calls, which mbguard kept.
 func (r Report) Notice() string {
-	if len(r.Noticed) == 0 {
-		return ""
-	}
 	var b strings.Builder
+	if len(r.Tampered) > 0 {
+		b.WriteString("mbguard: its own state was tampered with; nothing forged was used:")
+		for _, s := range r.Tampered {
+			b.WriteString("\n- " + s)
+		}
+		b.WriteString("\nNext: tell the user, who can look at `mbguard doctor`.")
+	}
+	if len(r.Unguarded) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("mbguard: user-level hook settings changed during an agent's call (mbguard does not rewrite files outside the repository):")
+		for _, p := range r.Unguarded {
+			b.WriteString("\n- " + p)
+		}
+		b.WriteString("\nUntil you have checked them, treat this session as unguarded. Next: review these files, then run `mbguard doctor`.")
+	}
+	if len(r.Noticed) == 0 {
+		return b.String()
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
 	b.WriteString("mbguard: memory-bank/ was changed where mbguard cannot hold the agent responsible, and kept as it is (mbguard never reverts a person):")
 	for _, p := range r.Noticed {
 		b.WriteString("\n- " + p.String())

@@ -58,8 +58,11 @@ func (g *Guard) newQuarantine(c Call) (*quarantine, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
 		return nil, fmt.Errorf("making the quarantine: %w", err)
 	}
-	return &quarantine{dir: dir, meta: Quarantined{ID: id, Time: now.Format(time.RFC3339), Session: c.Session,
-		Host: c.Host, Tool: c.Tool, Call: c.ID, Reason: "undone after the tool call"}}, nil
+	q := &quarantine{dir: dir, meta: Quarantined{ID: id, Time: now.Format(time.RFC3339), Session: c.Session,
+		Host: c.Host, Tool: c.Tool, Call: c.ID, Reason: "undone after the tool call"}}
+	// listed from the start: a crash before the final save leaves a visible entry
+	_ = writeJSON(filepath.Join(dir, "meta.json"), q.meta, false)
+	return q, nil
 }
 
 func whyText(ps []Problem) string {
@@ -79,9 +82,24 @@ func (q *quarantine) add(c *change, file, target string, why []Problem) {
 	if c.d != nil {
 		e.Kind, e.Mode, e.Size = c.d.Kind, uint32(c.d.Mode), c.d.Size
 	}
+	// meta.json is written when the entry is made and when the undo ends, not per path (that
+	// was quadratic: 20,000 paths took minutes); bytes a crash in between leaves unlisted are
+	// still shown, as damaged (ListQuarantine)
 	q.meta.Entries = append(q.meta.Entries, e)
-	// kept current as bytes move in, so a crash mid-undo leaves an entry that lists them
-	_ = writeJSON(filepath.Join(q.dir, "meta.json"), q.meta, false)
+}
+
+// keep stores bytes read from path (a file that stays where it is, such as the git config
+// whose harmless keys are kept) in the quarantine.
+func (q *quarantine) keep(path, what string, b []byte, why []Problem) {
+	name := strconv.Itoa(len(q.meta.Entries))
+	if os.WriteFile(filepath.Join(q.dir, "files", name), b, 0o600) != nil {
+		name = ""
+	}
+	e := QEntry{Path: path, Change: what, Kind: KindFile, Size: int64(len(b)), Why: whyText(why)}
+	if name != "" {
+		e.File = "files/" + name
+	}
+	q.meta.Entries = append(q.meta.Entries, e)
 }
 
 // move puts the disk entry at abs into the quarantine: a rename when the git directory is on
@@ -170,6 +188,16 @@ func ListQuarantine(r repo.Repo) ([]Quarantined, error) {
 		}
 		if !ok {
 			continue
+		}
+		listed := 0
+		for _, qe := range q.Entries {
+			if qe.File != "" {
+				listed++
+			}
+		}
+		if fs, _ := os.ReadDir(filepath.Join(dir, e.Name(), "files")); len(fs) > listed {
+			q.Damaged = fmt.Sprintf("holds %d files its meta.json does not list (mbguard stopped during an undo); they are in %s",
+				len(fs)-listed, filepath.Join(dir, e.Name(), "files"))
 		}
 		out = append(out, q)
 	}

@@ -46,6 +46,9 @@ const (
 	RuleConflict = "merge-conflict"
 	// RuleGitDiscarded: a git command took away uncommitted bank work, which was put back.
 	RuleGitDiscarded = "git-discarded-work"
+	// RuleProtected: mbguard's configuration, hook files and risky git config keys are the
+	// user's to change.
+	RuleProtected = "protected-config"
 )
 
 // judge applies the rules to one path's new state d (nil: deleted) against its known-good

@@ -2,11 +2,13 @@ package outcome
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +33,11 @@ type Call struct {
 	Host    string   `json:"host,omitempty"`
 	Tool    string   `json:"tool"`
 	Allowed []string `json:"allowed,omitempty"` // bank paths an allowed write tool may write
-	Start   int64    `json:"start"`             // Unix milliseconds
+	// Expect are, for allowed paths whose result the tool's arguments tell (a Write's
+	// content, an Edit applied in memory), the TextSum of that result: only that state of the
+	// path is the tool's.
+	Expect map[string]string `json:"expect,omitempty"`
+	Start  int64             `json:"start"` // Unix milliseconds
 	// Check asks a post check to compare even when no pre check recorded the call (the
 	// in-flight log was lost): every call that may write is checked. Not stored.
 	Check bool `json:"-"`
@@ -78,9 +84,23 @@ func (g *Guard) loadInflight() inflight {
 		return inflight{}
 	}
 	var in inflight
+	signed := g.userKey() != nil
 	for _, line := range bytes.Split(b, []byte{'\n'}) {
 		var r inflightRecord
-		if len(line) == 0 || json.Unmarshal(line, &r) != nil {
+		if len(line) == 0 {
+			continue
+		}
+		if signed {
+			// every line carries its MAC after a tab (JSON escapes every tab it holds): a
+			// record the agent wrote is not taken for a call in flight
+			i := bytes.LastIndexByte(line, '\t')
+			if i < 0 || !hmac.Equal(line[i+1:], []byte(g.mac(line[:i]))) {
+				g.note(".git/mbguard/inflight.log holds a record mbguard did not write; it was ignored")
+				continue
+			}
+			line = line[:i]
+		}
+		if json.Unmarshal(line, &r) != nil {
 			continue
 		}
 		switch {
@@ -100,6 +120,10 @@ func (g *Guard) saveInflight(prev, next inflight) error {
 	line := func(r inflightRecord) {
 		b, _ := json.Marshal(r)
 		buf.Write(b)
+		if m := g.mac(b); m != "" {
+			buf.WriteByte('\t')
+			buf.WriteString(m)
+		}
 		buf.WriteByte('\n')
 	}
 	for _, c := range prev.Calls {
@@ -154,7 +178,15 @@ func (g *Guard) saveInflight(prev, next inflight) error {
 }
 
 func sameCall(a, b Call) bool {
-	return a.ID == b.ID && a.Session == b.Session && a.Ended == b.Ended && a.Start == b.Start && slices.Equal(a.Allowed, b.Allowed)
+	return a.ID == b.ID && a.Session == b.Session && a.Ended == b.Ended && a.Start == b.Start && slices.Equal(a.Allowed, b.Allowed) &&
+		maps.Equal(a.Expect, b.Expect)
+}
+
+// TextSum is the digest Call.Expect holds for a write tool's result. Line endings are
+// normalised: a host may write CRLF where the arguments say LF.
+func TextSum(b []byte) string {
+	s := sha256.Sum256(bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")))
+	return hex.EncodeToString(s[:])
 }
 
 const manifestVersion = 1
@@ -271,31 +303,11 @@ func (g *Guard) fromRef() (*manifest, error) {
 // in the object store, so the post check undoes the change instead of finding no state at
 // all and the next pre check accepting it. "" when there is no home directory.
 func (g *Guard) mirrorPath() string {
-	base := os.Getenv("XDG_STATE_HOME")
-	if base == "" || !filepath.IsAbs(base) {
-		home, err := os.UserHomeDir()
-		if err != nil || home == "" {
-			return ""
-		}
-		base = filepath.Join(home, ".local", "state")
-	}
-	gd, err := filepath.Abs(g.r.GitDir)
-	if err != nil {
+	base, key := stateBase(), g.repoKey()
+	if base == "" || key == "" {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(gd))
-	return filepath.Join(base, "mbguard", "known-good", hex.EncodeToString(sum[:12])+".idx")
-}
-
-// saveMirror writes the manifest's copy; best effort (the manifest in the git directory is
-// the one that counts while it exists).
-func (g *Guard) saveMirror(m *manifest) {
-	if p := g.mirrorPath(); p != "" {
-		// the same bytes as known-good.idx: loadManifest compares the two byte for byte
-		if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
-			_ = writeFile(p, encodeManifest(m), 0o644, false)
-		}
-	}
+	return filepath.Join(base, "known-good", key+".idx")
 }
 
 // recoverManifest finds the known-good state when the manifest in the git directory is gone
@@ -303,11 +315,27 @@ func (g *Guard) saveMirror(m *manifest) {
 func (g *Guard) recoverManifest() (*manifest, error) {
 	if p := g.mirrorPath(); p != "" {
 		if b, err := os.ReadFile(p); err == nil {
-			if m, err := decodeManifest(b); err == nil && len(m.Entries) > 0 {
-				if t, ok := g.obj.refValue(g.Ref()); !ok || t == m.Tree {
+			if g.authentic(b) {
+				if m, err := decodeManifest(b); err == nil {
+					g.note(".git/mbguard/known-good.idx was removed or damaged; the authentic copy outside the repository was put back")
+					_ = os.MkdirAll(g.r.StateDir(), 0o755)
+					_ = writeFile(g.manifestPath(), b, 0o644, true)
+					g.checkRef(m)
 					return m, nil
 				}
+			} else if !g.macKnown() {
+				// an mbguard before the MAC kept it
+				if m, err := decodeManifest(b); err == nil && len(m.Entries) > 0 {
+					if t, ok := g.obj.refValue(g.Ref()); !ok || t == m.Tree {
+						return m, nil
+					}
+				}
 			}
+		}
+		if g.macKnown() {
+			// a state was kept, and no authentic copy is left: the ref alone is not trusted
+			g.note("the known-good manifest, its copy outside the repository and their signature no longer agree: every copy was removed or forged")
+			return nil, ErrStoreLost
 		}
 	}
 	return g.fromRef()

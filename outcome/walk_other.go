@@ -14,3 +14,7 @@ func lstatIn(dir *os.File, dirPath, name string) (Entry, error) {
 	}
 	return entryOf(fi), nil
 }
+
+func openDirIn(dir *os.File, dirPath, name string) (*os.File, error) {
+	return os.Open(filepath.Join(dirPath, name))
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/mbguard/mbguard/bank"
@@ -82,7 +83,32 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 				}
 			}
 		}
+		if writeTools[lt] && len(c.Allowed) > 0 {
+			// what the tool will write, from its arguments: only that is accepted as its write
+			res := gating.WriteResults(e.Tool, e.Args, e.Cwd, s.facts())
+			for _, p := range c.Allowed {
+				if t, ok := res[p]; ok {
+					if c.Expect == nil {
+						c.Expect = map[string]string{}
+					}
+					c.Expect[p] = outcome.TextSum([]byte(t))
+				}
+			}
+		}
 		rep, err := s.guard().Before(c)
+		if errors.Is(err, outcome.ErrStoreLost) {
+			// no authentic known-good state is left: nothing this call writes into the bank
+			// could be judged, so bank writes are refused until the person has looked
+			for _, p := range d.Paths {
+				if p == bank.Dir || strings.HasPrefix(p, bank.Dir+"/") {
+					d.Verdict, d.Gate = gating.Block, gating.GateOutcome
+					d.Message = "[mbguard] blocked: " + lostText
+					d.Advice = ""
+					return append(notes, s.report(e, rep)...)
+				}
+			}
+			return append(append(notes, "mbguard: "+lostText), s.report(e, rep)...)
+		}
 		if err != nil {
 			return append(notes, "mbguard: the known-good state of memory-bank/ could not be recorded: "+err.Error()+"; run `mbguard doctor`.")
 		}
@@ -91,7 +117,10 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		check := mayWrite(e.Tool, gating.Decision{})
 		rep, err := s.guard().After(outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool,
 			Check: check, Spawns: check && !writeTools[strings.ToLower(e.Tool)]})
-		if err != nil {
+		switch {
+		case errors.Is(err, outcome.ErrStoreLost):
+			notes = append(notes, "mbguard: "+lostText)
+		case err != nil:
 			notes = append(notes, "mbguard: memory-bank/ could not be checked after this call: "+err.Error()+"; run `mbguard doctor`.")
 		}
 		if rep.Blocked() {
@@ -132,6 +161,10 @@ func (s *Service) closeWindow(req Request) Response {
 	defer s.mu.Unlock()
 	return Response{ID: req.ID, Notice: strings.Join(s.endCalls(req.Session, req.Call, !req.Denied), "\n")}
 }
+
+// lostText tells the agent, for the person, that mbguard's record of the bank is gone.
+const lostText = "every copy of mbguard's known-good record of memory-bank/ was deleted or forged, so writes to memory-bank/ are refused in this session. " +
+	"Next: tell the user; they check memory-bank/ (`git status memory-bank`) and run `mbguard doctor`."
 
 // report logs and renders what a check did besides the current call's own undo.
 func (s *Service) report(e gating.Event, rep outcome.Report) []string {

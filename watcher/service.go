@@ -99,8 +99,12 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 		fold:     sync.OnceValue(func() bool { return foldsCase(r.Root) }),
 	}
 	s.guard = sync.OnceValue(func() *outcome.Guard {
-		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Serial: serialHost, Rules: outcome.Rules{
-			Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: s.detector}})
+		home, _ := os.UserHomeDir()
+		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Serial: serialHost,
+			Protected:     s.engine.Policy.ProtectedPaths,
+			UserProtected: gating.UserProtectedFiles(home, s.engine.Policy.ProtectedPaths),
+			Rules: outcome.Rules{
+				Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: s.detector}})
 	})
 	return s
 }

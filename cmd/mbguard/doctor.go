@@ -41,10 +41,16 @@ type doctorCheck struct {
 func newDoctorCmd(e *env) *cobra.Command {
 	c := &cobra.Command{Use: "doctor [--json]", Short: "check installation, configuration, hooks, watcher and bank health", Args: noArgs}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
+	reset := c.Flags().Bool("reset-known-good", false, "forget the known-good state of memory-bank/ when every copy of it was lost (check the bank first)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
 		if err != nil {
 			return e.fail(err)
+		}
+		if *reset {
+			if err := resetKnownGood(r); err != nil {
+				return e.fail(err)
+			}
 		}
 		checks := []doctorCheck{checkBinary()}
 		cfg, cerr := e.config(r.Root)
@@ -59,6 +65,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 			checkGitHook(r, home),
 			checkWatcher(ctx, r),
 			checkQuarantine(r),
+			checkKnownGood(r),
 		)
 		checks = append(checks, checkLines(r, home, cfg, checks)...)
 		checks = append(checks, checkBank(r, cfg)...)

@@ -202,3 +202,16 @@ func checkQuarantine(r repo.Repo) doctorCheck {
 		Detail: fmt.Sprintf("%d %s of bytes mbguard undid in memory-bank/", n, plural(n, "entry", "entries")),
 		Next:   "mbguard quarantine list, then restore or drop each entry"}
 }
+
+// checkKnownGood fails when every copy of the bank's known-good state was deleted or forged:
+// bank writes are refused until the person has looked and reset it.
+func checkKnownGood(r repo.Repo) doctorCheck {
+	if !outcome.StoreLost(r) {
+		return doctorCheck{Name: "known-good store", Status: checkOK, Detail: "authentic"}
+	}
+	return doctorCheck{Name: "known-good store", Status: checkFail,
+		Detail: "every copy of the known-good state of memory-bank/ was deleted or forged; agents' bank writes are refused",
+		Next:   "check memory-bank/ (git status memory-bank, git diff memory-bank), then run mbguard doctor --reset-known-good"}
+}
+
+func resetKnownGood(r repo.Repo) error { return outcome.ResetKnownGood(r) }

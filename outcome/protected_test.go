@@ -1,0 +1,109 @@
+package outcome
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/internal/testgit"
+)
+
+func TestRiskyConfigKey(t *testing.T) {
+	for _, tc := range []struct {
+		k, v string
+		want bool
+	}{
+		{"core.hookspath", ".githooks", true},
+		{"core.fsmonitor", "true", true},
+		{"core.sshcommand", "ssh -i x", true},
+		{"alias.st", "!rm -rf memory-bank", true},
+		{"alias.st", "  !sh", true},
+		{"alias.st", "status -sb", false},
+		{"filter.lfs.clean", "git-lfs clean -- %f", true},
+		{"diff.md.textconv", "sh x", true},
+		{"diff.md.command", "sh x", true},
+		{"diff.algorithm", "histogram", false},
+		{"include.path", "x.cfg", true},
+		{"includeif.gitdir:/x/.path", "x.cfg", true},
+		{"user.name", "x", false},
+		{"remote.origin.url", "https://x", false},
+		{"core.autocrlf", "true", false},
+	} {
+		if got := RiskyConfigKey(tc.k, tc.v); got != tc.want {
+			t.Errorf("RiskyConfigKey(%q, %q) = %v, want %v", tc.k, tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestProtectedUndoneAfterCall: a protected file and a risky git config key changed during a
+// call are put back by the post check, a harmless config key stays, and the person's change
+// between calls is kept.
+func TestProtectedUndoneAfterCall(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, ".mbguard.yaml", "gating:\n  mode: block\n")
+	r, err := repo.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(r, Options{Protected: []string{".mbguard.yaml", ".git/hooks/", ".git/config"}})
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		b, _ := cmd.Output()
+		return string(b)
+	}
+	call := func(id string, do func()) Report {
+		if _, err := g.Before(Call{ID: id, Session: "s", Tool: "bash"}); err != nil {
+			t.Fatal(err)
+		}
+		do()
+		rep, err := g.After(Call{ID: id, Session: "s", Tool: "bash", Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := call("1", func() {
+		os.WriteFile(filepath.Join(root, ".mbguard.yaml"), []byte("gating:\n  mode: off\n"), 0o644)
+		os.WriteFile(filepath.Join(r.CommonDir, "hooks", "post-commit"), []byte("#!/bin/sh\necho x\n"), 0o755)
+		git("config", "core.hooksPath", ".githooks")
+		git("config", "user.name", "Agent")
+	})
+	if b, _ := os.ReadFile(filepath.Join(root, ".mbguard.yaml")); string(b) != "gating:\n  mode: block\n" {
+		t.Errorf(".mbguard.yaml not restored: %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(r.CommonDir, "hooks", "post-commit")); err == nil {
+		t.Errorf("the planted hook stays")
+	}
+	if v := git("config", "--local", "core.hooksPath"); v != "" {
+		t.Errorf("core.hooksPath stays %q", v)
+	}
+	if v := git("config", "--local", "user.name"); v != "Agent\n" {
+		t.Errorf("the harmless key was lost: %q", v)
+	}
+	var paths []string
+	for _, u := range rep.Undone {
+		paths = append(paths, u.Path)
+	}
+	for _, want := range []string{".mbguard.yaml", ".git/hooks/post-commit", ".git/config"} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("report lacks %s: %v", want, paths)
+		}
+	}
+	if rep.Quarantine == "" {
+		t.Errorf("the agent's bytes were not kept")
+	}
+	// the person's change between calls is known-good from then on
+	os.WriteFile(filepath.Join(root, ".mbguard.yaml"), []byte("gating:\n  mode: warn\n"), 0o644)
+	git("config", "core.hooksPath", ".husky")
+	rep = call("2", func() {})
+	if len(rep.Undone) > 0 {
+		t.Errorf("the person's change was undone: %+v", rep.Undone)
+	}
+	if v := git("config", "--local", "core.hooksPath"); v != ".husky\n" {
+		t.Errorf("the person's core.hooksPath is gone: %q", v)
+	}
+}
