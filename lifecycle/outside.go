@@ -365,7 +365,48 @@ func outsideTree(r *gitRepo, root string, h plumbing.Hash, m bankMap, dirty map[
 		return nil, err
 	}
 	out := map[string][]byte{}
-	cand, narrowed := grepCandidates(root, m)
+	read := func(name string, e *object.TreeEntry) {
+		if e.Mode != filemode.Regular && e.Mode != filemode.Executable || name == bank.Dir || strings.HasPrefix(name, bank.Dir+"/") {
+			return
+		}
+		full := filepath.Join(root, filepath.FromSlash(name))
+		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > maxOutsideFile {
+				return
+			}
+			if b, err := os.ReadFile(full); err == nil && plumbing.ComputeHash(plumbing.BlobObject, b) == e.Hash {
+				if textFile(b, m) {
+					out[name] = b
+				}
+				return
+			}
+		}
+		if dirty != nil {
+			dirty[name] = true
+		}
+		blob, err := object.GetBlob(r.Storer, e.Hash)
+		if err != nil || blob.Size > maxOutsideFile {
+			return
+		}
+		rd, err := blob.Reader()
+		if err != nil {
+			return
+		}
+		b, err := io.ReadAll(rd)
+		rd.Close()
+		if err == nil && textFile(b, m) {
+			out[name] = b
+		}
+	}
+	if cand, ok := grepCandidates(root, m); ok {
+		// only the files git grep named: look each up, never walk the whole tree
+		for name := range cand {
+			if e, err := tree.FindEntry(name); err == nil {
+				read(name, e)
+			}
+		}
+		return out, nil
+	}
 	w := object.NewTreeWalker(tree, true, nil)
 	defer w.Close()
 	for {
@@ -376,40 +417,7 @@ func outsideTree(r *gitRepo, root string, h plumbing.Hash, m bankMap, dirty map[
 		if err != nil {
 			return nil, err
 		}
-		if e.Mode != filemode.Regular && e.Mode != filemode.Executable || name == bank.Dir || strings.HasPrefix(name, bank.Dir+"/") {
-			continue
-		}
-		if narrowed && !cand[name] {
-			continue
-		}
-		full := filepath.Join(root, filepath.FromSlash(name))
-		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
-			if fi.Size() > maxOutsideFile {
-				continue
-			}
-			if b, err := os.ReadFile(full); err == nil && plumbing.ComputeHash(plumbing.BlobObject, b) == e.Hash {
-				if textFile(b, m) {
-					out[name] = b
-				}
-				continue
-			}
-		}
-		if dirty != nil {
-			dirty[name] = true
-		}
-		blob, err := object.GetBlob(r.Storer, e.Hash)
-		if err != nil || blob.Size > maxOutsideFile {
-			continue
-		}
-		rd, err := blob.Reader()
-		if err != nil {
-			continue
-		}
-		b, err := io.ReadAll(rd)
-		rd.Close()
-		if err == nil && textFile(b, m) {
-			out[name] = b
-		}
+		read(name, &e)
 	}
 }
 
