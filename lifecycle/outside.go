@@ -2,9 +2,11 @@ package lifecycle
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -363,6 +365,48 @@ func outsideTree(r *gitRepo, root string, h plumbing.Hash, m bankMap, dirty map[
 		return nil, err
 	}
 	out := map[string][]byte{}
+	read := func(name string, e *object.TreeEntry) {
+		if e.Mode != filemode.Regular && e.Mode != filemode.Executable || name == bank.Dir || strings.HasPrefix(name, bank.Dir+"/") {
+			return
+		}
+		full := filepath.Join(root, filepath.FromSlash(name))
+		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > maxOutsideFile {
+				return
+			}
+			if b, err := os.ReadFile(full); err == nil && plumbing.ComputeHash(plumbing.BlobObject, b) == e.Hash {
+				if textFile(b, m) {
+					out[name] = b
+				}
+				return
+			}
+		}
+		if dirty != nil {
+			dirty[name] = true
+		}
+		blob, err := object.GetBlob(r.Storer, e.Hash)
+		if err != nil || blob.Size > maxOutsideFile {
+			return
+		}
+		rd, err := blob.Reader()
+		if err != nil {
+			return
+		}
+		b, err := io.ReadAll(rd)
+		rd.Close()
+		if err == nil && textFile(b, m) {
+			out[name] = b
+		}
+	}
+	if cand, ok := grepCandidates(root, m); ok {
+		// only the files git grep named: look each up, never walk the whole tree
+		for name := range cand {
+			if e, err := tree.FindEntry(name); err == nil {
+				read(name, e)
+			}
+		}
+		return out, nil
+	}
 	w := object.NewTreeWalker(tree, true, nil)
 	defer w.Close()
 	for {
@@ -373,37 +417,7 @@ func outsideTree(r *gitRepo, root string, h plumbing.Hash, m bankMap, dirty map[
 		if err != nil {
 			return nil, err
 		}
-		if e.Mode != filemode.Regular && e.Mode != filemode.Executable || name == bank.Dir || strings.HasPrefix(name, bank.Dir+"/") {
-			continue
-		}
-		full := filepath.Join(root, filepath.FromSlash(name))
-		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
-			if fi.Size() > maxOutsideFile {
-				continue
-			}
-			if b, err := os.ReadFile(full); err == nil && plumbing.ComputeHash(plumbing.BlobObject, b) == e.Hash {
-				if textFile(b, m) {
-					out[name] = b
-				}
-				continue
-			}
-		}
-		if dirty != nil {
-			dirty[name] = true
-		}
-		blob, err := object.GetBlob(r.Storer, e.Hash)
-		if err != nil || blob.Size > maxOutsideFile {
-			continue
-		}
-		rd, err := blob.Reader()
-		if err != nil {
-			continue
-		}
-		b, err := io.ReadAll(rd)
-		rd.Close()
-		if err == nil && textFile(b, m) {
-			out[name] = b
-		}
+		read(name, &e)
 	}
 }
 
@@ -439,4 +453,32 @@ func outsideDisk(root string, m bankMap) (map[string][]byte, error) {
 		return nil
 	})
 	return out, err
+}
+
+// grepCandidates asks git grep (C, threaded, reading the index's stat data) which tracked text
+// files outside the bank mention it at all, so a repository of twenty thousand source files is
+// not read file by file. ok is false when git cannot answer: then every file is read.
+func grepCandidates(root string, m bankMap) (cand map[string]bool, ok bool) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, false
+	}
+	args := []string{"-c", "core.quotePath=false", "grep", "-l", "-z", "-I", "-F", "--no-color", "-e", bank.Dir + "/", "-e", "[["}
+	for _, b := range m.bare {
+		args = append(args, "-e", b)
+	}
+	args = append(args, "--", ".", ":(exclude)"+bank.Dir)
+	cmd := exec.Command("git", args...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: no file matched
+		return nil, false
+	}
+	cand = map[string]bool{}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			cand[f] = true
+		}
+	}
+	return cand, true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -189,5 +190,55 @@ func TestMigrateOutsideDirtyFileKept(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("README.md not listed: %+v", res.Mentions)
+	}
+}
+
+// Without the git CLI, every tracked file is read instead of git grep's list: the same files.
+func TestOutsideTreeWithoutGrep(t *testing.T) {
+	root := outsideRepo(t)
+	testgit.Write(t, root, "src/main.go", "package main\n")
+	testgit.Commit(t, root, "code")
+	plan, err := PlanMigration(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]bool{}
+	for _, mv := range plan.Moves {
+		before[mv.From] = true
+	}
+	for _, d := range plan.Delete {
+		before[d] = true
+	}
+	m := newBankMap(plan, before)
+	r, err := open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(f map[string][]byte) string {
+		var k []string
+		for n := range f {
+			k = append(k, n)
+		}
+		sort.Strings(k)
+		return strings.Join(k, " ")
+	}
+	narrowed, err := outsideTree(r, root, ref.Hash(), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", "")
+	if _, ok := grepCandidates(root, m); ok {
+		t.Fatal("git grep ran without git on PATH")
+	}
+	full, err := outsideTree(r, root, ref.Hash(), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys(narrowed) != keys(full) || keys(full) == "" {
+		t.Errorf("git grep found %q, reading every file %q", keys(narrowed), keys(full))
 	}
 }
