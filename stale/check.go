@@ -153,7 +153,21 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 		if err != nil {
 			return res, err
 		}
-		inHEAD, err := headPaths(ctx, root, all)
+		// HEAD's tree is asked only about paths history says nothing of
+		var unexplained []string
+		for _, m := range missing {
+			explained := false
+			for _, c := range m.cand {
+				if _, ok := h.gone(ix, c); ok {
+					explained = true
+					break
+				}
+			}
+			if !explained {
+				unexplained = append(unexplained, m.cand...)
+			}
+		}
+		inHEAD, err := headPaths(ctx, root, unexplained)
 		if err != nil {
 			return res, err
 		}
@@ -347,6 +361,9 @@ func ignoredPaths(ctx context.Context, root string, paths []string) (map[string]
 // staged changes not yet committed. One git cat-file for all.
 func headPaths(ctx context.Context, root string, paths []string) (map[string]bool, error) {
 	set := map[string]bool{}
+	if len(paths) == 0 {
+		return set, nil
+	}
 	if _, err := scanner.Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		return set, nil
 	}

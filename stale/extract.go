@@ -103,7 +103,7 @@ func Extract(content []byte) []Ref {
 				continue
 			}
 		}
-		if m := heading.FindStringSubmatch(text); m != nil {
+		if m := headingOf(text); m != nil {
 			lvl := len(m[1])
 			if histLevel > 0 && lvl <= histLevel {
 				histLevel = -1
@@ -111,7 +111,7 @@ func Extract(content []byte) []Ref {
 			section = lvl
 		}
 		lineHist := histLevel >= 0
-		if loc := historicalMarker.FindStringIndex(text); loc != nil {
+		if loc := markerIn(text); loc != nil {
 			if strings.TrimSpace(text[:loc[0]]+text[loc[1]:]) == "" {
 				if histLevel < 0 {
 					histLevel = section
@@ -181,13 +181,13 @@ func appendProseLine(out []Ref, text string, line int, hist bool) []Ref {
 		out = appendSpan(out, inner, line, hist)
 	}
 	mt := string(masked)
-	if m := refDef.FindStringSubmatchIndex(mt); m != nil {
+	if m := refDefIn(mt); m != nil {
 		if p, ok := linkPath(mt[m[2]:m[3]]); ok {
 			add(Ref{Kind: KindPath, Name: p, Raw: raw(mt[m[2]:m[3]]), Link: true})
 		}
 		return out
 	}
-	for _, m := range mdLink.FindAllStringSubmatchIndex(mt, -1) {
+	for _, m := range linksIn(mt) {
 		target := mt[m[2]:m[3]]
 		if p, ok := linkPath(target); ok {
 			add(Ref{Kind: KindPath, Name: p, Raw: raw(target), Link: true})
@@ -466,4 +466,35 @@ func spacedPath(s string) bool {
 func treeRoot(line string) bool {
 	f := strings.Fields(line)
 	return len(f) == 1 && strings.HasSuffix(f[0], "/") && !strings.HasPrefix(f[0], "./")
+}
+
+// The regular expressions run only on lines that hold their first bytes: most lines of a
+// bank are prose with none.
+
+func headingOf(text string) []string {
+	if !strings.HasPrefix(strings.TrimLeft(text, " "), "#") {
+		return nil
+	}
+	return heading.FindStringSubmatch(text)
+}
+
+func markerIn(text string) []int {
+	if !strings.Contains(text, "mbguard:") {
+		return nil
+	}
+	return historicalMarker.FindStringIndex(text)
+}
+
+func refDefIn(text string) []int {
+	if !strings.HasPrefix(strings.TrimLeft(text, " "), "[") || !strings.Contains(text, "]:") {
+		return nil
+	}
+	return refDef.FindStringSubmatchIndex(text)
+}
+
+func linksIn(text string) [][]int {
+	if !strings.Contains(text, "](") {
+		return nil
+	}
+	return mdLink.FindAllStringSubmatchIndex(text, -1)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"path"
 	"regexp"
 	"strconv"
@@ -167,30 +168,106 @@ func definedNames(k Kind, body []byte) []string {
 // exists reports whether a repository-relative path is a tracked file or directory.
 func (ix *index) exists(p string) bool { return ix.files[p] || ix.dirs[p] }
 
-// presentSymbols returns which of names occur, on word boundaries, in the tracked files
-// outside memory-bank/ and Markdown — one git grep for all of them.
+// maxSourceBlob is the largest file searched for symbols: bigger ones are generated or data.
+const maxSourceBlob = 1 << 20
+
+// presentSymbols returns which of names occur, as whole identifiers, in the tracked files
+// outside memory-bank/ and Markdown. The blobs stream once through git cat-file and are cut
+// into identifiers here: git grep -w with thousands of fixed strings took minutes on the
+// 20,000-file bench, this takes a fraction of a second.
 func presentSymbols(ctx context.Context, root string, names []string) (map[string]bool, error) {
 	found := map[string]bool{}
 	if len(names) == 0 {
 		return found, nil
 	}
-	args := []string{"grep", "--cached", "-I", "-o", "-h", "-w", "-F", "--no-color"}
+	want := make(map[string]bool, len(names))
 	for _, n := range names {
-		args = append(args, "-e", n)
+		want[n] = true
 	}
-	args = append(args, "--", ".", ":(exclude)memory-bank/**", ":(exclude,glob)**/*.md")
-	out, err := scanner.Git(ctx, root, nil, args...)
+	out, err := scanner.Git(ctx, root, nil, "ls-files", "-s", "-z", "--", ".", ":(exclude)memory-bank/**", ":(exclude,glob)**/*.md")
 	if err != nil {
-		// git grep exits 1 when nothing matched
-		if strings.Contains(err.Error(), "exit status 1") {
-			return found, nil
+		return nil, fmt.Errorf("listing the source files: %w", err)
+	}
+	var oids bytes.Buffer
+	n := 0
+	for _, e := range bytes.Split(out, []byte{0}) {
+		f := bytes.Fields(e) // mode oid stage\tpath
+		if len(f) < 3 || !bytes.HasPrefix(f[0], []byte("100")) {
+			continue // symlinks, submodules
 		}
-		return nil, fmt.Errorf("searching the source for symbols: %w", err)
+		oids.Write(f[1])
+		oids.WriteByte('\n')
+		n++
 	}
-	for _, l := range strings.Split(string(out), "\n") {
-		found[l] = true
+	if n == 0 {
+		return found, nil
 	}
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir = root
+	cmd.Stdin = &oids
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("reading the source files: %w", err)
+	}
+	r := bufio.NewReaderSize(pipe, 1<<16)
+	var buf []byte
+	for i := 0; i < n && len(found) < len(want); i++ {
+		hdr, err := r.ReadString('\n')
+		if err != nil {
+			break
+		}
+		f := strings.Fields(hdr)
+		if len(f) != 3 {
+			continue // missing object
+		}
+		size, _ := strconv.Atoi(f[2])
+		if size > maxSourceBlob {
+			if _, err := r.Discard(size + 1); err != nil {
+				break
+			}
+			continue
+		}
+		if cap(buf) < size+1 {
+			buf = make([]byte, size+1)
+		}
+		buf = buf[:size+1]
+		if _, err := io.ReadFull(r, buf); err != nil {
+			break
+		}
+		if bytes.IndexByte(buf[:min(size, 8000)], 0) >= 0 {
+			continue // binary
+		}
+		identifiers(buf[:size], func(id []byte) {
+			if want[string(id)] {
+				found[string(id)] = true
+			}
+		})
+	}
+	_ = cmd.Process.Kill() // done early when every name was found
+	_ = cmd.Wait()
 	return found, nil
+}
+
+// identifiers calls fn with every identifier ([A-Za-z_][A-Za-z0-9_]*) in b.
+func identifiers(b []byte, fn func([]byte)) {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(b) && (b[j] == '_' || b[j] >= 'a' && b[j] <= 'z' || b[j] >= 'A' && b[j] <= 'Z' || b[j] >= '0' && b[j] <= '9') {
+			j++
+		}
+		if i == 0 || !(b[i-1] >= '0' && b[i-1] <= '9') {
+			fn(b[i:j])
+		}
+		i = j
+	}
 }
 
 // folded returns the tracked path that one of cand names in another case, or "".
