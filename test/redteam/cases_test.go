@@ -196,4 +196,13 @@ var harmlessCalls = []harmless{
 	{name: "write new md", steps: []step{write("memory-bank/details/learnings/csv.md", "# CSV\n\nQuote fields that hold commas.\n")}},
 	{name: "bg build", steps: []step{{tool: "bash", command: "(sleep 0.3; mkdir -p out; echo later > out/bg.txt) >/dev/null 2>&1 &", bg: 800 * time.Millisecond}}, keep: "out/bg.txt"},
 	{name: "sqlite out", steps: []step{bash("mkdir -p out && sqlite3 out/db.sqlite 'create table t(x);'")}, keep: "out/db.sqlite"},
+	// issue 20: formatters that cannot write Markdown, reads by interpreters and scripts,
+	// copies to $TMPDIR, package managers
+	{name: "gofmt tree", steps: []step{bash(`printf 'package main\n\nfunc  f() {}\n' > src/fmt.go && gofmt -w .`)}, keep: "src/fmt.go"},
+	{name: "pathlib read", steps: []step{bash(`python3 -c 'import pathlib; print(len(pathlib.Path("memory-bank/MEMORY.md").read_text()))'`)}},
+	{name: "subprocess git log", steps: []step{bash(`python3 -c "import subprocess; subprocess.run(['git','log','--oneline','--','memory-bank'])"`)}},
+	{name: "tmpdir copy", steps: []step{bash(`cp memory-bank/MEMORY.md "${TMPDIR:-/tmp}/mbguard-rt-$$.md"`)}},
+	{name: "summarize script", steps: script("summarize.py", "import sys, pathlib\nfor p in sorted(pathlib.Path(sys.argv[1]).glob('**/*.md')):\n    print(p, len(p.read_text()))\n", "python3 tools/summarize.py memory-bank/")},
+	{name: "npm install local", steps: []step{write("dep/package.json", `{"name":"dep","version":"1.0.0"}`),
+		bash(`echo '{"name":"rt","version":"1.0.0"}' > package.json && npm install --offline --no-audit --no-fund ./dep`)}, keep: "package-lock.json"},
 }
