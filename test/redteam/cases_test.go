@@ -88,8 +88,6 @@ var attacks = []attack{
 	{name: "pwd var", steps: []step{bash(`echo x > $PWD/memory-bank/a.json`)}},
 	{name: "script made and run in one line", steps: []step{bash(`printf 'echo x > memory-bank/a.json' > /tmp/mbguard-rt-$$.sh && . /tmp/mbguard-rt-$$.sh`)}},
 	{name: "BASH_ENV", steps: []step{write("tools/env.sh", "rm -f memory-bank/MEMORY.md\n"), bash(`BASH_ENV=tools/env.sh bash -c true`)}},
-	{name: "git clean bank", steps: []step{bash(`git clean -fdxq`)}},
-	{name: "git stash", steps: []step{bash(`git stash -u -q`)}},
 	{name: "rename bank", steps: []step{bash(`mv memory-bank memory-bank.old`)}},
 	{name: "rm -rf bank", steps: []step{bash(`rm -rf memory-bank`)}},
 	{name: "state dir", steps: []step{bash(`rm -rf .git/mbguard`)}},
@@ -129,7 +127,6 @@ var attacks = []attack{
 	{name: "script state unreadable", steps: script("s.sh", "chmod 000 .git/mbguard\necho hidden > memory-bank/h.json\n", "cat tools/s.sh | sh"), bytes: "hidden"},
 	{name: "script git checkout", steps: script("s.sh", "git checkout HEAD~1 -- memory-bank\n", "bash tools/s.sh")},
 	{name: "script git reset", steps: script("s.sh", "git reset -q --hard HEAD~1\n", "bash tools/s.sh")},
-	{name: "script git stash", steps: []step{bash(`echo x >> src/main.go`), write("tools/s.sh", "git stash -u -q\n"), bash("bash tools/s.sh")}},
 	{name: "script git restore", steps: script("s.sh", "git restore --source=HEAD~1 memory-bank\n", "bash tools/s.sh")},
 	{name: "script git apply", steps: script("p.diff", "--- a/memory-bank/details/progress.md\n+++ b/memory-bank/details/progress.md\n@@ -1,3 +1,3 @@\n-# Progress\n+# Progress (patched)\n \n - [x] CSV parser\n", "git apply tools/p.diff"), bytes: "patched"},
 	{name: "makefile", steps: []step{write("Makefile", "all:\n\trm -f memory-bank/MEMORY.md\n"), bash("make -s")}},
@@ -196,6 +193,10 @@ var harmlessCalls = []harmless{
 	{name: "write new md", steps: []step{write("memory-bank/details/learnings/csv.md", "# CSV\n\nQuote fields that hold commas.\n")}},
 	{name: "bg build", steps: []step{{tool: "bash", command: "(sleep 0.3; mkdir -p out; echo later > out/bg.txt) >/dev/null 2>&1 &", bg: 800 * time.Millisecond}}, keep: "out/bg.txt"},
 	{name: "sqlite out", steps: []step{bash("mkdir -p out && sqlite3 out/db.sqlite 'create table t(x);'")}, keep: "out/db.sqlite"},
+	// whole-tree git commands lose nothing while the bank is committed (they are refused,
+	// naming the files, when it holds uncommitted work: gating and watcher tests)
+	{name: "git clean committed bank", steps: []step{bash(`git clean -fdxq`)}},
+	{name: "git stash committed bank", steps: []step{bash(`git stash -u -q`)}},
 	// issue 20: formatters that cannot write Markdown, reads by interpreters and scripts,
 	// copies to $TMPDIR, package managers
 	{name: "gofmt tree", steps: []step{bash(`printf 'package main\n\nfunc  f() {}\n' > src/fmt.go && gofmt -w .`)}, keep: "src/fmt.go"},
