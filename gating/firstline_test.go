@@ -32,6 +32,7 @@ func TestFirstLineFalseBlocks(t *testing.T) {
 		{"python summarize.py memory-bank/", map[string]string{"summarize.py": summarize}},
 		{"python3 summarize.py memory-bank/MEMORY.md", map[string]string{"summarize.py": summarize}},
 		{"cat memory-bank/MEMORY.md > /tmp/copy.md", nil},
+		{`node -e "console.log(require('child_process').execFileSync('git', ['log', '--', 'memory-bank']).toString())"`, nil},
 		{"cat memory-bank/MEMORY.md > /tmp/package.json", nil},
 	}
 	for _, c := range cases {
@@ -68,6 +69,8 @@ func TestFirstLineStillBlocks(t *testing.T) {
 		{`python3 -c "import subprocess as s; s.run(['git','log','--','memory-bank'])"`, nil, ""},
 		{`python3 -c "import subprocess; subprocess.run(['git','log']); subprocess.call('rm -rf memory-bank', shell=True)"`, nil, ""},
 		{`python3 -c 'import pathlib; pathlib.Path("memory-bank/MEMORY.md").write_text("x")'`, nil, ""},
+		{`node -e "require('child_process').execFileSync('rm', ['-rf', 'memory-bank'])"`, nil, ""},
+		{`node -e "const cp = require('child_process'); require('child_process').execFileSync('git', ['log']); cp.execSync('rm -rf memory-bank')"`, nil, ""},
 		{`python3 -c 'import pathlib; pathlib.Path("memory-bank/MEMORY.md").unlink()'`, nil, ""},
 		{`python3 -c 'from shutil import move as mv; mv("memory-bank/MEMORY.md", "/tmp/x")'`, nil, ""},
 		{`python3 -c 'import shutil; shutil.rmtree("memory-bank")'`, nil, ""},

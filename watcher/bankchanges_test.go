@@ -31,9 +31,11 @@ func TestBankChanges(t *testing.T) {
 	testgit.Write(t, dir, "memory-bank/details/new.md", "# New\n")
 	testgit.Write(t, dir, "memory-bank/MEMORY.md", realMemory+"\n")
 	testgit.Git(t, dir, "add", "memory-bank/MEMORY.md")
+	testgit.Write(t, dir, ".gitignore", "*.bak\n")
+	testgit.Write(t, dir, "memory-bank/old.bak", "x") // git clean -x would remove it
 	got, ok := NewFacts(dir, nil).BankChanges()
 	sort.Strings(got)
-	want := []string{"memory-bank/MEMORY.md", "memory-bank/details/new.md", "memory-bank/details/progress.md"}
+	want := []string{"memory-bank/MEMORY.md", "memory-bank/details/new.md", "memory-bank/details/progress.md", "memory-bank/old.bak"}
 	if !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("changes = %q, %v; want %q", got, ok, want)
 	}

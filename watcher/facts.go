@@ -211,9 +211,9 @@ func (f *Facts) Env() map[string]string {
 var _ gating.EnvReader = (*Facts)(nil)
 
 // BankChanges lists the memory-bank/ files with uncommitted work — changed in the work tree
-// or the index, or untracked — as git sees them. Only memory-bank/ is looked at, so the cost
-// does not grow with the repository; it is asked only when a command would rewrite the
-// whole work tree (git reset --hard, git stash, git clean -f). ok is false when git cannot
+// or the index, untracked, or ignored (git clean -x removes those) — as git sees them. Only
+// memory-bank/ is looked at, so the cost does not grow with the repository; it is asked only
+// when a command would rewrite the whole work tree (git reset --hard, git stash, git clean -f). ok is false when git cannot
 // tell (no git, not a work tree, a timeout).
 func (f *Facts) BankChanges() (files []string, ok bool) {
 	git, err := exec.LookPath("git")
@@ -223,7 +223,7 @@ func (f *Facts) BankChanges() (files []string, ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, git, "-C", f.root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
-		"--ignored=no", "--no-renames", "--", "memory-bank")
+		"--ignored=traditional", "--no-renames", "--", "memory-bank")
 	// a status must not take the index lock the agent's next git command needs
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
 	out, err := cmd.Output()

@@ -27,6 +27,9 @@ var firstLineCases = []tc{
 	{"pathlib write", `python3 -c 'import pathlib; pathlib.Path("memory-bank/a.md").write_text("x")'`, w("/repo/memory-bank/a.md"), nil, "WUI"},
 	{"subprocess argv read", `python3 -c "import subprocess; subprocess.run(['git','log','--','memory-bank'])"`, nil, w("/repo/memory-bank"), "I"},
 	{"subprocess argv write", `python3 -c "import subprocess; subprocess.run(['rm','-rf','memory-bank'])"`, w("/repo/memory-bank"), nil, "WI"},
+	{"node execFileSync read", `node -e "console.log(require('child_process').execFileSync('git', ['log', '--', 'memory-bank']).toString())"`, nil, w("/repo/memory-bank"), "I"},
+	{"node execFileSync write", `node -e "require('child_process').execFileSync('rm', ['-rf', 'memory-bank'])"`, w("/repo/memory-bank"), nil, "WI"},
+	{"node exec string", `node -e "require('child_process').execSync('git log -- memory-bank')"`, w("/repo/memory-bank/?"), nil, "WIU"},
 	{"subprocess aliased", `python3 -c "import subprocess as s; s.run(['ls', 'memory-bank'])"`, w("/repo/memory-bank"), nil, "WI"},
 }
 

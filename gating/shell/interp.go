@@ -263,7 +263,7 @@ func (w *walker) inline(code arg, e *env) {
 	}
 	src := code.s
 	if code.exact {
-		src = w.argvCalls(src, e)
+		src = w.nodeArgvCalls(w.argvCalls(src, e), e)
 	}
 	lits := stringLiterals(src)
 	writes := false
@@ -521,4 +521,68 @@ func literalList(src string, i int) (words []string, end int, ok bool) {
 			i++
 		}
 	}
+}
+
+// nodeArgvCalls is argvCalls for Node: require('child_process').execFileSync('git', ['log'])
+// (or spawnSync, execFile, spawn) with a literal program and argument list is judged as that
+// command, and blanked out. Any other use of child_process keeps it a write marker.
+func (w *walker) nodeArgvCalls(src string, e *env) string {
+	if !strings.Contains(src, "child_process") {
+		return src
+	}
+	b := []byte(src)
+	found := false
+	for _, q := range []string{"'", "\"", "`"} {
+		for _, fn := range []string{"execFileSync", "spawnSync", "execFile", "spawn"} {
+			m := "require(" + q + "child_process" + q + ")." + fn + "("
+			for off := 0; ; {
+				i := strings.Index(src[off:], m)
+				if i < 0 {
+					break
+				}
+				i += off
+				off = i + len(m)
+				prog, j, ok := literalAt(src, off)
+				if !ok {
+					continue
+				}
+				for j < len(src) && (src[j] == ' ' || src[j] == ',') {
+					j++
+				}
+				words, end, ok := literalList(src, j)
+				if !ok || strings.Contains(src[end:], "shell") {
+					continue
+				}
+				q := []string{"'" + strings.ReplaceAll(prog, "'", `'\''`) + "'"}
+				for _, s := range words {
+					q = append(q, "'"+strings.ReplaceAll(s, "'", `'\''`)+"'")
+				}
+				w.reparse(strings.Join(q, " "), e, w.depth)
+				for k := i; k < end; k++ {
+					b[k] = ' '
+				}
+				found = true
+			}
+		}
+	}
+	if !found || strings.Contains(string(b), "child_process") {
+		return src
+	}
+	return string(b)
+}
+
+// literalAt parses one '…' or "…" literal without escapes at src[i] (spaces allowed before
+// it); j is the offset after it.
+func literalAt(src string, i int) (s string, j int, ok bool) {
+	for i < len(src) && src[i] == ' ' {
+		i++
+	}
+	if i >= len(src) || src[i] != '\'' && src[i] != '"' {
+		return "", 0, false
+	}
+	k := strings.IndexByte(src[i+1:], src[i])
+	if k < 0 || strings.Contains(src[i+1:i+1+k], "\\") {
+		return "", 0, false
+	}
+	return src[i+1 : i+1+k], i + k + 2, true
 }

@@ -109,9 +109,10 @@ func (w *walker) git(args []arg, e *env, depth int) {
 		w.gitCheckout(rest, e)
 	case sub == "switch":
 		// switching branches keeps local changes, unless told to throw them away
-		opts, _ := parseArgs(rest, flagSpec{short: "cC", long: []string{"--create", "--force-create", "--orphan", "--conflict"}})
+		opts, ops := parseArgs(rest, flagSpec{short: "cC", long: []string{"--create", "--force-create", "--orphan", "--conflict"}})
 		if hasOpt(opts, "--discard-changes", "-f", "--force") {
-			w.writeDir(arg{s: ".", exact: true}, "git switch --discard-changes", e)
+			// to another branch: its content, not only the local changes, replaces the tree
+			w.writeDir(arg{s: ".", exact: true}, "git switch --discard-changes "+strings.Join(argStrings(ops), " "), e)
 		}
 		w.unknownWrite()
 	case sub == "apply":
@@ -123,9 +124,16 @@ func (w *walker) git(args []arg, e *env, depth int) {
 	case sub == "stash":
 		w.gitStash(rest, e)
 	case sub == "reset":
-		opts, _ := parseArgs(rest, flagSpec{})
+		opts, ops := parseArgs(rest, flagSpec{})
 		if hasOpt(opts, "--hard", "--merge", "--keep") {
-			// rewrites every tracked file that differs: the whole tree
+			// rewrites every tracked file that differs: the whole tree; to another commit's
+			// content when it names one (Access.Op then names it too)
+			for _, a := range ops {
+				if !a.exact || a.s != "HEAD" && a.s != "--" {
+					op = "git reset " + a.s
+					break
+				}
+			}
 			w.writeDir(arg{s: ".", exact: true}, op, e)
 		}
 	case sub == "clean":
@@ -348,8 +356,12 @@ func (w *walker) gitCheckout(rest []arg, e *env) {
 	}
 	opts, ops := parseArgs(rest, flagSpec{short: "bB", long: []string{"--orphan", "--conflict", "--pathspec-from-file"}})
 	if hasOpt(opts, "-f", "--force") {
-		// throws away every local change
-		w.writeDir(arg{s: ".", exact: true}, "git checkout -f", e)
+		// throws away every local change, and moves to another commit when it names one
+		op := "git checkout -f"
+		if len(ops) > 0 {
+			op += " " + ops[0].s
+		}
+		w.writeDir(arg{s: ".", exact: true}, op, e)
 	}
 	w.unknownWrite()
 	for _, a := range ops {
@@ -847,4 +859,12 @@ func (w *walker) applyPatch(args []arg, in *stdin, e *env) {
 	if !found {
 		w.res.Unknown = true
 	}
+}
+
+func argStrings(args []arg) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a.s
+	}
+	return out
 }
