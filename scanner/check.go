@@ -80,7 +80,7 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 		return out, nil
 	}
 	md := strings.EqualFold(path.Ext(f.Path), ".md")
-	if inBank(f.Path) && !md && !allowed(path.Base(f.Path), o.AllowedFiles) {
+	if inBank(f.Path) && !md && !Allowed(path.Base(f.Path), o.AllowedFiles) {
 		add(0, RuleNonMD, fmt.Sprintf("move it out of memory-bank/ (or add %q to check.allowed_files)", path.Base(f.Path)),
 			"is not a Markdown file; memory-bank/ holds only .md files")
 	}
@@ -120,7 +120,10 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 	return out, nil
 }
 
-func allowed(name string, list []string) bool {
+// Allowed reports whether a non-Markdown file name may sit in memory-bank/: the default
+// dotfiles or a check.allowed_files pattern. Every reader of the rule (check, the outcome
+// check, the watcher) asks here.
+func Allowed(name string, list []string) bool {
 	for _, a := range append(DefaultAllowedFiles[:len(DefaultAllowedFiles):len(DefaultAllowedFiles)], list...) {
 		if ok, _ := path.Match(a, name); ok || a == name {
 			return true

@@ -551,15 +551,11 @@ func (w *Watcher) secretFindings(rel string, b []byte) []Finding {
 }
 
 func (w *Watcher) allowed(name string) bool {
-	if w.cfg == nil {
-		return false
+	var list []string
+	if w.cfg != nil {
+		list = w.cfg.Check.AllowedFiles
 	}
-	for _, a := range w.cfg.Check.AllowedFiles {
-		if ok, _ := filepath.Match(a, name); ok || a == name {
-			return true
-		}
-	}
-	return false
+	return scanner.Allowed(name, list)
 }
 
 func (w *Watcher) rel(abs string) string {

@@ -203,6 +203,7 @@ func TestLoopFindings(t *testing.T) {
 	}{
 		{"non-md file", "memory-bank/notes.json", "{}", false, []string{"memory-bank/notes.json non-md"}},
 		{"allowed gitkeep", "memory-bank/details/.gitkeep", "", false, nil},
+		{"tool-owned gitignore", "memory-bank/.gitignore", "*.tmp\n", false, nil},
 		{"unclosed marker", "memory-bank/details/patterns.md", "<!-- USER_BLOCK_START -->\nx\n", false, []string{"memory-bank/details/patterns.md marker-unclosed"}},
 		{"marker order", "memory-bank/details/patterns.md", "<!-- USER_BLOCK_END -->\nx\n<!-- USER_BLOCK_START -->\n", false, []string{"memory-bank/details/patterns.md marker-order"}},
 		{"malformed marker", "memory-bank/details/patterns.md", "<!--USER_BLOCK_STRAT-->\n", false, []string{"memory-bank/details/patterns.md marker-malformed"}},
