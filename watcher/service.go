@@ -355,7 +355,7 @@ func (s *Service) event(req Request) Response {
 	r.Decision = &d
 	r.Command = s.jailed(e, d)
 	if err := s.Cfg.Err(); err != nil && (d.Verdict != gating.Allow || e.Kind == gating.EvMessage) {
-		notes = append(notes, configNote(err))
+		notes = append(notes, configNote(s.Cfg, err))
 	}
 	if n := s.pendingFindings(e.Session); n != "" {
 		notes = append(notes, n)
@@ -379,8 +379,8 @@ func (s *Service) jailed(e gating.Event, d gating.Decision) string {
 	return s.opts.Jail(cmd)
 }
 
-func configNote(err error) string {
-	return "mbguard: " + err.Error() + "; until then a gate with an invalid mode blocks."
+func configNote(cfg *config.Config, err error) string {
+	return "mbguard: " + err.Error() + "; " + cfg.Meanwhile() + "."
 }
 
 // log appends to the decision log; a log that cannot be written never changes a decision.
@@ -497,7 +497,7 @@ func (s *Service) context(req Request) Response {
 	s.close(ss)
 	notes = append(ss.notes, notes...)
 	if cerr := s.Cfg.Err(); cerr != nil {
-		notes = append(notes, configNote(cerr))
+		notes = append(notes, configNote(s.Cfg, cerr))
 	}
 	if n := s.pendingFindings(id); n != "" {
 		notes = append(notes, n)

@@ -146,7 +146,7 @@ func checkConfig(cfg *config.Config, err error) doctorCheck {
 		ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), "fix the file named above; mbguard config shows the effective values"
 	case cfg.Err() != nil:
 		ch.Status, ch.Detail = checkFail, cfg.Err().Error()
-		ch.Next = "fix the value (mbguard config shows where it came from); until then hooks apply the strict fallback"
+		ch.Next = "fix the value (mbguard config shows where it came from); " + cfg.Meanwhile()
 	default:
 		ch.Status, ch.Detail = checkOK, "valid (mode "+cfg.Gating.Mode+")"
 	}

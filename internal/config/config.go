@@ -461,6 +461,20 @@ func (c *Config) Err() error {
 	return fmt.Errorf("invalid configuration: %s (fix it, then run mbguard doctor)", strings.Join(c.Problems, "; "))
 }
 
+// Meanwhile says what the hooks do until the problems are fixed: a gate whose mode cannot be
+// read blocks; a file left out leaves the layers below it, down to the built-in defaults.
+func (c *Config) Meanwhile() string {
+	for _, m := range []string{c.Gating.Mode, c.Gating.DocFirst, c.Recovery.Mode} {
+		if _, err := gating.ParseMode(m); err != nil {
+			return "until then a gate with an invalid mode blocks"
+		}
+	}
+	if len(c.Ignored) > 0 {
+		return "until then the built-in defaults apply instead of that file (the bank and config guards stay on)"
+	}
+	return "until then the value is left out"
+}
+
 // Policy converts the configuration into the gating engine's policy. Invalid modes become
 // block: a hook that cannot read its mode must not silently allow what the user meant to stop.
 func (c *Config) Policy() gating.Policy {

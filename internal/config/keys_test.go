@@ -106,3 +106,26 @@ func contains(xs []any, v any) bool {
 	}
 	return false
 }
+
+// What the hooks do meanwhile depends on the problem: an unreadable mode blocks, an ignored
+// file leaves the defaults.
+func TestMeanwhileNamesWhatHooksDo(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) *Config {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, RepoFile), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(Options{RepoRoot: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if got := write("gating:\n  mod: block\n").Meanwhile(); !strings.Contains(got, "built-in defaults") {
+		t.Errorf("ignored file: %q", got)
+	}
+	if got := write("gating:\n  mode: blok\n").Meanwhile(); !strings.Contains(got, "invalid mode blocks") {
+		t.Errorf("invalid mode: %q", got)
+	}
+}
