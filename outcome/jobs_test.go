@@ -5,6 +5,8 @@ package outcome
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,7 +31,9 @@ func startJob(t *testing.T, g *Guard, id, script string) Call {
 		if x.ID == id+bgSuffix {
 			t.Cleanup(func() {
 				for _, pid := range jobProcs(x.Procs) {
-					syscall.Kill(pid, syscall.SIGKILL)
+					if ownedByTest(pid) {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
 				}
 			})
 			return x
@@ -37,6 +41,13 @@ func startJob(t *testing.T, g *Guard, id, script string) Call {
 	}
 	t.Fatalf("%q left nothing running that mbguard tracks (in flight: %+v)", script, g.loadInflight().Calls)
 	return Call{}
+}
+
+// ownedByTest reports whether pid was started by this test binary's shells (testOwner in its
+// environment): never kill a process that is not the test's own.
+func ownedByTest(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	return err == nil && slices.Contains(strings.Split(string(b), "\x00"), testOwner)
 }
 
 // waitFor polls until p exists (a deadline, not a fixed sleep).

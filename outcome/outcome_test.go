@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,10 +102,15 @@ func sameTree(t *testing.T, want, got map[string]node) {
 	}
 }
 
+// testOwner marks every process a test's shell starts (children inherit it), so a test kills
+// only its own processes: other programs on the machine may share the session and the time.
+var testOwner = "MBGUARD_TEST_OWNER=" + strconv.Itoa(os.Getpid())
+
 func sh(t *testing.T, dir, script string) {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), testOwner)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("running %q: %v\n%s", script, err, out)
 	}

@@ -233,7 +233,10 @@ func jobProcs(ps []Proc) []int {
 		if !ok || start < since {
 			continue
 		}
-		s := &st{ppid: ppid(pid), in: sids[sid]}
+		// A session member counts only when orphaned, as in leftBehind: a session may be
+		// shared with programs that have nothing to do with the call (the host's, a CI
+		// runner's), and their children started meanwhile are not the job's.
+		s := &st{ppid: ppid(pid), in: sids[sid] && orphaned(pid, since)}
 		for _, p := range ps {
 			s.in = s.in || p.PID == pid && p.Start == start
 		}
