@@ -3,6 +3,8 @@ package hooks
 import (
 	"strings"
 	"testing"
+
+	"github.com/mbguard/mbguard/internal/testgit"
 )
 
 // TestClaudeRootCauses replays one attack per root cause of issue 8 §3 through the Claude Code
@@ -12,8 +14,6 @@ import (
 func TestClaudeRootCauses(t *testing.T) {
 	root := bankRepo(t)
 	attacks := []string{
-		"git checkout -- ':/'",
-		"git reset --hard",
 		"git -c alias.x='!rm -rf memory-bank' x",
 		"flock /tmp/l rm memory-bank/MEMORY.md",
 		"sqlite3 /tmp/db '.output memory-bank/x.json' 'select 1'",
@@ -36,6 +36,35 @@ func TestClaudeRootCauses(t *testing.T) {
 		"git log --oneline -- memory-bank > \"$(mktemp)\"",
 		"tar -czf /tmp/bank.tgz memory-bank",
 		"cat .mbguard.yaml",
+	}
+	// Whole-tree commands that only drop local changes lose nothing while the bank is
+	// committed (the check after the call puts back anything they take), and are refused,
+	// naming the files at risk, while the bank holds uncommitted work.
+	wholeTree := []string{"git checkout -- ':/'", "git reset --hard"}
+	for _, mode := range []string{"warn", "block"} {
+		for _, cmd := range wholeTree {
+			t.Run(mode+"/committed/"+cmd, func(t *testing.T) {
+				h := newHookRun(t, root, map[string]string{"MEMORY_BANK_GUARD_MODE": mode})
+				h.prompt("go")
+				if r := h.pre("Bash", map[string]any{"command": cmd}); strings.Contains(r.Stderr, "[mbguard bank]") {
+					t.Fatalf("refused with a committed bank: %q", r.Stderr)
+				}
+			})
+		}
+	}
+	dirty := bankRepo(t)
+	testgit.Write(t, dirty, "memory-bank/details/progress.md", "# Progress\nnot committed yet\n")
+	for _, mode := range []string{"warn", "block"} {
+		for _, cmd := range wholeTree {
+			t.Run(mode+"/dirty/"+cmd, func(t *testing.T) {
+				h := newHookRun(t, dirty, map[string]string{"MEMORY_BANK_GUARD_MODE": mode})
+				h.prompt("go")
+				r := h.pre("Bash", map[string]any{"command": cmd})
+				if r.Exit != 2 || !strings.Contains(r.Stderr, "progress.md") {
+					t.Fatalf("exit %d, stderr %q: want a refusal naming progress.md", r.Exit, r.Stderr)
+				}
+			})
+		}
 	}
 	for _, mode := range []string{"warn", "block"} {
 		for _, cmd := range attacks {

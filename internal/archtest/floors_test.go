@@ -18,6 +18,7 @@ const module = "github.com/mbguard/mbguard"
 // persists gating.State: both sit above gating.
 var floor = map[string]int{
 	"cmd":             50,
+	"action":          50, // the GitHub Action's script and its test: beside cmd, at the top
 	"hooks":           40,
 	"watcher":         30,
 	"outcome":         25,
