@@ -232,7 +232,7 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		c.NamesBank = namesBank(payload, c.Cwd)
 		return h.unsure(p, &c, err.Error())
 	}
-	if c.Kind == callPostTool && c.Failed && readOnlyTools[c.Tool] {
+	if c.Kind == callPostTool && c.Failed && readOnly(c.Tool) {
 		return p.render(&c, &hookAnswer{}) // a read that failed read nothing
 	}
 	if c.Kind == callOther {
@@ -498,10 +498,10 @@ func defaultConnect(now func() time.Time) func(r repo.Repo, cfg *config.Config) 
 	}
 }
 
-// readOnlyTools cannot change files themselves (named in the engine's vocabulary, which every
-// adapter maps its host's tools onto); failing closed never stops them.
-var readOnlyTools = map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true, "WebFetch": true,
-	"WebSearch": true, "TodoWrite": true, "TodoRead": true, "Agent": true, "Task": true, "ExitPlanMode": true}
+// readOnly reports whether a tool cannot change files itself (gating's one taxonomy, which
+// the OpenCode plugin shares); failing closed never stops such a tool, and an unknown tool is
+// never one.
+func readOnly(tool string) bool { return gating.ClassifyTool(tool) == gating.ClassRead }
 
 // unsure answers a call mbguard could not decide, before the repository is known.
 func (h *Hook) unsure(p protocol, c *hookCall, why string) Reply {
@@ -528,7 +528,7 @@ func (h *Hook) unsure(p protocol, c *hookCall, why string) Reply {
 
 // unsureIn applies the fail-open/fail-closed rule (see Handle).
 func (h *Hook) unsureIn(p protocol, c *hookCall, r repo.Repo, cfg *config.Config, why string) Reply {
-	if c.Kind != callPreTool || readOnlyTools[c.Tool] {
+	if c.Kind != callPreTool || readOnly(c.Tool) {
 		return p.render(c, &hookAnswer{Stderr: "mbguard: " + why + "; mbguard did not gate this call. Run `mbguard doctor`.\n"})
 	}
 	closed, reason := h.failClosed(c, r, cfg)
