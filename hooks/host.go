@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,8 +23,8 @@ import (
 )
 
 // Hosts are the agent hosts `mbguard hook <host>` answers, each with its own payload and reply
-// format around one host-neutral core.
-var Hosts = []string{"claude", "codex", "gemini", "copilot"}
+// format around one host-neutral core (from Registry).
+var Hosts = HostNames(true)
 
 // MaxPayload bounds one hook payload. Hosts send the whole tool input (a write of a large file
 // included); anything larger is refused as undecidable.
@@ -55,7 +56,7 @@ type Doer func(ctx context.Context, req watcher.Request) (watcher.Response, erro
 // about, loads its configuration, asks its Service and applies the fail-open/fail-closed rule;
 // the host's protocol only parses the payload and renders the answer.
 type Hook struct {
-	// Host is "claude", "codex", "gemini" or "copilot".
+	// Host is a Registry name whose spec has a protocol ("claude" when empty).
 	Host string
 	// Event is the host's event name when the host does not put it into the payload (Copilot
 	// CLI's camelCase hooks): the installed command line passes it as an argument.
@@ -139,15 +140,8 @@ type protocol interface {
 }
 
 func (h *Hook) proto() (protocol, error) {
-	switch h.Host {
-	case "claude", "":
-		return claudeProto{}, nil
-	case "codex":
-		return codexProto{}, nil
-	case "gemini":
-		return geminiProto{}, nil
-	case "copilot":
-		return copilotProto{}, nil
+	if s, ok := LookupHost(h.name()); ok && s.proto != nil {
+		return s.proto, nil
 	}
 	return nil, fmt.Errorf("unknown host %q: want %s", h.Host, strings.Join(Hosts, ", "))
 }
@@ -241,11 +235,8 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		return r
 	}
 	if c.Session == "" {
-		field := `"session_id"`
-		if h.Host == "copilot" {
-			field = `"sessionId"`
-		}
-		return h.unsure(p, &c, "the hook payload has no "+field)
+		spec, _ := LookupHost(h.name())
+		return h.unsure(p, &c, "the hook payload has no "+strconv.Quote(spec.SessionField))
 	}
 	if c.Cwd == "" {
 		// Hosts send cwd; without it, relative paths start where the hook runs.

@@ -50,12 +50,8 @@ func newDoctorCmd(e *env) *cobra.Command {
 		cfg, cerr := e.config(r.Root)
 		checks = append(checks, checkConfig(cfg, cerr))
 		home := e.getenv("HOME")
+		checks = append(checks, checkHosts(r, e.getenv)...)
 		checks = append(checks,
-			checkClaude(r, home),
-			checkOpenCode(r, home, configHome(e.getenv)),
-			checkCodex(r, home, e.getenv("CODEX_HOME")),
-			checkGemini(r, home),
-			checkCopilot(r, home, e.getenv("COPILOT_HOME")),
 			checkGitHook(r, home),
 			checkWatcher(ctx, r),
 			checkQuarantine(r),
