@@ -23,6 +23,10 @@ var ProtectedPaths = []string{
 	".codex/config.toml",
 	".gemini/settings.json",
 	".github/hooks/mbguard.json",
+	".qwen/settings.json",
+	"crush.json",
+	".crush.json",
+	".cursor/hooks.json",
 	".git/mbguard/",
 	".git/hooks/",
 }

@@ -109,6 +109,9 @@ type hookCall struct {
 	Prompt string
 	// Call is the host's id of this tool call, when it sends one.
 	Call string
+	// MessageID is the host's own id of the user message, when it sends one (Qwen's
+	// prompt_id): prompt events with the same id are one message, not a new one each.
+	MessageID string
 	// Defer: the host does not show this event's context to the model (Copilot preCompact),
 	// so it is kept and given with the next prompt.
 	Defer bool
@@ -377,7 +380,10 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 	switch c.Kind {
 	case callPrompt:
 		ev := event(gating.EvMessage)
-		ev.Message = messageID(h.name(), c.Session, c.Prompt, h.now())
+		ev.Message = c.MessageID
+		if ev.Message == "" {
+			ev.Message = messageID(h.name(), c.Session, c.Prompt, h.now())
+		}
 		resp, ok := send(watcher.Request{Op: "event", Event: ev})
 		if !ok {
 			return a, false
@@ -386,7 +392,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		a.Context = resp.Notice
 	case callPreTool:
 		ev := event(gating.EvToolBefore)
-		ev.Tool, ev.Args, ev.Call = c.Tool, c.Args, c.Call
+		ev.Tool, ev.Args, ev.Call, ev.Message = c.Tool, c.Args, c.Call, c.MessageID
 		resp, ok := send(watcher.Request{Op: "event", Event: ev})
 		if !ok {
 			return a, false
@@ -403,7 +409,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		}
 	case callPostTool:
 		ev := event(gating.EvToolAfter)
-		ev.Tool, ev.Args, ev.Call = c.Tool, c.Args, c.Call
+		ev.Tool, ev.Args, ev.Call, ev.Message = c.Tool, c.Args, c.Call, c.MessageID
 		if c.ReadPath != "" && ev.Args != nil {
 			ev.Args["file_path"] = c.ReadPath
 		}

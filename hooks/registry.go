@@ -103,6 +103,16 @@ var hostSpecs = []HostSpec{
 		},
 		SessionField: "sessionId", E2E: "test/e2e/copilot", proto: copilotProto{},
 	},
+	{
+		Name: "qwen", Title: "Qwen Code", Events: QwenEvents, Closes: []string{qwenPostTool, qwenPostFailure},
+		ProjectFiles: []string{".qwen/settings.json"},
+		Install:      InstallQwen, SkillDir: skillIn(".qwen"), Marker: "hook qwen",
+		DoctorFiles: func(o InstallOptions) []string {
+			return []string{QwenSettingsPath(o), QwenSettingsPath(InstallOptions{Global: true, Home: o.Home})}
+		},
+		SessionField: "session_id", proto: qwenProto{},
+		NotRun:       "adapter tests on the payloads of HOSTS.md §6; the headless e2e package is not written yet",
+	},
 }
 
 // Registry is every supported host, in the order help and doctor list them.
