@@ -111,7 +111,7 @@ var hostSpecs = []HostSpec{
 			return []string{QwenSettingsPath(o), QwenSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
 		SessionField: "session_id", proto: qwenProto{},
-		NotRun:       "adapter tests on the payloads of HOSTS.md §6; the headless e2e package is not written yet",
+		NotRun: "adapter tests on the payloads of HOSTS.md §6; the headless e2e package is not written yet",
 	},
 }
 
