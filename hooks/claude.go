@@ -22,13 +22,20 @@ const (
 	// exiting non-zero, an interrupted call): such a call may have written into the bank all
 	// the same, so it gets the same outcome check.
 	claudePostFailure  = "PostToolUseFailure"
-	claudePreCompact   = "PreCompact"
+	// claudePreSkillShell (2.1.332) fires for each shell line a skill or slash command runs
+	// while it is rendered, which no PreToolUse sees: it is gated like a Bash call.
+	claudePreSkillShell = "PreSkillShellCommand"
+	claudePreCompact    = "PreCompact"
 	claudeSessionStart = "SessionStart"
 	claudeSessionEnd   = "SessionEnd"
 )
 
 // ClaudeEvents are the hook events `mbguard install --agent claude` registers.
-var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePostTool, claudePostFailure, claudePreCompact, claudeSessionStart, claudeSessionEnd}
+var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePreSkillShell, claudePostTool, claudePostFailure, claudePreCompact, claudeSessionStart, claudeSessionEnd}
+
+// claudeGuardEvents can refuse what follows them; Claude Code 2.1.332 refuses the call when
+// such a hook cannot run, unless its entry says onFailure "continue".
+var claudeGuardEvents = map[string]bool{claudePreTool: true, claudePreSkillShell: true}
 
 // ClaudePayload is the part of a Claude Code hook payload mbguard reads.
 type ClaudePayload struct {
@@ -130,7 +137,7 @@ func claudeKind(event, source string) callKind {
 	switch event {
 	case claudePrompt:
 		return callPrompt
-	case claudePreTool:
+	case claudePreTool, claudePreSkillShell:
 		return callPreTool
 	case claudePostTool, claudePostFailure:
 		return callPostTool
