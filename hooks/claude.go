@@ -21,13 +21,13 @@ const (
 	// claudePostFailure fires instead of PostToolUse when the tool failed (a Bash command
 	// exiting non-zero, an interrupted call): such a call may have written into the bank all
 	// the same, so it gets the same outcome check.
-	claudePostFailure  = "PostToolUseFailure"
+	claudePostFailure = "PostToolUseFailure"
 	// claudePreSkillShell (2.1.332) fires for each shell line a skill or slash command runs
 	// while it is rendered, which no PreToolUse sees: it is gated like a Bash call.
 	claudePreSkillShell = "PreSkillShellCommand"
 	claudePreCompact    = "PreCompact"
-	claudeSessionStart = "SessionStart"
-	claudeSessionEnd   = "SessionEnd"
+	claudeSessionStart  = "SessionStart"
+	claudeSessionEnd    = "SessionEnd"
 )
 
 // ClaudeEvents are the hook events `mbguard install --agent claude` registers.
