@@ -109,6 +109,9 @@ type hookCall struct {
 	Prompt string
 	// Call is the host's id of this tool call, when it sends one.
 	Call string
+	// PreIsPost: the host has no post-tool event (Crush), so a read tool's call counts as
+	// done once its pre-tool event is allowed.
+	PreIsPost bool
 	// MessageID is the host's own id of the user message, when it sends one (Qwen's
 	// prompt_id): prompt events with the same id are one message, not a new one each.
 	MessageID string
@@ -399,6 +402,13 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		}
 		d := resp.Decision
 		a.Decision = d
+		if c.PreIsPost && d.Verdict != gating.Block {
+			post := event(gating.EvToolAfter)
+			post.Tool, post.Args, post.Call, post.Message = c.Tool, c.Args, c.Call, c.MessageID
+			if _, ok := send(watcher.Request{Op: "event", Event: post}); !ok {
+				return a, false
+			}
+		}
 		switch d.Verdict {
 		case gating.Block:
 			a.Deny = joinText(d.Message, resp.Notice)

@@ -128,7 +128,7 @@ func denied(t *testing.T, host string, r Reply) string {
 		if out.H.PermissionDecision == "deny" {
 			return out.H.PermissionReason
 		}
-	case "gemini":
+	case "gemini", "crush":
 		if out.Decision == "deny" {
 			return out.Reason
 		}
@@ -630,6 +630,7 @@ func TestHostsUndecodableBankWrite(t *testing.T) {
 		"codex":   {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: `},
 		"gemini":  {"", `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"ROOT","tool_name":"write_file","tool_input":{"file_path":"`},
 		"copilot": {"preToolUse", `{"sessionId":"s","cwd":"ROOT","toolName":"create","toolArgs":{"path":"`},
+		"crush":   {"", `{"event":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"write","tool_input":{"file_path":"`},
 		"qwen":    {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","prompt_id":"s########1","tool_name":"write_file","tool_input":{"file_path":"`},
 	}
 	for _, host := range Hosts {

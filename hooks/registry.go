@@ -113,6 +113,16 @@ var hostSpecs = []HostSpec{
 		SessionField: "session_id", proto: qwenProto{},
 		NotRun: "adapter tests on the payloads of HOSTS.md §6; the headless e2e package is not written yet",
 	},
+	{
+		Name: "crush", Title: "Crush", Events: CrushEvents, Closes: []string{crushPreTool},
+		ProjectFiles: []string{"crush.json", ".crush.json"},
+		Install:      InstallCrush, Marker: "hook crush",
+		DoctorFiles: func(o InstallOptions) []string {
+			return []string{CrushConfigPath(o), filepath.Join(o.Root, ".crush.json"), CrushConfigPath(InstallOptions{Global: true, ConfigHome: o.ConfigHome})}
+		},
+		SessionField: "session_id", proto: crushProto{},
+		NotRun: "its npm package downloads the binary from GitHub at install time; adapter tests on the payloads of HOSTS.md §7",
+	},
 }
 
 // Registry is every supported host, in the order help and doctor list them.
