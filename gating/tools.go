@@ -92,15 +92,12 @@ var toolKinds = map[string]actionKind{
 // calls the kernel line runs under `mbguard jail`.
 func ShellTool(tool string) bool { return toolKinds[strings.ToLower(tool)] == kindShell }
 
-// harmlessTools are host tools that touch no file of the project, whatever their arguments
-// say (a todo list may well mention memory-bank/).
-var harmlessTools = map[string]bool{
-	"todowrite": true, "todoread": true, "webfetch": true, "websearch": true, "web_search": true,
-	"google_web_search": true, "web_fetch": true, "skill": true, "question": true, "askuserquestion": true,
-	"exitplanmode": true, "bashoutput": true, "killshell": true, "killbash": true, "slashcommand": true,
-	"save_memory": true, "write_stdin": true, "view_image": true, "tool_search": true, "update_plan": true,
-	"glob": true, "grep": true, "ls": true, "list": true, "list_directory": true, "search_file_content": true,
-	"read_many_files": true, "codesearch": true, "lsp": true,
+// pathlessTools act without naming project files (a shell already running, a skill, a
+// slash command): their arguments are not walked for memory-bank paths, though they are not
+// ClassRead — what they set off is checked after it ran.
+var pathlessTools = map[string]bool{
+	"bashoutput": true, "killshell": true, "killbash": true, "slashcommand": true, "skill": true,
+	"save_memory": true, "write_stdin": true,
 }
 
 // maxBatchDepth bounds nested batch unpacking: a hostile payload must not recurse forever.
@@ -394,8 +391,8 @@ var readToolWords = []string{"read", "get", "list", "search", "view", "grep", "g
 // arguments carry, unless its name says it reads: an MCP server's write_file or move_file
 // must not slip past the bank guard because mbguard has never heard of it.
 func parseUnknownTool(a *action, args map[string]any, cwd string, fx Facts) {
-	if harmlessTools[a.tool] {
-		return
+	if pathlessTools[a.tool] || ClassifyTool(a.tool) == ClassRead {
+		return // a todo list may well mention memory-bank/
 	}
 	reads := false
 	for _, w := range readToolWords {

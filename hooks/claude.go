@@ -21,10 +21,13 @@ const (
 	// claudePostFailure fires instead of PostToolUse when the tool failed (a Bash command
 	// exiting non-zero, an interrupted call): such a call may have written into the bank all
 	// the same, so it gets the same outcome check.
-	claudePostFailure  = "PostToolUseFailure"
-	claudePreCompact   = "PreCompact"
-	claudeSessionStart = "SessionStart"
-	claudeSessionEnd   = "SessionEnd"
+	claudePostFailure = "PostToolUseFailure"
+	// claudePreSkillShell (2.1.332) fires for each shell line a skill or slash command runs
+	// while it is rendered, which no PreToolUse sees: it is gated like a Bash call.
+	claudePreSkillShell = "PreSkillShellCommand"
+	claudePreCompact    = "PreCompact"
+	claudeSessionStart  = "SessionStart"
+	claudeSessionEnd    = "SessionEnd"
 	// claudeStop (the agent finished its turn) and claudeDenied (a tool call was refused, so
 	// it never ran, and no post event follows) close the windows of calls still open.
 	claudeStop   = "Stop"
@@ -32,7 +35,11 @@ const (
 )
 
 // ClaudeEvents are the hook events `mbguard install --agent claude` registers.
-var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePostTool, claudePostFailure, claudePreCompact, claudeSessionStart, claudeSessionEnd, claudeStop, claudeDenied}
+var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePreSkillShell, claudePostTool, claudePostFailure, claudePreCompact, claudeSessionStart, claudeSessionEnd, claudeStop, claudeDenied}
+
+// claudeGuardEvents can refuse what follows them; Claude Code 2.1.332 refuses the call when
+// such a hook cannot run, unless its entry says onFailure "continue".
+var claudeGuardEvents = map[string]bool{claudePreTool: true, claudePreSkillShell: true}
 
 // ClaudePayload is the part of a Claude Code hook payload mbguard reads.
 type ClaudePayload struct {
@@ -138,7 +145,7 @@ func claudeKind(event, source string) callKind {
 	switch event {
 	case claudePrompt:
 		return callPrompt
-	case claudePreTool:
+	case claudePreTool, claudePreSkillShell:
 		return callPreTool
 	case claudePostTool, claudePostFailure:
 		return callPostTool

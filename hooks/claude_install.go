@@ -14,7 +14,7 @@ import (
 )
 
 // claudeToolEvents take a tool-name matcher; the others fire without one.
-var claudeToolEvents = map[string]bool{claudePreTool: true, claudePostTool: true, claudePostFailure: true}
+var claudeToolEvents = map[string]bool{claudePreTool: true, claudePreSkillShell: true, claudePostTool: true, claudePostFailure: true}
 
 // ClaudeSettingsPath is the settings file install writes: the project's .claude/settings.json,
 // or ~/.claude/settings.json with Global.
@@ -40,7 +40,14 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 		globalNeeds: "HOME to find ~/.claude",
 		events:      ClaudeEvents,
 		entry: func(ev string) json.RawMessage {
-			return ourGroup(command, 30, claudeToolEvents[ev])
+			// A guard that cannot run (binary gone, timeout) refuses the call: breaking the
+			// hook command must not switch the guard off. Elsewhere a failed hook must never
+			// hold up a prompt or a compaction.
+			onFailure := "continue"
+			if claudeGuardEvents[ev] {
+				onFailure = "block"
+			}
+			return claudeEntry(command, 30, claudeToolEvents[ev], onFailure)
 		},
 		ours: func(raw json.RawMessage) bool { return isOurGroup(raw, " hook claude") },
 	})
@@ -193,6 +200,20 @@ type claudeHook struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
 	Timeout int    `json:"timeout,omitempty"`
+	// OnFailure (Claude Code 2.1.332) says what a hook that cannot run means: "block" or
+	// "continue"; older versions ignore it.
+	OnFailure string `json:"onFailure,omitempty"`
+}
+
+// claudeEntry is ourGroup with the hook's onFailure set.
+func claudeEntry(command string, timeout int, toolEvent bool, onFailure string) json.RawMessage {
+	g := claudeGroup{Hooks: []claudeHook{{Type: "command", Command: command, Timeout: timeout, OnFailure: onFailure}}}
+	if toolEvent {
+		all := "*"
+		g.Matcher = &all
+	}
+	b, _ := json.Marshal(g)
+	return b
 }
 
 type claudeGroup struct {

@@ -24,11 +24,20 @@ import (
 // with mbguard's hooks installed by `mbguard install --agent claude` into a temporary project.
 // It asserts on files on disk and on the requests the fake received.
 
+// claudeVersions are the Claude Code versions test/hosts pins: the newest under its own name,
+// the previous one under an npm alias (its platform binary then nests under the alias).
+var claudeVersions = []struct{ version, rel string }{
+	{"2.1.332", "@anthropic-ai/claude-code-linux-x64/claude"},
+	{"2.1.328", "claude-code-2-1-328/node_modules/@anthropic-ai/claude-code-linux-x64/claude"},
+}
+
+// claudeRel is the version the running subtests drive (set by TestClaudeCodeE2E, not parallel).
+var claudeRel = claudeVersions[0]
+
 // claudeBinary finds the real Claude Code CLI; without it the test fails in CI and skips locally.
 func claudeBinary(t *testing.T) string {
 	t.Helper()
-	return testhost.HostBinary(t, "real Claude Code (@anthropic-ai/claude-code@2.1.328)",
-		"@anthropic-ai/claude-code-linux-x64/claude", ".bin/claude")
+	return testhost.HostBinary(t, "real Claude Code (@anthropic-ai/claude-code@"+claudeRel.version+")", claudeRel.rel)
 }
 
 var (
@@ -311,6 +320,15 @@ func TestClaudeCodeE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real Claude Code runs take seconds; not in -short")
 	}
+	for _, v := range claudeVersions {
+		t.Run(v.version, func(t *testing.T) {
+			claudeRel = v
+			claudeCodeE2E(t)
+		})
+	}
+}
+
+func claudeCodeE2E(t *testing.T) {
 	newGoMod := "module example.com/app\n\nrequire example.com/queue v1.2.0\n"
 
 	t.Run("high-risk write blocked before reading, allowed after reading patterns.md", func(t *testing.T) {

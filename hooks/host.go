@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,8 +23,8 @@ import (
 )
 
 // Hosts are the agent hosts `mbguard hook <host>` answers, each with its own payload and reply
-// format around one host-neutral core.
-var Hosts = []string{"claude", "codex", "gemini", "copilot"}
+// format around one host-neutral core (from Registry).
+var Hosts = HostNames(true)
 
 // MaxPayload bounds one hook payload. Hosts send the whole tool input (a write of a large file
 // included); anything larger is refused as undecidable.
@@ -55,7 +56,7 @@ type Doer func(ctx context.Context, req watcher.Request) (watcher.Response, erro
 // about, loads its configuration, asks its Service and applies the fail-open/fail-closed rule;
 // the host's protocol only parses the payload and renders the answer.
 type Hook struct {
-	// Host is "claude", "codex", "gemini" or "copilot".
+	// Host is a Registry name whose spec has a protocol ("claude" when empty).
 	Host string
 	// Event is the host's event name when the host does not put it into the payload (Copilot
 	// CLI's camelCase hooks): the installed command line passes it as an argument.
@@ -111,6 +112,12 @@ type hookCall struct {
 	Call string
 	// Denied, on callClose: the call named by Call was refused and never ran.
 	Denied bool
+	// PreIsPost: the host has no post-tool event (Crush), so a read tool's call counts as
+	// done once its pre-tool event is allowed.
+	PreIsPost bool
+	// MessageID is the host's own id of the user message, when it sends one (Qwen's
+	// prompt_id): prompt events with the same id are one message, not a new one each.
+	MessageID string
 	// Defer: the host does not show this event's context to the model (Copilot preCompact),
 	// so it is kept and given with the next prompt.
 	Defer bool
@@ -142,15 +149,8 @@ type protocol interface {
 }
 
 func (h *Hook) proto() (protocol, error) {
-	switch h.Host {
-	case "claude", "":
-		return claudeProto{}, nil
-	case "codex":
-		return codexProto{}, nil
-	case "gemini":
-		return geminiProto{}, nil
-	case "copilot":
-		return copilotProto{}, nil
+	if s, ok := LookupHost(h.name()); ok && s.proto != nil {
+		return s.proto, nil
 	}
 	return nil, fmt.Errorf("unknown host %q: want %s", h.Host, strings.Join(Hosts, ", "))
 }
@@ -235,7 +235,7 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		c.NamesBank = namesBank(payload, c.Cwd)
 		return h.unsure(p, &c, err.Error())
 	}
-	if c.Kind == callPostTool && c.Failed && readOnlyTools[c.Tool] {
+	if c.Kind == callPostTool && c.Failed && readOnly(c.Tool) {
 		return p.render(&c, &hookAnswer{}) // a read that failed read nothing
 	}
 	if c.Kind == callOther {
@@ -244,14 +244,11 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		return r
 	}
 	if c.Session == "" {
-		field := `"session_id"`
-		if h.Host == "copilot" {
-			field = `"sessionId"`
-		}
+		spec, _ := LookupHost(h.name())
 		// without a session only what may write the bank or mbguard's configuration is
 		// refused outside block mode
 		c.NamesBank = namesBank(payload, c.Cwd) || namesProtected(payload)
-		return h.unsure(p, &c, "the hook payload has no "+field)
+		return h.unsure(p, &c, "the hook payload has no "+strconv.Quote(spec.SessionField))
 	}
 	if c.Cwd == "" {
 		// Hosts send cwd; without it, relative paths start where the hook runs.
@@ -392,7 +389,10 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 	switch c.Kind {
 	case callPrompt:
 		ev := event(gating.EvMessage)
-		ev.Message = messageID(h.name(), c.Session, c.Prompt, h.now())
+		ev.Message = c.MessageID
+		if ev.Message == "" {
+			ev.Message = messageID(h.name(), c.Session, c.Prompt, h.now())
+		}
 		resp, ok := send(watcher.Request{Op: "event", Event: ev})
 		if !ok {
 			return a, false
@@ -401,13 +401,20 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		a.Context = resp.Notice
 	case callPreTool:
 		ev := event(gating.EvToolBefore)
-		ev.Tool, ev.Args, ev.Call = c.Tool, c.Args, c.Call
+		ev.Tool, ev.Args, ev.Call, ev.Message = c.Tool, c.Args, c.Call, c.MessageID
 		resp, ok := send(watcher.Request{Op: "event", Event: ev})
 		if !ok {
 			return a, false
 		}
 		d := resp.Decision
 		a.Decision = d
+		if c.PreIsPost && d.Verdict != gating.Block {
+			post := event(gating.EvToolAfter)
+			post.Tool, post.Args, post.Call, post.Message = c.Tool, c.Args, c.Call, c.MessageID
+			if _, ok := send(watcher.Request{Op: "event", Event: post}); !ok {
+				return a, false
+			}
+		}
 		switch d.Verdict {
 		case gating.Block:
 			a.Deny = joinText(d.Message, resp.Notice)
@@ -418,7 +425,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		}
 	case callPostTool:
 		ev := event(gating.EvToolAfter)
-		ev.Tool, ev.Args, ev.Call = c.Tool, c.Args, c.Call
+		ev.Tool, ev.Args, ev.Call, ev.Message = c.Tool, c.Args, c.Call, c.MessageID
 		if c.ReadPath != "" && ev.Args != nil {
 			ev.Args["file_path"] = c.ReadPath
 		}
@@ -512,10 +519,10 @@ func defaultConnect(now func() time.Time) func(r repo.Repo, cfg *config.Config) 
 	}
 }
 
-// readOnlyTools cannot change files themselves (named in the engine's vocabulary, which every
-// adapter maps its host's tools onto); failing closed never stops them.
-var readOnlyTools = map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true, "WebFetch": true,
-	"WebSearch": true, "TodoWrite": true, "TodoRead": true, "Agent": true, "Task": true, "ExitPlanMode": true}
+// readOnly reports whether a tool cannot change files itself (gating's one taxonomy, which
+// the OpenCode plugin shares); failing closed never stops such a tool, and an unknown tool is
+// never one.
+func readOnly(tool string) bool { return gating.ClassifyTool(tool) == gating.ClassRead }
 
 // unsure answers a call mbguard could not decide, before the repository is known.
 func (h *Hook) unsure(p protocol, c *hookCall, why string) Reply {
@@ -542,7 +549,7 @@ func (h *Hook) unsure(p protocol, c *hookCall, why string) Reply {
 
 // unsureIn applies the fail-open/fail-closed rule (see Handle).
 func (h *Hook) unsureIn(p protocol, c *hookCall, r repo.Repo, cfg *config.Config, why string) Reply {
-	if c.Kind != callPreTool || readOnlyTools[c.Tool] {
+	if c.Kind != callPreTool || readOnly(c.Tool) {
 		return p.render(c, &hookAnswer{Stderr: "mbguard: " + why + "; mbguard did not gate this call. Run `mbguard doctor`.\n"})
 	}
 	closed, reason := h.failClosed(c, r, cfg)

@@ -18,23 +18,32 @@ func FuzzHostProtocols(f *testing.F) {
 		`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Write","tool_input":{"path":"a","file_text":"x"}}`,
 		`{"toolResult":{"resultType":"failure"}}`,
 		`{"hook_event_name":"SessionStart","source":"compact"}`,
+		`{"hook_event_name":"UserPromptSubmit","session_id":"s","cwd":"/r","prompt_id":"s########2","prompt":""}`,
+		`{"hook_event_name":"PreSkillShellCommand","session_id":"s","cwd":"/r","tool_name":"Bash","tool_input":{"command":"echo x > memory-bank/a"},"command_name":"x"}`,
+		`{"event":"PreToolUse","session_id":"s","cwd":"/r","tool_name":"bash","tool_input":{"command":"ls","working_dir":"/r/memory-bank"}}`,
+		`{"event":"PreToolUse","session_id":"s","cwd":"/r","tool_name":"view","tool_input":{"file_path":7}}`,
 		`[1,2]`, `"x"`, `{`, ``,
 	}
 	for _, s := range seeds {
 		f.Add(s, "")
 		f.Add(s, "preToolUse")
 	}
-	protos := map[string]protocol{"claude": claudeProto{}, "codex": codexProto{}, "gemini": geminiProto{}, "copilot": copilotProto{}}
+	protos := map[string]protocol{}
+	for _, spec := range Registry() {
+		if spec.HookHost() {
+			protos[spec.Name] = spec.proto
+		}
+	}
 	f.Fuzz(func(t *testing.T, payload, event string) {
 		for host, p := range protos {
 			c, _ := p.parse([]byte(payload), event)
 			answers := []hookAnswer{{}, {Deny: "no"}, {Undone: "undone"}, {Context: "ctx"}}
 			for _, a := range answers {
 				r := p.render(&c, &a)
-				if (host == "gemini" || host == "copilot") && !json.Valid(r.Stdout) {
+				if (host == "gemini" || host == "copilot") && !json.Valid(r.Stdout) || len(r.Stdout) > 0 && !json.Valid(r.Stdout) {
 					t.Fatalf("%s: reply %q is not JSON for payload %q", host, r.Stdout, payload)
 				}
-				if host != "claude" && r.Exit != 0 {
+				if host != "claude" && host != "qwen" && r.Exit != 0 {
 					t.Fatalf("%s: exit %d", host, r.Exit)
 				}
 			}

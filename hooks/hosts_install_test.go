@@ -31,6 +31,10 @@ func TestInstallHosts(t *testing.T) {
 			`{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./policy.sh","timeoutSec":10}]}}`,
 			[]string{`"./policy.sh"`},
 			[]string{`"/opt/bin/mbguard hook copilot preToolUse"`, `"/opt/bin/mbguard hook copilot preCompact"`, `"version": 1`, `"timeoutSec": 30`}, CopilotEvents},
+		{"qwen", InstallQwen, ".qwen/settings.json",
+			`{"security":{"auth":{"selectedType":"openai"}},"hooks":{"PreToolUse":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"./audit.sh","timeout":5000}]}]}}`,
+			[]string{`"./audit.sh"`, `"selectedType": "openai"`},
+			[]string{`"/opt/bin/mbguard hook qwen"`, `"matcher": "*"`, `"timeout": 30000`}, QwenEvents},
 	}
 	for _, hc := range hosts {
 		t.Run(hc.name, func(t *testing.T) {

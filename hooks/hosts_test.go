@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,8 @@ type hostRun struct {
 	// events records every gating event the adapter sent, when record is set.
 	record bool
 	events []gating.Event
+	// pid numbers Qwen's prompt_id: a prompt with text is a new user message
+	pid int
 }
 
 func newHostRun(t *testing.T, host, root string, env map[string]string) *hostRun {
@@ -52,7 +55,7 @@ func (h *hostRun) raw(event string, payload []byte) Reply {
 		}
 	}
 	r := hk.Handle(context.Background(), payload)
-	if h.host != "claude" && r.Exit != 0 {
+	if h.host != "claude" && h.host != "qwen" && r.Exit != 0 {
 		h.t.Fatalf("%s: exit %d; this host must always get exit 0 (stderr %q)", h.host, r.Exit, r.Stderr)
 	}
 	if (h.host == "gemini" || h.host == "copilot") && !json.Valid(r.Stdout) {
@@ -74,6 +77,13 @@ func (h *hostRun) call(event string, fields map[string]any) Reply {
 		m["hook_event_name"] = event
 		m["transcript_path"] = filepath.Join(h.root, ".t.jsonl")
 	}
+	if h.host == "qwen" {
+		if p, _ := fields["prompt"].(string); event == "UserPromptSubmit" && p != "" {
+			h.pid++
+		}
+		m["prompt_id"] = fmt.Sprintf("%s########%d", h.sess, h.pid)
+		m["permission_mode"] = "yolo"
+	}
 	for k, v := range fields {
 		m[k] = v
 	}
@@ -91,7 +101,7 @@ func (h *hostRun) call(event string, fields map[string]any) Reply {
 // denied returns the refusal reason of a pre-tool reply ("" when it was not refused).
 func denied(t *testing.T, host string, r Reply) string {
 	t.Helper()
-	if host == "claude" {
+	if host == "claude" || host == "qwen" {
 		if r.Exit == 2 {
 			return r.Stderr
 		}
@@ -118,7 +128,7 @@ func denied(t *testing.T, host string, r Reply) string {
 		if out.H.PermissionDecision == "deny" {
 			return out.H.PermissionReason
 		}
-	case "gemini":
+	case "gemini", "crush":
 		if out.Decision == "deny" {
 			return out.Reason
 		}
@@ -164,6 +174,23 @@ type hostShapes struct {
 }
 
 var shapes = map[string]hostShapes{
+	// Qwen Code 0.24.4: file tools take absolute paths only (HOSTS.md §6)
+	"qwen": {prompt: "UserPromptSubmit", preTool: "PreToolUse", postTool: "PostToolUse", start: "SessionStart", end: "SessionEnd",
+		write: func(h *hostRun, rel, content string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "write_file", "tool_use_id": "call_w", "tool_call_id": "tc_w",
+				"tool_input": map[string]any{"file_path": filepath.Join(h.root, rel), "content": content}}
+		},
+		shell: func(h *hostRun, cmd string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "run_shell_command", "tool_use_id": "call_s",
+				"tool_input": map[string]any{"command": cmd, "description": "run it", "is_background": false}}
+		},
+		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
+			in := map[string]any{"tool_name": "read_file", "tool_use_id": "call_r", "tool_input": map[string]any{"file_path": filepath.Join(h.root, rel)}}
+			post := map[string]any{"tool_name": "read_file", "tool_use_id": "call_r", "tool_input": map[string]any{"file_path": filepath.Join(h.root, rel)},
+				"tool_response": map[string]any{"llmContent": "# Patterns\nuse the queue\n", "returnDisplay": ""}}
+			return "PreToolUse", in, post
+		},
+	},
 	"codex": {prompt: "UserPromptSubmit", preTool: "PreToolUse", postTool: "PostToolUse", start: "SessionStart", end: "SessionEnd",
 		write: func(h *hostRun, rel, content string) (string, map[string]any) {
 			patch := "*** Begin Patch\n*** Add File: " + rel + "\n+" + strings.ReplaceAll(strings.TrimSuffix(content, "\n"), "\n", "\n+") + "\n*** End Patch\n"
@@ -208,7 +235,7 @@ var shapes = map[string]hostShapes{
 	},
 }
 
-var newHosts = []string{"codex", "gemini", "copilot"}
+var newHosts = []string{"codex", "gemini", "copilot", "qwen"}
 
 func (h *hostRun) write(rel, content string) Reply {
 	h.t.Helper()
@@ -603,6 +630,8 @@ func TestHostsUndecodableBankWrite(t *testing.T) {
 		"codex":   {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: `},
 		"gemini":  {"", `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"ROOT","tool_name":"write_file","tool_input":{"file_path":"`},
 		"copilot": {"preToolUse", `{"sessionId":"s","cwd":"ROOT","toolName":"create","toolArgs":{"path":"`},
+		"crush":   {"", `{"event":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"write","tool_input":{"file_path":"`},
+		"qwen":    {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","prompt_id":"s########1","tool_name":"write_file","tool_input":{"file_path":"`},
 	}
 	for _, host := range Hosts {
 		for _, tc := range []struct {
@@ -746,5 +775,38 @@ func TestPendingExpires(t *testing.T) {
 	}
 	if takePending(r, "live") != "fresh anchors" {
 		t.Fatal("a fresh kept text was swept")
+	}
+}
+
+// Qwen Code fires UserPromptSubmit again, with an empty prompt and the same prompt_id, before
+// every model call that carries tool results: that is the same user message, whose reads count.
+func TestQwenPromptIDIsTheMessage(t *testing.T) {
+	h := newHostRun(t, "qwen", bankRepo(t), map[string]string{"MEMORY_BANK_GUARD_MODE": "block"})
+	h.prompt("add a dependency")
+	h.readFile("memory-bank/details/patterns.md")
+	h.call("UserPromptSubmit", map[string]any{"prompt": ""}) // tool results go back to the model
+	if got := denied(t, "qwen", h.write("go.mod", "module x\n")); got != "" {
+		t.Fatalf("the reads of this message were forgotten at Qwen's extra UserPromptSubmit: %s", got)
+	}
+	h.prompt("next message")
+	if got := denied(t, "qwen", h.write("go.mod", "module x\n")); got == "" {
+		t.Fatal("a new prompt_id kept the previous message's reads")
+	}
+}
+
+// After a call, only hookSpecificOutput.additionalContext reaches Qwen's model: an undo is told there.
+func TestQwenUndoToldInAdditionalContext(t *testing.T) {
+	const msg = "[mbguard outcome] undone: memory-bank/x.json was written by a shell command"
+	root := bankRepo(t)
+	hk := &Hook{Host: "qwen", Dir: root, Connect: func(repo.Repo, *config.Config) (Doer, func(), error) {
+		return func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
+			return watcher.Response{Decision: &gating.Decision{Verdict: gating.Block, Gate: gating.GateOutcome, Message: msg}}, nil
+		}, func() {}, nil
+	}}
+	p, _ := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "session_id": "s", "cwd": root, "prompt_id": "s########1",
+		"tool_name": "run_shell_command", "tool_input": map[string]any{"command": "sh x.sh"}, "tool_response": map[string]any{"llmContent": "ok"}})
+	r := hk.Handle(context.Background(), p)
+	if r.Exit != 0 || !strings.HasPrefix(contextOf(t, "qwen", r), msg) {
+		t.Fatalf("exit %d, stdout %s: want the undo in additionalContext", r.Exit, r.Stdout)
 	}
 }

@@ -18,12 +18,6 @@ import (
 var writeTools = map[string]bool{"write": true, "edit": true, "multiedit": true, "notebookedit": true,
 	"apply_patch": true, "patch": true}
 
-// quietTools cannot change files themselves (a subagent's own tool calls are checked one by
-// one).
-var quietTools = map[string]bool{"read": true, "notebookread": true, "glob": true, "grep": true, "ls": true,
-	"list": true, "webfetch": true, "websearch": true, "todowrite": true, "todoread": true, "exitplanmode": true,
-	"task": true, "agent": true, "proxy_task": true, "codesearch": true, "lsp": true, "skill": true}
-
 // mayWrite reports whether a tool call needs the outcome check: every write, every tool
 // mbguard does not know, and every shell command — also one the classifier calls read-only,
 // since a command line cannot show what a script it runs will do (`bash tools/x.sh` reads
@@ -32,7 +26,7 @@ func mayWrite(tool string, d gating.Decision) bool {
 	if d.Risk != gating.RiskNone && d.Risk != "" {
 		return true
 	}
-	return !quietTools[strings.ToLower(tool)]
+	return gating.ClassifyTool(tool) != gating.ClassRead
 }
 
 // serialHosts run one tool call at a time per session, so a session's next pre event closes

@@ -56,12 +56,8 @@ func newDoctorCmd(e *env) *cobra.Command {
 		cfg, cerr := e.config(r.Root)
 		checks = append(checks, checkConfig(cfg, cerr))
 		home := e.getenv("HOME")
+		checks = append(checks, checkHosts(r, e.getenv)...)
 		checks = append(checks,
-			checkClaude(r, home),
-			checkOpenCode(r, home, configHome(e.getenv)),
-			checkCodex(r, home, e.getenv("CODEX_HOME")),
-			checkGemini(r, home),
-			checkCopilot(r, home, e.getenv("COPILOT_HOME")),
 			checkGitHook(r, home),
 			checkWatcher(ctx, r),
 			checkQuarantine(r),
@@ -155,6 +151,7 @@ func checkConfig(cfg *config.Config, err error) doctorCheck {
 
 func checkClaude(r repo.Repo, home string) doctorCheck {
 	ch := doctorCheck{Name: "claude"}
+	broken := doctorCheck{Name: "claude"}
 	var where []string
 	for _, p := range []string{filepath.Join(r.Root, ".claude", "settings.json"), filepath.Join(r.Root, ".claude", "settings.local.json"), filepath.Join(home, ".claude", "settings.json")} {
 		b, err := os.ReadFile(p)
@@ -166,9 +163,21 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 			ch.Status, ch.Detail, ch.Next = checkFail, p+" is not valid JSON (Claude Code ignores it)", "fix the JSON, then run mbguard install --agent claude"
 			return ch
 		}
-		if strings.Contains(string(b), "hook claude") {
+		ours := strings.Contains(string(b), "hook claude")
+		if probs := hooks.ClaudeHookProblems(b); len(probs) > 0 && broken.Status == "" {
+			// Claude Code drops a settings file whose hooks do not validate, ours included
+			broken.Status, broken.Detail = checkWarn, p+": "+probs[0]+" — Claude Code ignores this whole file"
+			if ours {
+				broken.Status, broken.Detail = checkFail, broken.Detail+", mbguard's hooks in it included"
+			}
+			broken.Next = "fix or remove that hook entry in " + p + ", then run mbguard doctor"
+		}
+		if ours {
 			where = append(where, p)
 		}
+	}
+	if broken.Status != "" {
+		return broken
 	}
 	if len(where) == 0 {
 		ch.Status, ch.Detail, ch.Next = checkWarn, "Claude Code hooks not installed", "mbguard install --agent claude"

@@ -46,6 +46,28 @@ func checkHostFiles(name, title, marker string, paths []string, trust func() (st
 	return ch
 }
 
+// checkHosts runs one check per host of the registry: a host's own check where it has one,
+// else whether its configuration files hold mbguard's hooks.
+func checkHosts(r repo.Repo, getenv func(string) string) []doctorCheck {
+	home := getenv("HOME")
+	o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, ConfigHome: configHome(getenv),
+		CodexHome: getenv("CODEX_HOME"), CopilotHome: getenv("COPILOT_HOME")}
+	var out []doctorCheck
+	for _, spec := range hooks.Registry() {
+		switch spec.Name {
+		case "claude":
+			out = append(out, checkClaude(r, home))
+		case "opencode":
+			out = append(out, checkOpenCode(r, home, o.ConfigHome))
+		case "codex":
+			out = append(out, checkCodex(r, home, o.CodexHome))
+		default:
+			out = append(out, checkHostFiles(spec.Name, spec.Title, spec.Marker, spec.DoctorFiles(o), nil))
+		}
+	}
+	return out
+}
+
 func checkCodex(r repo.Repo, home, codexHome string) doctorCheck {
 	if codexHome == "" {
 		codexHome = filepath.Join(home, ".codex")
@@ -65,28 +87,4 @@ func checkCodex(r repo.Repo, home, codexHome string) doctorCheck {
 		}
 		return "", ""
 	})
-}
-
-func checkGemini(r repo.Repo, home string) doctorCheck {
-	return checkHostFiles("gemini", "Gemini CLI", "hook gemini",
-		[]string{filepath.Join(r.Root, ".gemini", "settings.json"), filepath.Join(home, ".gemini", "settings.json")}, nil)
-}
-
-func checkCopilot(r repo.Repo, home, copilotHome string) doctorCheck {
-	if copilotHome == "" {
-		copilotHome = filepath.Join(home, ".copilot")
-	}
-	var paths []string
-	for _, dir := range []string{filepath.Join(r.Root, ".github", "hooks"), filepath.Join(copilotHome, "hooks")} {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".json") {
-				paths = append(paths, filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-	return checkHostFiles("copilot", "Copilot CLI", "hook copilot", paths, nil)
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,28 +12,8 @@ import (
 	"github.com/mbguard/mbguard/hooks"
 )
 
-// hookHosts answers one hook call per agent host; adding a host is one line here.
-func hookHosts() map[string]func(ctx context.Context, e *env, event string) int {
-	run := func(host string) func(ctx context.Context, e *env, event string) int {
-		return func(ctx context.Context, e *env, event string) int { return hookRun(ctx, e, host, event) }
-	}
-	return map[string]func(ctx context.Context, e *env, event string) int{
-		"claude":  run("claude"),
-		"codex":   run("codex"),
-		"gemini":  run("gemini"),
-		"copilot": run("copilot"),
-	}
-}
-
-// hostNames lists hookHosts' keys in order, for help, messages and completion.
-func hostNames() []string {
-	var names []string
-	for n := range hookHosts() {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+// hostNames are the hosts `mbguard hook` answers, from the one host registry.
+func hostNames() []string { return slices.Sorted(slices.Values(hooks.HostNames(true))) }
 
 func newHookCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
@@ -54,15 +34,14 @@ MBGUARD=0 lets every call through unchecked (the escape hatch).`,
 		if len(args) < 1 || len(args) > 2 {
 			return e.usage(c, "hook needs one host: %s", strings.Join(hostNames(), ", "))
 		}
-		h, ok := hookHosts()[args[0]]
-		if !ok {
+		if spec, ok := hooks.LookupHost(args[0]); !ok || !spec.HookHost() {
 			return e.usage(c, "unknown host %q: want %s", args[0], strings.Join(hostNames(), ", "))
 		}
 		event := ""
 		if len(args) == 2 {
 			event = args[1]
 		}
-		return h(ctx, e, event)
+		return hookRun(ctx, e, args[0], event)
 	})
 	return c
 }

@@ -47,32 +47,22 @@ func newInstallCmd(e *env) *cobra.Command {
 		home := e.getenv("HOME")
 		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, ConfigHome: configHome(e.getenv),
 			Global: *global, Uninstall: *uninstall, Husky: *husky, Binary: selfCommand()}
+		o.CodexHome, o.CopilotHome = e.getenv("CODEX_HOME"), e.getenv("COPILOT_HOME")
 		var changes []hooks.Change
 		var skillDir string
-		switch *agent {
-		case "":
-		case "claude":
-			changes, err = installClaude(o, *sandbox)
-			skillDir = filepath.Join(r.Root, ".claude", "skills", "memory-bank")
-			if *global {
-				skillDir = filepath.Join(home, ".claude", "skills", "memory-bank")
+		if *agent != "" {
+			spec, ok := hooks.LookupHost(*agent)
+			if !ok {
+				return e.usage(c, "--agent %q: want %s", *agent, strings.Join(installAgents, " or "))
 			}
-		case "opencode":
-			changes, err = hooks.InstallOpenCode(o)
-			skillDir = filepath.Join(r.Root, ".opencode", "skills", "memory-bank")
-			if *global {
-				skillDir = filepath.Join(o.ConfigHome, "opencode", "skills", "memory-bank")
+			if spec.Name == "claude" {
+				changes, err = installClaude(o, *sandbox) // the kernel line rides on Claude Code's sandbox
+			} else {
+				changes, err = spec.Install(o)
 			}
-		case "codex":
-			o.CodexHome = e.getenv("CODEX_HOME")
-			changes, err = hooks.InstallCodex(o)
-		case "gemini":
-			changes, err = hooks.InstallGemini(o)
-		case "copilot":
-			o.CopilotHome = e.getenv("COPILOT_HOME")
-			changes, err = hooks.InstallCopilot(o)
-		default:
-			return e.usage(c, "--agent %q: want %s", *agent, strings.Join(installAgents, " or "))
+			if spec.SkillDir != nil {
+				skillDir = spec.SkillDir(o)
+			}
 		}
 		if err != nil {
 			return e.fail(fmt.Errorf("installing for %s: %w", *agent, err))
@@ -112,7 +102,7 @@ func newInstallCmd(e *env) *cobra.Command {
 }
 
 // installAgents are the hosts install --agent knows, for help, messages and completion.
-var installAgents = []string{"claude", "opencode", "codex", "gemini", "copilot"}
+var installAgents = hooks.HostNames(false)
 
 func printChange(e *env, ch hooks.Change) {
 	if ch.Note != "" {

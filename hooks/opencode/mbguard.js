@@ -15,7 +15,58 @@ import { fileURLToPath } from "node:url"
 
 const DEFAULT_BIN = "mbguard"
 
-const WRITE_TOOLS = new Set(["write", "edit", "multiedit", "apply_patch", "patch", "bash"])
+// BEGIN tool taxonomy: generated from gating.ToolClasses by
+// `go test ./hooks -run TestOpenCodePluginToolTable -update`; do not edit.
+const TOOL_CLASSES = {
+  "agent": "read",
+  "apply_patch": "write",
+  "askuserquestion": "read",
+  "bash": "shell",
+  "codesearch": "read",
+  "create": "write",
+  "edit": "write",
+  "exec_command": "shell",
+  "exitplanmode": "read",
+  "glob": "read",
+  "google_web_search": "read",
+  "grep": "read",
+  "grep_search": "read",
+  "list": "read",
+  "list_directory": "read",
+  "ls": "read",
+  "lsp": "read",
+  "multiedit": "write",
+  "notebookedit": "write",
+  "notebookread": "read",
+  "patch": "write",
+  "proxy_task": "read",
+  "question": "read",
+  "read": "read",
+  "read_file": "read",
+  "read_many_files": "read",
+  "replace": "write",
+  "run_shell_command": "shell",
+  "search_file_content": "read",
+  "shell": "shell",
+  "task": "read",
+  "todoread": "read",
+  "todowrite": "read",
+  "tool_search": "read",
+  "update_plan": "read",
+  "view": "read",
+  "view_image": "read",
+  "web_fetch": "read",
+  "web_search": "read",
+  "webfetch": "read",
+  "websearch": "read",
+  "write": "write",
+  "write_file": "write",
+  "write_todos": "read",
+}
+// END tool taxonomy
+
+// toolClass is read, write, shell or unknown; an unknown tool is treated like a write.
+const toolClass = (tool) => TOOL_CLASSES[String(tool).toLowerCase()] || "unknown"
 const CONTEXT_SENTINEL = "<memory-bank>"
 const ANCHOR_SENTINEL = "<memory-bank-anchors>"
 const MAX_BACKOFF_MS = 5000
@@ -172,7 +223,7 @@ export const MbguardPlugin = async ({ directory, worktree }) => {
   // while recovery is armed; otherwise the call goes through with one warning per session.
   const failSafe = (tool, session, callID, resp) => {
     const why = resp?.error || lastError || "no answer"
-    if (WRITE_TOOLS.has(tool) && (lastMode === "block" || armed.has(session))) {
+    if (toolClass(tool) !== "read" && (lastMode === "block" || armed.has(session))) {
       throw new Error(
         `[mbguard] blocked: the memory-bank gate is unavailable (${why}) and writes are blocked ` +
           `${armed.has(session) ? "while post-compaction recovery is armed" : "in block mode"}. ` +

@@ -1,0 +1,122 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Qwen Code hook event names mbguard acts on (Claude Code's names; HOSTS.md §6).
+const (
+	qwenSessionStart = "SessionStart"
+	qwenPrompt       = "UserPromptSubmit"
+	qwenPreTool      = "PreToolUse"
+	qwenPostTool     = "PostToolUse"
+	qwenPostFailure  = "PostToolUseFailure"
+	qwenPreCompact   = "PreCompact"
+	qwenSessionEnd   = "SessionEnd"
+)
+
+// QwenEvents are the hook events `mbguard install --agent qwen` registers. SessionEnd did not
+// fire headless in 0.24.4; it is registered for interactive sessions, where it ends one.
+var QwenEvents = []string{qwenSessionStart, qwenPrompt, qwenPreTool, qwenPostTool, qwenPostFailure, qwenPreCompact, qwenSessionEnd}
+
+type qwenPayload struct {
+	HookEventName string          `json:"hook_event_name"`
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	PromptID      string          `json:"prompt_id"`
+	ToolName      string          `json:"tool_name"`
+	ToolUseID     string          `json:"tool_use_id"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	ToolResponse  json.RawMessage `json:"tool_response"`
+	Prompt        string          `json:"prompt"`
+	Source        string          `json:"source"` // SessionStart: startup, resume, clear, compact
+}
+
+// qwenProto is Qwen Code's hook protocol: Claude Code's shape, Gemini CLI's tool names, and
+// one user message per prompt_id — Qwen fires UserPromptSubmit again, with an empty prompt and
+// the same prompt_id, before every model call that carries tool results.
+type qwenProto struct{}
+
+func (qwenProto) parse(payload []byte, event string) (hookCall, error) {
+	var p qwenPayload
+	if err := json.Unmarshal(payload, &p); err != nil {
+		c := hookCall{Event: sniffString(payload, "hook_event_name"), Session: sniffString(payload, "session_id"),
+			Cwd: sniffString(payload, "cwd"), Tool: geminiToolName(sniffString(payload, "tool_name"))}
+		c.Kind = qwenKind(c.Event, "")
+		return c, fmt.Errorf("the hook payload is not valid JSON (%v)", shortErr(err))
+	}
+	if p.HookEventName == "" {
+		p.HookEventName = event
+	}
+	c := hookCall{Event: p.HookEventName, Kind: qwenKind(p.HookEventName, p.Source), Session: p.SessionID, Cwd: p.Cwd,
+		Prompt: p.Prompt, Call: p.ToolUseID, Failed: p.HookEventName == qwenPostFailure}
+	if p.PromptID != "" {
+		c.MessageID = "qwen-" + p.PromptID
+	}
+	if p.HookEventName == "" {
+		if len(p.ToolInput) > 0 && len(p.ToolResponse) == 0 {
+			c.Kind = callPreTool
+		}
+		c.Tool = geminiToolName(p.ToolName)
+		return c, errors.New(`the hook payload has no "hook_event_name"`)
+	}
+	if c.Kind == callPreTool || c.Kind == callPostTool {
+		args, bad := objectArgs(p.ToolInput, "tool_input")
+		c.ArgsErr = bad
+		c.Tool, c.Args = geminiTool(p.ToolName, args)
+	}
+	if c.Kind == callPreTool {
+		// a warning before a tool waits for the call's PostToolUse, the channel Qwen shows
+		c.Defer = true
+	}
+	if c.Kind == callPostTool {
+		var resp struct {
+			LLMContent json.RawMessage `json:"llmContent"`
+		}
+		if json.Unmarshal(p.ToolResponse, &resp) == nil && json.Unmarshal(resp.LLMContent, &c.Output) != nil {
+			c.Output = ""
+		}
+	}
+	return c, nil
+}
+
+func qwenKind(event, source string) callKind {
+	switch event {
+	case qwenPrompt:
+		return callPrompt
+	case qwenPreTool:
+		return callPreTool
+	case qwenPostTool, qwenPostFailure:
+		return callPostTool
+	case qwenPreCompact:
+		return callCompact
+	case qwenSessionStart:
+		if source == "compact" {
+			return callCompact
+		}
+		return callStart
+	case qwenSessionEnd:
+		return callEnd
+	}
+	return callOther
+}
+
+// render: a refusal is exit 2 with the reason on stderr (Qwen gives it to the model verbatim);
+// after a call only hookSpecificOutput.additionalContext reaches the model (decision/reason and
+// exit 2 do not), so an undo is told there, next to the tool's result; context at session start
+// and with a prompt goes the same way.
+func (qwenProto) render(c *hookCall, a *hookAnswer) Reply {
+	r := Reply{Event: c.Event, Decision: a.Decision, Stderr: a.Stderr, Context: a.Context, Note: a.Note}
+	switch {
+	case a.Deny != "" && c.Kind == callPreTool:
+		r.Exit = 2
+		r.Stderr += a.Deny + "\n"
+	case a.Undone != "" && c.Kind == callPostTool:
+		r.Stdout = encodeJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": c.Event, "additionalContext": joinText(a.Undone, a.Context)}})
+	case a.Context != "" && (c.Kind == callStart || c.Kind == callPrompt || c.Kind == callPostTool || c.Event == qwenSessionStart):
+		r.Stdout = encodeJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": c.Event, "additionalContext": a.Context}})
+	}
+	return r
+}

@@ -1,0 +1,159 @@
+package qwen
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mbguard/mbguard/internal/testhost"
+	"github.com/mbguard/mbguard/test/e2e/e2eproject"
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	e2eproject.Cleanup()
+	os.Exit(code)
+}
+
+// qwenEntry finds Qwen Code's bundled entry point; missing, it fails under CI and skips elsewhere.
+func qwenEntry(t *testing.T) string {
+	t.Helper()
+	return testhost.HostBinary(t, "Qwen Code (@qwen-code/qwen-code@0.24.4)", "@qwen-code/qwen-code/cli-entry.js")
+}
+
+type world struct {
+	*e2eproject.Project
+	node  string
+	entry string
+	model *fakemodel.Server
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real Qwen Code runs take seconds; not in -short")
+	}
+	w := &world{Project: e2eproject.New(t), node: testhost.Tool(t, "node", "install Node.js 20"), entry: qwenEntry(t)}
+	w.model = fakemodel.Start(t, fakemodel.Chat)
+	// user settings: OpenAI auth against the fake, no folder trust step, nothing phoning home
+	settings := `{"security":{"auth":{"selectedType":"openai"},"folderTrust":{"enabled":false}},` +
+		`"general":{"enableAutoUpdate":false},"privacy":{"usageStatisticsEnabled":false},"telemetry":{"enabled":false}}`
+	if err := os.MkdirAll(filepath.Join(w.Home, ".qwen"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.Home, ".qwen", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *world) run(t *testing.T, prompt string, env ...string) string {
+	t.Helper()
+	base := []string{"OPENAI_API_KEY=sk-fake", "OPENAI_BASE_URL=" + w.model.URL + "/v1", "OPENAI_MODEL=qwen3-coder-plus",
+		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1"}
+	out := w.Run(t, 90*time.Second, append(base, env...), w.node, w.entry, "--yolo", "--auth-type", "openai", "-p", prompt)
+	t.Logf("fake model requests:\n%s", w.model.Log())
+	return out
+}
+
+func writeFile(path, content string) fakemodel.Step {
+	return fakemodel.Call("write_file", map[string]any{"file_path": path, "content": content})
+}
+
+func shell(cmd string) fakemodel.Step {
+	return fakemodel.Call("run_shell_command", map[string]any{"command": cmd, "description": "scripted"})
+}
+
+// TestQwenInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model at session start; a
+// non-.md write into the bank (absolute path: Qwen's file tools take no other) and a shell
+// write are refused with the reason in the tool result the model reads, nothing on disk; a
+// learnings .md goes through.
+func TestQwenInjectsMemoryAndGuardsTheBank(t *testing.T) {
+	w := newWorld(t)
+	shapes := []e2eproject.Shape{
+		{Name: "write_file of memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
+			Step: writeFile(w.Abs("memory-bank/x.json"), "{\"a\": 1}\n")},
+		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: shell("echo '- done' >> memory-bank/details/progress.md")},
+		{Name: "write_file of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
+			Step: writeFile(w.Abs("memory-bank/details/learnings/retries.md"), "# Retries\n\n- go through the queue\n")},
+	}
+	w.model.Script(e2eproject.Steps(shapes)...)
+	if out := w.Install(t, "qwen"); !strings.Contains(w.File(t, ".qwen/settings.json"), "mbguard hook qwen") {
+		t.Fatalf("install wrote no hook:\n%s", out)
+	}
+	secret := w.PlantSecret(t)
+	kept := w.Snapshot(t, shapes)
+	out := w.run(t, "tidy the memory bank")
+	e2eproject.CheckMemoryInjected(t, w.model, out, secret)
+	w.CheckShapes(t, w.model, shapes, kept, out)
+}
+
+func readFile(path string) fakemodel.Step {
+	return fakemodel.Call("read_file", map[string]any{"file_path": path})
+}
+
+// TestQwenReadGateInBlockMode: the read of patterns.md survives the extra UserPromptSubmit Qwen
+// fires (same prompt_id, empty prompt) before each model call that carries tool results.
+func TestQwenReadGateInBlockMode(t *testing.T) {
+	w := newWorld(t)
+	w.model.Script(
+		writeFile(w.Abs("src/auth/token.go"), "package auth // first\n"),
+		readFile(w.Abs("memory-bank/details/patterns.md")),
+		writeFile(w.Abs("src/auth/token.go"), "package auth // second\n"),
+	)
+	w.BlockMode(t)
+	w.Install(t, "qwen")
+	out := w.run(t, "add a token module")
+	e2eproject.CheckReadGate(t, w.Project, w.model, out)
+}
+
+// TestQwenEscapeHatchAndUninstall: MBGUARD=0 reaches the hooks and lets a bank write through;
+// after uninstall no mbguard hook runs and the settings file still loads.
+func TestQwenEscapeHatchAndUninstall(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(w *world)
+	}{
+		{"MBGUARD=0", func(w *world) { w.Env = append(w.Env, "MBGUARD=0") }},
+		{"uninstall", func(w *world) { w.Mbguard(t, "install", "--agent", "qwen", "--uninstall") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.model.Script(writeFile(w.Abs("memory-bank/x.json"), "{\"a\": 1}\n"))
+			w.Install(t, "qwen")
+			tc.setup(w)
+			out := w.run(t, "write the json")
+			if !w.Exists("memory-bank/x.json") {
+				r, _ := w.model.ResultOf(0)
+				t.Errorf("the write was still refused: %q\n%s", r, out)
+			}
+			if tc.name == "uninstall" && w.DecisionLog() != "" {
+				t.Errorf("mbguard still decided after --uninstall:\n%s", w.DecisionLog())
+			}
+		})
+	}
+}
+
+// TestQwenUndoIsToldThroughAdditionalContext runs a build script whose command line shows
+// nothing of the bank: PostToolUse's outcome check puts the bank back, and the model hears it
+// through additionalContext, the one PostToolUse channel Qwen shows it.
+func TestQwenUndoIsToldThroughAdditionalContext(t *testing.T) {
+	w := newWorld(t)
+	w.model.Script(shell("cat " + e2eproject.Script + " | sh"))
+	w.Install(t, "qwen")
+	progress := w.File(t, "memory-bank/details/progress.md")
+	out := w.run(t, "regenerate the cache")
+	if w.Exists("memory-bank/cache.json") {
+		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank")
+	}
+	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("progress.md keeps the script's append:\n%s", got)
+	}
+	if r := e2eproject.Result(t, w.model, 0, out); !e2eproject.Contains(r, "[mbguard]", "memory-bank/") {
+		t.Errorf("the model was not told what was undone; the tool result was %q", r)
+	}
+}
