@@ -77,9 +77,12 @@ func containsFold(set []string, n string) bool {
 // outside the bank stay: a path in code, front matter or another tool's configuration (never
 // rewritten), or any link or path when links are not rewritten. A bare file name in prose does
 // not block; it is listed after the run.
-func keptReferences(o MigrateOptions, p Plan) error {
+//
+// The files it read at HEAD are returned for the links commit to reuse: commits 1 and 2 touch
+// only the bank, so the files outside are the same then.
+func keptReferences(o MigrateOptions, p Plan) (*outsideScan, error) {
 	if len(p.Delete) == 0 {
-		return nil
+		return nil, nil
 	}
 	dir := filepath.Join(o.Root, bank.Dir)
 	before := map[string]bool{}
@@ -92,17 +95,21 @@ func keptReferences(o MigrateOptions, p Plan) error {
 	})
 	m := newBankMap(p, before)
 	var files map[string][]byte
+	var scan *outsideScan
 	if !o.NoGit && o.GitDir != "" {
 		if r, err := open(o.Root); err == nil {
 			if ref, err := r.Head(); err == nil {
-				files, _ = outsideTree(r, o.Root, ref.Hash(), m, nil)
+				dirty := map[string]bool{}
+				if files, err = outsideTree(r, o.Root, ref.Hash(), m, dirty); err == nil {
+					scan = &outsideScan{head: ref.Hash().String(), files: files, dirty: dirty}
+				}
 			}
 		}
 	}
 	if files == nil {
 		var err error
 		if files, err = outsideDisk(o.Root, m); err != nil {
-			return fmt.Errorf("reading the files outside memory-bank/: %w", err)
+			return nil, fmt.Errorf("reading the files outside memory-bank/: %w", err)
 		}
 	}
 	_, rw, listed := outsideChanges(files, m, resolverFor(o.Root, p, before))
@@ -120,8 +127,15 @@ func keptReferences(o MigrateOptions, p Plan) error {
 		}
 	}
 	if len(stay) == 0 {
-		return nil
+		return scan, nil
 	}
-	return refuse("%s would be merged into MEMORY.md and deleted, but %d reference(s) to them outside the bank would stay: %s. Nothing changed: change them by hand (or drop --no-rewrite-links), or pass --force",
+	return nil, refuse("%s would be merged into MEMORY.md and deleted, but %d reference(s) to them outside the bank would stay: %s. Nothing changed: change them by hand (or drop --no-rewrite-links), or pass --force",
 		strings.Join(p.Delete, ", "), len(stay), strings.Join(stay, "; "))
+}
+
+// outsideScan is the files outside the bank as keptReferences read them at commit head.
+type outsideScan struct {
+	head  string
+	files map[string][]byte
+	dirty map[string]bool
 }

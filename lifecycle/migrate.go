@@ -384,6 +384,8 @@ type MigrateOptions struct {
 	FailAfter string
 	// Write writes MEMORY.md and legacy.md; fsutil.WriteFileAtomic when nil (tests inject a full disk).
 	Write WriteFunc
+
+	scan *outsideScan // the files outside the bank as read before the run, reused by the links commit
 }
 
 // MigrateResult says what Migrate did.
@@ -458,9 +460,11 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 		return res, refuse("%s", plan.Unsure)
 	}
 	if !o.Force {
-		if err := keptReferences(o, plan); err != nil {
+		scan, err := keptReferences(o, plan)
+		if err != nil {
 			return res, err
 		}
+		o.scan = scan
 	}
 	if !o.Apply {
 		return res, nil

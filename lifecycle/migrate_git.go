@@ -598,9 +598,11 @@ func linkChanges(g *goGit, j *journal, res *MigrateResult) (map[string][]byte, p
 	changed, rw, un := rewriteAll(g.o.Root, j.Plan, after, before)
 	res.Rewritten, res.Unresolved = rw, un
 	m := newBankMap(j.Plan, before)
+	var files map[string][]byte
 	dirty := map[string]bool{}
-	files, err := outsideTree(g.r, g.o.Root, c2, m, dirty)
-	if err != nil {
+	if s := g.o.scan; s != nil && s.head == j.Start {
+		files, dirty = s.files, s.dirty
+	} else if files, err = outsideTree(g.r, g.o.Root, c2, m, dirty); err != nil {
 		return nil, c2, fmt.Errorf("reading the files outside memory-bank/: %w", err)
 	}
 	och, orw, listed := outsideChanges(files, m, resolverFor(g.o.Root, j.Plan, before))
