@@ -169,6 +169,11 @@ func TrustStep(agent string, global bool) string {
 			return ""
 		}
 		return "Copilot CLI skips repository hooks in a folder it does not trust, silently: start `copilot` in this project and trust the folder when it asks (`--trust-folder` trusts it for one run only)."
+	case "qwen":
+		if global {
+			return ""
+		}
+		return "Qwen Code runs no project hook in an untrusted folder when its folder trust is on (security.folderTrust.enabled; off by default): start `qwen` in this project and trust the folder if it asks."
 	}
 	return ""
 }

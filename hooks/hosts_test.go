@@ -72,6 +72,9 @@ func (h *hostRun) call(event string, fields map[string]any) Reply {
 	case "copilot":
 		m["sessionId"] = h.sess
 		m["timestamp"] = h.now.UnixMilli()
+	case "crush": // HOSTS.md §7: "event", no hook_event_name, no call id
+		m["session_id"] = h.sess
+		m["event"] = event
 	default:
 		m["session_id"] = h.sess
 		m["hook_event_name"] = event
@@ -174,11 +177,24 @@ type hostShapes struct {
 }
 
 var shapes = map[string]hostShapes{
+	// Crush: PreToolUse only; relative paths accepted (HOSTS.md §7)
+	"crush": {prompt: "PreToolUse", preTool: "PreToolUse", postTool: "PreToolUse", start: "PreToolUse", end: "PreToolUse",
+		write: func(h *hostRun, rel, content string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "write", "tool_input": map[string]any{"file_path": rel, "content": content}}
+		},
+		shell: func(h *hostRun, cmd string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "bash", "tool_input": map[string]any{"command": cmd, "description": "run it"}}
+		},
+		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
+			in := map[string]any{"tool_name": "view", "tool_input": map[string]any{"file_path": rel}}
+			return "PreToolUse", in, in
+		},
+	},
 	// Qwen Code 0.24.4: file tools take absolute paths only (HOSTS.md §6)
 	"qwen": {prompt: "UserPromptSubmit", preTool: "PreToolUse", postTool: "PostToolUse", start: "SessionStart", end: "SessionEnd",
 		write: func(h *hostRun, rel, content string) (string, map[string]any) {
 			return "PreToolUse", map[string]any{"tool_name": "write_file", "tool_use_id": "call_w", "tool_call_id": "tc_w",
-				"tool_input": map[string]any{"file_path": filepath.Join(h.root, rel), "content": content}}
+				"tool_input": map[string]any{"file_path": h.abs(rel), "content": content}}
 		},
 		shell: func(h *hostRun, cmd string) (string, map[string]any) {
 			return "PreToolUse", map[string]any{"tool_name": "run_shell_command", "tool_use_id": "call_s",
@@ -236,6 +252,17 @@ var shapes = map[string]hostShapes{
 }
 
 var newHosts = []string{"codex", "gemini", "copilot", "qwen"}
+
+// abs is rel as Qwen's file tools take it: absolute, relative to the session's cwd.
+func (h *hostRun) abs(rel string) string {
+	if filepath.IsAbs(rel) {
+		return rel
+	}
+	if h.cwd != "" {
+		return filepath.Join(h.cwd, rel)
+	}
+	return filepath.Join(h.root, rel)
+}
 
 func (h *hostRun) write(rel, content string) Reply {
 	h.t.Helper()
