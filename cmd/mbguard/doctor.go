@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,6 +185,9 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 		return ch
 	}
 	ch.Status, ch.Detail = checkOK, "hooks in "+strings.Join(where, ", ")
+	if len(where) > 1 && slices.Contains(where, filepath.Join(home, ".claude", "settings.json")) {
+		ch.Status, ch.Detail, ch.Next = twice("claude", where)
+	}
 	return ch
 }
 
@@ -300,7 +304,7 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 		fs = append(fs, scanner.CheckEntryLength(bank.Entry, b, cfg.Context.MaxChars)...)
 	}
 	if len(fs) == 0 {
-		ch.Status, ch.Detail = checkOK, "v7 layout, MEMORY.md well formed"
+		ch.Status, ch.Detail = checkOK, bank.CurrentTemplate.String()+" layout, MEMORY.md well formed"
 		return []doctorCheck{ch}
 	}
 	var out []doctorCheck

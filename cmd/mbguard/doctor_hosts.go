@@ -38,6 +38,9 @@ func checkHostFiles(name, title, marker string, paths []string, trust func() (st
 		return ch
 	}
 	ch.Status, ch.Detail = checkOK, "hooks in "+strings.Join(where, ", ")
+	if len(where) > 1 {
+		ch.Status, ch.Detail, ch.Next = twice(name, where)
+	}
 	if trust != nil {
 		if detail, next := trust(); detail != "" {
 			ch.Status, ch.Detail, ch.Next = checkWarn, ch.Detail+"; "+detail, next
@@ -53,6 +56,7 @@ func checkHosts(r repo.Repo, getenv func(string) string) []doctorCheck {
 	o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, ConfigHome: configHome(getenv),
 		CodexHome: getenv("CODEX_HOME"), CopilotHome: getenv("COPILOT_HOME")}
 	var out []doctorCheck
+	defer func() { out = quietUnused(out) }()
 	for _, spec := range hooks.Registry() {
 		switch spec.Name {
 		case "claude":
@@ -87,4 +91,32 @@ func checkCodex(r repo.Repo, home, codexHome string) doctorCheck {
 		}
 		return "", ""
 	})
+}
+
+// twice words a host whose hooks sit in two of its settings files (a project and the user
+// level): the host runs both, so every hook runs twice.
+func twice(name string, where []string) (string, string, string) {
+	return checkWarn, "hooks in " + strings.Join(where, " and ") + ": the host runs both, so every hook runs twice",
+		"keep one: mbguard install --agent " + name + " --global --uninstall (or --uninstall for this project's)"
+}
+
+// quietUnused: where mbguard guards at least one host, a host without its hooks is one the
+// user does not run (INFO); where it guards none, that is worth a warning on the hosts
+// mbguard knows best.
+func quietUnused(out []doctorCheck) []doctorCheck {
+	installed := false
+	for _, ch := range out {
+		if ch.Status == checkOK || ch.Status == checkFail || strings.HasPrefix(ch.Detail, "hooks in ") {
+			installed = true
+		}
+	}
+	if !installed {
+		return out
+	}
+	for i, ch := range out {
+		if ch.Status == checkWarn && strings.HasSuffix(ch.Detail, "not installed") {
+			out[i].Status, out[i].Detail, out[i].Next = checkInfo, ch.Detail+" (mbguard install --agent "+ch.Name+" if you use it)", ""
+		}
+	}
+	return out
 }
