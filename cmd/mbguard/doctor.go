@@ -63,6 +63,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 			checkQuarantine(r),
 			checkKnownGood(r),
 		)
+		checks = append(checks, checkJobReports(r, time.Now())...)
 		checks = append(checks, checkLines(r, home, cfg, checks)...)
 		checks = append(checks, checkBank(r, cfg)...)
 		failed := false
