@@ -74,3 +74,31 @@ func TestClaudeWriteOutsideSubagentWindowStands(t *testing.T) {
 		t.Errorf("run.sh = %q: a write after SubagentStop was undone as the agent's", b)
 	}
 }
+
+// A subagent's own Write that fires hooks keeps its call's window inside the subagent's: the
+// allowed .md write stands at its post and at SubagentStop.
+func TestClaudeSubagentHookedWriteStands(t *testing.T) {
+	root := bankRepo(t)
+	h := newHookRun(t, root, nil)
+	h.prompt("work")
+	h.readFile("memory-bank/details/patterns.md")
+	h.call("SubagentStart", map[string]any{"agent_id": "agent-9", "agent_type": "general-purpose"})
+	tech := filepath.Join(root, "memory-bank/details/tech.md")
+	in := map[string]any{"file_path": tech, "content": "# Tech\nGo\n"}
+	if r := h.call("PreToolUse", map[string]any{"tool_name": "Write", "tool_input": in, "tool_use_id": "w1", "agent_id": "agent-9"}); r.Exit != 0 {
+		t.Fatalf("Write refused: %s", r.Stderr)
+	}
+	os.WriteFile(tech, []byte("# Tech\nGo\n"), 0o644)
+	post := h.call("PostToolUse", map[string]any{"tool_name": "Write", "tool_input": in, "tool_use_id": "w1", "agent_id": "agent-9",
+		"tool_response": map[string]any{"filePath": tech}})
+	if strings.Contains(string(post.Stdout), `"block"`) {
+		t.Fatalf("the subagent's allowed Write was undone: %s", post.Stdout)
+	}
+	h.call("SubagentStop", map[string]any{"agent_id": "agent-9", "stop_hook_active": false})
+	if out := h.prompt("next"); strings.Contains(string(out.Stdout), "tech.md") {
+		t.Errorf("the allowed write was reported as undone: %s", out.Stdout)
+	}
+	if b, _ := os.ReadFile(tech); string(b) != "# Tech\nGo\n" {
+		t.Errorf("tech.md = %q, want the subagent's Write", b)
+	}
+}
