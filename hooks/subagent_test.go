@@ -102,3 +102,26 @@ func TestClaudeSubagentHookedWriteStands(t *testing.T) {
 		t.Errorf("tech.md = %q, want the subagent's Write", b)
 	}
 }
+
+// Codex CLI 0.169.0 sends SubagentStart and SubagentStop too (agent_id, agent_type): the same
+// window, through `hook codex`.
+func TestCodexSubagentWindowIsTheAgents(t *testing.T) {
+	root := bankRepo(t)
+	h := newHostRun(t, "codex", root, nil)
+	h.call("UserPromptSubmit", map[string]any{"prompt": "delegate", "turn_id": "t1"})
+	want := bankState(t, root)
+	if r := h.call("SubagentStart", map[string]any{"agent_id": "thread-2", "agent_type": "default", "source": "startup"}); len(r.Stdout) != 0 {
+		t.Fatalf("SubagentStart stdout %s", r.Stdout)
+	}
+	os.WriteFile(filepath.Join(root, "memory-bank/run.sh"), []byte("x=1"), 0o644)
+	if r := h.call("SubagentStop", map[string]any{"agent_id": "thread-2", "agent_type": "default", "stop_hook_active": false}); len(r.Stdout) != 0 {
+		t.Fatalf("SubagentStop must not continue the subagent: stdout %s", r.Stdout)
+	}
+	sameBank(t, want, bankState(t, root))
+	if !quarantineHolds(t, root, "x=1") {
+		t.Error("quarantine lacks the subagent's bytes")
+	}
+	if out := h.call("UserPromptSubmit", map[string]any{"prompt": "and?", "turn_id": "t2"}); !strings.Contains(string(out.Stdout), "memory-bank/run.sh") {
+		t.Errorf("the next prompt's context does not name the undone write: %s", out.Stdout)
+	}
+}
