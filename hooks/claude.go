@@ -32,10 +32,14 @@ const (
 	// it never ran, and no post event follows) close the windows of calls still open.
 	claudeStop   = "Stop"
 	claudeDenied = "PermissionDenied"
+	// claudeSubagentStart and claudeSubagentStop bound a subagent's run: its tools may write
+	// without firing hooks, so the bank changes between them are judged as the agent's.
+	claudeSubagentStart = "SubagentStart"
+	claudeSubagentStop  = "SubagentStop"
 )
 
 // ClaudeEvents are the hook events `mbguard install --agent claude` registers.
-var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePreSkillShell, claudePostTool, claudePostFailure, claudePreCompact, claudeSessionStart, claudeSessionEnd, claudeStop, claudeDenied}
+var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePreSkillShell, claudePostTool, claudePostFailure, claudePreCompact, claudeSessionStart, claudeSessionEnd, claudeStop, claudeDenied, claudeSubagentStart, claudeSubagentStop}
 
 // claudeGuardEvents can refuse what follows them; Claude Code 2.1.332 refuses the call when
 // such a hook cannot run, unless its entry says onFailure "continue".
@@ -104,6 +108,7 @@ type claudeWire struct {
 	ToolResponse  json.RawMessage `json:"tool_response"`
 	Prompt        string          `json:"prompt"`
 	Source        string          `json:"source"`
+	AgentID       string          `json:"agent_id"` // SubagentStart, SubagentStop
 }
 
 func (claudeProto) parse(payload []byte, event string) (hookCall, error) {
@@ -123,7 +128,10 @@ func (claudeProto) parse(payload []byte, event string) (hookCall, error) {
 	c := hookCall{Event: p.HookEventName, Kind: claudeKind(p.HookEventName, p.Source), Session: p.SessionID, Cwd: p.Cwd,
 		Tool: p.ToolName, Prompt: p.Prompt, Call: p.ToolUseID, Failed: p.HookEventName == claudePostFailure,
 		Denied: p.HookEventName == claudeDenied}
-	if c.Kind == callClose && !c.Denied {
+	switch {
+	case p.HookEventName == claudeSubagentStart || p.HookEventName == claudeSubagentStop:
+		c.Call = subagentCall(p.AgentID) // the subagent's own window
+	case c.Kind == callClose && !c.Denied:
 		c.Call = "" // the turn stopped: every call of the session
 	}
 	if p.HookEventName == "" {
@@ -158,11 +166,17 @@ func claudeKind(event, source string) callKind {
 		return callStart
 	case claudeSessionEnd:
 		return callEnd
-	case claudeStop, claudeDenied:
+	case claudeStop, claudeDenied, claudeSubagentStop:
 		return callClose
+	case claudeSubagentStart:
+		return callOpen
 	}
 	return callOther
 }
+
+// subagentCall names a subagent's window in the in-flight record; a host that sends no agent
+// id gets one window per session.
+func subagentCall(agentID string) string { return "subagent:" + agentID }
 
 // claudeContextEvents accept hookSpecificOutput.additionalContext.
 var claudeContextEvents = map[string]bool{claudePrompt: true, claudePreTool: true, claudePostTool: true, claudePostFailure: true, claudeSessionStart: true}

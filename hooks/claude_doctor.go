@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // claudeHookTypes are the hook types Claude Code's settings schema accepts.
@@ -96,4 +97,35 @@ func describeJSON(v any) string {
 		b = append(b[:40], "…"...)
 	}
 	return string(b)
+}
+
+// ClaudeEventsWithout lists the events of ClaudeEvents that no "hook claude" command in any
+// of the given settings files handles: hooks installed by an older mbguard (before
+// SubagentStart, say) leave those windows unmarked until install runs again.
+func ClaudeEventsWithout(settings ...[]byte) []string {
+	have := map[string]bool{}
+	for _, b := range settings {
+		var s struct {
+			Hooks map[string][]claudeGroup `json:"hooks"`
+		}
+		if json.Unmarshal(b, &s) != nil {
+			continue
+		}
+		for ev, groups := range s.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					if strings.Contains(h.Command, "hook claude") {
+						have[ev] = true
+					}
+				}
+			}
+		}
+	}
+	var out []string
+	for _, ev := range ClaudeEvents {
+		if !have[ev] {
+			out = append(out, ev)
+		}
+	}
+	return out
 }

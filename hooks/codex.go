@@ -17,10 +17,14 @@ const (
 	codexPreCompact   = "PreCompact"
 	codexPostCompact  = "PostCompact"
 	codexSessionEnd   = "SessionEnd"
+	// codexSubagentStart and codexSubagentStop (in the 0.169.0 binary; they carry agent_id and
+	// agent_type) bound a thread-spawned subagent's run, as on Claude Code.
+	codexSubagentStart = "SubagentStart"
+	codexSubagentStop  = "SubagentStop"
 )
 
 // CodexEvents are the hook events `mbguard install --agent codex` registers.
-var CodexEvents = []string{codexSessionStart, codexPrompt, codexPreTool, codexPostTool, codexPreCompact, codexPostCompact, codexSessionEnd}
+var CodexEvents = []string{codexSessionStart, codexPrompt, codexPreTool, codexPostTool, codexPreCompact, codexPostCompact, codexSessionEnd, codexSubagentStart, codexSubagentStop}
 
 // codexPayload is the part of a Codex CLI hook payload mbguard reads. The shape follows
 // Claude Code's, except that tool_response is a string (the tool's output) and writes arrive
@@ -34,7 +38,8 @@ type codexPayload struct {
 	ToolInput     json.RawMessage `json:"tool_input"`
 	ToolResponse  json.RawMessage `json:"tool_response"`
 	Prompt        string          `json:"prompt"`
-	Source        string          `json:"source"` // SessionStart: startup, resume, clear, compact
+	Source        string          `json:"source"`   // SessionStart: startup, resume, clear, compact
+	AgentID       string          `json:"agent_id"` // SubagentStart, SubagentStop
 }
 
 // codexProto is Codex CLI's hook protocol.
@@ -53,6 +58,9 @@ func (codexProto) parse(payload []byte, event string) (hookCall, error) {
 	}
 	c := hookCall{Event: p.HookEventName, Kind: codexKind(p.HookEventName, p.Source), Session: p.SessionID, Cwd: p.Cwd,
 		Prompt: p.Prompt, Call: p.ToolUseID}
+	if c.Kind == callOpen || c.Kind == callClose {
+		c.Call = subagentCall(p.AgentID) // the subagent's own window
+	}
 	if p.HookEventName == "" {
 		if len(p.ToolInput) > 0 && len(p.ToolResponse) == 0 {
 			c.Kind = callPreTool
@@ -89,6 +97,10 @@ func codexKind(event, source string) callKind {
 		return callStart
 	case codexSessionEnd:
 		return callEnd
+	case codexSubagentStart:
+		return callOpen
+	case codexSubagentStop:
+		return callClose
 	}
 	return callOther
 }

@@ -86,6 +86,7 @@ const (
 	callStart                    // a session starts or resumes: context injection
 	callEnd                      // the session ends
 	callClose                    // a tool call's window is over without its post (the turn stopped, a permission refused)
+	callOpen                     // a subagent starts: its window (named by Call) is the agent's until its close
 )
 
 // hookCall is one hook call normalised across hosts.
@@ -454,6 +455,13 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		a.Context = joinText(resp.Context, resp.Notice, staleContext(ctx, r, cfg))
 		if c.Resumed && !compaction() {
 			return a, false
+		}
+	case callOpen:
+		c.Defer = true // what the check before the subagent found is told with the next event
+		if resp, ok := send(watcher.Request{Op: "open", Session: c.Session, Call: c.Call, Host: h.name()}); ok {
+			a.Context = resp.Notice
+		} else {
+			a.err = "" // an older mbguard watch without the op: the subagent's writes are judged between calls
 		}
 	case callClose:
 		// what a closed call did is told to the model with the next event that reaches it

@@ -475,8 +475,9 @@ func (g *Guard) Forget(session string) error {
 
 // End closes the window of an in-flight call whose post check will not come: the host said
 // the session moved on (a new user message, the turn stopped, the session ended) or that the
-// call was refused (PermissionDenied). id "" closes every call of session. Background jobs a
-// call left running stay tracked.
+// call was refused (PermissionDenied). id "" closes every call of session but subagent
+// windows (Call.Agent), which close by their own id. Background jobs a call left running
+// stay tracked.
 //
 // A closed window claims nothing made after it closed: a person's edit after a refused call
 // is the person's. What changed while the window was open is judged now, as the call's own
@@ -497,7 +498,7 @@ func (g *Guard) End(session, id string, ran bool) (Report, error) {
 	prev := g.loadInflight()
 	var closed, live []Call
 	for _, x := range prev.Calls {
-		if x.Session == session && (id == "" || x.ID == id) && len(x.Procs) == 0 {
+		if x.Session == session && (id == "" && !x.Agent || x.ID == id) && len(x.Procs) == 0 {
 			closed = append(closed, x)
 		} else {
 			live = append(live, x)

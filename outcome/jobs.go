@@ -74,6 +74,13 @@ func (g *Guard) judgeJobs(m *manifest, jobs []Call, rep *Report) error {
 		rep.Accepted = append(rep.Accepted, c.path)
 		blobs = true
 	}
+	if len(rep.Noticed) > 0 {
+		// the agent hears these with its next call; the person through status and doctor
+		if err := g.keepJobReports(rep.Noticed); err != nil {
+			rep.Noticed = append(rep.Noticed, Problem{Path: jobReportsPath(g.r), Rule: RuleBackground,
+				Text: "could not be written (" + err.Error() + "), so `mbguard status` will not list the changes above; run `mbguard doctor`"})
+		}
+	}
 	if len(list) > 0 {
 		rep.Settled = append(rep.Settled, jobs...)
 		if err := g.undo(m, list, why, rep); err != nil {

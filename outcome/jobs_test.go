@@ -93,6 +93,11 @@ func TestBackgroundWriteIsReported(t *testing.T) {
 			if !found {
 				t.Errorf("the job's write is not reported with its call and processes (job %+v): %+v", job.Procs, rep.Noticed)
 			}
+			// the person sees it too (`mbguard status`, `doctor`)
+			kept, err := JobReports(g.r, time.Now())
+			if err != nil || len(kept) != 1 || kept[0].Path != "memory-bank/a.json" || !strings.Contains(kept[0].Text, "toolu_bg") {
+				t.Errorf("kept reports = %+v, %v; want the job's write", kept, err)
+			}
 		})
 	}
 }

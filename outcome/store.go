@@ -59,6 +59,11 @@ type Call struct {
 	LastPID int `json:"last_pid,omitempty"`
 	// Git is the repository's git state when the pre check recorded the call (gitwork.go).
 	Git *GitMark `json:"git,omitempty"`
+	// Agent marks a subagent's window (Claude Code's SubagentStart): the subagent's tools may
+	// write without firing hooks, so what changes in it is the agent's. Only its own stop (End
+	// with its id) or StaleAfter closes it, not the session's Stop or next message: a
+	// subagent may run in the background past its parent's turn.
+	Agent bool `json:"agent,omitempty"`
 }
 
 type inflight struct {

@@ -146,7 +146,7 @@ func (s *Service) endCalls(session, call string, ran bool) []string {
 }
 
 // closeWindow serves Op "close": the host said a call's window is over without its post event
-// (Claude Code's Stop and PermissionDenied).
+// (Claude Code's Stop and PermissionDenied), or a subagent stopped (SubagentStop).
 func (s *Service) closeWindow(req Request) Response {
 	if req.Session == "" {
 		return Response{ID: req.ID, Error: `op "close" needs a "session"`}
@@ -154,6 +154,28 @@ func (s *Service) closeWindow(req Request) Response {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return Response{ID: req.ID, Notice: strings.Join(s.endCalls(req.Session, req.Call, !req.Denied), "\n")}
+}
+
+// openWindow serves Op "open": a subagent started (Claude Code's SubagentStart). Its tools may
+// write without firing hooks, so its window is the agent's until Op "close" names the same
+// call: what changes in the bank meanwhile is judged as an agent's write, undone when it
+// breaks the rules.
+func (s *Service) openWindow(req Request) Response {
+	if req.Session == "" || req.Call == "" {
+		return Response{ID: req.ID, Error: `op "open" needs a "session" and a "call"`}
+	}
+	if s.opts.NoOutcome {
+		return Response{ID: req.ID}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := gating.Event{Session: req.Session, Host: req.Host}
+	rep, err := s.guard().Before(outcome.Call{ID: req.Call, Session: req.Session, Host: req.Host, Tool: "Agent", Agent: true})
+	notes := s.report(e, rep)
+	if err != nil {
+		notes = append(notes, "mbguard: the known-good state of memory-bank/ could not be recorded before the subagent: "+err.Error()+"; run `mbguard doctor`.")
+	}
+	return Response{ID: req.ID, Notice: strings.Join(notes, "\n")}
 }
 
 // lostText tells the agent, for the person, that mbguard's record of the bank is gone.

@@ -17,12 +17,14 @@ type Request struct {
 	Op string `json:"op"`
 	// Event is the gating event for Op "event".
 	Event *gating.Event `json:"event,omitempty"`
-	// Session names the session for Op "context" and "close".
+	// Session names the session for Op "context", "open" and "close".
 	Session string `json:"session,omitempty"`
 	// Call, for Op "close", names the one call whose window closes ("" closes every call of
 	// the session: the turn stopped). Denied says that call never ran (a refused permission).
 	Call   string `json:"call,omitempty"`
 	Denied bool   `json:"denied,omitempty"`
+	// Host names the agent host for Op "open" (a subagent's window, named by Call, opens).
+	Host string `json:"host,omitempty"`
 }
 
 // Response answers one Request.

@@ -142,6 +142,8 @@ func (s *Service) Handle(ctx context.Context, req Request) (resp Response) {
 		return s.context(req)
 	case "close":
 		return s.closeWindow(req)
+	case "open":
+		return s.openWindow(req)
 	case "status":
 		st, err := s.Status()
 		r := Response{ID: req.ID, Status: st}
@@ -152,7 +154,7 @@ func (s *Service) Handle(ctx context.Context, req Request) (resp Response) {
 	case "":
 		return Response{ID: req.ID, Error: `request has no "op": want event, context, status or ping`}
 	}
-	return Response{ID: req.ID, Error: fmt.Sprintf("unknown op %q: want event, context, close, status or ping", req.Op)}
+	return Response{ID: req.ID, Error: fmt.Sprintf("unknown op %q: want event, context, open, close, status or ping", req.Op)}
 }
 
 // session is one loaded session: the state, and how to save and release it.

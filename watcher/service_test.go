@@ -54,6 +54,9 @@ func TestServiceRequests(t *testing.T) {
 		{"event without session", Request{ID: id, Op: "event", Event: &gating.Event{Kind: gating.EvMessage}}, "no session id"},
 		{"unknown kind", Request{ID: id, Op: "event", Event: &gating.Event{Kind: "nope", Session: "s"}}, "unknown event kind"},
 		{"context without session", Request{ID: id, Op: "context"}, `needs a "session"`},
+		{"open without call", Request{ID: id, Op: "open", Session: "s"}, `needs a "session" and a "call"`},
+		{"open", Request{ID: id, Op: "open", Session: "s", Call: "subagent:a1", Host: "claude"}, ""},
+		{"close the subagent", Request{ID: id, Op: "close", Session: "s", Call: "subagent:a1"}, ""},
 		{"status", Request{ID: id, Op: "status"}, ""},
 	}
 	for _, tc := range tests {

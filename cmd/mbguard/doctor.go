@@ -64,6 +64,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 			checkQuarantine(r),
 			checkKnownGood(r),
 		)
+		checks = append(checks, checkJobReports(r, time.Now())...)
 		checks = append(checks, checkLines(r, home, cfg, checks)...)
 		checks = append(checks, checkBank(r, cfg)...)
 		failed := false
@@ -154,6 +155,7 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 	ch := doctorCheck{Name: "claude"}
 	broken := doctorCheck{Name: "claude"}
 	var where []string
+	var ourFiles [][]byte
 	for _, p := range []string{filepath.Join(r.Root, ".claude", "settings.json"), filepath.Join(r.Root, ".claude", "settings.local.json"), filepath.Join(home, ".claude", "settings.json")} {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -175,6 +177,7 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 		}
 		if ours {
 			where = append(where, p)
+			ourFiles = append(ourFiles, b)
 		}
 	}
 	if broken.Status != "" {
@@ -185,6 +188,10 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 		return ch
 	}
 	ch.Status, ch.Detail = checkOK, "hooks in "+strings.Join(where, ", ")
+	if missing := hooks.ClaudeEventsWithout(ourFiles...); len(missing) > 0 {
+		ch.Status, ch.Next = checkWarn, "mbguard install --agent claude"
+		ch.Detail += ", but none for " + strings.Join(missing, ", ") + " (installed by an older mbguard)"
+	}
 	if len(where) > 1 && slices.Contains(where, filepath.Join(home, ".claude", "settings.json")) {
 		ch.Status, ch.Detail, ch.Next = twice("claude", where)
 	}

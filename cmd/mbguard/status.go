@@ -24,6 +24,9 @@ type statusReport struct {
 	Sessions  []watcher.SessionStatus `json:"sessions"`
 	Decisions []declog.Entry          `json:"decisions"`
 	Findings  []watcher.Finding       `json:"findings"`
+	// JobReports are bank changes made while an agent's background job ran, kept for lack of
+	// evidence (outcome.JobReports).
+	JobReports []outcome.JobReport `json:"job_reports"`
 	// Quarantine is how many entries of undone agent bytes wait in the quarantine.
 	Quarantine int    `json:"quarantine"`
 	Next       string `json:"next"`
@@ -93,6 +96,12 @@ func newStatusCmd(e *env) *cobra.Command {
 		} else if fs != nil {
 			rep.Findings = fs
 		}
+		rep.JobReports = []outcome.JobReport{}
+		if js, err := outcome.JobReports(r, time.Now()); err != nil {
+			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+		} else if js != nil {
+			rep.JobReports = js
+		}
 		rep.Quarantine = outcome.CountQuarantine(r)
 		rep.Next = statusNext(rep)
 		if *asJSON {
@@ -120,6 +129,9 @@ func statusNext(rep statusReport) string {
 	}
 	if len(rep.Findings) > 0 {
 		return "run mbguard check --all to see how to fix the findings"
+	}
+	if len(rep.JobReports) > 0 {
+		return jobReportsNext
 	}
 	if !rep.Watcher.Running {
 		return "run mbguard watch to record out-of-band edits to memory-bank/"
@@ -181,6 +193,7 @@ func printStatus(e *env, rep statusReport) {
 			fmt.Fprintf(w, "  %s  %s  %s\n", time.UnixMilli(f.Time).Format(time.DateTime), f.Rule, terminalSafe(f.Message))
 		}
 	}
+	printJobReports(w, rep.JobReports)
 	fmt.Fprintf(w, "quarantine: %d %s\n", rep.Quarantine, plural(rep.Quarantine, "entry", "entries"))
 	fmt.Fprintln(w, "next: "+rep.Next)
 }
