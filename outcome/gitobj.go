@@ -33,6 +33,8 @@ type objects struct {
 	// outside is a second loose object store outside the repository, for known-good blobs:
 	// `update-ref -d` plus `gc --prune=now` cannot take them from there ("" when none)
 	outside string
+	// hashed counts the objects id hashed: a check after Prime hashes no unchanged file
+	hashed int
 }
 
 func newObjects(root, commonDir string) *objects {
@@ -63,6 +65,7 @@ func (o *objects) hasher() hash.Hash {
 
 // id is the object id git gives body as an object of type typ.
 func (o *objects) id(typ string, body []byte) string {
+	o.hashed++
 	h := o.hasher()
 	h.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
 	h.Write(body)
