@@ -2,6 +2,9 @@ package outcome
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/repo"
@@ -36,23 +39,58 @@ func (g *Guard) prime() error {
 	if err != nil || len(disk) == 0 {
 		return err // no memory-bank/ yet: the first check that finds one builds the store
 	}
-	return g.build(disk)
+	_, err = g.build(disk, 0)
+	return err
 }
+
+// A check that finds no store at all builds it only for a bank of up to bigBank entries in
+// one go (as before Prime existed: the first check judges and keeps them). A larger bank
+// (one that no init, install, migrate, watch or serve primed) is built incrementally: each
+// check stores blobs for at most hookBudget, and the call is not checked until the store is
+// complete — never one multi-second stall inside a hook, which some hosts cut off.
+var (
+	hookBudget = time.Second
+	bigBank    = 1000
+)
 
 // build makes disk the known-good state of a repository that has none. The rules are not
 // applied: what the bank broke before mbguard guarded it is `mbguard check`'s to report, and
-// nothing is undone on a first look either way.
-func (g *Guard) build(disk map[string]Entry) error {
+// nothing is undone on a first look either way. With a budget, build stops once it is spent
+// (after storing one new blob at least) and returns nil: the blobs stored so far stay in the
+// object store, content-addressed, so the next check only reads and hashes them, and goes on.
+func (g *Guard) build(disk map[string]Entry, budget time.Duration) (*manifest, error) {
+	deadline := time.Now().Add(budget)
 	m := &manifest{Entries: map[string]Entry{}}
-	changes, _, err := g.diff(m, disk, nil)
-	if err != nil {
-		return err
-	}
-	g.changed = g.changed[:0]
-	for _, c := range changes {
+	stored := false
+	for _, p := range sortedKeys(disk) {
+		if budget > 0 && stored && time.Now().After(deadline) {
+			return nil, nil
+		}
+		d := disk[p]
+		c := &change{path: p, d: &d}
+		if err := g.readDisk(c); err != nil {
+			return nil, err
+		}
+		if c.newBlob != "" && !stored {
+			stored = !g.obj.stored(c.newBlob)
+		}
 		if err := g.accept(m, c); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return g.saveManifest(m, true)
+	return m, g.saveManifest(m, true)
+}
+
+// stored reports whether blob id is a loose object already, in git's store and in the copy
+// outside the repository: writing it again costs nothing.
+func (o *objects) stored(id string) bool {
+	if _, err := os.Stat(o.path(id)); err != nil {
+		return false
+	}
+	if o.outside != "" {
+		if _, err := os.Stat(filepath.Join(o.outside, id[:2], id[2:])); err != nil {
+			return false
+		}
+	}
+	return true
 }
