@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
 )
@@ -105,9 +106,18 @@ func (o *objects) write(typ string, body []byte) (string, error) {
 	return id, nil
 }
 
+// deflaters keeps zlib writers between objects: each new one allocates most of a megabyte,
+// which dominated storing a large bank's blobs (Prime, an undo of many files).
+var deflaters = sync.Pool{New: func() any {
+	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return zw
+}}
+
 func deflate(typ string, body []byte) []byte {
 	var b bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
+	zw := deflaters.Get().(*zlib.Writer)
+	defer deflaters.Put(zw)
+	zw.Reset(&b)
 	zw.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
 	zw.Write(body)
 	zw.Close()
