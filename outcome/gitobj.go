@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
 )
@@ -35,7 +36,7 @@ type objects struct {
 	// `update-ref -d` plus `gc --prune=now` cannot take them from there ("" when none)
 	outside string
 	// hashed counts the objects id hashed: a check after Prime hashes no unchanged file
-	hashed int
+	hashed atomic.Int64
 }
 
 func newObjects(root, commonDir string) *objects {
@@ -66,7 +67,7 @@ func (o *objects) hasher() hash.Hash {
 
 // id is the object id git gives body as an object of type typ.
 func (o *objects) id(typ string, body []byte) string {
-	o.hashed++
+	o.hashed.Add(1)
 	h := o.hasher()
 	h.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
 	h.Write(body)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mbguard/mbguard/bank"
@@ -59,11 +61,14 @@ var (
 // (after storing one new blob at least) and returns nil: the blobs stored so far stay in the
 // object store, content-addressed, so the next check only reads and hashes them, and goes on.
 func (g *Guard) build(disk map[string]Entry, budget time.Duration) (*manifest, error) {
+	if budget == 0 {
+		return g.buildAll(disk)
+	}
 	deadline := time.Now().Add(budget)
 	m := &manifest{Entries: map[string]Entry{}}
 	stored := false
 	for _, p := range sortedKeys(disk) {
-		if budget > 0 && stored && time.Now().After(deadline) {
+		if stored && time.Now().After(deadline) {
 			return nil, nil
 		}
 		d := disk[p]
@@ -77,6 +82,43 @@ func (g *Guard) build(disk map[string]Entry, budget time.Duration) (*manifest, e
 		if err := g.accept(m, c); err != nil {
 			return nil, err
 		}
+	}
+	return m, g.saveManifest(m, true)
+}
+
+// buildAll is build without a budget (Prime): the files are read and stored by a few
+// workers, as storing a blob is mostly waiting on the file system (two object files each).
+func (g *Guard) buildAll(disk map[string]Entry) (*manifest, error) {
+	keys := sortedKeys(disk)
+	changes := make([]*change, len(keys))
+	errs := make([]error, len(keys))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(keys); i = int(next.Add(1) - 1) {
+				d := disk[keys[i]]
+				c := &change{path: keys[i], d: &d}
+				if errs[i] = g.readDisk(c); errs[i] == nil && c.new != nil {
+					c.newBlob, errs[i] = g.obj.write("blob", c.new)
+				}
+				changes[i] = c
+			}
+		}()
+	}
+	wg.Wait()
+	m := &manifest{Entries: map[string]Entry{}}
+	for i, c := range changes {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		e := *c.d
+		if (e.Kind == KindFile || e.Kind == KindSymlink) && c.new != nil {
+			e.Blob = c.newBlob
+		}
+		m.Entries[c.path] = e
 	}
 	return m, g.saveManifest(m, true)
 }

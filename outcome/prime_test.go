@@ -53,8 +53,8 @@ func TestPrimeFirstCheckHashesNothing(t *testing.T) {
 	}
 
 	_, cold := primedBank(t, n)
-	if g, _ := first(cold); g.obj.hashed < n {
-		t.Fatalf("without Prime the first check hashed %d files, want the whole bank (%d): the test no longer shows what Prime saves", g.obj.hashed, n)
+	if g, _ := first(cold); g.obj.hashed.Load() < n {
+		t.Fatalf("without Prime the first check hashed %d files, want the whole bank (%d): the test no longer shows what Prime saves", g.obj.hashed.Load(), n)
 	}
 
 	root, r := primedBank(t, n)
@@ -67,8 +67,8 @@ func TestPrimeFirstCheckHashesNothing(t *testing.T) {
 		t.Fatalf("Prime wrote no manifest: %v", err)
 	}
 	g, rep := first(r)
-	if g.obj.hashed != 0 || len(rep.Undone) != 0 || len(rep.Accepted) != 0 {
-		t.Fatalf("first check after Prime hashed %d objects, undid %v, accepted %v; want none", g.obj.hashed, rep.Undone, rep.Accepted)
+	if g.obj.hashed.Load() != 0 || len(rep.Undone) != 0 || len(rep.Accepted) != 0 {
+		t.Fatalf("first check after Prime hashed %d objects, undid %v, accepted %v; want none", g.obj.hashed.Load(), rep.Undone, rep.Accepted)
 	}
 	if after, err := os.Stat(mp); err != nil || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
 		t.Fatalf("the first check rewrote the manifest Prime built (%v)", err)
@@ -92,8 +92,8 @@ func TestPrimeFirstCheckHashesNothing(t *testing.T) {
 
 	// a second Prime leaves the store alone
 	g2 := New(r, Options{})
-	if err := g2.prime(); err != nil || g2.obj.hashed != 0 {
-		t.Fatalf("Prime of a primed repository: %v, hashed %d", err, g2.obj.hashed)
+	if err := g2.prime(); err != nil || g2.obj.hashed.Load() != 0 {
+		t.Fatalf("Prime of a primed repository: %v, hashed %d", err, g2.obj.hashed.Load())
 	}
 }
 
