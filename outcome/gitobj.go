@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
 )
@@ -33,6 +35,8 @@ type objects struct {
 	// outside is a second loose object store outside the repository, for known-good blobs:
 	// `update-ref -d` plus `gc --prune=now` cannot take them from there ("" when none)
 	outside string
+	// hashed counts the objects id hashed: a check after Prime hashes no unchanged file
+	hashed atomic.Int64
 }
 
 func newObjects(root, commonDir string) *objects {
@@ -63,6 +67,7 @@ func (o *objects) hasher() hash.Hash {
 
 // id is the object id git gives body as an object of type typ.
 func (o *objects) id(typ string, body []byte) string {
+	o.hashed.Add(1)
 	h := o.hasher()
 	h.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
 	h.Write(body)
@@ -102,9 +107,18 @@ func (o *objects) write(typ string, body []byte) (string, error) {
 	return id, nil
 }
 
+// deflaters keeps zlib writers between objects: each new one allocates most of a megabyte,
+// which dominated storing a large bank's blobs (Prime, an undo of many files).
+var deflaters = sync.Pool{New: func() any {
+	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return zw
+}}
+
 func deflate(typ string, body []byte) []byte {
 	var b bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
+	zw := deflaters.Get().(*zlib.Writer)
+	defer deflaters.Put(zw)
+	zw.Reset(&b)
 	zw.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
 	zw.Write(body)
 	zw.Close()

@@ -359,6 +359,12 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 		if len(disk) == 0 {
 			return rep, nil // no memory-bank/, nothing to guard
 		}
+		if len(disk) > bigBank { // never primed: built over several checks (prime.go)
+			if m, err = g.build(disk, hookBudget); m == nil {
+				return rep, err // not recorded: checked once the store is complete
+			}
+			break
+		}
 		m = &manifest{Entries: map[string]Entry{}}
 		if err := g.absorb(m, disk, nil, &rep); err != nil {
 			return rep, err

@@ -4,6 +4,8 @@
 # resident Service (serve) and a per-call Claude hook handled in process (add bench/hook's
 # process start for the real per-call cost). Prints p50 per pair, the added p50 and the ratio.
 #   bash bench/outcome/run.sh [iterations]      (default 300)
+# Then the first hook call on a primed 10,000-file bank against a 10-file bank, and its ratio
+# (issue 17's target: <= 2x).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n="${1:-300}"
@@ -22,3 +24,5 @@ END {
     printf "%-6s %6s %14.3f %14.3f %12.3f %6.1fx %17.3f\n", a[1], a[2], off/1e6, on/1e6, (on-off)/1e6, (off > 0 ? on/off : 0), (mean[order[i], "on"]-mean[order[i], "off"])/1e6
   }
 }' 2>&1
+echo
+go test ./bench/outcome -run '^$' -bench 'FirstCall' -benchtime 30x -count 1 -v | grep -E 'Prime of|first call:'

@@ -28,6 +28,7 @@ func newInitCmd(e *env) *cobra.Command {
 		for _, p := range res.Created {
 			fmt.Fprintf(e.stdout, "%-10s %s\n", "created", p)
 		}
+		e.prime(r) // the first hook call must not build the known-good store
 		if len(res.Created) == 0 {
 			fmt.Fprintln(e.stderr, "mbguard: the memory bank already has every file init creates; nothing to do")
 			return exitOK

@@ -77,6 +77,9 @@ func newInstallCmd(e *env) *cobra.Command {
 		for _, ch := range changes {
 			printChange(e, ch)
 		}
+		if *agent != "" && !*uninstall { // the first hook call must not build the known-good store
+			e.prime(r)
+		}
 		if *sandbox && !*uninstall {
 			fmt.Fprintln(e.stdout, hooks.ClaudeSandboxEffects)
 		}

@@ -93,6 +93,7 @@ func newMigrateCmd(e *env) *cobra.Command {
 			printPlan(e, res.Plan)
 			fmt.Fprintln(e.stderr, "mbguard: this is the plan; nothing changed: run mbguard migrate --apply")
 		default:
+			e.prime(r) // the first hook call must not build the known-good store
 			if res.Resumed {
 				fmt.Fprintln(e.stderr, "mbguard: resumed the interrupted migration")
 			}

@@ -46,6 +46,7 @@ func newWatchCmd(e *env) *cobra.Command {
 		}
 		ctx, cancel := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 		defer cancel()
+		e.prime(r) // the first checked call must not build the known-good store
 		svc := watcher.NewService(r, cfg, watcher.ServiceOptions{Resident: true})
 		d, err := watcher.StartDaemon(ctx, svc, watcher.WatchOptions{
 			Debounce: *debounce,
