@@ -252,23 +252,35 @@ func maskInlineCode(text string) string {
 		return text
 	}
 	b := []byte(text)
-	for i := 0; i < len(b); {
-		if b[i] != '`' {
+	for _, sp := range CodeSpans(text) {
+		for k := sp[2]; k < sp[3]; k++ {
+			b[k] = ' '
+		}
+	}
+	return string(b)
+}
+
+// CodeSpans returns [innerStart, innerEnd, outerStart, outerEnd] for every inline code span of
+// text (CommonMark: a run of n backticks closed by the next run of exactly n).
+func CodeSpans(text string) [][4]int {
+	var out [][4]int
+	for i := 0; i < len(text); {
+		if text[i] != '`' {
 			i++
 			continue
 		}
 		n := 0
-		for i+n < len(b) && b[i+n] == '`' {
+		for i+n < len(text) && text[i+n] == '`' {
 			n++
 		}
 		closeAt := -1
-		for j := i + n; j < len(b); {
-			if b[j] != '`' {
+		for j := i + n; j < len(text); {
+			if text[j] != '`' {
 				j++
 				continue
 			}
 			m := 0
-			for j+m < len(b) && b[j+m] == '`' {
+			for j+m < len(text) && text[j+m] == '`' {
 				m++
 			}
 			if m == n {
@@ -281,12 +293,10 @@ func maskInlineCode(text string) string {
 			i += n
 			continue
 		}
-		for k := i; k < closeAt+n; k++ {
-			b[k] = ' '
-		}
+		out = append(out, [4]int{i + n, closeAt, i, closeAt + n})
 		i = closeAt + n
 	}
-	return string(b)
+	return out
 }
 
 // Blocks is the block structure of a well-formed file.

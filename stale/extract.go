@@ -175,7 +175,7 @@ func appendProseLine(out []Ref, text string, line int, hist bool) []Ref {
 		}
 	}
 	// code spans first: a link inside a code span is code
-	for _, sp := range codeSpans(text) {
+	for _, sp := range bank.CodeSpans(text) {
 		inner := strings.TrimSpace(text[sp[0]:sp[1]])
 		blank(sp[2], sp[3])
 		out = appendSpan(out, inner, line, hist)
@@ -208,44 +208,6 @@ func raw(target string) string {
 		return target[:i]
 	}
 	return target
-}
-
-// codeSpans returns [innerStart, innerEnd, outerStart, outerEnd] for every backtick code span.
-func codeSpans(text string) [][4]int {
-	var out [][4]int
-	for i := 0; i < len(text); {
-		if text[i] != '`' {
-			i++
-			continue
-		}
-		n := 0
-		for i+n < len(text) && text[i+n] == '`' {
-			n++
-		}
-		closeAt := -1
-		for j := i + n; j < len(text); {
-			if text[j] != '`' {
-				j++
-				continue
-			}
-			m := 0
-			for j+m < len(text) && text[j+m] == '`' {
-				m++
-			}
-			if m == n {
-				closeAt = j
-				break
-			}
-			j += m
-		}
-		if closeAt < 0 {
-			i += n
-			continue
-		}
-		out = append(out, [4]int{i + n, closeAt, i, closeAt + n})
-		i = closeAt + n
-	}
-	return out
 }
 
 // appendSpan reads one inline code span: a command, a symbol, a whole path (which may hold
