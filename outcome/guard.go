@@ -691,23 +691,31 @@ func (g *Guard) accept(m *manifest, c *change) error {
 	return nil
 }
 
+// changesSince walks the bank and lists what differs from m; when nothing does but a walk refreshed
+// entries (a touch that changed no byte), the manifest is saved.
+// touched says a walk refreshed entries without a change, for a caller that saves later.
+func (g *Guard) changesSince(m *manifest) (changes []*change, touched bool, err error) {
+	disk, cands, err := g.look(m)
+	if err != nil {
+		return nil, false, err
+	}
+	changes, touched, err = g.diff(m, disk, cands)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(changes) == 0 && touched {
+		return nil, touched, g.saveManifest(m, false)
+	}
+	return changes, touched, nil
+}
+
 // settle judges every change against the calls that own it: owners' allowed paths are
 // accepted when the result passes the rules, others' allowed paths are left for their own
 // post check, and everything else is undone.
 func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
-	disk, cands, err := g.look(m)
-	if err != nil {
+	changes, touched, err := g.changesSince(m)
+	if err != nil || len(changes) == 0 {
 		return err
-	}
-	changes, touched, err := g.diff(m, disk, cands)
-	if err != nil {
-		return err
-	}
-	if len(changes) == 0 {
-		if touched {
-			return g.saveManifest(m, false)
-		}
-		return nil
 	}
 	var gw *gitWork
 	for _, c := range owners {

@@ -15,19 +15,9 @@ const RuleBackground = "changed-during-background-job"
 // those processes holds open for writing is the job's: undone, naming the process. Any other
 // change may be a person's: it is kept and reported, never undone on timing alone.
 func (g *Guard) judgeJobs(m *manifest, jobs []Call, rep *Report) error {
-	disk, cands, err := g.look(m)
-	if err != nil {
+	changes, _, err := g.changesSince(m)
+	if err != nil || len(changes) == 0 {
 		return err
-	}
-	changes, touched, err := g.diff(m, disk, cands)
-	if err != nil {
-		return err
-	}
-	if len(changes) == 0 {
-		if touched {
-			return g.saveManifest(m, false)
-		}
-		return nil
 	}
 	var pids []int
 	var ps []Proc
