@@ -731,11 +731,11 @@ func rollback(o MigrateOptions) (MigrateResult, error) {
 	}
 	subjects, err := gitOut(o.Root, "log", "--format=%s", j.Start+"..HEAD")
 	if err != nil {
-		return res, fmt.Errorf("the starting commit %s is not behind HEAD: roll back by hand: %w", j.Start[:12], err)
+		return res, refuse("the starting commit %s is not behind HEAD (%v): roll back by hand", j.Start[:12], err)
 	}
 	for _, s := range strings.Split(subjects, "\n") {
 		if s != "" && s != strings.SplitN(msgMoves, "\n", 2)[0] && s != strings.SplitN(msgMemory, "\n", 2)[0] && s != strings.SplitN(msgLinks, "\n", 2)[0] && !contains(oldSubjects, s) {
-			return res, fmt.Errorf("HEAD has commits since the migration that mbguard did not make (%q): roll back by hand with git revert", s)
+			return res, refuse("HEAD has commits since the migration that mbguard did not make (%q): roll back by hand with git revert", s)
 		}
 	}
 	// The links commit also edits files outside the bank (README links, agent instructions):

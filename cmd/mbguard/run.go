@@ -14,6 +14,7 @@ import (
 
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/lifecycle"
 	"github.com/mbguard/mbguard/outcome"
 )
 
@@ -269,7 +270,7 @@ func (e *env) config(root string) (*config.Config, error) {
 // lifecycle's refusals), exit 2 for anything else.
 func (e *env) fail(err error) int {
 	fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
-	if errors.Is(err, outcome.ErrRefused) {
+	if errors.Is(err, outcome.ErrRefused) || errors.Is(err, lifecycle.ErrRefused) {
 		return exitFindings
 	}
 	return exitUsage
