@@ -104,6 +104,9 @@ type hookCall struct {
 	ReadPath string
 	// Failed is true when the host reports that the tool failed.
 	Failed bool
+	// Response is the tool's result as the host sent it (post-tool, Claude Code's
+	// tool_response), for hosts that let a hook replace it with a redacted copy.
+	Response json.RawMessage
 	// Output is the tool's own output (post-tool), for hosts whose outcome-block reply
 	// replaces it: the model then still reads it after mbguard's message.
 	Output string
@@ -137,6 +140,9 @@ type hookAnswer struct {
 	Context  string           // text for the model
 	Stderr   string           // notes for people
 	Note     string
+	// Secrets are the secret texts in bank files a post-tool call read (readSecrets), for
+	// hosts that can replace the tool's result with a redacted one; never printed.
+	Secrets []string
 }
 
 // protocol is one host's wire format.
@@ -278,6 +284,10 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 			return h.unsureIn(p, &c, r, a.cfg, a.err)
 		}
 		ans.merge(&a.hookAnswer)
+	}
+	if notice, secrets := readSecrets(&c, repos); notice != "" {
+		ans.Context = joinText(ans.Context, notice)
+		ans.Secrets = secrets
 	}
 	return p.render(&c, &ans)
 }

@@ -1,0 +1,144 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/scanner"
+)
+
+// maxReadScan bounds a bank file scanned for secrets after a call read it; a larger one is
+// left to `mbguard check`.
+const maxReadScan = 4 << 20
+
+// readSecrets finds the secrets in the bank files a finished tool call named (a read tool's
+// file, the files a shell command names), so that what the call returned to the model can be
+// redacted where the host lets a hook replace it, and the model told where it cannot. The
+// notice gives the file, line and gitleaks rule, never the secret; secrets are the secret texts
+// themselves, for redaction only.
+func readSecrets(c *hookCall, repos []repo.Repo) (notice string, secrets []string) {
+	if c.Kind != callPostTool || c.Args == nil || !filepath.IsAbs(c.Cwd) {
+		return "", nil
+	}
+	paths := targetFiles(c)
+	var lines []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		for _, r := range repos {
+			rel, ok := bankRel(r, p)
+			if !ok || seen[r.Root+"\x00"+rel] {
+				continue
+			}
+			seen[r.Root+"\x00"+rel] = true
+			fi, err := os.Stat(p)
+			if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxReadScan {
+				continue
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			fs, err := scanner.NewSecrets(r.Root).ScanCached(r.StateDir(), rel, b)
+			if err != nil {
+				continue // a broken .gitleaks.toml is reported by `mbguard check` and doctor
+			}
+			for _, f := range fs {
+				lines = append(lines, fmt.Sprintf("%s line %d holds a secret (gitleaks rule %s)", rel, f.Line, f.Rule))
+				if f.Start >= 0 && f.End <= len(b) && f.Start < f.End {
+					secrets = append(secrets, string(b[f.Start:f.End]))
+				}
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return "", nil
+	}
+	notice = "[mbguard] " + strings.Join(lines, "; ") +
+		". Do not repeat it anywhere; remove it from the file and keep only where the secret lives (a vault, an environment variable name)."
+	return notice, secrets
+}
+
+// targetFiles are the absolute paths a post-tool call names: the file a read tool reported it
+// read, and every path its arguments name (shell commands through the classifier).
+func targetFiles(c *hookCall) []string {
+	cwd := filepath.ToSlash(c.Cwd)
+	var out []string
+	if c.ReadPath != "" {
+		p := c.ReadPath
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(c.Cwd, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	for _, t := range gating.TargetPaths(c.Tool, c.Args, cwd) {
+		out = append(out, filepath.FromSlash(t))
+	}
+	return out
+}
+
+// bankRel is p relative to r's root ("memory-bank/…", slash-separated) when p lies in r's
+// memory bank, through symlinks too.
+func bankRel(r repo.Repo, p string) (string, bool) {
+	for _, q := range []string{p, resolveExisting(p)} {
+		rel, err := filepath.Rel(r.Root, q)
+		if err != nil {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(rel, "memory-bank/") {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// redactJSON returns raw (a host's tool response) with every occurrence of a secret in its
+// strings replaced by "REDACTED", and whether anything was replaced.
+func redactJSON(raw json.RawMessage, secrets []string) (any, bool) {
+	if len(raw) == 0 || len(secrets) == 0 {
+		return nil, false
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil, false
+	}
+	changed := false
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case string:
+			s := redactString(v, secrets)
+			if s != v {
+				changed = true
+			}
+			return s
+		case []any:
+			for i := range v {
+				v[i] = walk(v[i])
+			}
+		case map[string]any:
+			for k := range v {
+				v[k] = walk(v[k])
+			}
+		}
+		return v
+	}
+	v = walk(v)
+	return v, changed
+}
+
+// redactString replaces every occurrence of each secret in s by "REDACTED" (the word
+// scanner.Redact uses).
+func redactString(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if sec != "" && strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, "REDACTED")
+		}
+	}
+	return s
+}
