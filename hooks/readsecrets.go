@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/scanner"
@@ -25,33 +26,58 @@ func readSecrets(c *hookCall, repos []repo.Repo) (notice string, secrets []strin
 	if c.Kind != callPostTool || c.Args == nil || !filepath.IsAbs(c.Cwd) {
 		return "", nil
 	}
-	paths := targetFiles(c)
 	var lines []string
 	seen := map[string]bool{}
-	for _, p := range paths {
-		for _, r := range repos {
-			rel, ok := bankRel(r, p)
-			if !ok || seen[r.Root+"\x00"+rel] {
+	var output *string // the call's output as text, decoded on first need
+	scan := func(r repo.Repo, rel, p string, inOutput bool) {
+		if seen[r.Root+"\x00"+rel] {
+			return
+		}
+		seen[r.Root+"\x00"+rel] = true
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxReadScan {
+			return
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return
+		}
+		fs, err := scanner.NewSecrets(r.Root).ScanCached(r.StateDir(), rel, b)
+		if err != nil {
+			return // a broken .gitleaks.toml is reported by `mbguard check` and doctor
+		}
+		for _, f := range fs {
+			if f.Start < 0 || f.End > len(b) || f.Start >= f.End {
 				continue
 			}
-			seen[r.Root+"\x00"+rel] = true
-			fi, err := os.Stat(p)
-			if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxReadScan {
-				continue
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				continue
-			}
-			fs, err := scanner.NewSecrets(r.Root).ScanCached(r.StateDir(), rel, b)
-			if err != nil {
-				continue // a broken .gitleaks.toml is reported by `mbguard check` and doctor
-			}
-			for _, f := range fs {
-				lines = append(lines, fmt.Sprintf("%s line %d holds a secret (gitleaks rule %s)", rel, f.Line, f.Rule))
-				if f.Start >= 0 && f.End <= len(b) && f.Start < f.End {
-					secrets = append(secrets, string(b[f.Start:f.End]))
+			sec := string(b[f.Start:f.End])
+			if inOutput {
+				if output == nil {
+					s := outputText(c)
+					output = &s
 				}
+				if !strings.Contains(*output, sec) {
+					continue
+				}
+			}
+			lines = append(lines, fmt.Sprintf("%s line %d holds a secret (gitleaks rule %s)", rel, f.Line, f.Rule))
+			secrets = append(secrets, sec)
+		}
+	}
+	for _, p := range targetFiles(c) {
+		for _, r := range repos {
+			if rel, ok := bankRel(r, p); ok {
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+					walkBank(r, p, func(rel, file string) { scan(r, rel, file, true) })
+				} else {
+					scan(r, rel, p, false)
+				}
+				continue
+			}
+			if holdsBank(r, p) {
+				// a directory above the bank (grep -r at the root): only the files whose
+				// secrets the output shows
+				walkBank(r, r.BankDir(), func(rel, file string) { scan(r, rel, file, true) })
 			}
 		}
 	}
@@ -61,6 +87,70 @@ func readSecrets(c *hookCall, repos []repo.Repo) (notice string, secrets []strin
 	notice = "[mbguard] " + strings.Join(lines, "; ") +
 		". Do not repeat it anywhere; remove it from the file and keep only where the secret lives (a vault, an environment variable name)."
 	return notice, secrets
+}
+
+// maxBankWalk bounds the bank files scanned for one call that names a directory.
+const maxBankWalk = 256
+
+// walkBank calls fn for the regular files under dir (in r's bank), at most maxBankWalk.
+func walkBank(r repo.Repo, dir string, fn func(rel, file string)) {
+	n := 0
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || n >= maxBankWalk {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if rel, ok := bankRel(r, p); ok {
+			n++
+			fn(rel, p)
+		}
+		return nil
+	})
+}
+
+// holdsBank reports whether p is a directory r's memory bank lies in (the repository root, say).
+func holdsBank(r repo.Repo, p string) bool {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	for _, q := range []string{p, resolveExisting(p)} {
+		rel, err := filepath.Rel(q, r.BankDir())
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// outputText is everything a post-tool call returned, as text: the host's output and every
+// string in its raw response.
+func outputText(c *hookCall) string {
+	var b strings.Builder
+	b.WriteString(c.Output)
+	var v any
+	if len(c.Response) > 0 && json.Unmarshal(c.Response, &v) == nil {
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case string:
+				b.WriteString("\n")
+				b.WriteString(v)
+			case []any:
+				for _, x := range v {
+					walk(x)
+				}
+			case map[string]any:
+				for _, x := range v {
+					walk(x)
+				}
+			}
+		}
+		walk(v)
+	}
+	return b.String()
 }
 
 // targetFiles are the absolute paths a post-tool call names: the file a read tool reported it
@@ -90,7 +180,7 @@ func bankRel(r repo.Repo, p string) (string, bool) {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
-		if strings.HasPrefix(rel, "memory-bank/") {
+		if strings.HasPrefix(rel, bank.Dir+"/") {
 			return rel, true
 		}
 	}

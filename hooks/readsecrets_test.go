@@ -175,3 +175,30 @@ func TestRedactJSON(t *testing.T) {
 		t.Fatal("redactJSON changed output it could not decode")
 	}
 }
+
+// A command that searches a directory holding the bank shows only some files: those whose
+// secret its output shows are redacted and named; a command whose output shows none gets
+// nothing.
+func TestClaudeBankDirectorySearch(t *testing.T) {
+	for _, cmd := range []string{"grep -rn token memory-bank", "grep -rn token .", "rg token"} {
+		t.Run(cmd, func(t *testing.T) {
+			h := newHookRun(t, secretBankRepo(t), nil)
+			r := h.call("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+				"tool_response": map[string]any{"stdout": readSecretFile + ":2:token: " + readSecret + "\n", "stderr": "", "interrupted": false}})
+			if strings.Contains(string(r.Stdout), readSecret) {
+				t.Fatalf("the reply carries the secret: %s", r.Stdout)
+			}
+			ctx, updated := claudeUpdated(t, r)
+			wantSecretNotice(t, ctx)
+			if !strings.Contains(string(updated), "token: REDACTED") {
+				t.Fatalf("updatedToolOutput %s: want the secret replaced", updated)
+			}
+		})
+	}
+	h := newHookRun(t, secretBankRepo(t), nil)
+	r := h.call("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls -R"},
+		"tool_response": map[string]any{"stdout": "memory-bank\nsrc\n", "stderr": "", "interrupted": false}})
+	if ctx, updated := claudeUpdated(t, r); strings.Contains(ctx, "holds a secret") || updated != nil {
+		t.Fatalf("ls at the root: context %q, updatedToolOutput %s", ctx, updated)
+	}
+}
