@@ -118,6 +118,9 @@ type hookCall struct {
 	// PreIsPost: the host has no post-tool event (Crush), so a read tool's call counts as
 	// done once its pre-tool event is allowed.
 	PreIsPost bool
+	// NoPost: the host has no post-tool event at all (Crush), so what a call will return is
+	// told at its pre-tool event.
+	NoPost bool
 	// MessageID is the host's own id of the user message, when it sends one (Qwen's
 	// prompt_id): prompt events with the same id are one message, not a new one each.
 	MessageID string
@@ -285,7 +288,7 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		}
 		ans.merge(&a.hookAnswer)
 	}
-	if notice, secrets := readSecrets(&c, repos); notice != "" {
+	if notice, secrets := readSecrets(&c, repos, &ans); notice != "" {
 		ans.Context = joinText(ans.Context, notice)
 		ans.Secrets = secrets
 	}

@@ -22,8 +22,12 @@ const maxReadScan = 4 << 20
 // redacted where the host lets a hook replace it, and the model told where it cannot. The
 // notice gives the file, line and gitleaks rule, never the secret; secrets are the secret texts
 // themselves, for redaction only.
-func readSecrets(c *hookCall, repos []repo.Repo) (notice string, secrets []string) {
-	if c.Kind != callPostTool || c.Args == nil || !filepath.IsAbs(c.Cwd) {
+//
+// A host without a post-tool event (Crush) is told at the pre-tool event of a call it lets run:
+// what the file holds is known before the call reads it.
+func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer) (notice string, secrets []string) {
+	after := c.Kind == callPostTool || c.NoPost && c.Kind == callPreTool && ans.Deny == ""
+	if !after || c.Args == nil || !filepath.IsAbs(c.Cwd) {
 		return "", nil
 	}
 	var lines []string

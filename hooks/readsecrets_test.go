@@ -202,3 +202,28 @@ func TestClaudeBankDirectorySearch(t *testing.T) {
 		t.Fatalf("ls at the root: context %q, updatedToolOutput %s", ctx, updated)
 	}
 }
+
+// Crush has no post-tool event: a view of a bank file it lets run is answered with the notice
+// (its {"context"} reply is appended to the tool's result), never the secret.
+func TestCrushBankReadSecretNotice(t *testing.T) {
+	h := newHostRun(t, "crush", secretBankRepo(t), nil)
+	for _, call := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"view", map[string]any{"file_path": readSecretFile}},
+		{"bash", map[string]any{"command": "cat " + readSecretFile, "description": "x"}},
+	} {
+		r := crushCall(h, call.tool, call.input)
+		if strings.Contains(string(r.Stdout)+r.Stderr, readSecret) {
+			t.Fatalf("the reply carries the secret: %s", r.Stdout)
+		}
+		var out struct {
+			Context string `json:"context"`
+		}
+		if err := json.Unmarshal(r.Stdout, &out); err != nil {
+			t.Fatalf("%s: stdout %q: %v", call.tool, r.Stdout, err)
+		}
+		wantSecretNotice(t, out.Context)
+	}
+}
