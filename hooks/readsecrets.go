@@ -33,6 +33,14 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer) (notice string
 	var lines []string
 	seen := map[string]bool{}
 	var output *string // the call's output as text, decoded on first need
+	outText := func() string {
+		if output == nil {
+			s := outputText(c)
+			output = &s
+		}
+		return *output
+	}
+	dets := map[string]*scanner.Secrets{} // one detector per repository
 	scan := func(r repo.Repo, rel, p string, inOutput bool) {
 		if seen[r.Root+"\x00"+rel] {
 			return
@@ -46,7 +54,12 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer) (notice string
 		if err != nil {
 			return
 		}
-		fs, err := scanner.NewSecrets(r.Root).ScanCached(r.StateDir(), rel, b)
+		det := dets[r.Root]
+		if det == nil {
+			det = scanner.NewSecrets(r.Root)
+			dets[r.Root] = det
+		}
+		fs, err := det.ScanCached(r.StateDir(), rel, b)
 		if err != nil {
 			return // a broken .gitleaks.toml is reported by `mbguard check` and doctor
 		}
@@ -55,14 +68,8 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer) (notice string
 				continue
 			}
 			sec := string(b[f.Start:f.End])
-			if inOutput {
-				if output == nil {
-					s := outputText(c)
-					output = &s
-				}
-				if !strings.Contains(*output, sec) {
-					continue
-				}
+			if inOutput && !strings.Contains(outText(), sec) {
+				continue
 			}
 			lines = append(lines, fmt.Sprintf("%s line %d holds a secret (gitleaks rule %s)", rel, f.Line, f.Rule))
 			secrets = append(secrets, sec)
@@ -72,13 +79,15 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer) (notice string
 		for _, r := range repos {
 			if rel, ok := bankRel(r, p); ok {
 				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-					walkBank(r, p, func(rel, file string) { scan(r, rel, file, true) })
+					if outText() != "" {
+						walkBank(r, p, func(rel, file string) { scan(r, rel, file, true) })
+					}
 				} else {
 					scan(r, rel, p, false)
 				}
 				continue
 			}
-			if holdsBank(r, p) {
+			if outText() != "" && holdsBank(r, p) {
 				// a directory above the bank (grep -r at the root): only the files whose
 				// secrets the output shows
 				walkBank(r, r.BankDir(), func(rel, file string) { scan(r, rel, file, true) })
