@@ -1,7 +1,9 @@
 package hooks
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -226,4 +228,41 @@ func TestCrushBankReadSecretNotice(t *testing.T) {
 		}
 		wantSecretNotice(t, out.Context)
 	}
+}
+
+// BenchmarkClaudeReadSecrets prices the bank secret check against the whole PostToolUse it is
+// part of, both measured in this process: a `grep -rn token .` at the root whose output shows a
+// bank secret (the costliest case: the bank is walked and every file's scan looked up) on a
+// bank of 40 files. Compare check with handle.
+func BenchmarkClaudeReadSecrets(b *testing.B) {
+	root := bankRepo(b)
+	for i := range 40 {
+		testgit.Write(b, root, fmt.Sprintf("memory-bank/details/n%02d.md", i), "# Note\nnothing secret here\n")
+	}
+	testgit.Write(b, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\nuse the queue\n")
+	h := &hookRun{root: root, sess: "bench-session", t: &testing.T{}}
+	c := &Claude{Dir: root, Getenv: func(string) string { return "" }}
+	ctx := context.Background()
+	p := h.payload("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "grep -rn token ."},
+		"tool_response": map[string]any{"stdout": readSecretFile + ":2:token: " + readSecret + "\n", "stderr": "", "interrupted": false}})
+	if r := c.Handle(ctx, p); !strings.Contains(string(r.Stdout), "REDACTED") {
+		b.Fatalf("no redaction: %s", r.Stdout)
+	}
+	b.Run("handle", func(b *testing.B) {
+		for b.Loop() {
+			c.Handle(ctx, p)
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			call, err := claudeProto{}.parse(p, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			repos := (&Hook{Host: "claude"}).repos(&call)
+			if n, _ := readSecrets(&call, repos, &hookAnswer{}); n == "" {
+				b.Fatal("no notice")
+			}
+		}
+	})
 }
