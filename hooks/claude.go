@@ -145,6 +145,7 @@ func (claudeProto) parse(payload []byte, event string) (hookCall, error) {
 	}
 	if c.Kind == callPostTool {
 		c.ReadPath = readResponsePath(p.ToolResponse)
+		c.Response = p.ToolResponse
 	}
 	return c, nil
 }
@@ -195,11 +196,32 @@ func (claudeProto) render(c *hookCall, a *hookAnswer) Reply {
 	case a.Undone != "" && c.Event == claudePostFailure:
 		r.Stdout = encodeJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": c.Event, "additionalContext": joinText(a.Undone, a.Context)}})
 	case a.Undone != "" && c.Kind == callPostTool:
-		r.Stdout = encodeJSON(map[string]any{"decision": "block", "reason": joinText(a.Undone, a.Context)})
+		out := map[string]any{"decision": "block", "reason": joinText(a.Undone, a.Context)}
+		if red, ok := claudeRedacted(c, a); ok {
+			out["hookSpecificOutput"] = map[string]any{"hookEventName": c.Event, "updatedToolOutput": red}
+		}
+		r.Stdout = encodeJSON(out)
 	case a.Context != "" && claudeContextEvents[c.Event]:
-		r.Stdout = encodeJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": c.Event, "additionalContext": a.Context}})
+		hso := map[string]any{"hookEventName": c.Event, "additionalContext": a.Context}
+		if red, ok := claudeRedacted(c, a); ok {
+			hso["updatedToolOutput"] = red
+		}
+		r.Stdout = encodeJSON(map[string]any{"hookSpecificOutput": hso})
 	}
 	return r
+}
+
+// claudeRedacted is the tool's response with the secrets of the bank files it read replaced,
+// for PostToolUse's hookSpecificOutput.updatedToolOutput (Claude Code 2.1.332: "Replaces the
+// tool output before it is sent to the model", for every tool). It keeps the response's own
+// shape (a Read's {type, file: {filePath, content, …}}, a Bash's {stdout, stderr, …}), so the
+// tool's result renders as it would have. PostToolUseFailure cannot replace output: there the
+// model gets the notice only.
+func claudeRedacted(c *hookCall, a *hookAnswer) (any, bool) {
+	if c.Event != claudePostTool || len(a.Secrets) == 0 {
+		return nil, false
+	}
+	return redactJSON(c.Response, a.Secrets)
 }
 
 // readResponsePath is the path a Read actually read: tool_response.file.filePath.

@@ -52,6 +52,7 @@ func (crushProto) parse(payload []byte, event string) (hookCall, error) {
 	c.Tool, c.Args = crushTool(p.ToolName, args)
 	// No post event: a read counts once it is allowed.
 	c.PreIsPost = gating.ClassifyTool(c.Tool) == gating.ClassRead
+	c.NoPost = true
 	return c, nil
 }
 

@@ -396,6 +396,33 @@ func claudeCodeE2E(t *testing.T) {
 		}
 	})
 
+	t.Run("a secret in a bank file read by Read or cat never reaches the model", func(t *testing.T) {
+		p := newClaudeProject(t)
+		secret := "ghp_" + "8x3KfTq2LmZ9vR4wYb7NcJ1pHs6DgE0aUiXo"
+		testgit.Write(t, p.root, "memory-bank/details/tech.md", "# Tech\ntoken: "+secret+"\n")
+		f := p.run([]step{
+			{tool: "Read", input: map[string]any{"file_path": p.abs("memory-bank/details/tech.md")}},
+			{tool: "Bash", input: map[string]any{"command": "cat memory-bank/details/tech.md", "description": "show tech notes"}},
+		}, "what token do we use", nil, "--allowedTools", "Bash")
+		if len(f.main) < 3 {
+			t.Fatalf("%d agent-loop requests, want 3 (the Read and the cat results)", len(f.main))
+		}
+		for i := range f.main {
+			if strings.Contains(f.mainRequest(i), secret) {
+				t.Fatalf("agent-loop request %d carries the secret", i)
+			}
+		}
+		if r := f.toolResults(1); !anyContains(r, "token: REDACTED") {
+			t.Errorf("the Read result is not the redacted file; tool results %q", r)
+		}
+		if r := f.toolResults(2); !anyContains(r, "token: REDACTED") {
+			t.Errorf("the cat result is not the redacted file; tool results %q", r)
+		}
+		if !strings.Contains(f.mainRequest(2), "memory-bank/details/tech.md line 2 holds a secret (gitleaks rule github-pat)") {
+			t.Errorf("the model was not told where the secret is")
+		}
+	})
+
 	t.Run("after a real auto-compaction a high-risk write is blocked naming the anchors", func(t *testing.T) {
 		p := newClaudeProject(t)
 		f := p.run([]step{

@@ -105,6 +105,9 @@ type hookCall struct {
 	ReadPath string
 	// Failed is true when the host reports that the tool failed.
 	Failed bool
+	// Response is the tool's result as the host sent it (post-tool, Claude Code's
+	// tool_response), for hosts that let a hook replace it with a redacted copy.
+	Response json.RawMessage
 	// Output is the tool's own output (post-tool), for hosts whose outcome-block reply
 	// replaces it: the model then still reads it after mbguard's message.
 	Output string
@@ -116,6 +119,9 @@ type hookCall struct {
 	// PreIsPost: the host has no post-tool event (Crush), so a read tool's call counts as
 	// done once its pre-tool event is allowed.
 	PreIsPost bool
+	// NoPost: the host has no post-tool event at all (Crush), so what a call will return is
+	// told at its pre-tool event.
+	NoPost bool
 	// MessageID is the host's own id of the user message, when it sends one (Qwen's
 	// prompt_id): prompt events with the same id are one message, not a new one each.
 	MessageID string
@@ -138,6 +144,9 @@ type hookAnswer struct {
 	Context  string           // text for the model
 	Stderr   string           // notes for people
 	Note     string
+	// Secrets are the secret texts in bank files a post-tool call read (readSecrets), for
+	// hosts that can replace the tool's result with a redacted one; never printed.
+	Secrets []string
 }
 
 // protocol is one host's wire format.
@@ -279,6 +288,10 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 			return h.unsureIn(p, &c, r, a.cfg, a.err)
 		}
 		ans.merge(&a.hookAnswer)
+	}
+	if notice, secrets := readSecrets(&c, repos, &ans); notice != "" {
+		ans.Context = joinText(ans.Context, notice)
+		ans.Secrets = secrets
 	}
 	return p.render(&c, &ans)
 }

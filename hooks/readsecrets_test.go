@@ -1,0 +1,268 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/internal/testgit"
+)
+
+// readSecret is a GitHub token gitleaks finds (rule github-pat), split so this file holds none.
+var readSecret = "ghp_" + "8x3KfTq2LmZ9vR4wYb7NcJ1pHs6DgE0aUiXo"
+
+const readSecretFile = "memory-bank/details/tech.md"
+
+func secretBankRepo(t *testing.T) string {
+	t.Helper()
+	root := bankRepo(t)
+	testgit.Write(t, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\nuse the queue\n")
+	return root
+}
+
+// claudeUpdated decodes a PostToolUse reply's hookSpecificOutput.
+func claudeUpdated(t *testing.T, r Reply) (ctx string, updated json.RawMessage) {
+	t.Helper()
+	var out struct {
+		H struct {
+			Event   string          `json:"hookEventName"`
+			Ctx     string          `json:"additionalContext"`
+			Updated json.RawMessage `json:"updatedToolOutput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if len(r.Stdout) == 0 {
+		return "", nil
+	}
+	if err := json.Unmarshal(r.Stdout, &out); err != nil {
+		t.Fatalf("stdout is not hook JSON: %v\n%s", err, r.Stdout)
+	}
+	return out.H.Ctx, out.H.Updated
+}
+
+func wantSecretNotice(t *testing.T, ctx string) {
+	t.Helper()
+	if !strings.Contains(ctx, readSecretFile+" line 2 holds a secret (gitleaks rule github-pat)") || !strings.Contains(ctx, "remove it") {
+		t.Fatalf("context %q: want the file, line and rule of the secret, and to remove it", ctx)
+	}
+}
+
+// A Read of a bank file holding a secret: Claude Code gets the same response with the secret
+// replaced (updatedToolOutput) and the model is told where the secret is; the reply never
+// carries the secret.
+func TestClaudeBankReadSecretIsRedacted(t *testing.T) {
+	root := secretBankRepo(t)
+	h := newHookRun(t, root, nil)
+	abs := filepath.Join(root, readSecretFile)
+	content := "# Tech\ntoken: " + readSecret + "\nuse the queue\n"
+	r := h.call("PostToolUse", map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": abs},
+		"tool_response": map[string]any{"type": "text", "file": map[string]any{"filePath": abs, "content": content, "numLines": 3, "startLine": 1, "totalLines": 3}}})
+	if strings.Contains(string(r.Stdout)+r.Stderr+r.Context, readSecret) {
+		t.Fatalf("the reply carries the secret: %s", r.Stdout)
+	}
+	ctx, updated := claudeUpdated(t, r)
+	wantSecretNotice(t, ctx)
+	var resp struct {
+		Type string `json:"type"`
+		File struct {
+			FilePath string `json:"filePath"`
+			Content  string `json:"content"`
+			NumLines int    `json:"numLines"`
+		} `json:"file"`
+	}
+	if err := json.Unmarshal(updated, &resp); err != nil {
+		t.Fatalf("updatedToolOutput %s: %v", updated, err)
+	}
+	if resp.Type != "text" || resp.File.FilePath != abs || resp.File.NumLines != 3 ||
+		resp.File.Content != "# Tech\ntoken: REDACTED\nuse the queue\n" {
+		t.Fatalf("updatedToolOutput %s: want the Read response with the secret replaced", updated)
+	}
+}
+
+// A read-only shell command naming the bank file: its stdout is redacted the same way.
+func TestClaudeBankCatSecretIsRedacted(t *testing.T) {
+	h := newHookRun(t, secretBankRepo(t), nil)
+	r := h.call("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "cat -n " + readSecretFile},
+		"tool_response": map[string]any{"stdout": "     2\ttoken: " + readSecret + "\n", "stderr": "", "interrupted": false}})
+	if strings.Contains(string(r.Stdout), readSecret) {
+		t.Fatalf("the reply carries the secret: %s", r.Stdout)
+	}
+	ctx, updated := claudeUpdated(t, r)
+	wantSecretNotice(t, ctx)
+	if !strings.Contains(string(updated), `"stdout":"     2\ttoken: REDACTED\n"`) || !strings.Contains(string(updated), `"interrupted":false`) {
+		t.Fatalf("updatedToolOutput %s: want the Bash response with the secret replaced", updated)
+	}
+}
+
+// PostToolUseFailure cannot replace the output: the model is told, and nothing else is sent.
+func TestClaudeBankSecretAfterFailedCommand(t *testing.T) {
+	h := newHookRun(t, secretBankRepo(t), nil)
+	r := h.call("PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "cat " + readSecretFile + " missing.md"},
+		"error": "token: " + readSecret + "\ncat: missing.md: No such file or directory"})
+	if strings.Contains(string(r.Stdout), readSecret) {
+		t.Fatalf("the reply carries the secret: %s", r.Stdout)
+	}
+	ctx, updated := claudeUpdated(t, r)
+	wantSecretNotice(t, ctx)
+	if updated != nil {
+		t.Fatalf("updatedToolOutput %s on PostToolUseFailure, which cannot replace output", updated)
+	}
+}
+
+// A clean bank file read gets no notice and no rewrite.
+func TestClaudeBankReadWithoutSecret(t *testing.T) {
+	h := newHookRun(t, secretBankRepo(t), nil)
+	r := h.readFile("memory-bank/details/patterns.md")
+	ctx, updated := claudeUpdated(t, r)
+	if strings.Contains(ctx, "holds a secret") || updated != nil {
+		t.Fatalf("clean read: context %q, updatedToolOutput %s", ctx, updated)
+	}
+}
+
+// Hosts whose post-tool event cannot replace the tool's output tell the model which file and
+// line hold a secret, through the context channel each already uses, never the secret.
+func TestHostsBankReadSecretNotice(t *testing.T) {
+	for _, host := range newHosts {
+		t.Run(host, func(t *testing.T) {
+			h := newHostRun(t, host, secretBankRepo(t), nil)
+			_, _, post := shapes[host].read(h, readSecretFile)
+			r := h.call(shapes[host].postTool, withSecretOutput(post))
+			if strings.Contains(string(r.Stdout)+r.Stderr, readSecret) {
+				t.Fatalf("the reply carries the secret: %s", r.Stdout)
+			}
+			wantSecretNotice(t, contextOf(t, host, r))
+		})
+	}
+}
+
+// withSecretOutput puts the secret into a captured post-tool payload's output strings, as the
+// host would send it after reading the file.
+func withSecretOutput(post map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range post {
+		out[k] = v
+	}
+	secretText := "token: " + readSecret + "\n"
+	for _, k := range []string{"tool_response", "toolResult"} {
+		switch v := out[k].(type) {
+		case string:
+			out[k] = v + secretText
+		case map[string]any:
+			m := map[string]any{}
+			for kk, vv := range v {
+				if s, ok := vv.(string); ok && kk != "resultType" {
+					vv = s + secretText
+				}
+				m[kk] = vv
+			}
+			out[k] = m
+		}
+	}
+	return out
+}
+
+func TestRedactJSON(t *testing.T) {
+	raw := json.RawMessage(`{"a":["x SECRET y",1,true,null],"b":{"c":"SECRETSECRET"},"d":"clean"}`)
+	v, changed := redactJSON(raw, []string{"SECRET"})
+	b, _ := json.Marshal(v)
+	if !changed || string(b) != `{"a":["x REDACTED y",1,true,null],"b":{"c":"REDACTEDREDACTED"},"d":"clean"}` {
+		t.Fatalf("redactJSON: %s changed=%v", b, changed)
+	}
+	if _, changed := redactJSON(json.RawMessage(`{"d":"clean"}`), []string{"SECRET"}); changed {
+		t.Fatal("redactJSON reported a change in clean output")
+	}
+	if _, changed := redactJSON(json.RawMessage(`not json`), []string{"SECRET"}); changed {
+		t.Fatal("redactJSON changed output it could not decode")
+	}
+}
+
+// A command that searches a directory holding the bank shows only some files: those whose
+// secret its output shows are redacted and named; a command whose output shows none gets
+// nothing.
+func TestClaudeBankDirectorySearch(t *testing.T) {
+	for _, cmd := range []string{"grep -rn token memory-bank", "grep -rn token .", "rg token"} {
+		t.Run(cmd, func(t *testing.T) {
+			h := newHookRun(t, secretBankRepo(t), nil)
+			r := h.call("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+				"tool_response": map[string]any{"stdout": readSecretFile + ":2:token: " + readSecret + "\n", "stderr": "", "interrupted": false}})
+			if strings.Contains(string(r.Stdout), readSecret) {
+				t.Fatalf("the reply carries the secret: %s", r.Stdout)
+			}
+			ctx, updated := claudeUpdated(t, r)
+			wantSecretNotice(t, ctx)
+			if !strings.Contains(string(updated), "token: REDACTED") {
+				t.Fatalf("updatedToolOutput %s: want the secret replaced", updated)
+			}
+		})
+	}
+	h := newHookRun(t, secretBankRepo(t), nil)
+	r := h.call("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls -R"},
+		"tool_response": map[string]any{"stdout": "memory-bank\nsrc\n", "stderr": "", "interrupted": false}})
+	if ctx, updated := claudeUpdated(t, r); strings.Contains(ctx, "holds a secret") || updated != nil {
+		t.Fatalf("ls at the root: context %q, updatedToolOutput %s", ctx, updated)
+	}
+}
+
+// Crush has no post-tool event: a view of a bank file it lets run is answered with the notice
+// (its {"context"} reply is appended to the tool's result), never the secret.
+func TestCrushBankReadSecretNotice(t *testing.T) {
+	h := newHostRun(t, "crush", secretBankRepo(t), nil)
+	for _, call := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"view", map[string]any{"file_path": readSecretFile}},
+		{"bash", map[string]any{"command": "cat " + readSecretFile, "description": "x"}},
+	} {
+		r := crushCall(h, call.tool, call.input)
+		if strings.Contains(string(r.Stdout)+r.Stderr, readSecret) {
+			t.Fatalf("the reply carries the secret: %s", r.Stdout)
+		}
+		var out struct {
+			Context string `json:"context"`
+		}
+		if err := json.Unmarshal(r.Stdout, &out); err != nil {
+			t.Fatalf("%s: stdout %q: %v", call.tool, r.Stdout, err)
+		}
+		wantSecretNotice(t, out.Context)
+	}
+}
+
+// BenchmarkClaudeReadSecrets prices the bank secret check against the whole PostToolUse it is
+// part of, both measured in this process: a `grep -rn token .` at the root whose output shows a
+// bank secret (the costliest case: the bank is walked and every file's scan looked up) on a
+// bank of 40 files. Compare check with handle.
+func BenchmarkClaudeReadSecrets(b *testing.B) {
+	root := bankRepo(b)
+	for i := range 40 {
+		testgit.Write(b, root, fmt.Sprintf("memory-bank/details/n%02d.md", i), "# Note\nnothing secret here\n")
+	}
+	testgit.Write(b, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\nuse the queue\n")
+	h := &hookRun{root: root, sess: "bench-session", t: &testing.T{}}
+	c := &Claude{Dir: root, Getenv: func(string) string { return "" }}
+	ctx := context.Background()
+	p := h.payload("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "grep -rn token ."},
+		"tool_response": map[string]any{"stdout": readSecretFile + ":2:token: " + readSecret + "\n", "stderr": "", "interrupted": false}})
+	if r := c.Handle(ctx, p); !strings.Contains(string(r.Stdout), "REDACTED") {
+		b.Fatalf("no redaction: %s", r.Stdout)
+	}
+	b.Run("handle", func(b *testing.B) {
+		for b.Loop() {
+			c.Handle(ctx, p)
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			call, err := claudeProto{}.parse(p, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			repos := (&Hook{Host: "claude"}).repos(&call)
+			if n, _ := readSecrets(&call, repos, &hookAnswer{}); n == "" {
+				b.Fatal("no notice")
+			}
+		}
+	})
+}
