@@ -224,31 +224,9 @@ func writeJSON(path string, v any, durable bool) error {
 	return writeFile(path, b, 0o644, durable)
 }
 
-// writeFile replaces path atomically (a temporary file renamed over it).
+// writeFile replaces path atomically (a temporary file renamed over it); durable syncs it first.
 func writeFile(path string, b []byte, perm os.FileMode, durable bool) error {
-	if durable {
-		return fsutil.WriteFileAtomic(path, b, perm)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, werr := f.Write(b)
-	if werr == nil && perm != 0o600 {
-		werr = f.Chmod(perm)
-	}
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
+	return fsutil.WriteFile(path, b, perm, fsutil.Options{NoSync: !durable})
 }
 
 // fromRef rebuilds a manifest from the tree under the private ref, when the manifest file is
