@@ -2,6 +2,7 @@ package outcome
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,12 +11,12 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
+	"github.com/mbguard/mbguard/internal/gitexec"
 	"github.com/mbguard/mbguard/internal/repo"
 )
 
@@ -244,9 +245,7 @@ func (g *Guard) fromRef() (*manifest, error) {
 			}
 		}
 	}
-	cmd := exec.Command("git", "ls-tree", "-r", "-z", "--full-tree", g.Ref())
-	cmd.Dir = g.r.Root
-	out, err := cmd.Output()
+	out, err := gitexec.Run(context.Background(), g.r.Root, "ls-tree", "-r", "-z", "--full-tree", g.Ref())
 	if err != nil {
 		return nil, nil // no ref: there never was a known-good state
 	}
