@@ -162,7 +162,11 @@ func readBlob(r *bufio.Reader, oid string) (File, error) {
 // catBlob opens a blob as a stream (git cat-file blob), for files too large to load.
 func catBlob(root, oid string) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) {
-		return gitexec.Cmd{Dir: root}.Stream(context.Background(), "cat-file", "blob", oid)
+		s, err := gitexec.Cmd{Dir: root}.Stream(context.Background(), "cat-file", "blob", oid)
+		if err != nil {
+			return nil, err // not a nil *Stream inside a non-nil io.ReadCloser
+		}
+		return s, nil
 	}
 }
 
