@@ -126,3 +126,17 @@ func TestSubcommand(t *testing.T) {
 		}
 	}
 }
+
+// Inside a git hook GIT_DIR and GIT_INDEX_FILE point at the repository being committed to; the
+// runner must pass them on, with or without Env, or the hook's checks read another repository.
+func TestRunKeepsGitDir(t *testing.T) {
+	dir := repo(t)
+	t.Setenv("GIT_DIR", dir+"/.git")
+	elsewhere := t.TempDir()
+	for name, c := range map[string]Cmd{"plain": {Dir: elsewhere}, "with env": {Dir: elsewhere, Env: []string{"GIT_OPTIONAL_LOCKS=0"}}} {
+		out, err := c.Run(context.Background(), "ls-files")
+		if err != nil || string(out) != "a.txt\n" {
+			t.Errorf("%s: ls-files from outside the work tree with GIT_DIR set: %q, %v", name, out, err)
+		}
+	}
+}
