@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mbguard/mbguard/scanner"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // Commit is the commit git names as evidence.
@@ -41,13 +41,13 @@ type history struct {
 }
 
 func readHistory(ctx context.Context, root string) (*history, error) {
-	if _, err := scanner.Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+	if _, err := gitexec.Run(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		return &history{byOld: map[string][]event{}}, nil // no commit yet: no history to tell
 	}
-	out, err := scanner.Git(ctx, root, nil, "log", "-M", "--diff-filter=DR", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
+	out, err := gitexec.Run(ctx, root, "log", "-M", "--diff-filter=DR", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
 	if err != nil {
 		// rename detection reads old blobs; a partial clone may lack them: deletions at least
-		out, err = scanner.Git(ctx, root, nil, "log", "--no-renames", "--diff-filter=D", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
+		out, err = gitexec.Run(ctx, root, "log", "--no-renames", "--diff-filter=D", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading deletions and renames from git log: %w", err)
@@ -137,10 +137,10 @@ var (
 // patch (git log -p -U0) limited to args, and calls found with each commit and each line a
 // diff removed, in the file it removed it from, until found says it has all it wants.
 func removedLines(ctx context.Context, root string, args []string, found func(c Commit, file, line string) (done bool)) error {
-	if _, err := scanner.Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+	if _, err := gitexec.Run(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		return nil
 	}
-	out, err := scanner.Git(ctx, root, nil, append([]string{"log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--format=%x01%H%x09%s"}, args...)...)
+	out, err := gitexec.Run(ctx, root, append([]string{"log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--format=%x01%H%x09%s"}, args...)...)
 	if err != nil {
 		return fmt.Errorf("reading history from git log: %w", err)
 	}
