@@ -2,15 +2,16 @@ package hooks
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // GitHookMarker marks the pre-commit script (and the lines in .husky/pre-commit) that mbguard
@@ -269,16 +270,9 @@ func ghQuote(s string) string {
 
 // gitOut runs git in dir and returns its trimmed stdout.
 func ghGit(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitexec.Run(context.Background(), dir, args...)
 	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return "", fmt.Errorf("git %s: %s", args[0], msg)
-		}
-		return "", fmt.Errorf("git %s: %w", args[0], err)
+		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
 }

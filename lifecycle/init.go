@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/internal/fsutil"
 	"github.com/mbguard/mbguard/templates"
 )
 
@@ -112,35 +113,11 @@ func createNew(p string, b []byte) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return false, fmt.Errorf("creating %s: %w", filepath.Dir(p), err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
-	if err != nil {
-		return false, fmt.Errorf("writing %s: %w", p, err)
+	err := fsutil.WriteFile(p, b, 0o644, fsutil.Options{NoSync: true, Exclusive: true})
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr != nil {
-		return false, fmt.Errorf("writing %s: %w", p, werr)
-	}
-	if err := os.Link(tmp, p); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return false, nil
-		}
-		// file systems without hard links: fall back to a checked rename
-		if _, serr := os.Lstat(p); serr == nil {
-			return false, nil
-		}
-		if err := os.Rename(tmp, p); err != nil {
-			return false, fmt.Errorf("writing %s: %w", p, err)
-		}
-	}
-	return true, nil
+	return err == nil, err
 }
 
 // projectFacts is what init learns from the repository's own description of itself.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/fsutil"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // Move is one file rename, as slash paths relative to the repository root.
@@ -535,13 +536,9 @@ func preflight(o MigrateOptions) error {
 }
 
 func gitOut(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitexec.Run(context.Background(), dir, args...)
 	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return "", err
 	}
 	return strings.TrimRight(string(out), "\n"), nil
 }

@@ -2,7 +2,7 @@ package lifecycle
 
 import (
 	"bytes"
-	"errors"
+	"context"
 	"io"
 	"io/fs"
 	"os"
@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // Mention is a reference to a moved or removed bank path that migrate did not rewrite, because
@@ -467,11 +468,8 @@ func grepCandidates(root string, m bankMap) (cand map[string]bool, ok bool) {
 		args = append(args, "-e", b)
 	}
 	args = append(args, "--", ".", ":(exclude)"+bank.Dir)
-	cmd := exec.Command("git", args...)
-	cmd.Dir = root
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: no file matched
+	out, err := gitexec.Run(context.Background(), root, args...)
+	if err != nil && gitexec.ExitCode(err) != 1 { // 1: no file matched
 		return nil, false
 	}
 	cand = map[string]bool{}

@@ -12,7 +12,6 @@ import (
 	"hash"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -21,6 +20,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // objects writes and reads git objects directly in the object store: a loose object is
@@ -173,11 +173,7 @@ func (o *objects) readBlob(id string) ([]byte, error) {
 	if body, ok := o.readLoose(o.path(id), id); ok {
 		return body, nil
 	}
-	cmd := exec.CommandContext(context.Background(), "git", "cat-file", "blob", id)
-	cmd.Dir = o.root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitexec.Run(context.Background(), o.root, "cat-file", "blob", id)
 	if err != nil && o.outside != "" && len(id) > 2 {
 		// git lost it (update-ref -d, gc --prune=now): the outside copy still has it
 		if body, ok := o.readLoose(filepath.Join(o.outside, id[:2], id[2:]), id); ok {
@@ -185,7 +181,7 @@ func (o *objects) readBlob(id string) ([]byte, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading blob %s of the known-good state: %v %s", id, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("reading blob %s of the known-good state: %w", id, err)
 	}
 	return out, nil
 }
@@ -253,10 +249,8 @@ func (o *objects) writeTree(entries map[string]Entry) (string, error) {
 // precedence over packed-refs; a reftable repository gets git update-ref.
 func (o *objects) setRef(ref, id string) error {
 	if o.reftable {
-		cmd := exec.Command("git", "update-ref", ref, id)
-		cmd.Dir = o.root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("updating %s: %v %s", ref, err, strings.TrimSpace(string(out)))
+		if _, err := gitexec.Run(context.Background(), o.root, "update-ref", ref, id); err != nil {
+			return fmt.Errorf("updating %s: %w", ref, err)
 		}
 		return nil
 	}

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // GitMark is what identifies the repository's git state when a call starts: the commit HEAD
@@ -66,10 +66,7 @@ func (g *Guard) refOid(ref string) string {
 func (g *Guard) git(args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = g.r.Root
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	return cmd.Output()
+	return gitexec.Cmd{Dir: g.r.Root, Env: []string{"GIT_OPTIONAL_LOCKS=0"}}.Run(ctx, args...)
 }
 
 // treeEnt is a bank path's blob and mode in a tree or the index.

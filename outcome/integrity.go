@@ -2,6 +2,7 @@ package outcome
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -9,10 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/mbguard/mbguard/internal/gitexec"
 	"github.com/mbguard/mbguard/internal/repo"
 )
 
@@ -269,8 +270,6 @@ func ResetKnownGood(r repo.Repo) error {
 			return fmt.Errorf("resetting the known-good state: %w", err)
 		}
 	}
-	cmd := exec.Command("git", "update-ref", "-d", g.Ref())
-	cmd.Dir = r.Root
-	_ = cmd.Run() // no ref is fine
+	_, _ = gitexec.Run(context.Background(), r.Root, "update-ref", "-d", g.Ref()) // no ref is fine
 	return nil
 }

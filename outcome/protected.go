@@ -2,16 +2,18 @@ package outcome
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // The protected set is guarded after every call like the bank: mbguard's configuration and
@@ -566,15 +568,14 @@ func riskyKeysChanged(old, now []string) []string {
 // fixConfigKeys sets every risky key that differs back to its known-good values.
 func (g *Guard) fixConfigKeys(p string, old, now []string) error {
 	for _, k := range riskyKeysChanged(old, now) {
-		cmd := exec.Command("git", "config", "--file", p, "--unset-all", k)
-		if err := cmd.Run(); err != nil {
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 5 { // 5: no such key
+		if _, err := gitexec.Run(context.Background(), "", "config", "--file", p, "--unset-all", k); err != nil {
+			if gitexec.ExitCode(err) != 5 { // 5: no such key
 				return err
 			}
 		}
 		for _, kv := range old {
 			if ok, v, _ := strings.Cut(kv, "\n"); ok == k {
-				if err := exec.Command("git", "config", "--file", p, "--add", k, v).Run(); err != nil {
+				if _, err := gitexec.Run(context.Background(), "", "config", "--file", p, "--add", k, v); err != nil {
 					return err
 				}
 			}
@@ -593,7 +594,7 @@ func riskyConfig(p string) ([]string, error) {
 	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	out, err := exec.Command("git", "config", "--file", p, "--list", "-z").Output()
+	out, err := gitexec.Run(context.Background(), "", "config", "--file", p, "--list", "-z")
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", p, err)
 	}

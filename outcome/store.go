@@ -2,6 +2,7 @@ package outcome
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,12 +11,12 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
+	"github.com/mbguard/mbguard/internal/gitexec"
 	"github.com/mbguard/mbguard/internal/repo"
 )
 
@@ -224,31 +225,9 @@ func writeJSON(path string, v any, durable bool) error {
 	return writeFile(path, b, 0o644, durable)
 }
 
-// writeFile replaces path atomically (a temporary file renamed over it).
+// writeFile replaces path atomically (a temporary file renamed over it); durable syncs it first.
 func writeFile(path string, b []byte, perm os.FileMode, durable bool) error {
-	if durable {
-		return fsutil.WriteFileAtomic(path, b, perm)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, werr := f.Write(b)
-	if werr == nil && perm != 0o600 {
-		werr = f.Chmod(perm)
-	}
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
+	return fsutil.WriteFile(path, b, perm, fsutil.Options{NoSync: !durable})
 }
 
 // fromRef rebuilds a manifest from the tree under the private ref, when the manifest file is
@@ -266,9 +245,7 @@ func (g *Guard) fromRef() (*manifest, error) {
 			}
 		}
 	}
-	cmd := exec.Command("git", "ls-tree", "-r", "-z", "--full-tree", g.Ref())
-	cmd.Dir = g.r.Root
-	out, err := cmd.Output()
+	out, err := gitexec.Run(context.Background(), g.r.Root, "ls-tree", "-r", "-z", "--full-tree", g.Ref())
 	if err != nil {
 		return nil, nil // no ref: there never was a known-good state
 	}

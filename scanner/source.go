@@ -9,12 +9,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // Staged emits the files under memory-bank/ as the next commit will hold them: index blobs
@@ -29,7 +29,7 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 	}
 	diffc := make(chan diffResult, 1)
 	go func() {
-		out, err := git(ctx, root, nil, "-c", "core.quotePath=false", "diff", "--cached", "-U0", "-M", "--no-color",
+		out, err := gitexec.Run(ctx, root, "-c", "core.quotePath=false", "diff", "--cached", "-U0", "-M", "--no-color",
 			"--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--", bank.Dir+"/")
 		if err != nil {
 			diffc <- diffResult{err: fmt.Errorf("reading the staged diff: %w", err)}
@@ -37,7 +37,7 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 		}
 		diffc <- diffResult{added: addedLines(out)}
 	}()
-	ls, err := git(ctx, root, nil, "ls-files", "-s", "-z", "--", bank.Dir+"/")
+	ls, err := gitexec.Run(ctx, root, "ls-files", "-s", "-z", "--", bank.Dir+"/")
 	if err != nil {
 		return fmt.Errorf("listing the index: %w", err)
 	}
@@ -90,30 +90,15 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 	if len(blobs) == 0 {
 		return nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
-	cmd.Dir = root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	var oids bytes.Buffer
+	for _, e := range blobs {
+		oids.WriteString(e.oid)
+		oids.WriteByte('\n')
+	}
+	stdout, err := gitexec.Cmd{Dir: root, Stdin: &oids}.Stream(ctx, "cat-file", "--batch")
 	if err != nil {
 		return fmt.Errorf("reading staged files: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return fmt.Errorf("reading staged files: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("reading staged files: %w", err)
-	}
-	go func() {
-		w := bufio.NewWriter(stdin)
-		for _, e := range blobs {
-			w.WriteString(e.oid)
-			w.WriteByte('\n')
-		}
-		w.Flush()
-		stdin.Close()
-	}()
 	r := bufio.NewReaderSize(stdout, 1<<16)
 	var readErr error
 	for _, e := range blobs {
@@ -132,12 +117,11 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 		}
 	}
 	if readErr != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
+		stdout.Stop()
 		return readErr
 	}
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("reading staged files: git cat-file: %v: %s", err, strings.TrimSpace(stderr.String()))
+	if err := stdout.Close(); err != nil {
+		return fmt.Errorf("reading staged files: %w", err)
 	}
 	return nil
 }
@@ -178,35 +162,12 @@ func readBlob(r *bufio.Reader, oid string) (File, error) {
 // catBlob opens a blob as a stream (git cat-file blob), for files too large to load.
 func catBlob(root, oid string) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) {
-		cmd := exec.Command("git", "cat-file", "blob", oid)
-		cmd.Dir = root
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.StdoutPipe()
+		s, err := gitexec.Cmd{Dir: root}.Stream(context.Background(), "cat-file", "blob", oid)
 		if err != nil {
-			return nil, err
+			return nil, err // not a nil *Stream inside a non-nil io.ReadCloser
 		}
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		return &cmdReader{ReadCloser: out, cmd: cmd, stderr: &stderr}, nil
+		return s, nil
 	}
-}
-
-// cmdReader is a command's stdout that waits for the command when closed.
-type cmdReader struct {
-	io.ReadCloser
-	cmd    *exec.Cmd
-	stderr *bytes.Buffer
-}
-
-func (r *cmdReader) Close() error {
-	io.Copy(io.Discard, r.ReadCloser)
-	r.ReadCloser.Close()
-	if err := r.cmd.Wait(); err != nil {
-		return fmt.Errorf("git cat-file: %v: %s", err, strings.TrimSpace(r.stderr.String()))
-	}
-	return nil
 }
 
 // addedLines parses `git diff -U0` output into the added line numbers of each new-side path.
@@ -289,7 +250,7 @@ func Disk(ctx context.Context, root string, paths []string, emit func(File) erro
 			if d.Type()&fs.ModeSymlink != 0 {
 				f.Mode = ModeSymlink
 				// the advice differs for a tracked link; links are rare, so asking git is cheap
-				_, lerr := git(ctx, root, nil, "ls-files", "--error-unmatch", "--", f.Path)
+				_, lerr := gitexec.Run(ctx, root, "ls-files", "--error-unmatch", "--", f.Path)
 				f.Tracked = lerr == nil
 				return emit(f)
 			}
@@ -323,22 +284,4 @@ func rel(root, name string) string {
 		return filepath.ToSlash(name)
 	}
 	return filepath.ToSlash(r)
-}
-
-// git runs git in dir and returns its stdout; the error carries git's stderr.
-func git(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Stdin = stdin
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			return nil, err
-		}
-		return nil, fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mbguard/mbguard/internal/gitexec"
 	"github.com/mbguard/mbguard/scanner"
 )
 
@@ -350,8 +351,8 @@ func anyOf(set map[string]bool, cand []string) bool {
 // ignoredPaths returns which paths .gitignore covers (build outputs, local files): one git
 // check-ignore for all.
 func ignoredPaths(ctx context.Context, root string, paths []string) (map[string]bool, error) {
-	out, err := scanner.Git(ctx, root, strings.NewReader(strings.Join(paths, "\x00")+"\x00"), "check-ignore", "--no-index", "-z", "--stdin")
-	if err != nil && !strings.Contains(err.Error(), "exit status 1") {
+	out, err := gitexec.Cmd{Dir: root, Stdin: strings.NewReader(strings.Join(paths, "\x00") + "\x00")}.Run(ctx, "check-ignore", "--no-index", "-z", "--stdin")
+	if err != nil && gitexec.ExitCode(err) != 1 { // 1: none is ignored
 		return nil, fmt.Errorf("asking git which paths are ignored: %w", err)
 	}
 	set := map[string]bool{}
@@ -372,10 +373,10 @@ func headPaths(ctx context.Context, root string, ix *index, paths []string) (map
 	if len(paths) == 0 {
 		return set, nil
 	}
-	if _, err := scanner.Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+	if _, err := gitexec.Run(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		return set, nil
 	}
-	out, err := scanner.Git(ctx, root, nil, "diff-index", "--cached", "--no-renames", "--diff-filter=D", "--name-only", "-z", "HEAD", "--")
+	out, err := gitexec.Run(ctx, root, "diff-index", "--cached", "--no-renames", "--diff-filter=D", "--name-only", "-z", "HEAD", "--")
 	if err != nil {
 		return nil, fmt.Errorf("reading the staged deletions: %w", err)
 	}

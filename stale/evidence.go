@@ -5,12 +5,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"path"
 	"regexp"
 	"strings"
 
-	"github.com/mbguard/mbguard/scanner"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // Commit is the commit git names as evidence.
@@ -43,13 +42,13 @@ type history struct {
 }
 
 func readHistory(ctx context.Context, root string) (*history, error) {
-	if _, err := scanner.Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+	if _, err := gitexec.Run(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		return &history{byOld: map[string][]event{}}, nil // no commit yet: no history to tell
 	}
-	out, err := scanner.Git(ctx, root, nil, "log", "-M", "--diff-filter=DR", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
+	out, err := gitexec.Run(ctx, root, "log", "-M", "--diff-filter=DR", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
 	if err != nil {
 		// rename detection reads old blobs; a partial clone may lack them: deletions at least
-		out, err = scanner.Git(ctx, root, nil, "log", "--no-renames", "--diff-filter=D", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
+		out, err = gitexec.Run(ctx, root, "log", "--no-renames", "--diff-filter=D", "--name-status", "-z", "--no-color", "--format=%x01%H%x09%s", "HEAD", "--")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading deletions and renames from git log: %w", err)
@@ -147,20 +146,11 @@ var (
 // changes and deletions are asked for (an added file removes nothing), and the patch is read
 // as git writes it: a long history is read only as far back as needed.
 func removedLines(ctx context.Context, root string, args []string, found func(c Commit, file, line string) (done bool)) error {
-	if _, err := scanner.Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+	if _, err := gitexec.Run(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--diff-filter=MD", "--format=%x01%H%x09%s"}, args...)...)
-	cmd.Dir = root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	pipe, err := cmd.StdoutPipe()
+	pipe, err := gitexec.Cmd{Dir: root}.Stream(ctx, append([]string{"log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--diff-filter=MD", "--format=%x01%H%x09%s"}, args...)...)
 	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("reading history from git log: %w", err)
 	}
 	var cur Commit
@@ -183,16 +173,15 @@ func removedLines(ctx context.Context, root string, args []string, found func(c 
 		}
 	}
 	if done {
-		cancel() // everything wanted is found: the rest of history is not read
-		_ = cmd.Wait()
+		pipe.Stop() // everything wanted is found: the rest of history is not read
 		return nil
 	}
-	scanErr := sc.Err()
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("reading history from git log: %w: %s", err, strings.TrimSpace(stderr.String()))
+	if err := sc.Err(); err != nil {
+		pipe.Stop()
+		return fmt.Errorf("reading history from git log: %w", err)
 	}
-	if scanErr != nil {
-		return fmt.Errorf("reading history from git log: %w", scanErr)
+	if err := pipe.Close(); err != nil {
+		return fmt.Errorf("reading history from git log: %w", err)
 	}
 	return nil
 }

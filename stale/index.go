@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
 	"path"
 	"regexp"
 	"strconv"
@@ -15,7 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mbguard/mbguard/scanner"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // index is what the repository holds, read once per run from git's index.
@@ -44,7 +43,7 @@ func definerKind(base string) Kind {
 }
 
 func buildIndex(ctx context.Context, root string) (*index, error) {
-	out, err := scanner.Git(ctx, root, nil, "ls-files", "-z", "--cached")
+	out, err := gitexec.Run(ctx, root, "ls-files", "-z", "--cached")
 	if err != nil {
 		return nil, fmt.Errorf("listing the repository's files: %w", err)
 	}
@@ -75,7 +74,7 @@ func buildIndex(ctx context.Context, root string) (*index, error) {
 	for _, d := range definers {
 		stdin.WriteString(":" + d + "\n")
 	}
-	blobs, err := scanner.Git(ctx, root, &stdin, "cat-file", "--batch")
+	blobs, err := gitexec.Cmd{Dir: root, Stdin: &stdin}.Run(ctx, "cat-file", "--batch")
 	if err != nil {
 		return nil, fmt.Errorf("reading the repository's Makefiles and package.json files: %w", err)
 	}
@@ -184,7 +183,7 @@ func presentSymbols(ctx context.Context, root string, names []string) (map[strin
 	for _, n := range names {
 		want[n] = true
 	}
-	out, err := scanner.Git(ctx, root, nil, "ls-files", "-s", "-z", "--", ".", ":(exclude)memory-bank/**", ":(exclude,glob)**/*.md")
+	out, err := gitexec.Run(ctx, root, "ls-files", "-s", "-z", "--", ".", ":(exclude)memory-bank/**", ":(exclude,glob)**/*.md")
 	if err != nil {
 		return nil, fmt.Errorf("listing the source files: %w", err)
 	}
@@ -202,14 +201,8 @@ func presentSymbols(ctx context.Context, root string, names []string) (map[strin
 	if n == 0 {
 		return found, nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
-	cmd.Dir = root
-	cmd.Stdin = &oids
-	pipe, err := cmd.StdoutPipe()
+	pipe, err := gitexec.Cmd{Dir: root, Stdin: &oids}.Stream(ctx, "cat-file", "--batch")
 	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("reading the source files: %w", err)
 	}
 	r := bufio.NewReaderSize(pipe, 1<<16)
@@ -246,8 +239,7 @@ func presentSymbols(ctx context.Context, root string, names []string) (map[strin
 			}
 		})
 	}
-	_ = cmd.Process.Kill() // done early when every name was found
-	_ = cmd.Wait()
+	pipe.Stop() // done early when every name was found
 	return found, nil
 }
 

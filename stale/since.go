@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/mbguard/mbguard/scanner"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // changes are the paths changed between a revision and the index.
@@ -17,10 +17,10 @@ type changes struct {
 }
 
 func changedSince(ctx context.Context, root, rev string) (*changes, error) {
-	if _, err := scanner.Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", rev+"^{commit}"); err != nil {
+	if _, err := gitexec.Run(ctx, root, "rev-parse", "--verify", "--quiet", rev+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("--since %s: not a commit in this repository (give a branch, tag or commit)", rev)
 	}
-	out, err := scanner.Git(ctx, root, nil, "diff", "--cached", "--name-only", "-z", "--no-renames", rev, "--")
+	out, err := gitexec.Run(ctx, root, "diff", "--cached", "--name-only", "-z", "--no-renames", rev, "--")
 	if err != nil {
 		return nil, fmt.Errorf("listing the changes since %s: %w", rev, err)
 	}

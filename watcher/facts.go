@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/internal/gitexec"
 	"github.com/mbguard/mbguard/scanner"
 )
 
@@ -216,17 +216,11 @@ var _ gating.EnvReader = (*Facts)(nil)
 // when a command would rewrite the whole work tree (git reset --hard, git stash, git clean -f). ok is false when git cannot
 // tell (no git, not a work tree, a timeout).
 func (f *Facts) BankChanges() (files []string, ok bool) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		return nil, false
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, git, "-C", f.root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
-		"--ignored=traditional", "--no-renames", "--", "memory-bank")
 	// a status must not take the index lock the agent's next git command needs
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	out, err := cmd.Output()
+	out, err := gitexec.Cmd{Env: []string{"GIT_OPTIONAL_LOCKS=0"}}.Run(ctx, "-C", f.root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+		"--ignored=traditional", "--no-renames", "--", "memory-bank")
 	if err != nil {
 		return nil, false
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/hooks"
+	"github.com/mbguard/mbguard/internal/gitexec"
 	"github.com/mbguard/mbguard/scanner"
 )
 
@@ -203,9 +203,7 @@ func repoPaths(dir, root string, args []string) ([]string, error) {
 // bareRepo reports whether dir is inside a bare repository, to explain why there is nothing
 // to check instead of saying "not a git repository".
 func bareRepo(dir string) bool {
-	cmd := exec.Command("git", "rev-parse", "--is-bare-repository")
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	out, err := gitexec.Run(context.Background(), dir, "rev-parse", "--is-bare-repository")
 	return err == nil && strings.TrimSpace(string(out)) == "true"
 }
 

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/mbguard/mbguard/examples"
 	"github.com/mbguard/mbguard/hooks"
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // demoEnv is the configuration the demo runs with, whatever the user's environment says:
@@ -70,10 +70,8 @@ func runDemo(ctx context.Context, e *env, from string) int {
 	if err != nil {
 		return e.fail(fmt.Errorf("preparing the demo project: %w", err))
 	}
-	git := exec.CommandContext(ctx, "git", "init", "-q")
-	git.Dir = tmp
-	if out, err := git.CombinedOutput(); err != nil {
-		return e.fail(fmt.Errorf("git init in %s: %v: %s (install git and retry)", tmp, err, bytes.TrimSpace(out)))
+	if _, err := gitexec.Run(ctx, tmp, "init", "-q"); err != nil {
+		return e.fail(fmt.Errorf("%w in %s (install git and retry)", err, tmp))
 	}
 	b, err := os.ReadFile(filepath.Join(tmp, "session.jsonl"))
 	if err != nil {

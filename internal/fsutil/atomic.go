@@ -2,7 +2,9 @@
 package fsutil
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,34 @@ import (
 // name, so a reader sees the old or the new content and never half of it, even if the process
 // is killed mid-write.
 func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
+	return WriteFile(name, data, perm, Options{})
+}
+
+// Options tunes WriteFile. The zero value is WriteFileAtomic: synced, replacing.
+type Options struct {
+	// NoSync skips the fsync before the rename. Readers still never see half a file, but a
+	// power loss may leave the old content or an empty file: for content that is rebuilt when
+	// lost and written so often that a sync would show (a state file written on every tool
+	// call, files restored by the hundred).
+	NoSync bool
+	// Exclusive creates name only if nothing is there yet (not even a dangling symlink): the
+	// temporary file is hard-linked into place, which fails rather than replaces. WriteFile
+	// then returns an error matching fs.ErrExist. Where the file system has no hard links it
+	// falls back to a rename after a last check, which a racing writer can still lose.
+	Exclusive bool
+}
+
+// WriteFile writes data to name through a temporary file beside it (".<name>.tmp<digits>",
+// which RemoveStaleTemps cleans when a process dies mid-write) set to exactly perm, so a
+// reader sees the old or the new content, never half of it, and any hard link to the old file
+// keeps the old content. It is the one atomic writer: every file mbguard writes whole goes
+// through it.
+func WriteFile(name string, data []byte, perm os.FileMode, o Options) error {
+	if o.Exclusive {
+		if _, err := os.Lstat(name); err == nil {
+			return fmt.Errorf("writing %s: %w", name, fs.ErrExist)
+		}
+	}
 	dir := filepath.Dir(name)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+tempMark+"*")
 	if err != nil {
@@ -32,16 +62,46 @@ func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
 	if err := f.Chmod(perm); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
+	if !o.NoSync {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	if o.Exclusive {
+		ok = true // link removes tmp whatever happens
+		return link(tmp, name)
 	}
 	if err := os.Rename(tmp, name); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	ok = true
+	return nil
+}
+
+// link puts the finished temporary file tmp in place at name unless something is there, and
+// removes tmp's own name.
+func link(tmp, name string) error {
+	err := os.Link(tmp, name)
+	if err == nil {
+		os.Remove(tmp)
+		return nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", name, fs.ErrExist)
+	}
+	// file systems without hard links: a rename after a last check
+	if _, serr := os.Lstat(name); serr == nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", name, fs.ErrExist)
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
 	return nil
 }
 

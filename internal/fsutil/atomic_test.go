@@ -1,6 +1,8 @@
 package fsutil
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -102,5 +104,74 @@ func TestRemoveStaleTemps(t *testing.T) {
 	}
 	if n, err := RemoveStaleTemps(filepath.Join(dir, "missing"), StaleTemp, now); n != 0 || err != nil {
 		t.Fatalf("missing dir: %d, %v", n, err)
+	}
+}
+
+// Every option writes the whole content with exactly perm (umask does not apply), breaks a
+// hard link to the old file instead of writing through it, and leaves no temporary file.
+func TestWriteFileOptions(t *testing.T) {
+	for name, o := range map[string]Options{"synced": {}, "nosync": {NoSync: true}} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "f")
+			other := filepath.Join(dir, "link")
+			if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Link(p, other); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteFile(p, []byte("new"), 0o751, o); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != "new" {
+				t.Errorf("content %q, want new", b)
+			}
+			if b, _ := os.ReadFile(other); string(b) != "old" {
+				t.Errorf("the hard link now reads %q: the write went through the old inode", b)
+			}
+			if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o751 {
+				t.Errorf("mode = %v, want 0751", fi.Mode().Perm())
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp*")); len(left) != 0 {
+				t.Errorf("temporary files left behind: %v", left)
+			}
+		})
+	}
+}
+
+// Exclusive creates a missing file and refuses, with fs.ErrExist and the old content whole,
+// when anything is there: a file or a dangling symlink.
+func TestWriteFileExclusive(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "new.md")
+	if err := WriteFile(p, []byte("one"), 0o644, Options{Exclusive: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "one" {
+		t.Fatalf("content %q, want one", b)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode = %v, want 0644", fi.Mode().Perm())
+	}
+	err := WriteFile(p, []byte("two"), 0o644, Options{Exclusive: true})
+	if !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("second write: %v, want fs.ErrExist", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "one" {
+		t.Fatalf("existing file changed to %q", b)
+	}
+	dangling := filepath.Join(dir, "dangling")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(dangling, []byte("x"), 0o644, Options{Exclusive: true}); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("over a dangling symlink: %v, want fs.ErrExist", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nowhere")); !os.IsNotExist(err) {
+		t.Fatalf("the write followed the dangling symlink: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
 	}
 }
