@@ -147,8 +147,14 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 			h = &history{byOld: map[string][]event{}}
 		}
 		var all []string
+		asked := map[string]bool{}
 		for _, m := range missing {
-			all = append(all, m.cand...)
+			for _, c := range m.cand {
+				if !asked[c] {
+					asked[c] = true
+					all = append(all, c)
+				}
+			}
 		}
 		ignored, err := ignoredPaths(ctx, root, all)
 		if err != nil {
@@ -168,7 +174,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 				unexplained = append(unexplained, m.cand...)
 			}
 		}
-		inHEAD, err := headPaths(ctx, root, unexplained)
+		inHEAD, err := headPaths(ctx, root, ix, unexplained)
 		if err != nil {
 			return res, err
 		}
@@ -358,9 +364,11 @@ func ignoredPaths(ctx context.Context, root string, paths []string) (map[string]
 	return set, nil
 }
 
-// headPaths returns which paths HEAD's tree holds although the index does not: deleted by
-// staged changes not yet committed. One git cat-file for all.
-func headPaths(ctx context.Context, root string, paths []string) (map[string]bool, error) {
+// headPaths returns which of paths HEAD's tree holds although the index does not: deleted by
+// staged changes not yet committed. One git diff-index lists the staged deletions; a
+// directory is in HEAD when a deleted file lies under it. (Asking HEAD's tree about each path
+// took 16 s for the 150,000 readings of the 2,000-note bench.)
+func headPaths(ctx context.Context, root string, ix *index, paths []string) (map[string]bool, error) {
 	set := map[string]bool{}
 	if len(paths) == 0 {
 		return set, nil
@@ -368,22 +376,23 @@ func headPaths(ctx context.Context, root string, paths []string) (map[string]boo
 	if _, err := gitexec.Run(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		return set, nil
 	}
-	var in strings.Builder
-	var asked []string
-	for _, p := range paths {
-		if strings.ContainsAny(p, "\n") {
+	out, err := gitexec.Run(ctx, root, "diff-index", "--cached", "--no-renames", "--diff-filter=D", "--name-only", "-z", "HEAD", "--")
+	if err != nil {
+		return nil, fmt.Errorf("reading the staged deletions: %w", err)
+	}
+	deleted := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p == "" {
 			continue
 		}
-		in.WriteString("HEAD:" + p + "\n")
-		asked = append(asked, p)
+		deleted[p] = true
+		for d := path.Dir(p); d != "." && !deleted[d]; d = path.Dir(d) {
+			deleted[d] = true
+		}
 	}
-	out, err := gitexec.Cmd{Dir: root, Stdin: strings.NewReader(in.String())}.Run(ctx, "cat-file", "--batch-check=%(objecttype)")
-	if err != nil {
-		return nil, fmt.Errorf("reading HEAD's tree: %w", err)
-	}
-	for i, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
-		if i < len(asked) && (l == "blob" || l == "tree") {
-			set[asked[i]] = true
+	for _, p := range paths {
+		if deleted[p] && !ix.exists(p) {
+			set[p] = true
 		}
 	}
 	return set, nil

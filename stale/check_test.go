@@ -155,3 +155,30 @@ func TestCheckFindsEveryStaleReferenceWithEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestStagedDeletionIsStillInHEAD: a path the staged changes delete (a file, or every file of
+// a directory) is reported as deleted by them, and a path git never had is not mistaken for one.
+func TestStagedDeletionIsStillInHEAD(t *testing.T) {
+	dir := testgit.New(t)
+	testgit.Write(t, dir, "src/keep.go", "package src\n")
+	testgit.Write(t, dir, "src/gone.go", "package src\n")
+	testgit.Write(t, dir, "tools/gen/main.go", "package main\n")
+	testgit.Write(t, dir, "memory-bank/MEMORY.md", "# Memory\n\nSee `src/gone.go`, `tools/gen/` and `src/never.go`; `src/keep.go` stays.\n")
+	testgit.Commit(t, dir, "initial")
+	testgit.Git(t, dir, "rm", "-q", "src/gone.go")
+	testgit.Git(t, dir, "rm", "-q", "-r", "tools/gen")
+	res, err := Check(context.Background(), dir, readNotes(t, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var staged []string
+	for _, f := range res.Findings {
+		t.Logf("%s:%d %s", f.Path, f.Line, f.Message)
+		if strings.Contains(f.Message, "deleted by the staged changes") {
+			staged = append(staged, strings.Fields(f.Message)[0])
+		}
+	}
+	if strings.Join(staged, " ") != "src/gone.go tools/gen/" {
+		t.Errorf("reported as deleted by the staged changes: %q; want src/gone.go and tools/gen/", staged)
+	}
+}

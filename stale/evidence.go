@@ -1,12 +1,12 @@
 package stale
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"path"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/mbguard/mbguard/internal/gitexec"
@@ -38,6 +38,7 @@ type event struct {
 type history struct {
 	byOld  map[string][]event
 	events []event
+	byDir  map[string]int // directory → index of the first event of a path under it, built on first use
 }
 
 func readHistory(ctx context.Context, root string) (*history, error) {
@@ -89,11 +90,19 @@ func (h *history) gone(ix *index, p string) (ev event, ok bool) {
 	if es := h.byOld[p]; len(es) > 0 {
 		ev, ok = es[0], true
 	} else {
-		prefix := p + "/"
-		for _, e := range h.events {
-			if !strings.HasPrefix(e.old, prefix) {
-				continue
+		if h.byDir == nil {
+			h.byDir = map[string]int{}
+			for i, e := range h.events {
+				for d := path.Dir(e.old); d != "." && d != "/"; d = path.Dir(d) {
+					if _, seen := h.byDir[d]; !seen {
+						h.byDir[d] = i
+					}
+				}
 			}
+		}
+		prefix := p + "/"
+		if i, found := h.byDir[p]; found {
+			e := h.events[i]
 			ev, ok = e, true
 			ev.old = p
 			ev.new = ""
@@ -101,7 +110,6 @@ func (h *history) gone(ix *index, p string) (ev event, ok bool) {
 			if e.new != "" && strings.HasSuffix(e.new, "/"+rest) {
 				ev.new = strings.TrimSuffix(e.new, "/"+rest)
 			}
-			break
 		}
 	}
 	if !ok {
@@ -130,23 +138,28 @@ var definerSpecs = []string{
 var (
 	jsonKey = regexp.MustCompile(`"([^"\\]+)"\s*:`)
 	yamlKey = regexp.MustCompile(`^\s+([A-Za-z0-9_:.\-]+):`)
-	ident   = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 )
 
 // removedLines walks the history reachable from HEAD once, newest first, as a zero-context
 // patch (git log -p -U0) limited to args, and calls found with each commit and each line a
-// diff removed, in the file it removed it from, until found says it has all it wants.
+// diff removed, in the file it removed it from, until found says it has all it wants. Only
+// changes and deletions are asked for (an added file removes nothing), and the patch is read
+// as git writes it: a long history is read only as far back as needed.
 func removedLines(ctx context.Context, root string, args []string, found func(c Commit, file, line string) (done bool)) error {
 	if _, err := gitexec.Run(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		return nil
 	}
-	out, err := gitexec.Run(ctx, root, append([]string{"log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--format=%x01%H%x09%s"}, args...)...)
+	pipe, err := gitexec.Cmd{Dir: root}.Stream(ctx, append([]string{"log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--diff-filter=MD", "--format=%x01%H%x09%s"}, args...)...)
 	if err != nil {
 		return fmt.Errorf("reading history from git log: %w", err)
 	}
 	var cur Commit
 	file := ""
-	for _, l := range strings.Split(string(out), "\n") {
+	done := false
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for !done && sc.Scan() {
+		l := sc.Text()
 		switch {
 		case strings.HasPrefix(l, "\x01"):
 			hash, subj, _ := strings.Cut(l[1:], "\t")
@@ -156,10 +169,19 @@ func removedLines(ctx context.Context, root string, args []string, found func(c 
 		case strings.HasPrefix(l, "--- "):
 			file = strings.TrimPrefix(strings.TrimPrefix(l, "--- "), "a/")
 		case strings.HasPrefix(l, "-") && file != "":
-			if found(cur, file, l[1:]) {
-				return nil
-			}
+			done = found(cur, file, l[1:])
 		}
+	}
+	if done {
+		pipe.Stop() // everything wanted is found: the rest of history is not read
+		return nil
+	}
+	if err := sc.Err(); err != nil {
+		pipe.Stop()
+		return fmt.Errorf("reading history from git log: %w", err)
+	}
+	if err := pipe.Close(); err != nil {
+		return fmt.Errorf("reading history from git log: %w", err)
 	}
 	return nil
 }
@@ -203,26 +225,21 @@ func removedNames(ctx context.Context, root string, want map[Kind]map[string]boo
 }
 
 // removedSymbols finds, for each wanted identifier, the newest commit whose diff removed a
-// line of tracked source (not Markdown, not the bank) holding it: one git log -G for all.
+// line of tracked source (not Markdown, not the bank) holding it: one git log for all. (A git
+// log -G of every name's alternation cost seconds: git matched it against every added file too.)
 func removedSymbols(ctx context.Context, root string, want map[string]bool) (map[string]Commit, error) {
 	got := map[string]Commit{}
 	if len(want) == 0 {
 		return got, nil
 	}
-	alt := make([]string, 0, len(want))
-	for n := range want {
-		alt = append(alt, regexp.QuoteMeta(n))
-	}
-	sort.Strings(alt)
-	re := `(^|[^A-Za-z0-9_])(` + strings.Join(alt, "|") + `)([^A-Za-z0-9_]|$)`
 	left := len(want)
-	err := removedLines(ctx, root, []string{"-G", re, "HEAD", "--", ".", ":(exclude)memory-bank/**", ":(exclude,glob)**/*.md"}, func(c Commit, _, line string) bool {
-		for _, id := range ident.FindAllString(line, -1) {
-			if _, seen := got[id]; want[id] && !seen {
-				got[id] = c
+	err := removedLines(ctx, root, []string{"HEAD", "--", ".", ":(exclude)memory-bank/**", ":(exclude,glob)**/*.md"}, func(c Commit, _, line string) bool {
+		identifiers([]byte(line), func(b []byte) {
+			if _, seen := got[string(b)]; want[string(b)] && !seen {
+				got[string(b)] = c
 				left--
 			}
-		}
+		})
 		return left == 0
 	})
 	return got, err
