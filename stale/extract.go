@@ -287,9 +287,10 @@ func appendCommandLine(out []Ref, text string, line int, hist bool) []Ref {
 	return out
 }
 
+var commandSeparators = strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n")
+
 func splitCommands(t string) []string {
-	r := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n")
-	return strings.Split(r.Replace(t), "\n")
+	return strings.Split(commandSeparators.Replace(t), "\n")
 }
 
 func isCommandWord(w string) Kind {
@@ -386,7 +387,10 @@ func pathToken(tok string) (name, rawTok string, ok bool) {
 	if tok == "" || !strings.Contains(tok, "/") || strings.Contains(tok, "://") || strings.HasPrefix(tok, "//") {
 		return "", "", false
 	}
-	rawTok = lineSufix.ReplaceAllString(tok, "")
+	rawTok = tok
+	if last := tok[len(tok)-1]; last >= '0' && last <= '9' { // only a line suffix (:12, #L3) ends in a digit
+		rawTok = lineSufix.ReplaceAllString(tok, "")
+	}
 	switch rawTok[0] {
 	case '/', '~', '$', '-', '@', '%', '+', '=', '#', '&':
 		return "", "", false
