@@ -19,6 +19,7 @@ import (
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/lifecycle"
+	"github.com/mbguard/mbguard/outcome"
 	"github.com/mbguard/mbguard/scanner"
 	"github.com/mbguard/mbguard/watcher"
 )
@@ -43,6 +44,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 	c := &cobra.Command{Use: "doctor [--json]", Short: "check installation, configuration, hooks, watcher and bank health", Args: noArgs}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	reset := c.Flags().Bool("reset-known-good", false, "forget the known-good state of memory-bank/ when every copy of it was lost (check the bank first)")
+	prune := c.Flags().Bool("prune", false, "remove the state mbguard keeps for repositories that no longer exist")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
 		if err != nil {
@@ -52,6 +54,9 @@ func newDoctorCmd(e *env) *cobra.Command {
 			if err := resetKnownGood(r); err != nil {
 				return e.fail(err)
 			}
+		}
+		if *prune {
+			pruneReport(e)
 		}
 		checks := []doctorCheck{checkBinary()}
 		cfg, cerr := e.config(r.Root)
@@ -64,6 +69,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 			checkQuarantine(r),
 			checkKnownGood(r),
 		)
+		checks = append(checks, checkOrphans()...)
 		checks = append(checks, checkJobReports(r, time.Now())...)
 		checks = append(checks, checkLines(r, home, cfg, checks)...)
 		checks = append(checks, checkBank(r, cfg)...)
@@ -329,4 +335,21 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 		out = append(out, c)
 	}
 	return out
+}
+
+// checkOrphans says when the user's state directory holds the state of repositories that no
+// longer exist (a line only then): doctor --prune removes it; install and uninstall do too.
+func checkOrphans() []doctorCheck {
+	gone, err := outcome.OrphanState()
+	if err != nil {
+		return []doctorCheck{{Name: "state", Status: checkWarn, Detail: err.Error(), Next: "make the folder readable, then run mbguard doctor"}}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	what := "1 repository that no longer exists"
+	if len(gone) > 1 {
+		what = fmt.Sprintf("%d repositories that no longer exist", len(gone))
+	}
+	return []doctorCheck{{Name: "state", Status: checkInfo, Detail: "mbguard keeps the state of " + what + " (" + gone[0].GitDir + ")", Next: "mbguard doctor --prune"}}
 }
