@@ -251,7 +251,7 @@ func checkWatcher(ctx context.Context, r repo.Repo) doctorCheck {
 	ch := doctorCheck{Name: "watcher"}
 	pid, sock, running := watcher.Running(r)
 	if !running {
-		ch.Status, ch.Detail, ch.Next = checkWarn, "not running (hooks work without it; out-of-band edits go unnoticed)", "mbguard watch"
+		ch.Status, ch.Detail, ch.Next = checkWarn, "not running (hooks work without it; out-of-band edits go unnoticed)", "mbguard watch --detach"
 		return ch
 	}
 	c, err := watcher.Dial(r)
@@ -267,7 +267,7 @@ func checkWatcher(ctx context.Context, r repo.Repo) doctorCheck {
 	}
 	if err != nil {
 		ch.Status, ch.Detail = checkFail, fmt.Sprintf("pid %d holds the lock but %s does not answer: %v", pid, sock, err)
-		ch.Next = "mbguard watch --stop, then mbguard watch"
+		ch.Next = "mbguard watch --stop, then mbguard watch --detach"
 		return ch
 	}
 	ch.Status, ch.Detail = checkOK, fmt.Sprintf("running (pid %d, socket %s)", pid, sock)

@@ -71,7 +71,7 @@ State kept for repositories that no longer exist is pruned too (as by mbguard do
 				return e.fail(err)
 			}
 			fmt.Fprintf(e.stdout, "%-10s %s, %s and this repository's files in the user's state directory\n", "removed",
-				displayRel(r.Root, r.StateDir()), hookRef(r))
+				displayRel(r.Root, r.StateDir())+"/", hookRef(r))
 		}
 		pruneReport(e)
 		return exitOK
@@ -186,10 +186,10 @@ func removeEmptyUp(dir string, stops []string) {
 // hookRef names the private ref of r's known-good blobs, as outcome keeps it.
 func hookRef(r repo.Repo) string { return outcome.New(r, outcome.Options{}).Ref() }
 
-// displayRel shows p relative to root when inside it.
+// displayRel shows p relative to root when inside it (slash-separated).
 func displayRel(root, p string) string {
 	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel) + "/"
+		return filepath.ToSlash(rel)
 	}
 	return p
 }
