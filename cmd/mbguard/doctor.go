@@ -47,6 +47,12 @@ func newDoctorCmd(e *env) *cobra.Command {
 	prune := c.Flags().Bool("prune", false, "remove the state mbguard keeps for repositories that no longer exist")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
+		if errors.Is(err, repo.ErrNotRepo) && !*reset {
+			if *prune {
+				pruneReport(e)
+			}
+			return e.printDoctor(e.doctorOutside(err), *asJSON)
+		}
 		if err != nil {
 			return e.fail(err)
 		}
@@ -73,31 +79,38 @@ func newDoctorCmd(e *env) *cobra.Command {
 		checks = append(checks, checkJobReports(r, time.Now())...)
 		checks = append(checks, checkLines(r, home, cfg, checks)...)
 		checks = append(checks, checkBank(r, cfg)...)
-		failed := false
-		for _, ch := range checks {
-			failed = failed || ch.Status == checkFail
-		}
-		if *asJSON {
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(struct {
-				OK     bool          `json:"ok"`
-				Checks []doctorCheck `json:"checks"`
-			}{!failed, checks}); err != nil {
-				return e.fail(err)
-			}
-		} else {
-			printDoctor(e, checks)
-		}
-		if failed {
-			return exitFindings
-		}
-		return exitOK
+		return e.printDoctor(checks, *asJSON)
 	})
 	return c
 }
 
-func printDoctor(e *env, checks []doctorCheck) {
+// printDoctor prints the checks (text or JSON) and returns the exit code: 1 when one failed.
+func (e *env) printDoctor(checks []doctorCheck, asJSON bool) int {
+	failed := false
+	for _, ch := range checks {
+		failed = failed || ch.Status == checkFail
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			OK     bool          `json:"ok"`
+			Checks []doctorCheck `json:"checks"`
+		}{!failed, checks}); err != nil {
+			return e.fail(err)
+		}
+	} else {
+		printDoctorText(e, checks)
+	}
+	if failed {
+		return exitFindings
+	}
+	return exitOK
+}
+
+// printDoctorText prints one line per check, each next step once: the step of the first
+// failure (else warning) closes the output, so it is not printed under its line too.
+func printDoctorText(e *env, checks []doctorCheck) {
 	next := ""
 	for _, pass := range []string{checkFail, checkWarn} {
 		for _, ch := range checks {
@@ -106,9 +119,11 @@ func printDoctor(e *env, checks []doctorCheck) {
 			}
 		}
 	}
+	shown := map[string]bool{next: true}
 	for _, ch := range checks {
 		fmt.Fprintf(e.stdout, "%-4s  %-10s %s\n", ch.Status, ch.Name, ch.Detail)
-		if ch.Status != checkOK && ch.Next != "" {
+		if ch.Status != checkOK && ch.Next != "" && !shown[ch.Next] {
+			shown[ch.Next] = true
 			fmt.Fprintf(e.stdout, "      %-10s next: %s\n", "", ch.Next)
 		}
 	}
