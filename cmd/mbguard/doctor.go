@@ -154,7 +154,7 @@ func checkBinary() doctorCheck {
 		ch.Next = "reinstall mbguard so hooks run the version you are checking"
 		return ch
 	}
-	ch.Status, ch.Detail = checkOK, abs
+	ch.Status, ch.Detail = checkOK, abs+" ("+versionString()+")"
 	return ch
 }
 
