@@ -66,10 +66,13 @@ State kept for repositories that no longer exist is pruned too (as by mbguard do
 			fmt.Fprintf(e.stdout, "%-10s no host's hooks, git hook or skill of mbguard's were found\n", "unchanged")
 		}
 		_, had := os.Stat(r.StateDir())
-		if !*global && !*keep && had == nil {
+		if !*global && !*keep {
+			// also when .git/mbguard/ is gone: the ref and the user state may not be
 			if err := outcome.ForgetState(r); err != nil {
 				return e.fail(err)
 			}
+		}
+		if !*global && !*keep && had == nil {
 			fmt.Fprintf(e.stdout, "%-10s %s, %s and this repository's files in the user's state directory\n", "removed",
 				displayRel(r.Root, r.StateDir())+"/", hookRef(r))
 		}
