@@ -45,6 +45,8 @@ func TestConfigGuard(t *testing.T) {
 		{"sh mbguard quarantine restore", ccBash("mbguard --set gating.mode=warn quarantine restore last"), Block},
 		{"sh mbguard quarantine drop", ccBash("true; mbguard quarantine drop q1"), Block},
 		{"sh mbguard subcommand from a variable", ccBash(`mbguard "$CMD"`), Block},
+		{"sh npx mbguard uninstall", ccBash("npx mbguard uninstall"), Block},
+		{"sh mbguard by path through bash -c", ccBash(`bash -c "./bin/mbguard install --agent codex --uninstall"`), Block},
 		{"ok mbguard status", ccBash("mbguard status"), Allow},
 		{"ok mbguard check", ccBash("mbguard check --all $FLAGS"), Allow},
 		{"ok mbguard quarantine list", ccBash("mbguard quarantine show last"), Allow},
