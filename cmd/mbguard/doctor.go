@@ -41,7 +41,7 @@ type doctorCheck struct {
 
 // newDoctorCmd checks that mbguard is installed and working for this repository.
 func newDoctorCmd(e *env) *cobra.Command {
-	c := &cobra.Command{Use: "doctor [--json]", Short: "check installation, configuration, hooks, watcher and bank health", Args: noArgs}
+	c := &cobra.Command{Use: "doctor [--json] [--prune]", Short: "check installation, configuration, hooks, watcher and bank health", Args: noArgs}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	reset := c.Flags().Bool("reset-known-good", false, "forget the known-good state of memory-bank/ when every copy of it was lost (check the bank first)")
 	prune := c.Flags().Bool("prune", false, "remove the state mbguard keeps for repositories that no longer exist")
