@@ -121,6 +121,10 @@ func containsProtected(list []string, p string, fold bool) string {
 // refused as a whole (hooks, config, refs: every one of them can switch the guard off or lose
 // work).
 func (e *Engine) configGuard(a *action, fold bool) string {
+	if a.kind == kindShell && a.person != "" {
+		return prefixConfig + "blocked: `" + a.person + "` is the user's command: it removes mbguard or undoes its work, " +
+			"so agents may not run it. Next: ask the user to run it themselves."
+	}
 	list := e.Policy.ProtectedPaths
 	for i := range a.writes {
 		w := &a.writes[i]

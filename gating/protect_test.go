@@ -37,6 +37,20 @@ func TestConfigGuard(t *testing.T) {
 		{"ok clone log to a variable", ocBash("git clone https://example.invalid/x.git > $LOG"), Allow},
 		{"ok read HEAD into an unknown file", ocBash(`cat .git/HEAD > "$(mktemp)"`), Allow},
 		{"sh unknown write naming hooks", ocBash(`cp "$F" .git/hooks/`), Block},
+		// the person's mbguard commands, on the first line
+		{"sh mbguard uninstall", ccBash("mbguard uninstall"), Block},
+		{"sh mbguard uninstall keep state in a dir", ocBash("cd web && mbguard -C .. uninstall --keep-state"), Block},
+		{"sh mbguard install --uninstall", ccBash("mbguard install --agent claude --uninstall"), Block},
+		{"sh mbguard reset known-good", ccBash("sudo mbguard doctor --reset-known-good"), Block},
+		{"sh mbguard quarantine restore", ccBash("mbguard --set gating.mode=warn quarantine restore last"), Block},
+		{"sh mbguard quarantine drop", ccBash("true; mbguard quarantine drop q1"), Block},
+		{"sh mbguard subcommand from a variable", ccBash(`mbguard "$CMD"`), Block},
+		{"sh npx mbguard uninstall", ccBash("npx mbguard uninstall"), Block},
+		{"sh mbguard by path through bash -c", ccBash(`bash -c "./bin/mbguard install --agent codex --uninstall"`), Block},
+		{"ok mbguard status", ccBash("mbguard status"), Allow},
+		{"ok mbguard check", ccBash("mbguard check --all $FLAGS"), Allow},
+		{"ok mbguard quarantine list", ccBash("mbguard quarantine show last"), Allow},
+		{"ok mbguard install help", ccBash("mbguard install --help"), Allow},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,6 +17,8 @@ type shellResult struct {
 	// one the command may write (git log -- memory-bank > "$F" does not name the bank).
 	named string
 	runs  []shell.Run
+	// person are the mbguard commands only the person may run (shell.Result.Person)
+	person []string
 }
 
 // shellWrite is one path a shell command writes.
@@ -40,7 +42,7 @@ func classifyShell(cmd, cwd string, fx Facts) shellResult {
 		vars = er.Env()
 	}
 	r := shell.ClassifyEnv(cmd, cwd, vars)
-	out := shellResult{unknown: r.Unknown || r.Write && len(r.Writes) == 0, named: blank(cmd, r.ReadSpans), runs: r.Runs}
+	out := shellResult{unknown: r.Unknown || r.Write && len(r.Writes) == 0, named: blank(cmd, r.ReadSpans), runs: r.Runs, person: r.Person}
 	for _, a := range r.Reads {
 		if !a.Unknown && a.Path != "" {
 			out.reads = append(out.reads, a.Path)
@@ -300,6 +302,7 @@ func withRunsIn(r shellResult, cwd string, fx Facts, depth int, b *runBudget) sh
 				}
 			}
 			r.writes = append(r.writes, sub.writes...)
+			r.person = append(r.person, sub.person...)
 			if sub.unknown {
 				// only a part that writes somewhere unknown may make a name it holds a target
 				r.unknown = true

@@ -61,6 +61,7 @@ type action struct {
 	named        string // cmd without the words it only reads
 	cwd          string // absolute directory the shell command starts in
 	shellUnknown bool   // the shell writes somewhere undeterminable
+	person       string // an mbguard command only the person may run ("mbguard uninstall")
 	tooDeep      bool   // batches nested deeper than maxBatchDepth: not unpacked
 	subs         []action
 	// bad says why a write call's arguments could not be understood (a path that is a number,
@@ -71,7 +72,8 @@ type action struct {
 }
 
 func (a *action) isWrite() bool {
-	return len(a.writes) > 0 || a.shellUnknown || a.bad != ""
+	// the person's mbguard commands write mbguard's own state and hooks
+	return len(a.writes) > 0 || a.shellUnknown || a.bad != "" || a.person != ""
 }
 
 // toolKinds maps lower-cased tool names of both hosts onto kinds; OpenCode and Claude Code
@@ -138,6 +140,9 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD, shellOp: w.op, shellExclude: w.exclude})
 		}
 		a.shellUnknown = r.unknown
+		if len(r.person) > 0 {
+			a.person = r.person[0]
+		}
 	case kindAgent:
 		a.agent = str(args, "subagent_type", "subagentType", "agent")
 	case kindOther:

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mbguard/mbguard/internal/proctab"
 )
 
 // staleLockAge is how old an index.lock must be before it is called abandoned when mbguard
@@ -16,19 +17,13 @@ const staleLockAge = 10 * time.Minute
 // gitRunning reports whether any git process is running, and whether it could tell (Linux's
 // /proc). Tests replace it: other tests' git commands run on the same machine.
 var gitRunning = func() (running, known bool) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
+	tab := proctab.Local()
+	pids, ok := tab.PIDs()
+	if !ok {
 		return false, false
 	}
-	for _, e := range ents {
-		if c := e.Name()[0]; c < '0' || c > '9' {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		if err != nil {
-			continue
-		}
-		if name := strings.TrimSpace(string(b)); name == "git" || strings.HasPrefix(name, "git-") {
+	for _, pid := range pids {
+		if name, ok := tab.Comm(pid); ok && (name == "git" || strings.HasPrefix(name, "git-")) {
 			return true, true
 		}
 	}

@@ -230,6 +230,7 @@ func (g *Guard) saveMirrorRaw(raw []byte) {
 	if p := g.mirrorPath(); p != "" && os.MkdirAll(filepath.Dir(p), 0o755) == nil {
 		_ = writeFile(p, raw, 0o644, false)
 		g.writeMac(raw)
+		g.saveRecord() // which repository the files are for, so pruning can tell (userstate.go)
 	}
 }
 

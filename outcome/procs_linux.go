@@ -1,12 +1,11 @@
 package outcome
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/mbguard/mbguard/internal/proctab"
 )
 
 // Proc is a process a tool call left running, named by its id and its start time (clock
@@ -19,49 +18,17 @@ type Proc struct {
 	Sid int `json:"sid,omitempty"`
 }
 
-// clockTicks is USER_HZ, which is 100 on every Linux architecture Go supports.
-const clockTicks = 100
-
-// procStat reads a process's session id and start time from /proc/<pid>/stat.
+// procStat reads a living process's session id and start time (a zombie is not running).
 func procStat(pid int) (sid int, start uint64, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	st, ok := proctab.Local().Stat(pid)
+	if !ok || st.State == 'Z' {
 		return 0, 0, false
 	}
-	// the command name (field 2) is in parentheses and may hold spaces
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	// f[0] is field 3 (state): session is field 6, starttime field 22
-	if len(f) < 20 || f[0] == "Z" {
-		return 0, 0, false
-	}
-	sid, err1 := strconv.Atoi(f[3])
-	start, err2 := strconv.ParseUint(f[19], 10, 64)
-	return sid, start, err1 == nil && err2 == nil
+	return st.Sid, st.Start, true
 }
 
-// uptimeTicks is the time since boot in clock ticks, the unit of a process's start time:
-// /proc/uptime has two decimals, one tick.
-func uptimeTicks() uint64 {
-	b, err := os.ReadFile("/proc/uptime")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	secs, frac, _ := strings.Cut(f[0], ".")
-	s, err := strconv.ParseUint(secs, 10, 64)
-	if err != nil {
-		return 0
-	}
-	c, _ := strconv.ParseUint((frac + "00")[:2], 10, 64)
-	return s*clockTicks + c
-}
+// uptimeTicks is the time since boot in clock ticks, the unit of a process's start time.
+func uptimeTicks() uint64 { return proctab.Local().UptimeTicks() }
 
 // leftBehind lists the processes a call left running: started since the uptime tick `since`,
 // still running, in this process's session (a shell's background job) or in a session that
@@ -103,16 +70,9 @@ func leftBehind(since uint64, fromPID int, root string) []Proc {
 		}
 		return out
 	}
-	d, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	for _, n := range names {
-		if pid, err := strconv.Atoi(n); err == nil {
-			consider(pid)
-		}
+	pids, _ := proctab.Local().PIDs()
+	for _, pid := range pids {
+		consider(pid)
 	}
 	return out
 }
@@ -133,18 +93,7 @@ const maxPIDRange = 4096
 
 // lastPID is the last process id the kernel handed out in this pid namespace (/proc/loadavg's
 // fifth field), or 0.
-func lastPID() int {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 5 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[4])
-	return n
-}
+func lastPID() int { return proctab.Local().LastPID() }
 
 // orphaned reports whether the first ancestor of pid that started before the tick `since` is
 // init or a subreaper (systemd --user, tini…): the process outlived the shell that started it.
@@ -160,8 +109,8 @@ func orphaned(pid int, since uint64) bool {
 		if start >= since {
 			continue // started by the call too (a subshell of the background job)
 		}
-		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/comm")
-		switch strings.TrimSpace(string(comm)) {
+		comm, _ := proctab.Local().Comm(p)
+		switch comm {
 		case "systemd", "init", "tini", "dumb-init", "catatonit", "docker-init", "s6-svscan":
 			return true
 		}
@@ -171,20 +120,8 @@ func orphaned(pid int, since uint64) bool {
 }
 
 func ppid(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	p, _ := strconv.Atoi(f[1])
-	return p
+	st, _ := proctab.Local().Stat(pid)
+	return st.PPID
 }
 
 // running reports whether any of ps still runs.
@@ -212,21 +149,15 @@ func jobProcs(ps []Proc) []int {
 		}
 		since = min(since, p.Start)
 	}
-	d, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
+	pids, _ := proctab.Local().PIDs()
 	type st struct {
 		ppid int
 		in   bool
 	}
 	all := map[int]*st{}
 	self := os.Getpid()
-	for _, n := range names {
-		pid, err := strconv.Atoi(n)
-		if err != nil || pid == self {
+	for _, pid := range pids {
+		if pid == self {
 			continue
 		}
 		sid, start, ok := procStat(pid)
@@ -266,29 +197,13 @@ func openForWrite(pids []int, root string) map[string]int {
 	out := map[string]int{}
 	prefix := filepath.Join(root, "memory-bank") + string(filepath.Separator)
 	for _, pid := range pids {
-		dir := "/proc/" + strconv.Itoa(pid) + "/fd"
-		fds, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, fd := range fds {
-			target, err := os.Readlink(dir + "/" + fd.Name())
-			if err != nil || !strings.HasPrefix(target, prefix) {
+		for _, f := range proctab.Local().OpenFiles(pid, prefix) {
+			if !f.Write {
 				continue
 			}
-			info, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/fdinfo/" + fd.Name())
-			if err != nil {
-				continue
-			}
-			for _, line := range strings.Split(string(info), "\n") {
-				if v, ok := strings.CutPrefix(line, "flags:"); ok {
-					if f, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil && f&3 != 0 {
-						rel, _ := filepath.Rel(root, target)
-						if _, seen := out[filepath.ToSlash(rel)]; !seen {
-							out[filepath.ToSlash(rel)] = pid
-						}
-					}
-				}
+			rel, _ := filepath.Rel(root, f.Path)
+			if _, seen := out[filepath.ToSlash(rel)]; !seen {
+				out[filepath.ToSlash(rel)] = pid
 			}
 		}
 	}

@@ -4,8 +4,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
+
+	"github.com/mbguard/mbguard/internal/proctab"
 )
 
 // PeerIsMbguard reports whether the process at the other end of the socket runs mbguard: the
@@ -32,8 +33,8 @@ func (c *Client) PeerIsMbguard() bool {
 	if int(cred.Uid) != os.Getuid() {
 		return false
 	}
-	exe, err := os.Readlink("/proc/" + strconv.Itoa(int(cred.Pid)) + "/exe")
-	if err != nil {
+	exe, ok := proctab.Local().Exe(int(cred.Pid))
+	if !ok {
 		return false
 	}
 	if self, err := os.Executable(); err == nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/lifecycle"
+	"github.com/mbguard/mbguard/outcome"
 	"github.com/mbguard/mbguard/scanner"
 	"github.com/mbguard/mbguard/watcher"
 )
@@ -40,11 +41,18 @@ type doctorCheck struct {
 
 // newDoctorCmd checks that mbguard is installed and working for this repository.
 func newDoctorCmd(e *env) *cobra.Command {
-	c := &cobra.Command{Use: "doctor [--json]", Short: "check installation, configuration, hooks, watcher and bank health", Args: noArgs}
+	c := &cobra.Command{Use: "doctor [--json] [--prune]", Short: "check installation, configuration, hooks, watcher and bank health", Args: noArgs}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	reset := c.Flags().Bool("reset-known-good", false, "forget the known-good state of memory-bank/ when every copy of it was lost (check the bank first)")
+	prune := c.Flags().Bool("prune", false, "remove the state mbguard keeps for repositories that no longer exist")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
+		if errors.Is(err, repo.ErrNotRepo) && !*reset {
+			if *prune {
+				pruneReport(e)
+			}
+			return e.printDoctor(e.doctorOutside(err), *asJSON)
+		}
 		if err != nil {
 			return e.fail(err)
 		}
@@ -52,6 +60,9 @@ func newDoctorCmd(e *env) *cobra.Command {
 			if err := resetKnownGood(r); err != nil {
 				return e.fail(err)
 			}
+		}
+		if *prune {
+			pruneReport(e)
 		}
 		checks := []doctorCheck{checkBinary()}
 		cfg, cerr := e.config(r.Root)
@@ -64,34 +75,42 @@ func newDoctorCmd(e *env) *cobra.Command {
 			checkQuarantine(r),
 			checkKnownGood(r),
 		)
+		checks = append(checks, checkOrphans()...)
 		checks = append(checks, checkJobReports(r, time.Now())...)
 		checks = append(checks, checkLines(r, home, cfg, checks)...)
 		checks = append(checks, checkBank(r, cfg)...)
-		failed := false
-		for _, ch := range checks {
-			failed = failed || ch.Status == checkFail
-		}
-		if *asJSON {
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(struct {
-				OK     bool          `json:"ok"`
-				Checks []doctorCheck `json:"checks"`
-			}{!failed, checks}); err != nil {
-				return e.fail(err)
-			}
-		} else {
-			printDoctor(e, checks)
-		}
-		if failed {
-			return exitFindings
-		}
-		return exitOK
+		return e.printDoctor(checks, *asJSON)
 	})
 	return c
 }
 
-func printDoctor(e *env, checks []doctorCheck) {
+// printDoctor prints the checks (text or JSON) and returns the exit code: 1 when one failed.
+func (e *env) printDoctor(checks []doctorCheck, asJSON bool) int {
+	failed := false
+	for _, ch := range checks {
+		failed = failed || ch.Status == checkFail
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			OK     bool          `json:"ok"`
+			Checks []doctorCheck `json:"checks"`
+		}{!failed, checks}); err != nil {
+			return e.fail(err)
+		}
+	} else {
+		printDoctorText(e, checks)
+	}
+	if failed {
+		return exitFindings
+	}
+	return exitOK
+}
+
+// printDoctorText prints one line per check, each next step once: the step of the first
+// failure (else warning) closes the output, so it is not printed under its line too.
+func printDoctorText(e *env, checks []doctorCheck) {
 	next := ""
 	for _, pass := range []string{checkFail, checkWarn} {
 		for _, ch := range checks {
@@ -100,9 +119,11 @@ func printDoctor(e *env, checks []doctorCheck) {
 			}
 		}
 	}
+	shown := map[string]bool{next: true}
 	for _, ch := range checks {
 		fmt.Fprintf(e.stdout, "%-4s  %-10s %s\n", ch.Status, ch.Name, ch.Detail)
-		if ch.Status != checkOK && ch.Next != "" {
+		if ch.Status != checkOK && ch.Next != "" && !shown[ch.Next] {
+			shown[ch.Next] = true
 			fmt.Fprintf(e.stdout, "      %-10s next: %s\n", "", ch.Next)
 		}
 	}
@@ -133,7 +154,7 @@ func checkBinary() doctorCheck {
 		ch.Next = "reinstall mbguard so hooks run the version you are checking"
 		return ch
 	}
-	ch.Status, ch.Detail = checkOK, abs
+	ch.Status, ch.Detail = checkOK, abs+" ("+versionString()+")"
 	return ch
 }
 
@@ -245,7 +266,7 @@ func checkWatcher(ctx context.Context, r repo.Repo) doctorCheck {
 	ch := doctorCheck{Name: "watcher"}
 	pid, sock, running := watcher.Running(r)
 	if !running {
-		ch.Status, ch.Detail, ch.Next = checkWarn, "not running (hooks work without it; out-of-band edits go unnoticed)", "mbguard watch"
+		ch.Status, ch.Detail, ch.Next = checkWarn, "not running (hooks work without it; out-of-band edits go unnoticed)", "mbguard watch --detach"
 		return ch
 	}
 	c, err := watcher.Dial(r)
@@ -261,7 +282,7 @@ func checkWatcher(ctx context.Context, r repo.Repo) doctorCheck {
 	}
 	if err != nil {
 		ch.Status, ch.Detail = checkFail, fmt.Sprintf("pid %d holds the lock but %s does not answer: %v", pid, sock, err)
-		ch.Next = "mbguard watch --stop, then mbguard watch"
+		ch.Next = "mbguard watch --stop, then mbguard watch --detach"
 		return ch
 	}
 	ch.Status, ch.Detail = checkOK, fmt.Sprintf("running (pid %d, socket %s)", pid, sock)
@@ -329,4 +350,21 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 		out = append(out, c)
 	}
 	return out
+}
+
+// checkOrphans says when the user's state directory holds the state of repositories that no
+// longer exist (a line only then): doctor --prune removes it; install and uninstall do too.
+func checkOrphans() []doctorCheck {
+	gone, err := outcome.OrphanState()
+	if err != nil {
+		return []doctorCheck{{Name: "state", Status: checkWarn, Detail: err.Error(), Next: "make the folder readable, then run mbguard doctor"}}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	what := "1 repository that no longer exists"
+	if len(gone) > 1 {
+		what = fmt.Sprintf("%d repositories that no longer exist", len(gone))
+	}
+	return []doctorCheck{{Name: "state", Status: checkInfo, Detail: "mbguard keeps the state of " + what + " (" + gone[0].GitDir + ")", Next: "mbguard doctor --prune"}}
 }

@@ -99,6 +99,22 @@ func newInstallCmd(e *env) *cobra.Command {
 				fmt.Fprintln(e.stdout, l)
 			}
 		}
+		if *uninstall {
+			// the folders install created go too, when nothing else is left in them
+			stops := []string{o.Root, o.Home, o.ConfigHome, o.CodexHome, o.CopilotHome}
+			for _, ch := range changes {
+				if ch.Action == "removed" {
+					p := ch.Path
+					if !filepath.IsAbs(p) {
+						p = filepath.Join(o.Root, p)
+					}
+					removeEmptyUp(filepath.Dir(p), stops)
+				}
+			}
+			if skillDir != "" && !*noSkill {
+				removeEmptyUp(skillDir, stops)
+			}
+		}
 		return exitOK
 	})
 	return c
@@ -107,12 +123,14 @@ func newInstallCmd(e *env) *cobra.Command {
 // installAgents are the hosts install --agent knows, for help, messages and completion.
 var installAgents = hooks.HostNames(false)
 
-func printChange(e *env, ch hooks.Change) {
+func printChange(e *env, ch hooks.Change) { fmt.Fprintln(e.stdout, changeLine(ch)) }
+
+// changeLine is one line of what install or uninstall did.
+func changeLine(ch hooks.Change) string {
 	if ch.Note != "" {
-		fmt.Fprintf(e.stdout, "%-10s %s (%s)\n", ch.Action, ch.Path, ch.Note)
-		return
+		return fmt.Sprintf("%-10s %s (%s)", ch.Action, ch.Path, ch.Note)
 	}
-	fmt.Fprintf(e.stdout, "%-10s %s\n", ch.Action, ch.Path)
+	return fmt.Sprintf("%-10s %s", ch.Action, ch.Path)
 }
 
 // configHome is the user's configuration folder: $XDG_CONFIG_HOME, else ~/.config.

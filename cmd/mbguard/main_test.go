@@ -3,15 +3,19 @@ package main
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mbguard/mbguard/internal/jail"
+	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/watcher"
 )
 
 // TestMain lets the test binary act as the mbguard command inside txtar scripts, so the
@@ -46,6 +50,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			env.Setenv("GIT_CONFIG_GLOBAL", gitcfg)
 			env.Setenv("NO_COLOR", "1")
+			// a watcher a script detached must not outlive it, whatever the script did
+			env.Defer(func() { stopWatchers(env.T(), env.WorkDir) })
 			return nil
 		},
 	})
@@ -72,4 +78,23 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// stopWatchers stops every watcher still running for a repository under dir.
+func stopWatchers(t testscript.T, dir string) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != watcher.PIDFile || filepath.Base(filepath.Dir(p)) != "mbguard" {
+			return nil
+		}
+		r, err := repo.Find(filepath.Dir(filepath.Dir(filepath.Dir(p))))
+		if err != nil {
+			return nil
+		}
+		if pid, err := watcher.Stop(r, 10*time.Second); err != nil {
+			t.Log(err)
+		} else if pid != 0 {
+			t.Log("stopped a watcher the script left running (pid " + strconv.Itoa(pid) + ")")
+		}
+		return nil
+	})
 }

@@ -134,7 +134,7 @@ func statusNext(rep statusReport) string {
 		return jobReportsNext
 	}
 	if !rep.Watcher.Running {
-		return "run mbguard watch to record out-of-band edits to memory-bank/"
+		return "run mbguard watch --detach to record out-of-band edits to memory-bank/"
 	}
 	return "nothing to do"
 }

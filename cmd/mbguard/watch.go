@@ -17,13 +17,28 @@ import (
 // newWatchCmd runs the repository's standalone watcher: a resident Service on a unix socket
 // (per-call hooks use it when it runs) plus the file watcher on memory-bank/.
 func newWatchCmd(e *env) *cobra.Command {
-	c := &cobra.Command{Use: "watch [--stop] [--debounce 150ms]", Short: "watch memory-bank/ and serve hooks over a unix socket", Args: noArgs}
+	c := &cobra.Command{Use: "watch [--detach | --stop | --status] [--debounce 150ms]", Short: "watch memory-bank/ and serve hooks over a unix socket", Args: noArgs,
+		Long: `watch runs the repository's watcher in the foreground until Ctrl-C or mbguard watch --stop.
+--detach starts it in the background instead (pid file .git/mbguard/watch.pid, log
+.git/mbguard/watch.log) and returns once it runs; a second --detach while one runs exits 1.
+--status exits 0 when a watcher runs, 1 when none does.`}
 	stop := c.Flags().Bool("stop", false, "stop the watcher running for this repository")
+	detach := c.Flags().Bool("detach", false, "run the watcher in the background (log in .git/mbguard/watch.log)")
+	status := c.Flags().Bool("status", false, "say whether a watcher runs for this repository (exit 0 yes, 1 no)")
 	debounce := c.Flags().Duration("debounce", watcher.DefaultDebounce, "how long a file must stay quiet before it is scanned")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
 		if err != nil {
 			return e.fail(err)
+		}
+		if n := countTrue(*stop, *detach, *status); n > 1 {
+			return e.usage(c, "--detach, --stop and --status do not go together: pick one")
+		}
+		if *status {
+			return e.watchStatus(r)
+		}
+		if *detach {
+			return e.detachWatch(r, *debounce)
 		}
 		if *stop {
 			pid, err := watcher.Stop(r, 5*time.Second)
@@ -31,7 +46,7 @@ func newWatchCmd(e *env) *cobra.Command {
 				return e.fail(err)
 			}
 			if pid == 0 {
-				fmt.Fprintln(e.stderr, "mbguard: no watcher runs for this repository; start one with mbguard watch")
+				fmt.Fprintln(e.stderr, "mbguard: no watcher runs for this repository; start one with mbguard watch --detach")
 				return exitOK
 			}
 			fmt.Fprintf(e.stderr, "mbguard: stopped the watcher (pid %d)\n", pid)
@@ -69,4 +84,15 @@ func newWatchCmd(e *env) *cobra.Command {
 		return exitOK
 	})
 	return c
+}
+
+// countTrue counts the flags that are set.
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }

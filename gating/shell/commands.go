@@ -423,6 +423,12 @@ func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) 
 		if w.subFormatter(name, args, e) {
 			return
 		}
+		if name == "mbguard" {
+			if op := personCommand(args); op != "" {
+				w.res.Person = append(w.res.Person, op)
+			}
+			return
+		}
 		if harmlessCommands[name] {
 			return
 		}
@@ -787,4 +793,62 @@ func (w *walker) patch(args []arg, e *env) {
 		return
 	}
 	w.res.Unknown = true // the files are named inside the patch
+}
+
+// personCommand names an mbguard command only the person may run ("" for any other): those
+// that remove mbguard, forget its known-good state or act on the quarantine. A word known only
+// at run time where one of them could stand counts as one.
+func personCommand(args []arg) string {
+	var words []string // the subcommand (and the quarantine action), then the flags that matter
+	maybe := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		open := len(words) == 0 || words[0] == "quarantine" && len(words) == 1
+		switch {
+		case !a.exact:
+			if open || words[0] == "install" || words[0] == "doctor" {
+				maybe = true
+			}
+			continue
+		case len(words) == 0 && (a.s == "-C" || a.s == "--dir" || a.s == "--set"):
+			i++ // its value
+			continue
+		case strings.HasPrefix(a.s, "-"):
+			name, _, _ := strings.Cut(a.s, "=")
+			if name == "--uninstall" || name == "--reset-known-good" {
+				words = append(words, name)
+			}
+			continue
+		case open:
+			words = append(words, a.s)
+		}
+	}
+	has := func(w string) bool {
+		for _, x := range words {
+			if x == w {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case len(words) == 0:
+	case words[0] == "uninstall":
+		return "mbguard uninstall"
+	case words[0] == "install" && has("--uninstall"):
+		return "mbguard install --uninstall"
+	case words[0] == "doctor" && has("--reset-known-good"):
+		return "mbguard doctor --reset-known-good"
+	case words[0] == "quarantine" && len(words) > 1 && (words[1] == "drop" || words[1] == "restore"):
+		return "mbguard quarantine " + words[1]
+	case words[0] == "quarantine" && len(words) == 1 || words[0] == "install" || words[0] == "doctor":
+		if maybe {
+			return "mbguard " + words[0] + " with words known only when it runs"
+		}
+		return ""
+	}
+	if maybe && len(words) == 0 {
+		return "mbguard with a command known only when it runs"
+	}
+	return ""
 }

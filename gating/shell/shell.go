@@ -76,6 +76,10 @@ type Result struct {
 	// read (git log -- memory-bank): a caller that looks for names in the
 	// command text can leave them out.
 	ReadSpans [][2]int
+	// Person are the mbguard commands in the line that only the person may run
+	// ("mbguard uninstall", "mbguard quarantine restore" …): they switch the guard
+	// off or undo its work, so an agent's shell must not run them.
+	Person []string
 }
 
 // Classify parses cmd as bash and reports the paths it reads and writes.

@@ -43,11 +43,43 @@ func Find(dir string) (Repo, error) {
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
+			if bare := bareAbove(abs); bare != "" {
+				return Repo{}, &BareError{Dir: bare}
+			}
 			return Repo{}, fmt.Errorf("%s: %w (run mbguard inside a git work tree)", abs, ErrNotRepo)
 		}
 		d = parent
 	}
 }
+
+// BareError says the directory is (inside) a bare repository: it has no work tree to guard.
+// It is also an ErrNotRepo.
+type BareError struct{ Dir string }
+
+func (e *BareError) Error() string {
+	return e.Dir + " is a bare repository: mbguard guards a work tree: run it in a clone with a work tree"
+}
+
+// Is makes a BareError an ErrNotRepo for callers that only ask whether there is a work tree.
+func (e *BareError) Is(target error) bool { return target == ErrNotRepo }
+
+// bareAbove returns the first of dir and its parents that looks like a git directory (HEAD,
+// objects/ and refs/ in it): a bare repository, since no .git was found above dir.
+func bareAbove(dir string) string {
+	for d := dir; ; {
+		if isFile(filepath.Join(d, "HEAD")) && isDir(filepath.Join(d, "objects")) && isDir(filepath.Join(d, "refs")) {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+func isFile(p string) bool { fi, err := os.Stat(p); return err == nil && fi.Mode().IsRegular() }
+func isDir(p string) bool  { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
 
 func fromGitFile(root, dot string) (Repo, error) {
 	b, err := os.ReadFile(dot)

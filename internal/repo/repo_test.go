@@ -62,3 +62,20 @@ func TestFindBadGitFile(t *testing.T) {
 		t.Fatal("a .git file without gitdir: must be an error")
 	}
 }
+
+// A bare repository (or a folder inside one) is named as bare, not "not inside a git
+// repository", and is still an ErrNotRepo for callers that only ask for a work tree.
+func TestFindBareRepository(t *testing.T) {
+	bare := filepath.Join(t.TempDir(), "b.git")
+	testgit.Git(t, filepath.Dir(bare), "init", "-q", "--bare", bare)
+	for _, dir := range []string{bare, filepath.Join(bare, "refs", "heads")} {
+		_, err := Find(dir)
+		var be *BareError
+		if !errors.As(err, &be) || !errors.Is(err, ErrNotRepo) {
+			t.Fatalf("Find(%s) err = %v, want a BareError that is an ErrNotRepo", dir, err)
+		}
+		if want, _ := filepath.EvalSymlinks(bare); be.Dir != want {
+			t.Errorf("BareError.Dir = %s, want %s", be.Dir, want)
+		}
+	}
+}
