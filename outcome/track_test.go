@@ -17,12 +17,36 @@ import (
 var trackAll bool
 
 func TestMain(m *testing.M) {
+	// the known-good key and outside copies go to a state folder of this run, not the
+	// person's ~/.local/state (where they would show as repositories gone)
+	// (a child this test binary starts for a killed call inherits its parent's folder: the key
+	// that signs the in-flight records must be the same)
+	state := os.Getenv("XDG_STATE_HOME")
+	if filepath.Base(state) == "" || !strings.HasPrefix(filepath.Base(state), "mbguard-outcome-state") {
+		dir, err := os.MkdirTemp("", "mbguard-outcome-state")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("XDG_STATE_HOME", dir)
+		state = dir
+	} else {
+		state = "" // the parent's: the parent removes it
+	}
 	code := m.Run()
 	if code != 0 || !trackSupported {
+		removeState(state)
 		os.Exit(code)
 	}
 	trackAll = true
-	os.Exit(m.Run())
+	code = m.Run()
+	removeState(state)
+	os.Exit(code)
+}
+
+func removeState(dir string) {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
 }
 
 // tracked turns tracking on for g in the tracked run.
