@@ -48,7 +48,7 @@ func historyRepo(t *testing.T, name string) string {
 		testgit.Write(t, root, n, files[n])
 	}
 	testgit.Commit(t, root, "bank: fill in")
-	for _, n := range []string{"memory-bank/progress.md", "memory-bank/MEMORY.md"} {
+	for _, n := range []string{"memory-bank/progress.md", "memory-bank/MEMORY.md", ".cursor/rules/memory-bank/progress.mdc", ".memory-bank/progress.md"} {
 		if c, ok := files[n]; ok {
 			testgit.Write(t, root, n, c+"\n- Edited later.\n")
 		}
@@ -62,7 +62,7 @@ type layoutCase struct {
 	name      string
 	kind      bank.Kind
 	moves     map[string]string // from → to, every move of the plan
-	merged    []string          // entry files whose lines must all reach MEMORY.md or legacy.md
+	merged    []string          // entry files whose lines must all reach MEMORY.md or legacy.md (under memory-bank/ unless a path)
 	followed  string            // a moved file edited over time
 	links     map[string]string // file after migration → a link it must hold
 	untouched map[string]string // file after migration → a link that must stay as written
@@ -71,6 +71,53 @@ type layoutCase struct {
 }
 
 var layoutCases = []layoutCase{
+	{
+		// A Cursor memory bank kept as rules: .mdc files with front matter, moved straight to
+		// their v7.1 places; the rules and AGENTS.md that name them follow.
+		name: "cursor-rules", kind: bank.KindCursor,
+		moves: map[string]string{
+			".cursor/rules/memory-bank/productContext.mdc": "memory-bank/details/requirements/product-context.md",
+			".cursor/rules/memory-bank/systemPatterns.mdc": "memory-bank/details/patterns.md",
+			".cursor/rules/memory-bank/techContext.mdc":    "memory-bank/details/tech.md",
+			".cursor/rules/memory-bank/progress.mdc":       "memory-bank/details/progress.md",
+			".cursor/rules/memory-bank/tasks.mdc":          "memory-bank/details/tasks.md",
+			".cursor/rules/memory-bank/style-guide.mdc":    "memory-bank/details/design/style-guide.md",
+			".cursor/rules/memory-bank/shopping-rules.mdc": "memory-bank/shopping-rules.md",
+		},
+		merged:   []string{".cursor/rules/memory-bank/projectbrief.mdc", ".cursor/rules/memory-bank/activeContext.mdc"},
+		followed: "memory-bank/details/progress.md",
+		links: map[string]string{
+			"memory-bank/MEMORY.md":                               "[mdc:memory-bank/details/progress.md](mdc:memory-bank/details/progress.md)",
+			"memory-bank/details/requirements/product-context.md": "(../tech.md)",
+			"memory-bank/details/tasks.md":                        "(../MEMORY.md)",
+			"memory-bank/details/tech.md":                         "(design/style-guide.md)",
+			"AGENTS.md":                                           "[the brief](memory-bank/MEMORY.md)",
+			".cursor/rules/memory-bank.mdc":                       "@memory-bank/details/patterns.md",
+		},
+		untouched: map[string]string{
+			".cursor/rules/memory-bank.mdc": "globs: .cursor/rules/memory-bank/*.mdc",
+			"memory-bank/details/tech.md":   "description: Stack and tooling",
+		},
+	},
+	{
+		// The hidden .memory-bank/ of other memory-bank skills, Cline's files in snake case.
+		name: "hidden", kind: bank.KindCline,
+		moves: map[string]string{
+			".memory-bank/system_patterns.md":              "memory-bank/details/patterns.md",
+			".memory-bank/tech_context.md":                 "memory-bank/details/tech.md",
+			".memory-bank/progress.md":                     "memory-bank/details/progress.md",
+			".memory-bank/decisions/0001-offline-first.md": "memory-bank/decisions/0001-offline-first.md",
+			".memory-bank/.gitignore":                      "memory-bank/.gitignore",
+		},
+		merged:   []string{".memory-bank/projectBrief.md", ".memory-bank/active_context.md"},
+		followed: "memory-bank/details/progress.md",
+		links: map[string]string{
+			"memory-bank/MEMORY.md":                       "(details/patterns.md#alerts)",
+			"memory-bank/decisions/0001-offline-first.md": "(../details/tech.md)",
+			"docs/alerts.md":                              "(../memory-bank/details/tech.md)",
+			"CLAUDE.md":                                   "`memory-bank/MEMORY.md` and `memory-bank/MEMORY.md`",
+		},
+	},
 	{
 		name: "cline", kind: bank.KindCline,
 		moves: map[string]string{
@@ -176,7 +223,10 @@ func TestMigrateLayouts(t *testing.T) {
 				start := testgit.Git(t, root, "rev-parse", "HEAD")
 				old := map[string][]byte{}
 				for _, m := range lc.merged {
-					old[m] = read(t, root, "memory-bank/"+m)
+					if !strings.Contains(m, "/") {
+						m = "memory-bank/" + m
+					}
+					old[m] = read(t, root, m)
 				}
 				plan, err := PlanMigration(root)
 				if err != nil {

@@ -141,7 +141,11 @@ func printPlan(e *env, p lifecycle.Plan) {
 		return // no legacy bank, or a refusal before planning: no plan to show
 	}
 	if p.Kind != "" && p.Kind != "v7" {
-		fmt.Fprintf(e.stdout, "%-8s %s\n", "layout", p.Kind)
+		where := ""
+		if p.From != "" {
+			where = " (kept in " + p.From + "/, brought to memory-bank/)"
+		}
+		fmt.Fprintf(e.stdout, "%-8s %s%s\n", "layout", p.Kind, where)
 	}
 	for _, m := range p.Moves {
 		fmt.Fprintf(e.stdout, "%-8s %s -> %s\n", "move", m.From, m.To)
