@@ -68,6 +68,33 @@ func TestBankElsewhere(t *testing.T) {
 	}
 }
 
+// A bank kept elsewhere with nothing but its entry files has no rename commit: MEMORY.md is
+// made in a memory-bank/ that did not exist.
+func TestBankElsewhereOnlyEntries(t *testing.T) {
+	for _, cli := range []bool{false, true} {
+		root := testgit.New(t)
+		testgit.Write(t, root, ".memory-bank/projectbrief.md", "# Brief\n\nTide tables.\n")
+		testgit.Write(t, root, ".memory-bank/activeContext.md", "# Active\n\nGusts.\n")
+		testgit.Commit(t, root, "bank")
+		o := opts(root)
+		o.GitCLI = cli
+		res, err := Migrate(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.NoMoves || len(res.Commits) != 1 {
+			t.Errorf("commits %+v, want the MEMORY.md commit alone", res.Commits)
+		}
+		if b := string(read(t, root, "memory-bank/MEMORY.md")); !strings.Contains(b, "Tide tables.") || !strings.Contains(b, "Gusts.") {
+			t.Errorf("MEMORY.md:\n%s", b)
+		}
+		if st := testgit.Git(t, root, "status", "--porcelain", "--untracked-files=all"); st != "" {
+			t.Errorf("work tree not clean:\n%s", st)
+		}
+		checkClean(t, root)
+	}
+}
+
 // A hidden folder of its own convention (one Cline name among files of its own) is not taken
 // for a Cline bank: migrate refuses, naming the git mv that brings it over by hand; --force
 // migrates it.

@@ -546,6 +546,50 @@ func fmtPlanMerges(p Plan) string {
 	return strings.Join(s, "\n")
 }
 
+// TestMigrateNoGitElsewhere: --no-git brings a bank kept elsewhere over to the same files a
+// run with commits makes.
+func TestMigrateNoGitElsewhere(t *testing.T) {
+	for _, name := range []string{"cursor-rules", "hidden"} {
+		t.Run(name, func(t *testing.T) {
+			withGit, plain := historyRepo(t, name), historyRepo(t, name)
+			if _, err := Migrate(context.Background(), opts(withGit)); err != nil {
+				t.Fatal(err)
+			}
+			o := opts(plain)
+			o.NoGit = true
+			if _, err := Migrate(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			files := func(root string) map[string]string {
+				out := map[string]string{}
+				filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+					if err != nil || d.IsDir() && d.Name() == ".git" {
+						return filepath.SkipDir
+					}
+					if !d.IsDir() {
+						rel, _ := filepath.Rel(root, p)
+						b, _ := os.ReadFile(p)
+						out[filepath.ToSlash(rel)] = string(b)
+					}
+					return nil
+				})
+				return out
+			}
+			a, b := files(withGit), files(plain)
+			for f, c := range a {
+				if b[f] != c {
+					t.Errorf("%s differs without git:\n%s\n---\n%s", f, c, b[f])
+				}
+			}
+			for f := range b {
+				if _, ok := a[f]; !ok {
+					t.Errorf("%s only without git", f)
+				}
+			}
+		})
+	}
+}
+
 func TestMigrateNoGitLayouts(t *testing.T) {
 	root := historyRepo(t, "cursor")
 	o := opts(root)

@@ -1012,6 +1012,9 @@ func resolverFor(root string, p Plan, before map[string]bool) linkResolver {
 }
 
 func writeOutputs(o MigrateOptions, mem, leg []byte) error {
+	if err := os.MkdirAll(filepath.Join(o.Root, bank.Dir), 0o755); err != nil { // a bank kept elsewhere may have none yet
+		return fmt.Errorf("creating %s/: %w", bank.Dir, err)
+	}
 	if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(bank.Entry)), mem, 0o644); err != nil {
 		return fmt.Errorf("%w (the old entry files are untouched: free space, then run mbguard migrate --apply again)", err)
 	}
