@@ -131,3 +131,19 @@ func TestBankElsewhereOwnConvention(t *testing.T) {
 		}
 	}
 }
+
+// Two Cursor rule files that read as one Markdown name are refused before anything changes.
+func TestBankElsewhereNameClash(t *testing.T) {
+	root := testgit.New(t)
+	for _, f := range []string{"projectbrief.mdc", "activeContext.mdc", "progress.mdc", "progress.md"} {
+		testgit.Write(t, root, ".cursor/rules/memory-bank/"+f, "# "+f+"\n")
+	}
+	testgit.Commit(t, root, "bank")
+	_, err := Migrate(context.Background(), opts(root))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "progress.md and progress.mdc would both become one file") {
+		t.Fatalf("got %v, want a refusal naming progress.md and progress.mdc", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "memory-bank")); err == nil {
+		t.Fatal("memory-bank/ created by a refused run")
+	}
+}
