@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -211,6 +212,9 @@ var layoutCases = []layoutCase{
 	},
 }
 
+// labelRe is a migration commit's subject: named for its step, never counted.
+var labelRe = regexp.MustCompile(`^memory-bank: .*\(mbguard migrate: (renames|MEMORY\.md|links)\)$`)
+
 func TestMigrateLayouts(t *testing.T) {
 	for _, lc := range layoutCases {
 		for _, cli := range []bool{false, true} {
@@ -266,6 +270,10 @@ func TestMigrateLayouts(t *testing.T) {
 				for _, c := range res.Commits {
 					if c.Hash == start {
 						t.Error("the user's own HEAD reported as a migration commit")
+					}
+					// named for what they do: "1/2", "2/2" and then a third once miscounted
+					if !labelRe.MatchString(c.Subject) {
+						t.Errorf("commit subject %q does not name its step", c.Subject)
 					}
 				}
 				if res.NoMoves != (len(lc.moves) == 0) {
