@@ -147,3 +147,35 @@ func TestBankElsewhereNameClash(t *testing.T) {
 		t.Fatal("memory-bank/ created by a refused run")
 	}
 }
+
+// An ignored .memory-bank/ (some tools keep it out of git) is not migrated with commits: its
+// entry files are not in the commit MEMORY.md is built from, so they would be deleted with
+// their text missing. Migrate refuses, changing nothing; --no-git migrates it.
+func TestBankElsewhereIgnored(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, ".gitignore", ".memory-bank/\n")
+	testgit.Commit(t, root, "ignore the bank")
+	for f, c := range map[string]string{"projectbrief.md": "# Brief\n\nTide tables.\n", "activeContext.md": "# Active\n\nGusts.\n", "techContext.md": "# Tech\n\nKotlin.\n"} {
+		if err := os.MkdirAll(filepath.Join(root, ".memory-bank"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, ".memory-bank", f), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Migrate(context.Background(), opts(root))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), ".memory-bank/projectbrief.md") || !strings.Contains(err.Error(), "--no-git") {
+		t.Fatalf("got %v, want a refusal naming the untracked entry file and --no-git", err)
+	}
+	if read(t, root, ".memory-bank/projectbrief.md") == nil || read(t, root, "memory-bank/details/tech.md") != nil {
+		t.Fatal("a refusal changed something")
+	}
+	o := opts(root)
+	o.NoGit = true
+	if _, err := Migrate(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if b := string(read(t, root, "memory-bank/MEMORY.md")); !strings.Contains(b, "Tide tables.") || !strings.Contains(b, "Gusts.") {
+		t.Errorf("MEMORY.md:\n%s", b)
+	}
+}

@@ -546,6 +546,9 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if err := preflight(o, plan.From); err != nil {
 		return res, err
 	}
+	if err := entriesTracked(o.Root, plan); err != nil {
+		return res, err
+	}
 	warn, err := commitsLikeGit(o)
 	if err != nil {
 		return res, err
@@ -602,6 +605,38 @@ func preflight(o MigrateOptions, from string) error {
 		return refuse("staged changes outside memory-bank/ would go into the migration's commits: commit or unstage them first")
 	}
 	return nil
+}
+
+// entriesTracked refuses a plan whose entry files git does not track (an ignored .memory-bank/,
+// say): commit 2 builds MEMORY.md from the tree of commit 1, so the text of such a file would be
+// missing from MEMORY.md while the file itself is deleted.
+func entriesTracked(root string, p Plan) error {
+	r, err := open(root)
+	if err != nil {
+		return err
+	}
+	ref, err := r.Head()
+	if err != nil {
+		return nil // headOf says what is wrong with HEAD
+	}
+	c, err := r.CommitObject(ref.Hash())
+	if err != nil {
+		return fmt.Errorf("reading HEAD: %w", err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return fmt.Errorf("reading HEAD: %w", err)
+	}
+	var missing []string
+	for _, f := range append(append([]string{}, p.Delete...), p.Rewrite...) {
+		if _, err := tree.FindEntry(f); err != nil {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return refuse("%s not in the last commit (ignored, or never added), and migrate builds MEMORY.md from the commit: commit it first (git add -f when it is ignored), or run mbguard migrate --apply --no-git", strings.Join(missing, ", "))
 }
 
 func gitOut(dir string, args ...string) (string, error) {
