@@ -283,3 +283,32 @@ func TestMigrateLegacyOutsideReferences(t *testing.T) {
 		t.Errorf("second run not a no-op: %+v %v", again, err)
 	}
 }
+
+// FuzzRewriteOutsideElsewhere: the same for a bank brought from Cursor rules, whose paths start
+// at the repository root (.cursor/rules/memory-bank/…, mdc: links, @-mentions).
+func FuzzRewriteOutsideElsewhere(f *testing.F) {
+	f.Add("AGENTS.md", "Start with [b](.cursor/rules/memory-bank/projectbrief.mdc) and `.cursor/rules/memory-bank/`.\n")
+	f.Add(".cursor/rules/loader.mdc", "---\nglobs: .cursor/rules/memory-bank/*.mdc\n---\nRead @.cursor/rules/memory-bank/techContext.mdc.\n")
+	f.Add("memory-bank/MEMORY.md", "[p](mdc:.cursor/rules/memory-bank/progress.mdc) ./.cursor/rules/memory-bank/progress.mdc x.cursor/rules/memory-bank/progress.mdc\n")
+	src := cursorRulesBank
+	p := Plan{
+		From:   src,
+		Moves:  []Move{{src + "/techContext.mdc", "memory-bank/details/tech.md"}, {src + "/progress.mdc", "memory-bank/details/progress.md"}},
+		Delete: []string{src + "/projectbrief.mdc"},
+	}
+	before := map[string]bool{src + "/techContext.mdc": true, src + "/progress.mdc": true, src + "/projectbrief.mdc": true}
+	m := newBankMap(p, before)
+	own := bankMap{to: m.to, merged: m.merged, dirs: m.dirs, src: src, srcOnly: true}
+	r := resolverFor(f.TempDir(), p, before)
+	f.Fuzz(func(t *testing.T, name, text string) {
+		for _, bm := range []bankMap{m, own} {
+			out, rw, ls := rewriteOutside(name, []byte(text), bm, r)
+			if out == nil && len(rw) > 0 {
+				t.Errorf("rewrites reported but nothing changed: %+v", rw)
+			}
+			if !strings.Contains(text, "memory-bank/") && !strings.Contains(text, "[[") && !strings.Contains(text, ".md") && (out != nil || len(ls) > 0) {
+				t.Errorf("text naming no bank path changed: %q -> %q %+v", text, out, ls)
+			}
+		}
+	})
+}
