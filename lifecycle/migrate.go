@@ -113,7 +113,8 @@ var oldSubjects = []string{
 	"memory-bank: point links at the moved files (mbguard migrate, links)",
 }
 
-// PlanMigration reads memory-bank/ under root and plans the migration to v7.1.
+// PlanMigration reads memory-bank/ under root and plans the migration to v7.1; when memory-bank/
+// holds no bank, it plans bringing one kept as Cursor rules or in .memory-bank/ (elsewhere.go).
 func PlanMigration(root string) (Plan, error) {
 	dir := filepath.Join(root, bank.Dir)
 	layout, err := DetectLayout(dir)
@@ -297,13 +298,10 @@ func planFrom(root string, p Plan, names []string, real map[string]string) (Plan
 	// user block or broken markers need a verbatim home; the build decides, the plan says maybe.
 	p.Unsure = confidence(p.Kind, names, known, p.From)
 	for _, n := range names {
-		if known[n] || bankDotfiles[n] {
+		if known[n] || bankDotfiles[n] || p.From != "" { // a bank kept elsewhere comes whole (above)
 			continue
 		}
 		note := fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, p.Kind)
-		if p.From != "" {
-			continue // noted above
-		}
 		if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil && !fi.IsDir() && !strings.EqualFold(path.Ext(n), ".md") {
 			note += " (it is not Markdown, so mbguard check flags it: move it out of memory-bank/)"
 		} else if err == nil && fi.IsDir() {
