@@ -204,8 +204,8 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 	}
 	switch {
 	case userRaw == nil && len(fronts) > 0:
-		userRaw = []byte("\n## Notes\n\n(Yours to edit. Agents never change this block.)\n\n## Former rule settings\n\n" +
-			"The front matter of the old entry files, kept verbatim by mbguard migrate (Cursor applied the\nfiles as rules by it; MEMORY.md is not a Cursor rule):\n\n" +
+		userRaw = []byte("\n## Notes\n\n(Yours to edit. Agents never change this block.)\n\n## Front matter of the old entry files\n\n" +
+			"Kept verbatim by mbguard migrate. It described the old files (for a Cursor rule: when Cursor\napplied it) and means nothing to MEMORY.md, which is no Cursor rule:\n\n" +
 			strings.Join(fronts, "\n\n") + "\n")
 	case userRaw == nil:
 		userRaw = []byte("\n## Notes\n\n(Yours to edit. Agents never change this block.)\n")

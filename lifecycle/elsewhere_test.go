@@ -179,3 +179,37 @@ func TestBankElsewhereIgnored(t *testing.T) {
 		t.Errorf("MEMORY.md:\n%s", b)
 	}
 }
+
+func TestFrontMatter(t *testing.T) {
+	for _, tc := range []struct{ name, in, fm, rest string }{
+		{"cursor rule", "---\ndescription: brief\nglobs:\nalwaysApply: true\n---\n# Brief\n", "---\ndescription: brief\nglobs:\nalwaysApply: true\n---", "# Brief\n"},
+		{"list and crlf", "\ufeff---\r\nglobs:\r\n  - src/**\r\n...\r\ntext\r\n", "---\r\nglobs:\r\n  - src/**\r\n...", "text\r\n"},
+		{"a rule, not front matter", "---\nThis opens with a rule.\n---\n", "", "---\nThis opens with a rule.\n---\n"},
+		{"never closed", "---\ndescription: x\n", "", "---\ndescription: x\n"},
+		{"none", "# Brief\n", "", "# Brief\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fm, rest := frontMatter([]byte(tc.in))
+			if fm != tc.fm || string(rest) != tc.rest {
+				t.Errorf("frontMatter(%q) = %q, %q; want %q, %q", tc.in, fm, rest, tc.fm, tc.rest)
+			}
+		})
+	}
+}
+
+// FuzzFrontMatter: front matter and rest are the input's head and tail, nothing made up.
+func FuzzFrontMatter(f *testing.F) {
+	f.Add("---\ndescription: brief\nglobs:\nalwaysApply: true\n---\n# Brief\n")
+	f.Add("---\n---\n")
+	f.Add("\ufeff---\r\na: b\r\n...\r\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		fm, rest := frontMatter([]byte(in))
+		body := strings.TrimPrefix(in, "\ufeff")
+		if !strings.HasSuffix(body, string(rest)) || !strings.HasPrefix(body, fm) || len(fm)+len(rest) > len(body) {
+			t.Errorf("frontMatter(%q) = %q, %q", in, fm, rest)
+		}
+		if fm == "" && string(rest) != body {
+			t.Errorf("no front matter, yet the text changed: %q -> %q", in, rest)
+		}
+	})
+}
