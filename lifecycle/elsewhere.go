@@ -119,18 +119,17 @@ func bankElsewhere(root string) string {
 }
 
 // ElsewhereLayout names the bank kept in one of elsewhereDirs that mbguard migrate --apply takes
-// over ("Cline-style bank in .cursor/rules/memory-bank/"), or "" when there is none; doctor says
+// over ("Cline bank kept in .memory-bank/"), or "" when there is none; doctor says
 // it instead of suggesting init.
 func ElsewhereLayout(root string) string {
 	p, err := planElsewhere(root, Plan{})
 	if err != nil || p.From == "" {
 		return ""
 	}
-	where := "Cursor rules"
-	if p.From == hiddenBank {
-		where = "the hidden folder"
+	if p.From == cursorRulesBank {
+		return fmt.Sprintf("%s bank kept in %s/ (as Cursor rules)", p.Kind, p.From)
 	}
-	return fmt.Sprintf("%s bank kept as %s in %s/", p.Kind, where, p.From)
+	return fmt.Sprintf("%s bank kept in %s/", p.Kind, p.From)
 }
 
 // listFiles names the files directly in dir with one of the extensions exts, and its folders
