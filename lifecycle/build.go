@@ -91,12 +91,42 @@ func trimBlank(s string) string {
 }
 
 // fenced keeps text verbatim and inert (markers inside a fence are text to the bank parser).
-func fenced(s string) string {
+func fenced(s string) string { return fencedAs(s, "text") }
+
+func fencedAs(s, lang string) string {
 	f := "```"
 	for strings.Contains(s, f) {
 		f += "`"
 	}
-	return f + "text\n" + s + "\n" + f
+	return f + lang + "\n" + s + "\n" + f
+}
+
+// frontKeyRe is a line of a front matter: a key, a continuation (indented or a list item) or a
+// comment.
+var frontKeyRe = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*\s*:|\s|- |#)`)
+
+// frontMatter splits a YAML front matter off b (Cursor rules open with one: description, globs,
+// alwaysApply): the lines from a first "---" to the closing "---", when every line between
+// reads as YAML keys. fm is "" when b has none; a "---" rule that opens a Markdown file is not
+// mistaken for one.
+func frontMatter(b []byte) (fm string, rest []byte) {
+	b = bytes.TrimPrefix(b, bomUTF)
+	lines := strings.SplitAfter(string(b), "\n")
+	if len(lines) < 2 || strings.TrimRight(lines[0], "\r\n") != "---" {
+		return "", b
+	}
+	n := len(lines[0])
+	for i := 1; i < len(lines) && i < 60; i++ {
+		l := strings.TrimRight(lines[i], "\r\n")
+		n += len(lines[i])
+		if l == "---" || l == "..." {
+			return strings.TrimRight(string(b[:n]), "\r\n"), b[n:]
+		}
+		if strings.TrimSpace(l) != "" && !frontKeyRe.MatchString(l) {
+			return "", b
+		}
+	}
+	return "", b
 }
 
 // buildMemory makes MEMORY.md and legacy.md from the legacy entry files, losing no non-blank
@@ -105,7 +135,7 @@ func fenced(s string) string {
 // and everything else — _index.md's topic routing, other user blocks, files with broken
 // markers — into legacy.md. legacy is nil when nothing needed it.
 func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
-	var leg []string
+	var leg, fronts []string
 	addLegacy := func(title, text string) {
 		if text = trimBlank(text); text != "" {
 			leg = append(leg, "## "+title+"\n\n"+text)
@@ -114,6 +144,12 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 	section := func(name string, b []byte) string {
 		if b == nil {
 			return ""
+		}
+		if fm, rest := frontMatter(b); fm != "" {
+			// A Cursor rule's settings are the user's, not the agent's: they go to the
+			// USER_BLOCK (or legacy.md when that block comes from elsewhere), not the section.
+			fronts = append(fronts, "From "+name+":\n\n"+fencedAs(fm, "yaml"))
+			b = rest
 		}
 		body, user, hasUser, ok := split(b)
 		if !ok {
@@ -166,8 +202,18 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 			oldMemory = "The USER_BLOCK below holds the MEMORY.md that was here before, byte for byte. Agents do\nnot change it: move what should be maintained into the sections above.\n\n"
 		}
 	}
-	if userRaw == nil {
+	switch {
+	case userRaw == nil && len(fronts) > 0:
+		userRaw = []byte("\n## Notes\n\n(Yours to edit. Agents never change this block.)\n\n## Front matter of the old entry files\n\n" +
+			"Kept verbatim by mbguard migrate. It described the old files (for a Cursor rule: when Cursor\napplied it) and means nothing to MEMORY.md, which is no Cursor rule:\n\n" +
+			strings.Join(fronts, "\n\n") + "\n")
+	case userRaw == nil:
 		userRaw = []byte("\n## Notes\n\n(Yours to edit. Agents never change this block.)\n")
+	default:
+		for _, f := range fronts {
+			name, text, _ := strings.Cut(f, ":\n\n")
+			addLegacy("Front matter "+strings.ToLower(name[:1])+name[1:], text)
+		}
 	}
 
 	fixed := func(h string) string {

@@ -2,8 +2,6 @@ package lifecycle
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -20,7 +18,10 @@ var bankDotfiles = map[string]bool{".gitignore": true, ".gitattributes": true}
 // convention knows are at least as many as those it does not. One projectbrief.md among thirty
 // ADRs is a bank of its own convention that happens to share a name. The result is empty when
 // the rule holds, else the reason, naming what was seen and what would be left untouched.
-func confidence(kind bank.Kind, names []string, known map[string]bool) string {
+//
+// from is the folder a bank kept elsewhere was found in ("" for memory-bank/): migrate would
+// move its other files along, and the next step is bringing the folder over by hand.
+func confidence(kind bank.Kind, names []string, known map[string]bool, from string) string {
 	set := bank.ContextEntries
 	if kind == bank.KindSkill {
 		set = bank.LegacyEntries
@@ -47,14 +48,18 @@ func confidence(kind bank.Kind, names []string, known map[string]bool) string {
 	if len(shown) > 5 {
 		shown = append(append([]string{}, own[:5]...), "…")
 	}
-	why := fmt.Sprintf("memory-bank/ does not look enough like a %s bank: of its entry files (%s) it has %s", kind, strings.Join(set, ", "), orNone(seen))
+	dir, touch, next := bank.Dir, "which migrate would not touch", "move what belongs into MEMORY.md by hand (mbguard init makes one)"
+	if from != "" {
+		dir, touch, next = from, "which migrate would move to memory-bank/ as they are", "bring it over by hand (git mv "+from+" "+bank.Dir+"), commit, then run mbguard init or migrate"
+	}
+	why := fmt.Sprintf("%s/ does not look enough like a %s bank: of its entry files (%s) it has %s", dir, kind, strings.Join(set, ", "), orNone(seen))
 	if len(seen) < 2 {
 		why += " (two are needed)"
 	}
 	if len(own) > 0 {
-		why += fmt.Sprintf(", beside %d file(s) and folder(s) of its own (%s), which migrate would not touch", len(own), strings.Join(shown, ", "))
+		why += fmt.Sprintf(", beside %d file(s) and folder(s) of its own (%s), %s", len(own), strings.Join(shown, ", "), touch)
 	}
-	return why + ". Nothing changed: move what belongs into MEMORY.md by hand (mbguard init makes one), or pass --force to migrate it as " + string(kind)
+	return why + ". Nothing changed: " + next + ", or pass --force to migrate it as " + string(kind)
 }
 
 func orNone(s []string) string {
@@ -84,15 +89,7 @@ func keptReferences(o MigrateOptions, p Plan) (*outsideScan, error) {
 	if len(p.Delete) == 0 {
 		return nil, nil
 	}
-	dir := filepath.Join(o.Root, bank.Dir)
-	before := map[string]bool{}
-	_ = filepath.WalkDir(dir, func(fp string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(o.Root, fp)
-			before[filepath.ToSlash(rel)] = true
-		}
-		return nil
-	})
+	before, _, _ := bankFiles(o.Root, p, false)
 	m := newBankMap(p, before)
 	var files map[string][]byte
 	var scan *outsideScan

@@ -88,7 +88,7 @@ func TestConfidence(t *testing.T) {
 		{bank.KindSkill, []string{"_index.md", "notes.md"}, false},
 		{bank.KindSkill, []string{"brief.md", "active.md"}, true},
 	} {
-		if got := confidence(tc.kind, tc.names, known) == ""; got != tc.ok {
+		if got := confidence(tc.kind, tc.names, known, "") == ""; got != tc.ok {
 			t.Errorf("confidence(%s, %v) = %v, want %v", tc.kind, tc.names, got, tc.ok)
 		}
 	}

@@ -9,13 +9,13 @@ import (
 // The preview is what the migration writes: every file it shows is, after --apply, exactly its
 // new content; and the preview changes nothing.
 func TestPreviewMatchesApply(t *testing.T) {
-	for _, name := range []string{"cline", "legacy-outside"} {
+	for _, name := range []string{"cline", "legacy-outside", "cursor-rules", "hidden"} {
 		t.Run(name, func(t *testing.T) {
 			var root string
-			if name == "cline" {
-				root = historyRepo(t, "cline")
-			} else {
+			if name == "legacy-outside" {
 				root = outsideRepo(t)
+			} else {
+				root = historyRepo(t, name)
 			}
 			o := opts(root)
 			o.Apply = false

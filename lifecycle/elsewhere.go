@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,40 +11,140 @@ import (
 	"github.com/mbguard/mbguard/bank"
 )
 
-// Banks kept outside memory-bank/ by other tools. mbguard does not move them itself yet; it
-// recognises them so that init never starts a second, empty bank beside one, and says how to
-// bring them where migrate takes over.
+// Banks kept outside memory-bank/ by other tools: Cursor rules (.mdc files with a front matter
+// of description, globs and alwaysApply; some projects keep plain .md there) and the hidden
+// folder other memory-bank skills use. When memory-bank/ has no bank and one of these holds a
+// convention migrate knows, migrate moves its files straight to their v7.1 places (one rename
+// commit, so git log --follow reaches back into the old folder); init never starts a second,
+// empty bank beside one.
 const (
-	cursorRulesBank = ".cursor/rules/memory-bank" // Cursor rules (.mdc, with front matter)
-	hiddenBank      = ".memory-bank"              // other memory-bank skills
+	cursorRulesBank = ".cursor/rules/memory-bank"
+	hiddenBank      = ".memory-bank"
 )
 
-// bankElsewhere looks for a memory bank in one of those places when memory-bank/ has none.
-// It returns what it found and the commands that bring it to memory-bank/, or "".
-func bankElsewhere(root string) string {
-	if files := listFiles(filepath.Join(root, filepath.FromSlash(cursorRulesBank)), ".mdc"); len(files) > 0 {
-		ex := files[0]
-		return fmt.Sprintf("found a memory bank kept as Cursor rules in %s/ (%d .mdc file(s): %s), which mbguard migrate does not move itself. Nothing changed. "+
-			"Move each file to memory-bank/ as Markdown, front matter and all (e.g. git mv %s/%s memory-bank/%s.md), commit, then run mbguard migrate",
-			cursorRulesBank, len(files), shortList(files), cursorRulesBank, ex, strings.TrimSuffix(ex, ".mdc"))
+// elsewhereDirs are the places searched, in order.
+var elsewhereDirs = []string{cursorRulesBank, hiddenBank}
+
+// planElsewhere plans the migration of a bank kept in one of elsewhereDirs when memory-bank/
+// has none. Its top-level names are read as the mapping knows them: a Cursor rule's .mdc as .md,
+// and a snake- or kebab-case spelling of a Cline file (tech_context.md) as Cline's. A folder
+// whose names are no convention migrate knows leaves p as it is (Migrate then refuses, naming
+// the git mv that brings it over by hand).
+func planElsewhere(root string, p Plan) (Plan, error) {
+	for _, src := range elsewhereDirs {
+		ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(src)))
+		if err != nil || len(ents) == 0 {
+			continue
+		}
+		var names []string
+		real := map[string]string{}
+		var clash []string
+		for _, e := range ents {
+			n := e.Name()
+			if !e.IsDir() {
+				n = canonicalName(mdName(n))
+			}
+			if prev, dup := real[n]; dup {
+				clash = append(clash, prev+" and "+e.Name())
+				continue
+			}
+			real[n] = e.Name()
+			names = append(names, n)
+		}
+		if bank.DetectLayout(true, names) != bank.LayoutLegacy {
+			continue
+		}
+		q := p
+		q.Layout, q.From = bank.LayoutLegacy, src
+		q, err = planFrom(root, q, names, real)
+		for _, c := range clash {
+			q.Refusals = append(q.Refusals, fmt.Sprintf("%s/: %s would both become one file in memory-bank/: rename or remove one of them", src, c))
+		}
+		return q, err
 	}
-	if files := listFiles(filepath.Join(root, hiddenBank), ".md"); len(files) > 0 {
-		return fmt.Sprintf("found a memory bank in %s/ (%d Markdown file(s): %s), which mbguard migrate does not move itself. Nothing changed. "+
-			"Rename the folder with its history (git mv %s %s), commit, then run mbguard migrate",
-			hiddenBank, len(files), shortList(files), hiddenBank, bank.Dir)
+	return p, nil
+}
+
+// mdName names a Cursor rule file (.mdc) as the Markdown file it becomes; other names are kept.
+func mdName(n string) string {
+	if ext := path.Ext(n); strings.EqualFold(ext, ".mdc") {
+		return strings.TrimSuffix(n, ext) + ".md"
+	}
+	return n
+}
+
+// canonicalName spells a file the way the mappings know it when it differs only in case, "_"
+// or "-" (tech_context.md, active-context.md); other names are kept.
+func canonicalName(n string) string {
+	key := func(s string) string {
+		return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s))
+	}
+	k := key(n)
+	for _, set := range [][]string{bank.ContextEntries, bank.LegacyEntries} {
+		for _, c := range set {
+			if key(c) == k {
+				return c
+			}
+		}
+	}
+	for _, f := range contextMapping.files {
+		if key(f[0]) == k {
+			return f[0]
+		}
+	}
+	return n
+}
+
+// bankElsewhere names a bank found in one of elsewhereDirs, with the next step: mbguard
+// migrate --apply when migrate takes it over, else the commands that bring it to memory-bank/
+// by hand (its files are no convention migrate knows); "" when there is none.
+func bankElsewhere(root string) string {
+	if l := ElsewhereLayout(root); l != "" {
+		return "found a " + l + ". Nothing changed: run mbguard migrate to see the plan, then mbguard migrate --apply to bring it to memory-bank/ with its history"
+	}
+	for _, src := range elsewhereDirs {
+		files := listFiles(filepath.Join(root, filepath.FromSlash(src)), ".md", ".mdc")
+		if len(files) == 0 {
+			continue
+		}
+		mv := fmt.Sprintf("git mv %s %s", src, bank.Dir)
+		if src == cursorRulesBank {
+			mv = fmt.Sprintf("git mv %s/<name>.mdc %s/<name>.md for each rule file", src, bank.Dir)
+		}
+		return fmt.Sprintf("found a memory bank in %s/ (%s) whose names are no layout mbguard migrate knows. Nothing changed. "+
+			"Bring it over with its history (%s), commit, then run mbguard init or mbguard migrate",
+			src, shortList(files), mv)
 	}
 	return ""
 }
 
-// listFiles names the files directly in dir with the extension ext, sorted.
-func listFiles(dir, ext string) []string {
+// ElsewhereLayout names the bank kept in one of elsewhereDirs that mbguard migrate --apply takes
+// over ("Cline bank kept in .memory-bank/"), or "" when there is none; doctor says
+// it instead of suggesting init.
+func ElsewhereLayout(root string) string {
+	p, err := planElsewhere(root, Plan{})
+	if err != nil || p.From == "" {
+		return ""
+	}
+	if p.From == cursorRulesBank {
+		return fmt.Sprintf("%s bank kept in %s/ (as Cursor rules)", p.Kind, p.From)
+	}
+	return fmt.Sprintf("%s bank kept in %s/", p.Kind, p.From)
+}
+
+// listFiles names the files directly in dir with one of the extensions exts, and its folders
+// (with a trailing slash), sorted.
+func listFiles(dir string, exts ...string) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && strings.EqualFold(filepath.Ext(e.Name()), ext) {
+		switch {
+		case e.IsDir():
+			out = append(out, e.Name()+"/")
+		case e.Type().IsRegular() && containsFold(exts, filepath.Ext(e.Name())):
 			out = append(out, e.Name())
 		}
 	}

@@ -11,23 +11,14 @@ import (
 	"github.com/mbguard/mbguard/internal/testgit"
 )
 
-// A bank kept as Cursor rules or in .memory-bank/ is recognised: init does not start a second,
-// empty bank beside it, migrate refuses naming the git mv that brings it to memory-bank/, and
-// after that move (done as the message says) migrate takes it over with nothing lost.
+// A bank kept as Cursor rules or in .memory-bank/ is taken over by migrate: init and upgrade
+// do not start a second, empty bank beside it and name mbguard migrate --apply, migrate moves
+// its files to their v7.1 places with nothing lost, and the old folder is gone.
 func TestBankElsewhere(t *testing.T) {
-	for _, tc := range []struct {
-		name, dir, ext, want string
-		mv                   func(t *testing.T, root string, files []string)
-	}{
-		{"cursor rules", ".cursor/rules/memory-bank", ".mdc", "git mv .cursor/rules/memory-bank/activeContext.mdc memory-bank/activeContext.md", func(t *testing.T, root string, files []string) {
-			os.MkdirAll(filepath.Join(root, "memory-bank"), 0o755)
-			for _, f := range files {
-				testgit.Git(t, root, "mv", ".cursor/rules/memory-bank/"+f, "memory-bank/"+strings.TrimSuffix(f, ".mdc")+".md")
-			}
-		}},
-		{"hidden folder", ".memory-bank", ".md", "git mv .memory-bank memory-bank", func(t *testing.T, root string, _ []string) {
-			testgit.Git(t, root, "mv", ".memory-bank", "memory-bank")
-		}},
+	for _, tc := range []struct{ name, dir, ext string }{
+		{"cursor rules", ".cursor/rules/memory-bank", ".mdc"},
+		{"cursor rules as markdown", ".cursor/rules/memory-bank", ".md"},
+		{"hidden folder", ".memory-bank", ".md"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := testgit.New(t)
@@ -41,36 +32,184 @@ func TestBankElsewhere(t *testing.T) {
 				"techContext":   "# Tech\n\n- Flutter 3.22\n",
 				"progress":      "# Progress\n\n- Capture works.\n",
 			}
-			var names []string
 			for n, c := range files {
 				testgit.Write(t, root, tc.dir+"/"+n+tc.ext, front+c)
-				names = append(names, n+tc.ext)
 			}
 			testgit.Commit(t, root, "bank")
-			if _, err := Init(root); err == nil || !strings.Contains(err.Error(), tc.dir) {
-				t.Fatalf("init: got %v, want a refusal naming %s", err, tc.dir)
+			if _, err := Init(root); err == nil || !strings.Contains(err.Error(), tc.dir) || !strings.Contains(err.Error(), "mbguard migrate --apply") {
+				t.Fatalf("init: got %v, want a refusal naming %s and mbguard migrate --apply", err, tc.dir)
+			}
+			if _, err := Upgrade(UpgradeOptions{Root: root, StateDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "mbguard migrate --apply") {
+				t.Fatalf("upgrade: got %v, want a refusal naming mbguard migrate --apply", err)
 			}
 			if _, err := os.Stat(filepath.Join(root, "memory-bank", "MEMORY.md")); err == nil {
 				t.Fatal("init started a second bank")
 			}
-			_, err := Migrate(context.Background(), opts(root))
-			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("migrate: got %v, want a refusal naming %q", err, tc.want)
-			}
-			tc.mv(t, root, names)
-			testgit.Commit(t, root, "move the bank as mbguard said")
-			if _, err := Migrate(context.Background(), opts(root)); err != nil {
+			res, err := Migrate(context.Background(), opts(root))
+			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Plan.From != tc.dir {
+				t.Errorf("plan from %q, want %q", res.Plan.From, tc.dir)
 			}
 			all := string(read(t, root, "memory-bank/MEMORY.md")) + string(read(t, root, "memory-bank/details/tech.md")) + string(read(t, root, "memory-bank/details/progress.md"))
 			for _, c := range files {
-				for _, l := range strings.Split(c, "\n") {
+				for _, l := range strings.Split(front+c, "\n") {
 					if l != "" && !strings.Contains(all, norm(l)) {
 						t.Errorf("line lost: %q", l)
 					}
 				}
 			}
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(tc.dir))); err == nil {
+				t.Errorf("%s is still there", tc.dir)
+			}
 			checkClean(t, root)
 		})
 	}
+}
+
+// A bank kept elsewhere with nothing but its entry files has no rename commit: MEMORY.md is
+// made in a memory-bank/ that did not exist.
+func TestBankElsewhereOnlyEntries(t *testing.T) {
+	for _, cli := range []bool{false, true} {
+		root := testgit.New(t)
+		testgit.Write(t, root, ".memory-bank/projectbrief.md", "# Brief\n\nTide tables.\n")
+		testgit.Write(t, root, ".memory-bank/activeContext.md", "# Active\n\nGusts.\n")
+		testgit.Commit(t, root, "bank")
+		o := opts(root)
+		o.GitCLI = cli
+		res, err := Migrate(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.NoMoves || len(res.Commits) != 1 {
+			t.Errorf("commits %+v, want the MEMORY.md commit alone", res.Commits)
+		}
+		if b := string(read(t, root, "memory-bank/MEMORY.md")); !strings.Contains(b, "Tide tables.") || !strings.Contains(b, "Gusts.") {
+			t.Errorf("MEMORY.md:\n%s", b)
+		}
+		if st := testgit.Git(t, root, "status", "--porcelain", "--untracked-files=all"); st != "" {
+			t.Errorf("work tree not clean:\n%s", st)
+		}
+		checkClean(t, root)
+	}
+}
+
+// A hidden folder of its own convention (one Cline name among files of its own) is not taken
+// for a Cline bank: migrate refuses, naming the git mv that brings it over by hand; --force
+// migrates it.
+func TestBankElsewhereOwnConvention(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, ".memory-bank/prd.md", "# PRD\n")
+	testgit.Write(t, root, ".memory-bank/features/FT-001.md", "# FT-001\n")
+	testgit.Write(t, root, ".memory-bank/states/lifecycle-map.md", "# States\n")
+	testgit.Write(t, root, ".memory-bank/projectbrief.md", "# Brief\n")
+	testgit.Commit(t, root, "own bank")
+	_, err := Migrate(context.Background(), opts(root))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), ".memory-bank/ does not look enough like") || !strings.Contains(err.Error(), "git mv .memory-bank memory-bank") {
+		t.Fatalf("got %v, want a refusal naming .memory-bank/ and git mv .memory-bank memory-bank", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "memory-bank")); err == nil {
+		t.Fatal("memory-bank/ created by a refused run")
+	}
+	// with two entry files it is Cline's, but still mostly its own: the confidence rule holds
+	testgit.Write(t, root, ".memory-bank/activeContext.md", "# Active\n")
+	testgit.Write(t, root, ".memory-bank/roadmap.md", "# Roadmap\n")
+	testgit.Commit(t, root, "more")
+	_, err = Migrate(context.Background(), opts(root))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "does not look enough like") {
+		t.Fatalf("got %v, want the confidence refusal", err)
+	}
+	o := opts(root)
+	o.Force = true
+	if _, err := Migrate(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"memory-bank/prd.md", "memory-bank/features/FT-001.md", "memory-bank/states/lifecycle-map.md", "memory-bank/roadmap.md"} {
+		if read(t, root, f) == nil {
+			t.Errorf("%s not brought over", f)
+		}
+	}
+}
+
+// Two Cursor rule files that read as one Markdown name are refused before anything changes.
+func TestBankElsewhereNameClash(t *testing.T) {
+	root := testgit.New(t)
+	for _, f := range []string{"projectbrief.mdc", "activeContext.mdc", "progress.mdc", "progress.md"} {
+		testgit.Write(t, root, ".cursor/rules/memory-bank/"+f, "# "+f+"\n")
+	}
+	testgit.Commit(t, root, "bank")
+	_, err := Migrate(context.Background(), opts(root))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "progress.md and progress.mdc would both become one file") {
+		t.Fatalf("got %v, want a refusal naming progress.md and progress.mdc", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "memory-bank")); err == nil {
+		t.Fatal("memory-bank/ created by a refused run")
+	}
+}
+
+// An ignored .memory-bank/ (some tools keep it out of git) is not migrated with commits: its
+// entry files are not in the commit MEMORY.md is built from, so they would be deleted with
+// their text missing. Migrate refuses, changing nothing; --no-git migrates it.
+func TestBankElsewhereIgnored(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, ".gitignore", ".memory-bank/\n")
+	testgit.Commit(t, root, "ignore the bank")
+	for f, c := range map[string]string{"projectbrief.md": "# Brief\n\nTide tables.\n", "activeContext.md": "# Active\n\nGusts.\n", "techContext.md": "# Tech\n\nKotlin.\n"} {
+		if err := os.MkdirAll(filepath.Join(root, ".memory-bank"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, ".memory-bank", f), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Migrate(context.Background(), opts(root))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), ".memory-bank/projectbrief.md") || !strings.Contains(err.Error(), "--no-git") {
+		t.Fatalf("got %v, want a refusal naming the untracked entry file and --no-git", err)
+	}
+	if read(t, root, ".memory-bank/projectbrief.md") == nil || read(t, root, "memory-bank/details/tech.md") != nil {
+		t.Fatal("a refusal changed something")
+	}
+	o := opts(root)
+	o.NoGit = true
+	if _, err := Migrate(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if b := string(read(t, root, "memory-bank/MEMORY.md")); !strings.Contains(b, "Tide tables.") || !strings.Contains(b, "Gusts.") {
+		t.Errorf("MEMORY.md:\n%s", b)
+	}
+}
+
+func TestFrontMatter(t *testing.T) {
+	for _, tc := range []struct{ name, in, fm, rest string }{
+		{"cursor rule", "---\ndescription: brief\nglobs:\nalwaysApply: true\n---\n# Brief\n", "---\ndescription: brief\nglobs:\nalwaysApply: true\n---", "# Brief\n"},
+		{"list and crlf", "\ufeff---\r\nglobs:\r\n  - src/**\r\n...\r\ntext\r\n", "---\r\nglobs:\r\n  - src/**\r\n...", "text\r\n"},
+		{"a rule, not front matter", "---\nThis opens with a rule.\n---\n", "", "---\nThis opens with a rule.\n---\n"},
+		{"never closed", "---\ndescription: x\n", "", "---\ndescription: x\n"},
+		{"none", "# Brief\n", "", "# Brief\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fm, rest := frontMatter([]byte(tc.in))
+			if fm != tc.fm || string(rest) != tc.rest {
+				t.Errorf("frontMatter(%q) = %q, %q; want %q, %q", tc.in, fm, rest, tc.fm, tc.rest)
+			}
+		})
+	}
+}
+
+// FuzzFrontMatter: front matter and rest are the input's head and tail, nothing made up.
+func FuzzFrontMatter(f *testing.F) {
+	f.Add("---\ndescription: brief\nglobs:\nalwaysApply: true\n---\n# Brief\n")
+	f.Add("---\n---\n")
+	f.Add("\ufeff---\r\na: b\r\n...\r\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		fm, rest := frontMatter([]byte(in))
+		body := strings.TrimPrefix(in, "\ufeff")
+		if !strings.HasSuffix(body, string(rest)) || !strings.HasPrefix(body, fm) || len(fm)+len(rest) > len(body) {
+			t.Errorf("frontMatter(%q) = %q, %q", in, fm, rest)
+		}
+		if fm == "" && string(rest) != body {
+			t.Errorf("no front matter, yet the text changed: %q -> %q", in, rest)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -48,7 +49,7 @@ func historyRepo(t *testing.T, name string) string {
 		testgit.Write(t, root, n, files[n])
 	}
 	testgit.Commit(t, root, "bank: fill in")
-	for _, n := range []string{"memory-bank/progress.md", "memory-bank/MEMORY.md"} {
+	for _, n := range []string{"memory-bank/progress.md", "memory-bank/MEMORY.md", ".cursor/rules/memory-bank/progress.mdc", ".memory-bank/progress.md"} {
 		if c, ok := files[n]; ok {
 			testgit.Write(t, root, n, c+"\n- Edited later.\n")
 		}
@@ -62,7 +63,7 @@ type layoutCase struct {
 	name      string
 	kind      bank.Kind
 	moves     map[string]string // from → to, every move of the plan
-	merged    []string          // entry files whose lines must all reach MEMORY.md or legacy.md
+	merged    []string          // entry files whose lines must all reach MEMORY.md or legacy.md (under memory-bank/ unless a path)
 	followed  string            // a moved file edited over time
 	links     map[string]string // file after migration → a link it must hold
 	untouched map[string]string // file after migration → a link that must stay as written
@@ -71,6 +72,53 @@ type layoutCase struct {
 }
 
 var layoutCases = []layoutCase{
+	{
+		// A Cursor memory bank kept as rules: .mdc files with front matter, moved straight to
+		// their v7.1 places; the rules and AGENTS.md that name them follow.
+		name: "cursor-rules", kind: bank.KindCursor,
+		moves: map[string]string{
+			".cursor/rules/memory-bank/productContext.mdc": "memory-bank/details/requirements/product-context.md",
+			".cursor/rules/memory-bank/systemPatterns.mdc": "memory-bank/details/patterns.md",
+			".cursor/rules/memory-bank/techContext.mdc":    "memory-bank/details/tech.md",
+			".cursor/rules/memory-bank/progress.mdc":       "memory-bank/details/progress.md",
+			".cursor/rules/memory-bank/tasks.mdc":          "memory-bank/details/tasks.md",
+			".cursor/rules/memory-bank/style-guide.mdc":    "memory-bank/details/design/style-guide.md",
+			".cursor/rules/memory-bank/shopping-rules.mdc": "memory-bank/shopping-rules.md",
+		},
+		merged:   []string{".cursor/rules/memory-bank/projectbrief.mdc", ".cursor/rules/memory-bank/activeContext.mdc"},
+		followed: "memory-bank/details/progress.md",
+		links: map[string]string{
+			"memory-bank/MEMORY.md":                               "[mdc:memory-bank/details/progress.md](mdc:memory-bank/details/progress.md)",
+			"memory-bank/details/requirements/product-context.md": "(../tech.md)",
+			"memory-bank/details/tasks.md":                        "(../MEMORY.md)",
+			"memory-bank/details/tech.md":                         "(design/style-guide.md)",
+			"AGENTS.md":                                           "[the brief](memory-bank/MEMORY.md)",
+			".cursor/rules/memory-bank.mdc":                       "@memory-bank/details/patterns.md",
+		},
+		untouched: map[string]string{
+			".cursor/rules/memory-bank.mdc": "globs: .cursor/rules/memory-bank/*.mdc",
+			"memory-bank/details/tech.md":   "description: Stack and tooling",
+		},
+	},
+	{
+		// The hidden .memory-bank/ of other memory-bank skills, Cline's files in snake case.
+		name: "hidden", kind: bank.KindCline,
+		moves: map[string]string{
+			".memory-bank/system_patterns.md":              "memory-bank/details/patterns.md",
+			".memory-bank/tech_context.md":                 "memory-bank/details/tech.md",
+			".memory-bank/progress.md":                     "memory-bank/details/progress.md",
+			".memory-bank/decisions/0001-offline-first.md": "memory-bank/decisions/0001-offline-first.md",
+			".memory-bank/.gitignore":                      "memory-bank/.gitignore",
+		},
+		merged:   []string{".memory-bank/projectBrief.md", ".memory-bank/active_context.md"},
+		followed: "memory-bank/details/progress.md",
+		links: map[string]string{
+			"memory-bank/MEMORY.md":                       "(details/patterns.md#alerts)",
+			"memory-bank/decisions/0001-offline-first.md": "(../details/tech.md)",
+			"docs/alerts.md":                              "(../memory-bank/details/tech.md)",
+			"CLAUDE.md":                                   "`memory-bank/MEMORY.md` and `memory-bank/MEMORY.md`",
+		},
+	},
 	{
 		name: "cline", kind: bank.KindCline,
 		moves: map[string]string{
@@ -164,6 +212,9 @@ var layoutCases = []layoutCase{
 	},
 }
 
+// labelRe is a migration commit's subject: named for its step, never counted.
+var labelRe = regexp.MustCompile(`^memory-bank: .*\(mbguard migrate: (renames|MEMORY\.md|links)\)$`)
+
 func TestMigrateLayouts(t *testing.T) {
 	for _, lc := range layoutCases {
 		for _, cli := range []bool{false, true} {
@@ -176,7 +227,10 @@ func TestMigrateLayouts(t *testing.T) {
 				start := testgit.Git(t, root, "rev-parse", "HEAD")
 				old := map[string][]byte{}
 				for _, m := range lc.merged {
-					old[m] = read(t, root, "memory-bank/"+m)
+					if !strings.Contains(m, "/") {
+						m = "memory-bank/" + m
+					}
+					old[m] = read(t, root, m)
 				}
 				plan, err := PlanMigration(root)
 				if err != nil {
@@ -216,6 +270,10 @@ func TestMigrateLayouts(t *testing.T) {
 				for _, c := range res.Commits {
 					if c.Hash == start {
 						t.Error("the user's own HEAD reported as a migration commit")
+					}
+					// named for what they do: "1/2", "2/2" and then a third once miscounted
+					if !labelRe.MatchString(c.Subject) {
+						t.Errorf("commit subject %q does not name its step", c.Subject)
 					}
 				}
 				if res.NoMoves != (len(lc.moves) == 0) {
@@ -494,6 +552,50 @@ func fmtPlanMerges(p Plan) string {
 		s = append(s, m.From+" -> "+m.To)
 	}
 	return strings.Join(s, "\n")
+}
+
+// TestMigrateNoGitElsewhere: --no-git brings a bank kept elsewhere over to the same files a
+// run with commits makes.
+func TestMigrateNoGitElsewhere(t *testing.T) {
+	for _, name := range []string{"cursor-rules", "hidden"} {
+		t.Run(name, func(t *testing.T) {
+			withGit, plain := historyRepo(t, name), historyRepo(t, name)
+			if _, err := Migrate(context.Background(), opts(withGit)); err != nil {
+				t.Fatal(err)
+			}
+			o := opts(plain)
+			o.NoGit = true
+			if _, err := Migrate(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			files := func(root string) map[string]string {
+				out := map[string]string{}
+				filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+					if err != nil || d.IsDir() && d.Name() == ".git" {
+						return filepath.SkipDir
+					}
+					if !d.IsDir() {
+						rel, _ := filepath.Rel(root, p)
+						b, _ := os.ReadFile(p)
+						out[filepath.ToSlash(rel)] = string(b)
+					}
+					return nil
+				})
+				return out
+			}
+			a, b := files(withGit), files(plain)
+			for f, c := range a {
+				if b[f] != c {
+					t.Errorf("%s differs without git:\n%s\n---\n%s", f, c, b[f])
+				}
+			}
+			for f := range b {
+				if _, ok := a[f]; !ok {
+					t.Errorf("%s only without git", f)
+				}
+			}
+		})
+	}
 }
 
 func TestMigrateNoGitLayouts(t *testing.T) {

@@ -38,6 +38,17 @@ type Plan struct {
 	// run refuses then unless forced.
 	Unsure  string  `json:",omitempty"`
 	Sources Sources `json:",omitempty"`
+	// From is the folder the bank was found in when it is not memory-bank/: Cursor rules
+	// (.cursor/rules/memory-bank) or .memory-bank. Its files move straight to their v7.1 places.
+	From string `json:",omitempty"`
+}
+
+// srcDir is the folder the bank's files are in before the migration.
+func (p Plan) srcDir() string {
+	if p.From != "" {
+		return p.From
+	}
+	return bank.Dir
 }
 
 // Sources are the files commit 2 builds MEMORY.md from, as slash paths from the repository root
@@ -103,7 +114,8 @@ var oldSubjects = []string{
 	"memory-bank: point links at the moved files (mbguard migrate, links)",
 }
 
-// PlanMigration reads memory-bank/ under root and plans the migration to v7.1.
+// PlanMigration reads memory-bank/ under root and plans the migration to v7.1; when memory-bank/
+// holds no bank, it plans bringing one kept as Cursor rules or in .memory-bank/ (elsewhere.go).
 func PlanMigration(root string) (Plan, error) {
 	dir := filepath.Join(root, bank.Dir)
 	layout, err := DetectLayout(dir)
@@ -111,11 +123,30 @@ func PlanMigration(root string) (Plan, error) {
 	if err != nil {
 		return p, err
 	}
+	if layout == bank.LayoutNone || layout == bank.LayoutEmpty {
+		return planElsewhere(root, p)
+	}
 	ents, _ := os.ReadDir(dir)
 	names := make([]string, 0, len(ents))
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
+	return planFrom(root, p, names, nil)
+}
+
+// planFrom plans the moves of a bank whose top-level names (as the mapping knows them) are
+// names. real maps such a name to the file's own name in the source folder when they differ
+// (techContext.mdc read as techContext.md); nil for memory-bank/ itself.
+func planFrom(root string, p Plan, names []string, real map[string]string) (Plan, error) {
+	src := p.srcDir()
+	dir := filepath.Join(root, filepath.FromSlash(src))
+	own := func(n string) string {
+		if r, ok := real[n]; ok {
+			return r
+		}
+		return n
+	}
+	layout := p.Layout
 	p.Kind = bank.DetectKind(names)
 	unmarked := false // an unmarked MEMORY.md beside one older convention's files
 	switch layout {
@@ -150,15 +181,15 @@ func PlanMigration(root string) (Plan, error) {
 		}
 		return ""
 	}
-	exists := func(rel string) bool {
-		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
+	exists := func(rel string) bool { // rel is a place under memory-bank/
+		_, err := os.Lstat(filepath.Join(root, bank.Dir, filepath.FromSlash(rel)))
 		return err == nil
 	}
 	known := map[string]bool{"details": true}
 	for _, f := range m.files {
 		if n := actual(f[0]); n != "" {
 			known[n] = true
-			p.Moves = append(p.Moves, Move{n, f[1]})
+			p.Moves = append(p.Moves, Move{own(n), f[1]})
 		}
 	}
 	for _, dm := range m.dirs {
@@ -167,41 +198,42 @@ func PlanMigration(root string) (Plan, error) {
 			continue
 		}
 		known[n] = true
-		src := filepath.Join(dir, n)
-		fi, err := os.Lstat(src)
-		if err != nil {
-			continue
+		if err := moveDir(dir, src, own(n), dm[1], &p); err != nil {
+			return p, err
 		}
-		if !fi.IsDir() {
-			p.Notes = append(p.Notes, fmt.Sprintf("memory-bank/%s is not a folder: left where it is", n))
-			continue
-		}
-		p.Dirs = append(p.Dirs, Move{bank.Dir + "/" + n, bank.Dir + "/" + dm[1]})
-		err = filepath.WalkDir(src, func(fp string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
+	}
+	if p.From != "" {
+		// A bank brought from elsewhere comes whole: what the mapping does not name moves to
+		// the same name under memory-bank/ (see elsewhere.go). It stays unknown to the
+		// confidence rule: a folder of its own convention is still refused.
+		for _, n := range names {
+			if known[n] || containsFold([]string{m.brief, m.active, m.index}, n) {
+				continue
 			}
-			if d.IsDir() {
-				return nil
+			fi, err := os.Lstat(filepath.Join(dir, own(n)))
+			switch {
+			case err != nil:
+				continue
+			case fi.IsDir():
+				if err := moveDir(dir, src, own(n), n, &p); err != nil {
+					return p, err
+				}
+			case strings.EqualFold(path.Ext(n), ".md") || bankDotfiles[n]:
+				p.Moves = append(p.Moves, Move{own(n), n})
+			default:
+				p.Notes = append(p.Notes, fmt.Sprintf("%s/%s is not Markdown: left where it is", src, own(n)))
 			}
-			rel, _ := filepath.Rel(src, fp)
-			rel = filepath.ToSlash(rel)
-			p.Moves = append(p.Moves, Move{n + "/" + rel, dm[1] + "/" + rel})
-			return nil
-		})
-		if err != nil {
-			return p, fmt.Errorf("reading memory-bank/%s: %w", n, err)
 		}
 	}
 	targets := map[string]string{}
 	for i, mv := range p.Moves {
-		p.Moves[i] = Move{bank.Dir + "/" + mv.From, bank.Dir + "/" + mv.To}
+		p.Moves[i] = Move{src + "/" + mv.From, bank.Dir + "/" + mv.To}
 		full := filepath.Join(root, filepath.FromSlash(p.Moves[i].From))
 		fi, _ := os.Lstat(full)
 		switch {
 		case fi != nil && fi.Mode()&fs.ModeSymlink != 0:
 			p.Notes = append(p.Notes, fmt.Sprintf("%s is a symlink: moved as the link itself (mbguard check flags symlinks; replace it with a file)", p.Moves[i].From))
-		case path.Ext(mv.From) != ".md" && path.Base(mv.From) != ".gitkeep":
+		case path.Ext(mv.To) != ".md" && path.Base(mv.From) != ".gitkeep" && !bankDotfiles[path.Base(mv.From)]:
 			p.Notes = append(p.Notes, fmt.Sprintf("%s is not Markdown: moved as is (mbguard check flags it; convert or remove it)", p.Moves[i].From))
 		}
 		if exists(mv.To) {
@@ -218,7 +250,7 @@ func PlanMigration(root string) (Plan, error) {
 			return ""
 		}
 		known[n] = true
-		rel := bank.Dir + "/" + n
+		rel := src + "/" + own(n)
 		p.Merges = append(p.Merges, Move{rel, section})
 		p.Delete = append(p.Delete, rel)
 		return rel
@@ -226,7 +258,7 @@ func PlanMigration(root string) (Plan, error) {
 	p.Sources.Brief = entry(m.brief, bank.Entry+" ## Project Snapshot")
 	focus := bank.Entry + " ## Current Focus"
 	if n := actual(m.active); n != "" {
-		if b, err := os.ReadFile(filepath.Join(dir, n)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, own(n))); err == nil {
 			if _, _, has, ok := split(b); ok && has {
 				focus += " (its USER_BLOCK kept byte for byte)"
 			}
@@ -265,9 +297,9 @@ func PlanMigration(root string) (Plan, error) {
 	}
 	// legacy.md is created when _index.md exists (its topic routing is kept there) or when a
 	// user block or broken markers need a verbatim home; the build decides, the plan says maybe.
-	p.Unsure = confidence(p.Kind, names, known)
+	p.Unsure = confidence(p.Kind, names, known, p.From)
 	for _, n := range names {
-		if known[n] || bankDotfiles[n] {
+		if known[n] || bankDotfiles[n] || p.From != "" { // a bank kept elsewhere comes whole (above)
 			continue
 		}
 		note := fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, p.Kind)
@@ -282,6 +314,37 @@ func PlanMigration(root string) (Plan, error) {
 	}
 	sort.Slice(p.Moves, func(i, j int) bool { return p.Moves[i].From < p.Moves[j].From })
 	return p, nil
+}
+
+// moveDir plans the move of the folder n of the source folder (dir on disk, src as a slash
+// path) to to under memory-bank/, file by file, names unchanged (git mv moves it whole).
+func moveDir(dir, src, n, to string, p *Plan) error {
+	from := filepath.Join(dir, n)
+	fi, err := os.Lstat(from)
+	if err != nil {
+		return nil
+	}
+	if !fi.IsDir() {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s/%s is not a folder: left where it is", src, n))
+		return nil
+	}
+	p.Dirs = append(p.Dirs, Move{src + "/" + n, bank.Dir + "/" + to})
+	err = filepath.WalkDir(from, func(fp string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(from, fp)
+		rel = filepath.ToSlash(rel)
+		p.Moves = append(p.Moves, Move{n + "/" + rel, to + "/" + rel})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reading %s/%s: %w", src, n, err)
+	}
+	return nil
 }
 
 // nonMarkdown counts the files under dir that mbguard check would flag as not Markdown, and
@@ -479,7 +542,10 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if err := repoFormat(o.Root); err != nil {
 		return res, err
 	}
-	if err := preflight(o); err != nil {
+	if err := preflight(o, plan.From); err != nil {
+		return res, err
+	}
+	if err := entriesTracked(o.Root, plan); err != nil {
 		return res, err
 	}
 	warn, err := commitsLikeGit(o)
@@ -501,8 +567,9 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 }
 
 // preflight refuses a merge or rebase in progress and uncommitted changes under memory-bank/
-// (or staged anywhere: the migration's commits would take them along).
-func preflight(o MigrateOptions) error {
+// and the folder from, when the bank is brought from there (or staged anywhere: the
+// migration's commits would take them along).
+func preflight(o MigrateOptions, from string) error {
 	for _, f := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply", "BISECT_LOG"} {
 		if _, err := os.Stat(filepath.Join(o.GitDir, f)); err == nil {
 			return refuse("a merge, rebase, cherry-pick, revert or bisect is in progress (%s): finish or abort it first", f)
@@ -520,19 +587,55 @@ func preflight(o MigrateOptions) error {
 		_, err := gitOut(o.Root, "diff", "--cached", "--quiet")
 		staged <- err
 	}()
-	out, err := gitOut(o.Root, "status", "--porcelain", "--untracked-files=all", "--", bank.Dir)
+	dirs := []string{bank.Dir}
+	if from != "" {
+		dirs = append(dirs, from)
+	}
+	out, err := gitOut(o.Root, append([]string{"status", "--porcelain", "--untracked-files=all", "--"}, dirs...)...)
 	stagedErr := <-staged
 	if err != nil {
 		return err
 	}
 	if out != "" {
 		first, _, _ := strings.Cut(out, "\n")
-		return refuse("uncommitted changes under memory-bank/ (%s): commit them first", strings.TrimSpace(first))
+		return refuse("uncommitted changes under %s/ (%s): commit them first", strings.Join(dirs, "/ or "), strings.TrimSpace(first))
 	}
 	if stagedErr != nil {
 		return refuse("staged changes outside memory-bank/ would go into the migration's commits: commit or unstage them first")
 	}
 	return nil
+}
+
+// entriesTracked refuses a plan whose entry files git does not track (an ignored .memory-bank/,
+// say): commit 2 builds MEMORY.md from the tree of commit 1, so the text of such a file would be
+// missing from MEMORY.md while the file itself is deleted.
+func entriesTracked(root string, p Plan) error {
+	r, err := open(root)
+	if err != nil {
+		return err
+	}
+	ref, err := r.Head()
+	if err != nil {
+		return nil // headOf says what is wrong with HEAD
+	}
+	c, err := r.CommitObject(ref.Hash())
+	if err != nil {
+		return fmt.Errorf("reading HEAD: %w", err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return fmt.Errorf("reading HEAD: %w", err)
+	}
+	var missing []string
+	for _, f := range append(append([]string{}, p.Delete...), p.Rewrite...) {
+		if _, err := tree.FindEntry(f); err != nil {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return refuse("%s not in the last commit (ignored, or never added), and migrate builds MEMORY.md from the commit: commit it first (git add -f when it is ignored), or run mbguard migrate --apply --no-git", strings.Join(missing, ", "))
 }
 
 func gitOut(dir string, args ...string) (string, error) {
@@ -675,21 +778,9 @@ func simulate(o MigrateOptions, plan Plan) (simulation, error) {
 	if o.NoRewriteLinks || (len(plan.Moves) == 0 && len(plan.Delete) == 0) {
 		return sim, nil
 	}
-	before, was := map[string][]byte{}, map[string]bool{}
-	if err := filepath.WalkDir(filepath.Join(o.Root, bank.Dir), func(fp string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(o.Root, fp)
-		was[filepath.ToSlash(rel)] = true
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".md") {
-			if b, err := os.ReadFile(fp); err == nil {
-				before[filepath.ToSlash(rel)] = b
-			}
-		}
-		return nil
-	}); err != nil {
-		return sim, fmt.Errorf("reading memory-bank/: %w", err)
+	was, before, err := bankFiles(o.Root, plan, true)
+	if err != nil {
+		return sim, err
 	}
 	if len(before) == 0 {
 		return sim, nil
@@ -705,7 +796,7 @@ func simulate(o MigrateOptions, plan Plan) (simulation, error) {
 	for p, b := range before {
 		if t, ok := to[p]; ok {
 			after[t] = b
-		} else if !contains(plan.Delete, p) {
+		} else if !contains(plan.Delete, p) && strings.HasPrefix(p, bank.Dir+"/") {
 			after[p] = b
 		}
 	}
@@ -742,6 +833,9 @@ func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 			return fmt.Errorf("removing %s: %w", d, err)
 		}
 	}
+	if plan.From != "" {
+		removeEmptyDirs(filepath.Join(o.Root, filepath.FromSlash(plan.From)))
+	}
 	res.Rewritten, res.Unresolved, res.Mentions = sim.rewritten, sim.unresolved, sim.mentions
 	names := make([]string, 0, len(sim.changed))
 	for p := range sim.changed {
@@ -756,6 +850,44 @@ func plainMigrate(o MigrateOptions, plan Plan, res *MigrateResult) error {
 	res.NoMoves = len(plan.Moves) == 0
 	res.Applied = true
 	return nil
+}
+
+// bankFiles lists the files of the bank on disk, under memory-bank/ and the folder it was
+// found in (slash paths from root), with the Markdown ones' bytes when content is true.
+func bankFiles(root string, p Plan, content bool) (names map[string]bool, md map[string][]byte, err error) {
+	names, md = map[string]bool{}, map[string][]byte{}
+	dirs := []string{bank.Dir}
+	if p.From != "" {
+		dirs = append(dirs, p.From)
+	}
+	for _, dir := range dirs {
+		err := filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(fp string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) && fp == filepath.Join(root, filepath.FromSlash(dir)) {
+				return filepath.SkipDir
+			}
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(root, fp)
+			rel = filepath.ToSlash(rel)
+			names[rel] = true
+			if content && d.Type().IsRegular() && markdownFile(rel) {
+				if b, err := os.ReadFile(fp); err == nil {
+					md[rel] = b
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s/: %w", dir, err)
+		}
+	}
+	return names, md, nil
+}
+
+// markdownFile is true for a Markdown file of a bank: .md, or a Cursor rule's .mdc.
+func markdownFile(p string) bool {
+	return strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".mdc")
 }
 
 func contains(list []string, s string) bool {
@@ -825,6 +957,9 @@ func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]
 		old := n
 		if f, ok := from[n]; ok {
 			old = f
+		} else if p.From != "" && (n == bank.Entry || n == bank.Dir+"/legacy.md") {
+			// built from the entry files: their links were written from the folder they were in
+			old = p.From + "/" + path.Base(n)
 		}
 		out, rw, un := rewriteLinks(after[n], old, n, r)
 		rewritten = append(rewritten, rw...)
@@ -835,7 +970,16 @@ func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]
 		}
 		if w, rw := rewriteWiki(text, n, m); w != nil {
 			rewritten = append(rewritten, rw...)
-			out = w
+			out, text = w, w
+		}
+		if p.From != "" {
+			// A bank brought from elsewhere names its files from the repository root too
+			// (Cursor's mdc:.cursor/rules/memory-bank/… links): those paths follow the files.
+			own := bankMap{to: m.to, merged: m.merged, dirs: m.dirs, src: p.From, srcOnly: true}
+			if w, rw, _ := rewriteOutside(n, text, own, r); w != nil {
+				rewritten = append(rewritten, rw...)
+				out = w
+			}
 		}
 		if out != nil {
 			changed[n] = out
@@ -871,6 +1015,9 @@ func resolverFor(root string, p Plan, before map[string]bool) linkResolver {
 			if contains(p.Delete, old) {
 				return bank.Entry, true // its text now lives in MEMORY.md
 			}
+			if p.From != "" && old == p.From {
+				return bank.Dir, true
+			}
 			for _, d := range p.Dirs {
 				if old == d.From {
 					return d.To, true
@@ -895,6 +1042,9 @@ func resolverFor(root string, p Plan, before map[string]bool) linkResolver {
 }
 
 func writeOutputs(o MigrateOptions, mem, leg []byte) error {
+	if err := os.MkdirAll(filepath.Join(o.Root, bank.Dir), 0o755); err != nil { // a bank kept elsewhere may have none yet
+		return fmt.Errorf("creating %s/: %w", bank.Dir, err)
+	}
 	if err := o.Write(filepath.Join(o.Root, filepath.FromSlash(bank.Entry)), mem, 0o644); err != nil {
 		return fmt.Errorf("%w (the old entry files are untouched: free space, then run mbguard migrate --apply again)", err)
 	}

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -465,6 +466,9 @@ func commitMemory(g *goGit, j *journal, res *MigrateResult) (plumbing.Hash, erro
 			return plumbing.ZeroHash, fmt.Errorf("removing %s: %w", d, err)
 		}
 	}
+	if j.Plan.From != "" { // the folder the bank came from, when nothing else is left in it
+		removeEmptyDirs(filepath.Join(o.Root, filepath.FromSlash(j.Plan.From)))
+	}
 	if o.GitCLI {
 		if len(j.Plan.Delete) > 0 {
 			if _, err := gitOut(o.Root, append([]string{"rm", "-q", "--cached", "--ignore-unmatch", "--"}, j.Plan.Delete...)...); err != nil {
@@ -522,11 +526,12 @@ func commitMemory(g *goGit, j *journal, res *MigrateResult) (plumbing.Hash, erro
 	return g.commit(c1.Hash, edits, memoryMessage(j.Plan))
 }
 
-// treeFiles reads the files of commit h under memory-bank/: their paths, and, when content is
-// true, the bytes of the Markdown ones. Those are read from the work tree when the file there
+// treeFiles reads the files of commit h under memory-bank/ (and under more folders, the ones a
+// bank brought from elsewhere left): their paths, and, when content is true, the bytes of the
+// Markdown ones. Those are read from the work tree when the file there
 // hashes to the commit's blob (a thousand small files read and hashed cost a fraction of loading
 // them from a pack), else from the object database, so the result is the commit's either way.
-func treeFiles(r *gitRepo, root string, h plumbing.Hash, content bool) (names map[string]bool, md map[string][]byte, err error) {
+func treeFiles(r *gitRepo, root string, h plumbing.Hash, content bool, more ...string) (names map[string]bool, md map[string][]byte, err error) {
 	c, err := r.CommitObject(h)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading commit %s: %w", h, err)
@@ -536,26 +541,36 @@ func treeFiles(r *gitRepo, root string, h plumbing.Hash, content bool) (names ma
 		return nil, nil, fmt.Errorf("reading commit %s: %w", h, err)
 	}
 	names, md = map[string]bool{}, map[string][]byte{}
-	sub, err := tree.Tree(bank.Dir)
+	for _, dir := range append([]string{bank.Dir}, more...) {
+		if err := dirFiles(r, root, tree, dir, content, names, md); err != nil {
+			return nil, nil, fmt.Errorf("reading commit %s: %w", h, err)
+		}
+	}
+	return names, md, nil
+}
+
+// dirFiles adds the files of tree under dir to names (and the Markdown ones' bytes to md).
+func dirFiles(r *gitRepo, root string, tree *object.Tree, dir string, content bool, names map[string]bool, md map[string][]byte) error {
+	sub, err := tree.Tree(dir)
 	if err != nil {
-		return names, md, nil // no memory-bank/ in that commit
+		return nil // no such folder in that commit
 	}
 	w := object.NewTreeWalker(sub, true, nil)
 	defer w.Close()
 	for {
 		name, e, err := w.Next()
 		if err == io.EOF {
-			return names, md, nil
+			return nil
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading commit %s: %w", h, err)
+			return err
 		}
 		if e.Mode == filemode.Dir {
 			continue
 		}
-		p := bank.Dir + "/" + name
+		p := dir + "/" + name
 		names[p] = true
-		if !content || !strings.HasSuffix(p, ".md") || (e.Mode != filemode.Regular && e.Mode != filemode.Executable) {
+		if !content || !markdownFile(p) || (e.Mode != filemode.Regular && e.Mode != filemode.Executable) {
 			continue
 		}
 		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p))); err == nil && plumbing.ComputeHash(plumbing.BlobObject, b) == e.Hash {
@@ -564,16 +579,16 @@ func treeFiles(r *gitRepo, root string, h plumbing.Hash, content bool) (names ma
 		}
 		blob, err := object.GetBlob(r.Storer, e.Hash)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+			return fmt.Errorf("reading %s: %w", p, err)
 		}
 		rd, err := blob.Reader()
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+			return fmt.Errorf("reading %s: %w", p, err)
 		}
 		b, err := io.ReadAll(rd)
 		rd.Close()
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+			return fmt.Errorf("reading %s: %w", p, err)
 		}
 		md[p] = b
 	}
@@ -587,7 +602,11 @@ func linkChanges(g *goGit, j *journal, res *MigrateResult) (map[string][]byte, p
 	if len(j.Plan.Moves) == 0 && len(j.Plan.Delete) == 0 {
 		return nil, c2, nil
 	}
-	before, _, err := treeFiles(g.r, g.o.Root, plumbing.NewHash(j.Start), false)
+	var from []string
+	if j.Plan.From != "" {
+		from = []string{j.Plan.From}
+	}
+	before, _, err := treeFiles(g.r, g.o.Root, plumbing.NewHash(j.Start), false, from...)
 	if err != nil {
 		return nil, c2, err
 	}
@@ -607,9 +626,15 @@ func linkChanges(g *goGit, j *journal, res *MigrateResult) (map[string][]byte, p
 	}
 	och, orw, listed := outsideChanges(files, m, resolverFor(g.o.Root, j.Plan, before))
 	for p, b := range och {
-		if !dirty[p] {
-			changed[p] = b
+		if dirty[p] {
+			// A file that already holds exactly this rewrite was written by an interrupted
+			// run of this migration, not edited by the user: it goes into the commit.
+			if disk, err := os.ReadFile(filepath.Join(g.o.Root, filepath.FromSlash(p))); err != nil || !bytes.Equal(disk, b) {
+				continue
+			}
+			delete(dirty, p)
 		}
+		changed[p] = b
 	}
 	for _, l := range orw {
 		if dirty[l.Path] { // the user's uncommitted edits there are theirs: list, never overwrite

@@ -43,10 +43,46 @@ type bankMap struct {
 	dirs   map[string]string   // old folder → new folder
 	byBase map[string][]string // lower-case base name without .md → old bank Markdown files
 	bare   []string            // base names worth listing when prose names them alone
+	src    string              // the folder the bank was found in when not memory-bank/ (Plan.From)
+	// srcOnly looks for paths into src alone: the bank's own files, whose memory-bank/ paths
+	// are already the new ones.
+	srcOnly bool
+}
+
+// prefixes are the folder prefixes a path into the bank starts with.
+func (m bankMap) prefixes() []string {
+	switch {
+	case m.srcOnly:
+		return []string{m.src + "/"}
+	case m.src != "":
+		return []string{bank.Dir + "/", m.src + "/"}
+	}
+	return []string{bank.Dir + "/"}
+}
+
+// inBank is true for the bank's folders and what is in them: they are not "outside".
+func (m bankMap) inBank(name string) bool {
+	for _, d := range m.prefixes() {
+		if name == d[:len(d)-1] || strings.HasPrefix(name, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextPath finds the first of prefixes in l at or after at: its start, and its length.
+func nextPath(l string, at int, prefixes []string) (start, n int) {
+	start = -1
+	for _, p := range prefixes {
+		if k := strings.Index(l[at:], p); k >= 0 && (start < 0 || at+k < start) {
+			start, n = at+k, len(p)
+		}
+	}
+	return start, n
 }
 
 func newBankMap(p Plan, before map[string]bool) bankMap {
-	m := bankMap{to: map[string]string{}, merged: map[string]bool{}, dirs: map[string]string{}, byBase: map[string][]string{}}
+	m := bankMap{to: map[string]string{}, merged: map[string]bool{}, dirs: map[string]string{}, byBase: map[string][]string{}, src: p.From}
 	for _, mv := range p.Moves {
 		m.to[mv.From] = mv.To
 		if path.Base(mv.From) != path.Base(mv.To) {
@@ -60,14 +96,17 @@ func newBankMap(p Plan, before map[string]bool) bankMap {
 	for _, d := range p.Dirs {
 		m.dirs[d.From] = d.To
 	}
+	if p.From != "" {
+		m.dirs[p.From] = bank.Dir
+	}
 	names := make([]string, 0, len(before))
 	for f := range before {
 		names = append(names, f)
 	}
 	sort.Strings(names)
 	for _, f := range names {
-		if strings.HasSuffix(f, ".md") {
-			k := strings.ToLower(strings.TrimSuffix(path.Base(f), ".md"))
+		if markdownFile(f) {
+			k := strings.ToLower(strings.TrimSuffix(path.Base(f), path.Ext(f)))
 			m.byBase[k] = append(m.byBase[k], f)
 		}
 	}
@@ -235,12 +274,11 @@ func rewriteOutside(name string, content []byte, m bankMap, r linkResolver) (out
 		var b strings.Builder
 		last := 0
 		for at := 0; ; {
-			k := strings.Index(l[at:], bank.Dir+"/")
-			if k < 0 {
+			s, n := nextPath(l, at, m.prefixes())
+			if s < 0 {
 				break
 			}
-			s := at + k
-			at = s + len(bank.Dir) + 1
+			at = s + n
 			if s > 0 && pathByte(l[s-1]) && !(l[s-1] == '/' && s >= 2 && l[s-2] == '.' && (s == 2 || !pathByte(l[s-3]))) {
 				continue // part of another path (docs/memory-bank/…)
 			}
@@ -316,7 +354,12 @@ func rewriteOutside(name string, content []byte, m bankMap, r linkResolver) (out
 
 // outsideRelevant is a quick test that a file might mention the bank at all.
 func outsideRelevant(b []byte, m bankMap) bool {
-	if bytes.Contains(b, []byte(bank.Dir+"/")) || bytes.Contains(b, []byte("[[")) {
+	for _, p := range m.prefixes() {
+		if bytes.Contains(b, []byte(p)) {
+			return true
+		}
+	}
+	if bytes.Contains(b, []byte("[[")) {
 		return true
 	}
 	for _, base := range m.bare {
@@ -367,7 +410,7 @@ func outsideTree(r *gitRepo, root string, h plumbing.Hash, m bankMap, dirty map[
 	}
 	out := map[string][]byte{}
 	read := func(name string, e *object.TreeEntry) {
-		if e.Mode != filemode.Regular && e.Mode != filemode.Executable || name == bank.Dir || strings.HasPrefix(name, bank.Dir+"/") {
+		if e.Mode != filemode.Regular && e.Mode != filemode.Executable || m.inBank(name) {
 			return
 		}
 		full := filepath.Join(root, filepath.FromSlash(name))
@@ -437,7 +480,7 @@ func outsideDisk(root string, m bankMap) (map[string][]byte, error) {
 			case ".git", "node_modules", "vendor":
 				return filepath.SkipDir
 			}
-			if rel == bank.Dir {
+			if m.inBank(rel) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -463,11 +506,17 @@ func grepCandidates(root string, m bankMap) (cand map[string]bool, ok bool) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, false
 	}
-	args := []string{"-c", "core.quotePath=false", "grep", "-l", "-z", "-I", "-F", "--no-color", "-e", bank.Dir + "/", "-e", "[["}
+	args := []string{"-c", "core.quotePath=false", "grep", "-l", "-z", "-I", "-F", "--no-color", "-e", "[["}
+	for _, p := range m.prefixes() {
+		args = append(args, "-e", p)
+	}
 	for _, b := range m.bare {
 		args = append(args, "-e", b)
 	}
-	args = append(args, "--", ".", ":(exclude)"+bank.Dir)
+	args = append(args, "--", ".")
+	for _, p := range m.prefixes() {
+		args = append(args, ":(exclude)"+strings.TrimSuffix(p, "/"))
+	}
 	out, err := gitexec.Run(context.Background(), root, args...)
 	if err != nil && gitexec.ExitCode(err) != 1 { // 1: no file matched
 		return nil, false

@@ -242,3 +242,73 @@ func TestOutsideTreeWithoutGrep(t *testing.T) {
 		t.Errorf("git grep found %q, reading every file %q", keys(narrowed), keys(full))
 	}
 }
+
+// The references issue 16 found after migrating memory-bank-skill's legacy layout: AGENTS.md
+// naming memory-bank/active.md, design notes naming memory-bank/_index.md, a README link to the
+// brief, a Cline rule reading a moved file. Each is rewritten in the links commit; a second run
+// is a no-op.
+func TestMigrateLegacyOutsideReferences(t *testing.T) {
+	root := legacyRepo(t)
+	testgit.Write(t, root, "AGENTS.md", "# Agents\n\nRead memory-bank/active.md before you start.\n")
+	testgit.Write(t, root, "docs/design.md", "Topics are routed by `memory-bank/_index.md`.\n")
+	testgit.Write(t, root, "README.md", "# Shop\n\n[memory](memory-bank/brief.md)\n")
+	testgit.Write(t, root, ".clinerules", "Check memory-bank/tech.md and memory-bank/docs/design-payments.md first.\n")
+	testgit.Commit(t, root, "references to the bank")
+	res, err := Migrate(context.Background(), opts(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, s := range map[string]string{
+		"AGENTS.md":      "Read memory-bank/MEMORY.md before",
+		"docs/design.md": "`memory-bank/MEMORY.md`",
+		"README.md":      "[memory](memory-bank/MEMORY.md)",
+		".clinerules":    "Check memory-bank/details/tech.md and memory-bank/details/design/design-payments.md first.",
+	} {
+		if b := string(read(t, root, f)); !strings.Contains(b, s) {
+			t.Errorf("%s lacks %q:\n%s", f, s, b)
+		}
+	}
+	if len(res.Mentions) != 0 {
+		t.Errorf("listed %+v, want every reference rewritten", res.Mentions)
+	}
+	names := testgit.Git(t, root, "show", "--name-only", "--format=%s", "HEAD")
+	for _, f := range []string{"AGENTS.md", "docs/design.md", "README.md", ".clinerules"} {
+		if !strings.Contains(names, f) {
+			t.Errorf("the links commit lacks %s:\n%s", f, names)
+		}
+	}
+	checkClean(t, root)
+	head := testgit.Git(t, root, "rev-parse", "HEAD")
+	if again, err := Migrate(context.Background(), opts(root)); err != nil || !again.NoOp || testgit.Git(t, root, "rev-parse", "HEAD") != head {
+		t.Errorf("second run not a no-op: %+v %v", again, err)
+	}
+}
+
+// FuzzRewriteOutsideElsewhere: the same for a bank brought from Cursor rules, whose paths start
+// at the repository root (.cursor/rules/memory-bank/…, mdc: links, @-mentions).
+func FuzzRewriteOutsideElsewhere(f *testing.F) {
+	f.Add("AGENTS.md", "Start with [b](.cursor/rules/memory-bank/projectbrief.mdc) and `.cursor/rules/memory-bank/`.\n")
+	f.Add(".cursor/rules/loader.mdc", "---\nglobs: .cursor/rules/memory-bank/*.mdc\n---\nRead @.cursor/rules/memory-bank/techContext.mdc.\n")
+	f.Add("memory-bank/MEMORY.md", "[p](mdc:.cursor/rules/memory-bank/progress.mdc) ./.cursor/rules/memory-bank/progress.mdc x.cursor/rules/memory-bank/progress.mdc\n")
+	src := cursorRulesBank
+	p := Plan{
+		From:   src,
+		Moves:  []Move{{src + "/techContext.mdc", "memory-bank/details/tech.md"}, {src + "/progress.mdc", "memory-bank/details/progress.md"}},
+		Delete: []string{src + "/projectbrief.mdc"},
+	}
+	before := map[string]bool{src + "/techContext.mdc": true, src + "/progress.mdc": true, src + "/projectbrief.mdc": true}
+	m := newBankMap(p, before)
+	own := bankMap{to: m.to, merged: m.merged, dirs: m.dirs, src: src, srcOnly: true}
+	r := resolverFor(f.TempDir(), p, before)
+	f.Fuzz(func(t *testing.T, name, text string) {
+		for _, bm := range []bankMap{m, own} {
+			out, rw, ls := rewriteOutside(name, []byte(text), bm, r)
+			if out == nil && len(rw) > 0 {
+				t.Errorf("rewrites reported but nothing changed: %+v", rw)
+			}
+			if !strings.Contains(text, "memory-bank/") && !strings.Contains(text, "[[") && !strings.Contains(text, ".md") && (out != nil || len(ls) > 0) {
+				t.Errorf("text naming no bank path changed: %q -> %q %+v", text, out, ls)
+			}
+		}
+	})
+}

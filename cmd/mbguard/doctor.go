@@ -300,7 +300,15 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	switch bank.DetectLayout(err == nil, names) {
+	layout := bank.DetectLayout(err == nil, names)
+	if layout == bank.LayoutNone || layout == bank.LayoutEmpty {
+		// init would start a second, empty bank beside one kept as Cursor rules or in .memory-bank/
+		if l := lifecycle.ElsewhereLayout(r.Root); l != "" {
+			ch.Status, ch.Detail, ch.Next = checkFail, l+", not in memory-bank/ (nothing is gated)", "run mbguard migrate --apply (mbguard migrate shows the plan first)"
+			return []doctorCheck{ch}
+		}
+	}
+	switch layout {
 	case bank.LayoutNone:
 		ch.Status, ch.Detail, ch.Next = checkFail, "no memory-bank/ in "+r.Root+" (nothing is gated)", "run mbguard init"
 		return []doctorCheck{ch}
