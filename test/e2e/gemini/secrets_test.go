@@ -1,0 +1,26 @@
+package gemini
+
+import (
+	"testing"
+
+	"github.com/mbguard/mbguard/test/e2e/e2eproject"
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+// driver runs the shared scenarios (e2eproject) on Gemini.
+type driver struct{}
+
+func (driver) Start(t *testing.T) e2eproject.Session { return session{newWorld(t)} }
+
+type session struct{ w *world }
+
+func (s session) Project() *e2eproject.Project            { return s.w.Project }
+func (s session) Model() *fakemodel.Server                { return s.w.model }
+func (s session) Install(t *testing.T)                    { s.w.install(t) }
+func (s session) Turn(t *testing.T, prompt string) string { return s.w.run(t, prompt) }
+func (s session) ReadFile(rel string) fakemodel.Step      { return readFile(rel) }
+func (s session) Shell(cmd string) fakemodel.Step         { return shell(cmd) }
+
+// TestGeminiSecretReadNeverReachesModel: AfterTool's deny replaces the result of a read of
+// a bank file holding a secret with the notice and the output redacted.
+func TestGeminiSecretReadNeverReachesModel(t *testing.T) { e2eproject.SecretRead(t, driver{}) }
