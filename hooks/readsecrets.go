@@ -13,10 +13,6 @@ import (
 	"github.com/mbguard/mbguard/scanner"
 )
 
-// maxReadScan bounds a bank file scanned for secrets after a call read it; a larger one is
-// left to `mbguard check`.
-const maxReadScan = 4 << 20
-
 // secretWay is how a host's protocol keeps a bank secret a tool call reads from the model.
 type secretWay int
 
@@ -52,7 +48,7 @@ type bankSecret struct {
 }
 
 func (s bankSecret) String() string {
-	return fmt.Sprintf("%s line %d holds a secret (gitleaks rule %s)", s.rel, s.line, s.rule)
+	return scanner.ReadSecret{Rule: s.rule, Line: s.line}.Where(s.rel)
 }
 
 // secretScan scans bank files for secrets, each file once, with one detector per repository.
@@ -66,35 +62,21 @@ func newSecretScan() *secretScan {
 }
 
 // file returns the findings in bank file p (rel in r) and its content; nil for a file already
-// scanned, missing, not regular or over maxReadScan.
+// scanned, missing, not regular or over scanner.MaxReadScan.
 func (s *secretScan) file(r repo.Repo, rel, p string) ([]bankSecret, []byte) {
 	if s.seen[r.Root+"\x00"+rel] {
 		return nil, nil
 	}
 	s.seen[r.Root+"\x00"+rel] = true
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxReadScan {
-		return nil, nil
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return nil, nil
-	}
 	det := s.dets[r.Root]
 	if det == nil {
 		det = scanner.NewSecrets(r.Root)
 		s.dets[r.Root] = det
 	}
-	fs, err := det.ScanCached(r.StateDir(), rel, b)
-	if err != nil {
-		return nil, nil // a broken .gitleaks.toml is reported by `mbguard check` and doctor
-	}
-	var out []bankSecret
-	for _, f := range fs {
-		if f.Start < 0 || f.End > len(b) || f.Start >= f.End {
-			continue
-		}
-		out = append(out, bankSecret{rel: rel, rule: f.Rule, line: f.Line, secret: string(b[f.Start:f.End])})
+	fs, b := det.ScanRead(r.StateDir(), rel, p)
+	out := make([]bankSecret, len(fs))
+	for i, f := range fs {
+		out[i] = bankSecret{rel: rel, rule: f.Rule, line: f.Line, secret: f.Secret}
 	}
 	return out, b
 }
@@ -154,9 +136,7 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer, way secretWay)
 	if len(lines) == 0 {
 		return "", nil
 	}
-	notice = "[mbguard] " + strings.Join(lines, "; ") +
-		". Do not repeat it anywhere; remove it from the file and keep only where the secret lives (a vault, an environment variable name)."
-	return notice, secrets
+	return scanner.ReadNotice(lines), secrets
 }
 
 // maxRefusalText bounds the redacted file text a refused read carries; the rest is left out
