@@ -282,9 +282,9 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		return p.render(&c, &hookAnswer{})
 	}
 	way := secretWays[h.name()]
-	refusal := ""
+	refusal, handed := "", false
 	if way == secretRefuse {
-		if refusal = secretRefusal(&c, repos); refusal != "" {
+		if refusal, handed = secretRefusal(&c, repos); handed {
 			// the refusal hands the agent the file's text: the read counts as done
 			c.PreIsPost = true
 		}

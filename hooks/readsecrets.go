@@ -148,10 +148,11 @@ const maxRefusalText = 64 << 10
 // secret, for hosts that cannot hide the output afterwards (secretRefuse): the files' text with
 // each secret replaced by REDACTED, so the agent still gets its memory, and where each secret
 // is to be removed. A bank directory the call names is refused with the files and lines only.
-// "" when the call names no such file.
-func secretRefusal(c *hookCall, repos []repo.Repo) string {
+// "" when the call names no such file; handed is true when the reason carries file text (the
+// read then counts as done).
+func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) {
 	if c.Kind != callPreTool || c.Args == nil || !filepath.IsAbs(c.Cwd) || gating.ClassifyTool(c.Tool) == gating.ClassWrite {
-		return ""
+		return "", false
 	}
 	sc := newSecretScan()
 	var found []bankSecret
@@ -191,7 +192,7 @@ func secretRefusal(c *hookCall, repos []repo.Repo) string {
 		}
 	}
 	if len(found) == 0 {
-		return ""
+		return "", false
 	}
 	var lines, fixes []string
 	for _, f := range found {
@@ -205,7 +206,7 @@ func secretRefusal(c *hookCall, repos []repo.Repo) string {
 		msg += " Read the other files one by one. "
 	}
 	return msg + "Do not repeat the secret anywhere; remove the secret at " + strings.Join(fixes, ", ") +
-		" and keep only where it lives (a vault, an environment variable name)."
+		" and keep only where it lives (a vault, an environment variable name).", len(texts) > 0
 }
 
 // maxBankWalk bounds the bank files scanned for one call that names a directory.

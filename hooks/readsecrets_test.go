@@ -197,6 +197,17 @@ func TestQwenBankReadSecretIsRefused(t *testing.T) {
 			t.Fatalf("%s: refusal %q: want the file redacted and where to remove the secret", name, got)
 		}
 	}
+	// a bank directory: the files and lines, no text; a search above the bank is not refused
+	// (only its output could tell, and Qwen hears of it afterwards)
+	grep := func(cmd string) string {
+		return denied(t, "qwen", h.call(ev, map[string]any{"tool_name": "run_shell_command", "tool_use_id": "call_g", "tool_input": map[string]any{"command": cmd}}))
+	}
+	if got := grep("grep -rn token memory-bank/details"); !strings.Contains(got, readSecretFile+" line 2 holds a secret") || strings.Contains(got, "REDACTED") {
+		t.Fatalf("grep of the bank: refusal %q: want the file and line without text", got)
+	}
+	if got := grep("grep -rn queue src"); got != "" {
+		t.Fatalf("grep outside the bank refused: %q", got)
+	}
 	if got := denied(t, "qwen", h.write("go.mod", "module x\n")); !strings.Contains(got, "memory-bank/details/patterns.md") {
 		t.Fatalf("before reading patterns.md: refusal %q, want the read gate's", got)
 	}
