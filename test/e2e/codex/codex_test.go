@@ -166,19 +166,6 @@ func TestCodexReadGateWarnsByDefault(t *testing.T) {
 	}
 }
 
-// TestCodexEscapeHatch: MBGUARD=0 in the environment Codex runs in reaches the hooks and lets
-// everything through, as on every other host.
-func TestCodexEscapeHatch(t *testing.T) {
-	w := newWorld(t, addFile("memory-bank/x.json", `{"a": 1}`))
-	w.install(t)
-	w.Env = append(w.Env, "MBGUARD=0")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
-	}
-}
-
 // TestCodexReadsCountPerMessage: reading patterns.md satisfies the read gate for the user
 // message it was read in, not for the next one (Codex's UserPromptSubmit starts a message).
 func TestCodexReadsCountPerMessage(t *testing.T) {
@@ -198,22 +185,5 @@ func TestCodexReadsCountPerMessage(t *testing.T) {
 	}
 	if w.Exists("src/auth/token.go") {
 		t.Errorf("src/auth/token.go was written in block mode without a read in this message")
-	}
-}
-
-// TestCodexUninstall: after `mbguard install --uninstall`, what is left of the hook
-// configuration still loads in Codex and no mbguard hook runs: the same bank write goes
-// through.
-func TestCodexUninstall(t *testing.T) {
-	w := newWorld(t, addFile("memory-bank/x.json", `{"a": 1}`))
-	w.install(t)
-	w.Mbguard(t, "install", "--agent", "codex", "--uninstall")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("after --uninstall the write was still refused: %q\n%s", r, out)
-	}
-	if log := w.DecisionLog(); log != "" {
-		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
 	}
 }

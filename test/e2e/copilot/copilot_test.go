@@ -232,33 +232,3 @@ func TestCopilotReadGateWarnsByDefault(t *testing.T) {
 		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
 	}
 }
-
-// TestCopilotEscapeHatch: MBGUARD=0 in the environment Copilot CLI runs in reaches the hooks
-// and lets everything through, as on every other host.
-func TestCopilotEscapeHatch(t *testing.T) {
-	w := newWorld(t, create("memory-bank/x.json", "{\"a\": 1}\n"))
-	w.install(t)
-	w.Env = append(w.Env, "MBGUARD=0")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
-	}
-}
-
-// TestCopilotUninstall: after `mbguard install --uninstall`, what is left of the hook
-// configuration still loads in Copilot CLI and no mbguard hook runs: the same bank write goes
-// through.
-func TestCopilotUninstall(t *testing.T) {
-	w := newWorld(t, create("memory-bank/x.json", "{\"a\": 1}\n"))
-	w.install(t)
-	w.Mbguard(t, "install", "--agent", "copilot", "--uninstall")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("after --uninstall the write was still refused: %q\n%s", r, out)
-	}
-	if log := w.DecisionLog(); log != "" {
-		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
-	}
-}

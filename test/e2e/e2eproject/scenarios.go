@@ -19,7 +19,8 @@ type Driver interface {
 	Start(t *testing.T) Session
 }
 
-// Session is one project with its host and fake model.
+// Session is one project with its host and fake model. Turn runs the host with the
+// Project's Env, so a scenario may add to it.
 type Session interface {
 	Project() *Project
 	Model() *fakemodel.Server
@@ -29,9 +30,13 @@ type Session interface {
 	// Turn runs one headless session on prompt (a user message) and returns its output.
 	Turn(t *testing.T, prompt string) string
 	// ReadFile is the host's own call reading rel (project-relative), through its read tool
-	// where it has one; Shell runs cmd in the project through its shell tool.
+	// where it has one; WriteFile creates rel with content through its write tool; Shell runs
+	// cmd in the project through its shell tool.
 	ReadFile(rel string) fakemodel.Step
+	WriteFile(rel, content string) fakemodel.Step
 	Shell(cmd string) fakemodel.Step
+	// Host is the host's name for `mbguard install --agent`.
+	Host() string
 }
 
 // SecretMarker is a line of the bank file SecretRead plants its token in: it must reach the
@@ -65,5 +70,45 @@ func SecretRead(t *testing.T, d Driver) {
 		if !Contains(r, rel+" line 3 holds a secret (gitleaks rule github-pat)", "REDACTED", "deploy-kiwi") {
 			t.Errorf("%s: the result the model got does not carry the file redacted and where the secret is: %q", how, r)
 		}
+	}
+}
+
+// bankWrite is the call EscapeHatch and Uninstall make: a non-.md file into the bank, which
+// the bank guard refuses in every mode while mbguard runs.
+const bankWrite = "memory-bank/x.json"
+
+// EscapeHatch: MBGUARD=0 in the environment the host runs in reaches mbguard and lets a write
+// the bank guard refuses go through.
+func EscapeHatch(t *testing.T, d Driver) {
+	t.Helper()
+	s := d.Start(t)
+	p := s.Project()
+	s.Install(t)
+	s.Model().Script(s.WriteFile(bankWrite, "{\"a\": 1}\n"))
+	p.Env = append(p.Env, "MBGUARD=0")
+	out := s.Turn(t, "write the json")
+	if !p.Exists(bankWrite) {
+		r, _ := s.Model().ResultOf(0)
+		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
+	}
+}
+
+// Uninstall: after `mbguard install --agent <host> --uninstall`, what is left of the host's
+// configuration still loads and no mbguard hook runs: the same write goes through and nothing
+// reaches the decision log.
+func Uninstall(t *testing.T, d Driver) {
+	t.Helper()
+	s := d.Start(t)
+	p := s.Project()
+	s.Install(t)
+	p.Mbguard(t, "install", "--agent", s.Host(), "--uninstall")
+	s.Model().Script(s.WriteFile(bankWrite, "{\"a\": 1}\n"))
+	out := s.Turn(t, "write the json")
+	if !p.Exists(bankWrite) {
+		r, _ := s.Model().ResultOf(0)
+		t.Errorf("after --uninstall the write was still refused: %q\n%s", r, out)
+	}
+	if log := p.DecisionLog(); log != "" {
+		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
 	}
 }

@@ -169,33 +169,3 @@ func TestGeminiReadGateWarnsByDefault(t *testing.T) {
 		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
 	}
 }
-
-// TestGeminiEscapeHatch: MBGUARD=0 in the environment Gemini CLI runs in reaches the hooks and
-// lets everything through, as on every other host.
-func TestGeminiEscapeHatch(t *testing.T) {
-	w := newWorld(t, writeFile("memory-bank/x.json", "{\"a\": 1}\n"))
-	w.install(t)
-	w.Env = append(w.Env, "MBGUARD=0")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
-	}
-}
-
-// TestGeminiUninstall: after `mbguard install --uninstall`, what is left of the hook
-// configuration still loads in Gemini CLI and no mbguard hook runs: the same bank write goes
-// through.
-func TestGeminiUninstall(t *testing.T) {
-	w := newWorld(t, writeFile("memory-bank/x.json", "{\"a\": 1}\n"))
-	w.install(t)
-	w.Mbguard(t, "install", "--agent", "gemini", "--uninstall")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("after --uninstall the write was still refused: %q\n%s", r, out)
-	}
-	if log := w.DecisionLog(); log != "" {
-		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
-	}
-}

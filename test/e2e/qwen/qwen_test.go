@@ -111,33 +111,6 @@ func TestQwenReadGateInBlockMode(t *testing.T) {
 	e2eproject.CheckReadGate(t, w.Project, w.model, out)
 }
 
-// TestQwenEscapeHatchAndUninstall: MBGUARD=0 reaches the hooks and lets a bank write through;
-// after uninstall no mbguard hook runs and the settings file still loads.
-func TestQwenEscapeHatchAndUninstall(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		setup func(w *world)
-	}{
-		{"MBGUARD=0", func(w *world) { w.Env = append(w.Env, "MBGUARD=0") }},
-		{"uninstall", func(w *world) { w.Mbguard(t, "install", "--agent", "qwen", "--uninstall") }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(t)
-			w.model.Script(writeFile(w.Abs("memory-bank/x.json"), "{\"a\": 1}\n"))
-			w.Install(t, "qwen")
-			tc.setup(w)
-			out := w.run(t, "write the json")
-			if !w.Exists("memory-bank/x.json") {
-				r, _ := w.model.ResultOf(0)
-				t.Errorf("the write was still refused: %q\n%s", r, out)
-			}
-			if tc.name == "uninstall" && w.DecisionLog() != "" {
-				t.Errorf("mbguard still decided after --uninstall:\n%s", w.DecisionLog())
-			}
-		})
-	}
-}
-
 // TestQwenUndoIsToldThroughAdditionalContext runs a build script whose command line shows
 // nothing of the bank: PostToolUse's outcome check puts the bank back, and the model hears it
 // through additionalContext, the one PostToolUse channel Qwen shows it.

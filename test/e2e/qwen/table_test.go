@@ -25,8 +25,20 @@ func (s session) Install(t *testing.T) {
 func (s session) Turn(t *testing.T, prompt string) string { return s.w.run(t, prompt) }
 func (s session) ReadFile(rel string) fakemodel.Step      { return readFile(s.w.Abs(rel)) }
 func (s session) Shell(cmd string) fakemodel.Step         { return shell(cmd) }
+func (s session) WriteFile(rel, content string) fakemodel.Step {
+	return writeFile(s.w.Abs(rel), content)
+}
+func (s session) Host() string { return "qwen" }
 
 // TestQwenSecretReadNeverReachesModel: only a post-tool reply's additionalContext reaches Qwen's
 // model, so a read of a bank file holding a secret is refused before it runs, the reason
 // carrying the file redacted.
 func TestQwenSecretReadNeverReachesModel(t *testing.T) { e2eproject.SecretRead(t, driver{}) }
+
+// TestQwenEscapeHatch: MBGUARD=0 in the environment Qwen Code runs in reaches the hooks and lets
+// everything through, as on every other host.
+func TestQwenEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) }
+
+// TestQwenUninstall: after `mbguard install --uninstall`, what is left of the hook configuration
+// still loads and no mbguard hook runs: the same bank write goes through.
+func TestQwenUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }

@@ -35,6 +35,7 @@ func (s *session) Install(t *testing.T) {}
 
 func (s *session) Turn(t *testing.T, prompt string) string {
 	t.Helper()
+	s.w.env = s.p.Env // a scenario may have added to it
 	out := s.w.run(t, nil, prompt)
 	t.Logf("fake model requests:\n%s", s.model.Log())
 	return out
@@ -44,6 +45,12 @@ func (s *session) ReadFile(rel string) fakemodel.Step {
 	return fakemodel.Call("read", map[string]any{"filePath": rel})
 }
 
+func (s *session) WriteFile(rel, content string) fakemodel.Step {
+	return fakemodel.Call("write", map[string]any{"filePath": rel, "content": content})
+}
+
+func (s *session) Host() string { return "opencode" }
+
 func (s *session) Shell(cmd string) fakemodel.Step {
 	return fakemodel.Call("bash", map[string]any{"command": cmd, "description": "scripted"})
 }
@@ -51,3 +58,10 @@ func (s *session) Shell(cmd string) fakemodel.Step {
 // TestOpenCodeSecretReadNeverReachesModel: the plugin's tool.execute.after replaces a bank
 // secret in a read's output (serve names the secrets) and appends where it is.
 func TestOpenCodeSecretReadNeverReachesModel(t *testing.T) { e2eproject.SecretRead(t, driver{}) }
+
+// TestOpenCodeEscapeHatch: MBGUARD=0 in OpenCode's environment switches the plugin off.
+func TestOpenCodeEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) }
+
+// TestOpenCodeUninstall: after `mbguard install --uninstall` OpenCode still starts and no
+// mbguard plugin runs: the same bank write goes through.
+func TestOpenCodeUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mbguard/mbguard/test/e2e/e2eproject"
@@ -21,6 +22,20 @@ func (s session) Turn(t *testing.T, prompt string) string { return s.w.run(t, pr
 func (s session) ReadFile(rel string) fakemodel.Step      { return shell("sed -n '1,200p' " + rel) }
 func (s session) Shell(cmd string) fakemodel.Step         { return shell(cmd) }
 
+// WriteFile adds rel through apply_patch, every line of content a "+" line.
+func (s session) WriteFile(rel, content string) fakemodel.Step {
+	return addFile(rel, strings.ReplaceAll(strings.TrimSuffix(content, "\n"), "\n", "\n+"))
+}
+func (s session) Host() string { return "codex" }
+
 // TestCodexSecretReadNeverReachesModel: PostToolUse's {"decision":"block"} replaces the output
 // of a read of a bank file holding a secret with the notice and the output redacted.
 func TestCodexSecretReadNeverReachesModel(t *testing.T) { e2eproject.SecretRead(t, driver{}) }
+
+// TestCodexEscapeHatch: MBGUARD=0 in the environment Codex runs in reaches the hooks and lets
+// everything through, as on every other host.
+func TestCodexEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) }
+
+// TestCodexUninstall: after `mbguard install --uninstall`, what is left of the hook configuration
+// still loads and no mbguard hook runs: the same bank write goes through.
+func TestCodexUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
