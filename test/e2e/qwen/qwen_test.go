@@ -130,3 +130,40 @@ func TestQwenUndoIsToldThroughAdditionalContext(t *testing.T) {
 		t.Errorf("the model was not told what was undone; the tool result was %q", r)
 	}
 }
+
+// TestQwenRecoveryAfterCompaction: one turn reports 900k prompt tokens (qwen3-coder-plus
+// compacts past min(0.85 × 1M, 1M − 33k)), Qwen asks for its <state_snapshot> summary and
+// fires PreCompact and SessionStart(compact); a high-risk write is then refused naming the
+// anchors until they are read, then allowed; the decision log shows armed once and cleared.
+func TestQwenRecoveryAfterCompaction(t *testing.T) {
+	w := newWorld(t)
+	big := readFile(w.Abs("memory-bank/details/progress.md"))
+	big.Tokens = 900000
+	w.model.Script(
+		big,
+		writeFile(w.Abs("src/auth/token.go"), "package auth // first\n"),
+		readFile(w.Abs("memory-bank/MEMORY.md")),
+		readFile(w.Abs("memory-bank/details/patterns.md")),
+		readFile(w.Abs("memory-bank/details/progress.md")),
+		writeFile(w.Abs("src/auth/token.go"), "package auth // second\n"),
+	)
+	w.Install(t, "qwen")
+	out := w.run(t, "add a token module")
+
+	if len(w.model.Summaries()) == 0 {
+		t.Fatalf("Qwen Code did not compact (no summary request)\n%s\nrequests:\n%s", out, w.model.Log())
+	}
+	if r := e2eproject.Result(t, w.model, 1, out); !e2eproject.Contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md") {
+		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
+	}
+	if !w.Exists("src/auth/token.go") || !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the write made after the anchors were read")
+	}
+	log := w.DecisionLog()
+	if n := strings.Count(log, `"recovery":"armed"`); n != 1 {
+		t.Errorf("recovery armed %d times in the decision log, want once:\n%s", n, log)
+	}
+	if !strings.Contains(log, `"recovery":"cleared"`) {
+		t.Errorf("recovery was never cleared in the decision log:\n%s", log)
+	}
+}
