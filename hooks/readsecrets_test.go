@@ -350,3 +350,38 @@ func BenchmarkClaudeReadSecrets(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkQwenSecretRefusal prices the check Qwen Code's PreToolUse now makes before every
+// read (is a bank file it names holding a secret?) against the whole PreToolUse it is part of,
+// both measured in this process, on the common case: a read_file of a clean bank file in a bank
+// of 40 files. Compare check with handle.
+func BenchmarkQwenSecretRefusal(b *testing.B) {
+	root := bankRepo(b)
+	for i := range 40 {
+		testgit.Write(b, root, fmt.Sprintf("memory-bank/details/n%02d.md", i), "# Note\nnothing secret here\n")
+	}
+	testgit.Write(b, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\nuse the queue\n")
+	p, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "bench-session", "cwd": root, "prompt_id": "p1",
+		"tool_name": "read_file", "tool_use_id": "call_r", "tool_input": map[string]any{"file_path": filepath.Join(root, "memory-bank/details/n07.md")}})
+	h := &Hook{Host: "qwen", Dir: root, Getenv: func(string) string { return "" }}
+	ctx := context.Background()
+	if r := h.Handle(ctx, p); r.Exit != 0 {
+		b.Fatalf("clean read refused: %s", r.Stderr)
+	}
+	b.Run("handle", func(b *testing.B) {
+		for b.Loop() {
+			h.Handle(ctx, p)
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			call, err := qwenProto{}.parse(p, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if reason, _ := secretRefusal(&call, h.repos(&call)); reason != "" {
+				b.Fatal("a clean file refused")
+			}
+		}
+	})
+}
