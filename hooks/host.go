@@ -284,9 +284,9 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 	way := secretWays[h.name()]
 	refusal, handed := "", false
 	if way == secretRefuse {
-		if refusal, handed = secretRefusal(&c, repos); handed {
-			// the refusal hands the agent the file's text: the read counts as done
-			c.PreIsPost = true
+		if refusal, handed = secretRefusal(&c, repos); refusal != "" {
+			// the read counts as done only when the refusal hands the agent the file's text
+			c.PreIsPost = handed
 		}
 	}
 	var ans hookAnswer
