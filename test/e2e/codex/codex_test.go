@@ -127,31 +127,6 @@ func TestCodexRecoveryAfterCompaction(t *testing.T) {
 	}
 }
 
-// TestCodexUndoesAScriptsBankWrite runs a build script whose command line shows nothing of the
-// bank: the outcome check after the call has to find the changes and put the bank back.
-func TestCodexUndoesAScriptsBankWrite(t *testing.T) {
-	w := newWorld(t, shell("cat "+e2eproject.Script+" | sh"))
-	w.install(t)
-	progress := w.File(t, "memory-bank/details/progress.md")
-	out := w.run(t, "regenerate the cache")
-
-	if r := w.resultOf(t, 0, out); !strings.Contains(r, "regenerated") && !strings.Contains(r, "[mbguard]") {
-		t.Errorf("the script did not run: %q", r)
-	}
-	if w.Exists("memory-bank/cache.json") {
-		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank: the outcome check (issue 8) did not run on this host's post-tool event")
-	}
-	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
-		t.Errorf("progress.md keeps the script's append:\n%s", got)
-	}
-	if r := w.resultOf(t, 0, out); !e2eproject.Contains(r, "[mbguard]", "memory-bank/") {
-		t.Errorf("the model was not told what was undone; the tool result was %q", r)
-	}
-	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
-		t.Errorf("no outcome decision in the decision log:\n%s", log)
-	}
-}
-
 // TestCodexReadGateWarnsByDefault: in the default warn mode the same high-risk write goes
 // through, and the model is told what it should have read.
 func TestCodexReadGateWarnsByDefault(t *testing.T) {

@@ -39,3 +39,7 @@ func TestCodexEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) }
 // TestCodexUninstall: after `mbguard install --uninstall`, what is left of the hook configuration
 // still loads and no mbguard hook runs: the same bank write goes through.
 func TestCodexUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
+
+// TestCodexUndoesAScriptsBankWrite: PostToolUse's outcome check puts the bank back after a script
+// wrote into it, and the block reason that replaces the output tells the model.
+func TestCodexUndoesAScriptsBankWrite(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }

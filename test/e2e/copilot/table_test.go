@@ -34,3 +34,7 @@ func TestCopilotEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) 
 // TestCopilotUninstall: after `mbguard install --uninstall`, what is left of the hook configuration
 // still loads and no mbguard hook runs: the same bank write goes through.
 func TestCopilotUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
+
+// TestCopilotUndoesAScriptsBankWrite: postToolUse's outcome check puts the bank back after a script
+// wrote into it, and modifiedResult tells the model.
+func TestCopilotUndoesAScriptsBankWrite(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }

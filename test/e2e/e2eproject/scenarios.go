@@ -112,3 +112,29 @@ func Uninstall(t *testing.T, d Driver) {
 		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
 	}
 }
+
+// OutcomeUndo: the model runs Script through the shell, a command line that shows nothing of
+// the bank; the script writes memory-bank/cache.json and appends to progress.md. After the call
+// the bank is back as it was, the model is told what was undone in the call's result, and the
+// decision log holds the outcome gate's decision.
+func OutcomeUndo(t *testing.T, d Driver) {
+	t.Helper()
+	s := d.Start(t)
+	p := s.Project()
+	s.Install(t)
+	s.Model().Script(s.Shell("cat " + Script + " | sh"))
+	progress := p.File(t, "memory-bank/details/progress.md")
+	out := s.Turn(t, "regenerate the cache")
+	if p.Exists("memory-bank/cache.json") {
+		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank: the outcome check (issue 8) did not run on this host's post-tool event")
+	}
+	if got := p.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("progress.md keeps the script's append:\n%s", got)
+	}
+	if r := Result(t, s.Model(), 0, out); !Contains(r, "[mbguard]", "memory-bank/") {
+		t.Errorf("the model was not told what was undone; the tool result was %q", r)
+	}
+	if log := p.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
+		t.Errorf("no outcome decision in the decision log:\n%s", log)
+	}
+}

@@ -34,3 +34,7 @@ func TestGeminiEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) }
 // TestGeminiUninstall: after `mbguard install --uninstall`, what is left of the hook configuration
 // still loads and no mbguard hook runs: the same bank write goes through.
 func TestGeminiUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
+
+// TestGeminiUndoesAScriptsBankWrite: AfterTool's outcome check puts the bank back after a script
+// wrote into it, and the deny reason that replaces the result tells the model.
+func TestGeminiUndoesAScriptsBankWrite(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }

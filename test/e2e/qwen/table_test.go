@@ -42,3 +42,8 @@ func TestQwenEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) }
 // TestQwenUninstall: after `mbguard install --uninstall`, what is left of the hook configuration
 // still loads and no mbguard hook runs: the same bank write goes through.
 func TestQwenUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
+
+// TestQwenUndoIsToldThroughAdditionalContext: PostToolUse's outcome check puts the bank
+// back after a script wrote into it, and the model hears it through additionalContext, the one
+// PostToolUse channel Qwen shows it.
+func TestQwenUndoIsToldThroughAdditionalContext(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }
