@@ -71,18 +71,6 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 
-func TestCodexReadGateInBlockMode(t *testing.T) {
-	w := newWorld(t,
-		addFile("src/auth/token.go", "package auth // first"),
-		shell("sed -n '1,200p' memory-bank/details/patterns.md"),
-		addFile("src/auth/token.go", "package auth // second"),
-	)
-	w.BlockMode(t)
-	w.install(t)
-	out := w.run(t, "add a token module")
-	e2eproject.CheckReadGate(t, w.Project, w.model, out)
-}
-
 // TestCodexRecoveryAfterCompaction forces a real auto-compaction (a tiny token limit and one
 // turn that reports a large usage): Codex sends its compaction request, fires PreCompact,
 // PostCompact and SessionStart(compact), and from then on a high-risk write is refused until

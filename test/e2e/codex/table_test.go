@@ -43,3 +43,7 @@ func TestCodexUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
 // TestCodexUndoesAScriptsBankWrite: PostToolUse's outcome check puts the bank back after a script
 // wrote into it, and the block reason that replaces the output tells the model.
 func TestCodexUndoesAScriptsBankWrite(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }
+
+// TestCodexReadGateInBlockMode: the read is a shell `sed -n` of patterns.md (Codex has no
+// read tool).
+func TestCodexReadGateInBlockMode(t *testing.T) { e2eproject.ReadGate(t, driver{}) }

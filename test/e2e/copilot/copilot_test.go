@@ -100,18 +100,6 @@ func TestCopilotGPTApplyPatch(t *testing.T) {
 	}
 }
 
-func TestCopilotReadGateInBlockMode(t *testing.T) {
-	w := newWorld(t,
-		create("src/auth/token.go", "package auth // first\n"),
-		view("memory-bank/details/patterns.md"),
-		create("src/auth/token.go", "package auth // second\n"),
-	)
-	w.BlockMode(t)
-	w.install(t)
-	out := w.run(t, "add a token module")
-	e2eproject.CheckReadGate(t, w.Project, w.model, out)
-}
-
 // TestCopilotRecoveryAfterCompaction forces a real auto-compaction: a small provider prompt
 // limit and one turn that reports 98 % of it. Copilot CLI fires preCompact and waits for the
 // hook before its next request; from then on a high-risk write is refused until every anchor

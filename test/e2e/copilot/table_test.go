@@ -38,3 +38,6 @@ func TestCopilotUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
 // TestCopilotUndoesAScriptsBankWrite: postToolUse's outcome check puts the bank back after a script
 // wrote into it, and modifiedResult tells the model.
 func TestCopilotUndoesAScriptsBankWrite(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }
+
+// TestCopilotReadGateInBlockMode: create, view, create.
+func TestCopilotReadGateInBlockMode(t *testing.T) { e2eproject.ReadGate(t, driver{}) }

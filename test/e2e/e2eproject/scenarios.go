@@ -138,3 +138,20 @@ func OutcomeUndo(t *testing.T, d Driver) {
 		t.Errorf("no outcome decision in the decision log:\n%s", log)
 	}
 }
+
+// ReadGate: in block mode a write to src/auth/ is refused naming details/patterns.md, and
+// allowed after the host's read tool read it (CheckReadGate).
+func ReadGate(t *testing.T, d Driver) {
+	t.Helper()
+	s := d.Start(t)
+	p := s.Project()
+	p.BlockMode(t)
+	s.Install(t)
+	s.Model().Script(
+		s.WriteFile("src/auth/token.go", "package auth // first\n"),
+		s.ReadFile("memory-bank/details/patterns.md"),
+		s.WriteFile("src/auth/token.go", "package auth // second\n"),
+	)
+	out := s.Turn(t, "add a token module")
+	CheckReadGate(t, p, s.Model(), out)
+}

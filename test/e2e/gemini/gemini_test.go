@@ -69,20 +69,6 @@ func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 
-// TestGeminiReadGateInBlockMode uses src/auth/: Gemini CLI refuses writes to build files such
-// as package.json by its own policy, before any hook runs.
-func TestGeminiReadGateInBlockMode(t *testing.T) {
-	w := newWorld(t,
-		writeFile("src/auth/token.go", "package auth // first\n"),
-		readFile("memory-bank/details/patterns.md"),
-		writeFile("src/auth/token.go", "package auth // second\n"),
-	)
-	w.BlockMode(t)
-	w.install(t)
-	out := w.run(t, "add a token module")
-	e2eproject.CheckReadGate(t, w.Project, w.model, out)
-}
-
 // TestGeminiRecoveryAfterResumedCompression: Gemini CLI has no hook that says a compression
 // happened (PreCompress fires before every model call), and it compresses only at a real user
 // message — in practice when a session is resumed. So mbguard treats a resume as a compaction.

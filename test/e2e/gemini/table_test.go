@@ -38,3 +38,7 @@ func TestGeminiUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
 // TestGeminiUndoesAScriptsBankWrite: AfterTool's outcome check puts the bank back after a script
 // wrote into it, and the deny reason that replaces the result tells the model.
 func TestGeminiUndoesAScriptsBankWrite(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }
+
+// TestGeminiReadGateInBlockMode: uses src/auth/: Gemini CLI refuses writes to build files such
+// as package.json by its own policy, before any hook runs.
+func TestGeminiReadGateInBlockMode(t *testing.T) { e2eproject.ReadGate(t, driver{}) }

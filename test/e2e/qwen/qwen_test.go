@@ -96,21 +96,6 @@ func readFile(path string) fakemodel.Step {
 	return fakemodel.Call("read_file", map[string]any{"file_path": path})
 }
 
-// TestQwenReadGateInBlockMode: the read of patterns.md survives the extra UserPromptSubmit Qwen
-// fires (same prompt_id, empty prompt) before each model call that carries tool results.
-func TestQwenReadGateInBlockMode(t *testing.T) {
-	w := newWorld(t)
-	w.model.Script(
-		writeFile(w.Abs("src/auth/token.go"), "package auth // first\n"),
-		readFile(w.Abs("memory-bank/details/patterns.md")),
-		writeFile(w.Abs("src/auth/token.go"), "package auth // second\n"),
-	)
-	w.BlockMode(t)
-	w.Install(t, "qwen")
-	out := w.run(t, "add a token module")
-	e2eproject.CheckReadGate(t, w.Project, w.model, out)
-}
-
 // TestQwenRecoveryAfterCompaction: one turn reports 900k prompt tokens (qwen3-coder-plus
 // compacts past min(0.85 × 1M, 1M − 33k)), Qwen asks for its <state_snapshot> summary and
 // fires PreCompact and SessionStart(compact); a high-risk write is then refused naming the

@@ -47,3 +47,7 @@ func TestQwenUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
 // back after a script wrote into it, and the model hears it through additionalContext, the one
 // PostToolUse channel Qwen shows it.
 func TestQwenUndoIsToldThroughAdditionalContext(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }
+
+// TestQwenReadGateInBlockMode: the read of patterns.md survives the extra UserPromptSubmit Qwen
+// fires (same prompt_id, empty prompt) before each model call that carries tool results.
+func TestQwenReadGateInBlockMode(t *testing.T) { e2eproject.ReadGate(t, driver{}) }
