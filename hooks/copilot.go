@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mbguard/mbguard/gating"
 )
 
 // Copilot CLI hook event names mbguard acts on, in the camelCase dialect install writes. The
@@ -247,7 +249,12 @@ func (copilotProto) render(c *hookCall, a *hookAnswer) Reply {
 	case a.Undone != "" && c.Kind == callPostTool:
 		// modifiedResult replaces what the model reads as the tool's result, and "failure" marks
 		// the call failed (verified with 1.0.102); the tool's own output follows the message.
-		out["modifiedResult"] = map[string]any{"resultType": "failure", "textResultForLlm": undoneText(c, a)}
+		// A read whose bank secret is redacted (no block) stays a success.
+		rt := "failure"
+		if a.Decision == nil || a.Decision.Verdict != gating.Block {
+			rt = "success"
+		}
+		out["modifiedResult"] = map[string]any{"resultType": rt, "textResultForLlm": undoneText(c, a)}
 	case a.Context != "" && c.Kind != callOther && c.Kind != callEnd && !c.Defer:
 		out["additionalContext"] = a.Context
 	}

@@ -281,6 +281,14 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		// No memory-bank/ in any repository this call is about: nothing to guard.
 		return p.render(&c, &hookAnswer{})
 	}
+	way := secretWays[h.name()]
+	refusal, handed := "", false
+	if way == secretRefuse {
+		if refusal, handed = secretRefusal(&c, repos); refusal != "" {
+			// the read counts as done only when the refusal hands the agent the file's text
+			c.PreIsPost = handed
+		}
+	}
 	var ans hookAnswer
 	for _, r := range repos {
 		a, ok := h.ask(ctx, &c, r)
@@ -289,9 +297,18 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		}
 		ans.merge(&a.hookAnswer)
 	}
-	if notice, secrets := readSecrets(&c, repos, &ans); notice != "" {
-		ans.Context = joinText(ans.Context, notice)
+	if refusal != "" && ans.Deny == "" {
+		ans.Deny = joinText(refusal, ans.Context)
+	}
+	if notice, secrets := readSecrets(&c, repos, &ans, way); notice != "" {
 		ans.Secrets = secrets
+		if way == secretReplace && c.Kind == callPostTool {
+			// the reply that replaces the tool's result carries the notice and the output,
+			// redacted (undoneText)
+			ans.Undone = joinText(ans.Undone, notice)
+		} else {
+			ans.Context = joinText(ans.Context, notice)
+		}
 	}
 	return p.render(&c, &ans)
 }
@@ -624,7 +641,7 @@ const maxOutput = 16 << 10
 // reply replaces the tool's result.
 func undoneText(c *hookCall, a *hookAnswer) string {
 	text := joinText(a.Undone, a.Context)
-	out := strings.TrimSpace(c.Output)
+	out := strings.TrimSpace(redactString(c.Output, a.Secrets)) // a bank secret the tool read never goes back
 	if out == "" {
 		return text
 	}

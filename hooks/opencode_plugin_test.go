@@ -290,3 +290,38 @@ func TestOpenCodePluginAttachedFile(t *testing.T) {
 		t.Errorf("write after @patterns.md was blocked: %s", res[3].Message)
 	}
 }
+
+// TestOpenCodePluginRedactsBankSecret: the output of a read (read tool, cat) of a bank file
+// holding a secret reaches the model with the secret replaced and told where it is, through
+// the plugin's tool.execute.after and the real serve child; a clean read is left alone.
+func TestOpenCodePluginRedactsBankSecret(t *testing.T) {
+	nodeBinary(t)
+	bin := filepath.Join(buildMbguard(t), "mbguard")
+	dir := secretBankRepo(t)
+	testgit.Write(t, dir, "memory-bank/details/patterns.md", "# P\n")
+	read := map[string]any{"filePath": filepath.Join(dir, readSecretFile)}
+	cat := map[string]any{"command": "cat " + readSecretFile}
+	clean := map[string]any{"filePath": filepath.Join(dir, "memory-bank/details/patterns.md")}
+	withOutput := func(s harnessStep, out string) harnessStep {
+		s.Output = map[string]any{"output": out, "title": "", "metadata": map[string]any{}}
+		return s
+	}
+	res := runHarness(t, dir, []string{"MBGUARD_BIN=" + bin}, []harnessStep{
+		before("s", "c1", "read", read),
+		withOutput(after("s", "c1", "read", read), "<file>\n00002| token: "+readSecret+"\n</file>"),
+		before("s", "c2", "bash", cat),
+		withOutput(after("s", "c2", "bash", cat), "# Tech\ntoken: "+readSecret+"\n"),
+		before("s", "c3", "read", clean),
+		withOutput(after("s", "c3", "read", clean), "<file>\n00001| # P\n</file>"),
+	})
+	for _, i := range []int{1, 3} {
+		out, _ := res[i].Output["output"].(string)
+		if strings.Contains(out, readSecret) || !strings.Contains(out, "token: REDACTED") {
+			t.Errorf("step %d: output %q: want the secret replaced", i, out)
+		}
+		wantSecretNotice(t, out)
+	}
+	if out, _ := res[5].Output["output"].(string); out != "<file>\n00001| # P\n</file>" {
+		t.Errorf("clean read: output changed to %q", out)
+	}
+}

@@ -13,9 +13,73 @@ import (
 	"github.com/mbguard/mbguard/scanner"
 )
 
-// maxReadScan bounds a bank file scanned for secrets after a call read it; a larger one is
-// left to `mbguard check`.
-const maxReadScan = 4 << 20
+// secretWay is how a host's protocol keeps a bank secret a tool call reads from the model.
+type secretWay int
+
+const (
+	// secretTell: the model is only told which file and line hold a secret (the host can
+	// neither replace a tool's output nor refuse in time).
+	secretTell secretWay = iota
+	// secretUpdate: the post-tool reply replaces the tool's output with a redacted copy of the
+	// same shape (Claude Code's updatedToolOutput).
+	secretUpdate
+	// secretReplace: the post-tool reply that replaces a tool's result with text (the outcome
+	// block's: Codex {"decision":"block"}, Gemini CLI AfterTool deny, Copilot CLI
+	// modifiedResult) carries the notice, then the tool's output with the secrets redacted.
+	secretReplace
+	// secretRefuse: no post-tool reply can hide the output (Qwen Code: only additionalContext
+	// reaches the model; Crush has no post event), so a call naming a bank file that holds a
+	// secret is refused before it runs, the reason carrying the file with the secret redacted.
+	secretRefuse
+)
+
+// secretWays are the hosts' ways, verified against the real hosts (docs/hosts/secrets.md);
+// a host not listed is told only.
+var secretWays = map[string]secretWay{
+	"claude": secretUpdate, "codex": secretReplace, "gemini": secretReplace, "copilot": secretReplace,
+	"qwen": secretRefuse, "crush": secretRefuse,
+}
+
+// bankSecret is one gitleaks finding in a bank file.
+type bankSecret struct {
+	rel, rule string
+	line      int
+	secret    string
+}
+
+func (s bankSecret) String() string {
+	return scanner.ReadSecret{Rule: s.rule, Line: s.line}.Where(s.rel)
+}
+
+// secretScan scans bank files for secrets, each file once, with one detector per repository.
+type secretScan struct {
+	seen map[string]bool
+	dets map[string]*scanner.Secrets
+}
+
+func newSecretScan() *secretScan {
+	return &secretScan{seen: map[string]bool{}, dets: map[string]*scanner.Secrets{}}
+}
+
+// file returns the findings in bank file p (rel in r) and its content; nil for a file already
+// scanned, missing, not regular or over scanner.MaxReadScan.
+func (s *secretScan) file(r repo.Repo, rel, p string) ([]bankSecret, []byte) {
+	if s.seen[r.Root+"\x00"+rel] {
+		return nil, nil
+	}
+	s.seen[r.Root+"\x00"+rel] = true
+	det := s.dets[r.Root]
+	if det == nil {
+		det = scanner.NewSecrets(r.Root)
+		s.dets[r.Root] = det
+	}
+	fs, b := det.ScanRead(r.StateDir(), rel, p)
+	out := make([]bankSecret, len(fs))
+	for i, f := range fs {
+		out[i] = bankSecret{rel: rel, rule: f.Rule, line: f.Line, secret: f.Secret}
+	}
+	return out, b
+}
 
 // readSecrets finds the secrets in the bank files a finished tool call named (a read tool's
 // file, the files a shell command names), so that what the call returned to the model can be
@@ -23,15 +87,14 @@ const maxReadScan = 4 << 20
 // notice gives the file, line and gitleaks rule, never the secret; secrets are the secret texts
 // themselves, for redaction only.
 //
-// A host without a post-tool event (Crush) is told at the pre-tool event of a call it lets run:
-// what the file holds is known before the call reads it.
-func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer) (notice string, secrets []string) {
-	after := c.Kind == callPostTool || c.NoPost && c.Kind == callPreTool && ans.Deny == ""
+// A host without a post-tool event that cannot refuse (none so far) is told at the pre-tool
+// event of a call it lets run: what the file holds is known before the call reads it.
+func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer, way secretWay) (notice string, secrets []string) {
+	after := c.Kind == callPostTool || c.NoPost && way != secretRefuse && c.Kind == callPreTool && ans.Deny == ""
 	if !after || c.Args == nil || !filepath.IsAbs(c.Cwd) {
 		return "", nil
 	}
 	var lines []string
-	seen := map[string]bool{}
 	var output *string // the call's output as text, decoded on first need
 	outText := func() string {
 		if output == nil {
@@ -40,39 +103,15 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer) (notice string
 		}
 		return *output
 	}
-	dets := map[string]*scanner.Secrets{} // one detector per repository
+	sc := newSecretScan()
 	scan := func(r repo.Repo, rel, p string, inOutput bool) {
-		if seen[r.Root+"\x00"+rel] {
-			return
-		}
-		seen[r.Root+"\x00"+rel] = true
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxReadScan {
-			return
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return
-		}
-		det := dets[r.Root]
-		if det == nil {
-			det = scanner.NewSecrets(r.Root)
-			dets[r.Root] = det
-		}
-		fs, err := det.ScanCached(r.StateDir(), rel, b)
-		if err != nil {
-			return // a broken .gitleaks.toml is reported by `mbguard check` and doctor
-		}
-		for _, f := range fs {
-			if f.Start < 0 || f.End > len(b) || f.Start >= f.End {
+		found, _ := sc.file(r, rel, p)
+		for _, f := range found {
+			if inOutput && !strings.Contains(outText(), f.secret) {
 				continue
 			}
-			sec := string(b[f.Start:f.End])
-			if inOutput && !strings.Contains(outText(), sec) {
-				continue
-			}
-			lines = append(lines, fmt.Sprintf("%s line %d holds a secret (gitleaks rule %s)", rel, f.Line, f.Rule))
-			secrets = append(secrets, sec)
+			lines = append(lines, f.String())
+			secrets = append(secrets, f.secret)
 		}
 	}
 	for _, p := range targetFiles(c) {
@@ -97,9 +136,77 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer) (notice string
 	if len(lines) == 0 {
 		return "", nil
 	}
-	notice = "[mbguard] " + strings.Join(lines, "; ") +
-		". Do not repeat it anywhere; remove it from the file and keep only where the secret lives (a vault, an environment variable name)."
-	return notice, secrets
+	return scanner.ReadNotice(lines), secrets
+}
+
+// maxRefusalText bounds the redacted file text a refused read carries; the rest is left out
+// with a note.
+const maxRefusalText = 64 << 10
+
+// secretRefusal is the reason to refuse, before it runs, a tool call (a read tool, a shell
+// command; never a write tool, whose own gates judge it) that names a bank file holding a
+// secret, for hosts that cannot hide the output afterwards (secretRefuse): the files' text with
+// each secret replaced by REDACTED, so the agent still gets its memory, and where each secret
+// is to be removed. A bank directory the call names is refused with the files and lines only.
+// "" when the call names no such file; handed is true when the reason carries file text (the
+// read then counts as done).
+func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) {
+	if c.Kind != callPreTool || c.Args == nil || !filepath.IsAbs(c.Cwd) || gating.ClassifyTool(c.Tool) == gating.ClassWrite {
+		return "", false
+	}
+	sc := newSecretScan()
+	var found []bankSecret
+	var texts []string
+	left := maxRefusalText
+	add := func(r repo.Repo, rel, p string, withText bool) {
+		fs, body := sc.file(r, rel, p)
+		if len(fs) == 0 {
+			return
+		}
+		found = append(found, fs...)
+		if !withText {
+			return
+		}
+		secrets := make([]string, len(fs))
+		for i, f := range fs {
+			secrets[i] = f.secret
+		}
+		text := redactString(string(body), secrets)
+		if len(text) > left {
+			text = text[:left] + "\n… (the rest of the file is left out: read it by line range)"
+		}
+		left -= min(left, len(text))
+		texts = append(texts, "--- "+rel+" (secrets replaced by REDACTED)\n"+text)
+	}
+	for _, p := range targetFiles(c) {
+		for _, r := range repos {
+			rel, ok := bankRel(r, p)
+			if !ok {
+				continue
+			}
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				walkBank(r, p, func(rel, file string) { add(r, rel, file, false) })
+			} else {
+				add(r, rel, p, true)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return "", false
+	}
+	var lines, fixes []string
+	for _, f := range found {
+		lines = append(lines, f.String())
+		fixes = append(fixes, fmt.Sprintf("%s line %d (rule %s)", f.rel, f.line, f.rule))
+	}
+	msg := "[mbguard] " + strings.Join(lines, "; ") + ", so this call was stopped before it ran: the secret must not reach the model."
+	if len(texts) > 0 {
+		msg += " Here is what it would have read, with the secret redacted:\n\n" + strings.Join(texts, "\n\n") + "\n\n"
+	} else {
+		msg += " Read the other files one by one. "
+	}
+	return msg + "Do not repeat the secret anywhere; remove the secret at " + strings.Join(fixes, ", ") +
+		" and keep only where it lives (a vault, an environment variable name).", len(texts) > 0
 }
 
 // maxBankWalk bounds the bank files scanned for one call that names a directory.

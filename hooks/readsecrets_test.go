@@ -44,7 +44,7 @@ func claudeUpdated(t *testing.T, r Reply) (ctx string, updated json.RawMessage) 
 
 func wantSecretNotice(t *testing.T, ctx string) {
 	t.Helper()
-	if !strings.Contains(ctx, readSecretFile+" line 2 holds a secret (gitleaks rule github-pat)") || !strings.Contains(ctx, "remove it") {
+	if !strings.Contains(ctx, readSecretFile+" line 2 holds a secret (gitleaks rule github-pat)") || !strings.Contains(ctx, "remove") {
 		t.Fatalf("context %q: want the file, line and rule of the secret, and to remove it", ctx)
 	}
 }
@@ -121,19 +121,105 @@ func TestClaudeBankReadWithoutSecret(t *testing.T) {
 	}
 }
 
-// Hosts whose post-tool event cannot replace the tool's output tell the model which file and
-// line hold a secret, through the context channel each already uses, never the secret.
-func TestHostsBankReadSecretNotice(t *testing.T) {
-	for _, host := range newHosts {
+// Codex, Gemini CLI and Copilot CLI: the post-tool reply that replaces the tool's result
+// (Codex {"decision":"block"}, Gemini deny, Copilot modifiedResult) carries the notice and the
+// output with the secret redacted; Copilot keeps the call a success.
+func TestHostsBankReadSecretIsReplaced(t *testing.T) {
+	for _, host := range []string{"codex", "gemini", "copilot"} {
 		t.Run(host, func(t *testing.T) {
+			if secretWays[host] != secretReplace {
+				t.Fatalf("%s: secretWays does not replace its output", host)
+			}
 			h := newHostRun(t, host, secretBankRepo(t), nil)
 			_, _, post := shapes[host].read(h, readSecretFile)
 			r := h.call(shapes[host].postTool, withSecretOutput(post))
 			if strings.Contains(string(r.Stdout)+r.Stderr, readSecret) {
 				t.Fatalf("the reply carries the secret: %s", r.Stdout)
 			}
-			wantSecretNotice(t, contextOf(t, host, r))
+			text, ok := replacedText(t, host, r)
+			if !ok {
+				t.Fatalf("reply %s does not replace the tool's result", r.Stdout)
+			}
+			wantSecretNotice(t, text)
+			if !strings.Contains(text, "token: REDACTED") {
+				t.Fatalf("replaced result %q: want the tool's output with the secret redacted", text)
+			}
 		})
+	}
+}
+
+// replacedText is the text a post-tool reply puts in place of the tool's result.
+func replacedText(t *testing.T, host string, r Reply) (string, bool) {
+	t.Helper()
+	var out struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+		Modified struct {
+			Type string `json:"resultType"`
+			Text string `json:"textResultForLlm"`
+		} `json:"modifiedResult"`
+	}
+	if err := json.Unmarshal(r.Stdout, &out); err != nil {
+		t.Fatalf("stdout %q: %v", r.Stdout, err)
+	}
+	switch host {
+	case "codex":
+		return out.Reason, out.Decision == "block"
+	case "gemini":
+		return out.Reason, out.Decision == "deny"
+	case "copilot":
+		return out.Modified.Text, out.Modified.Type == "success"
+	}
+	return "", false
+}
+
+// Qwen Code shows the model nothing of a post-tool reply but additionalContext: a read of a
+// bank file holding a secret (read tool or shell) is refused before it runs, the reason
+// carrying the file redacted and where to remove the secret; the refused read counts as read
+// (the agent got the text), so the read gate opens. A write tool is never refused for it.
+func TestQwenBankReadSecretIsRefused(t *testing.T) {
+	root := secretBankRepo(t)
+	testgit.Write(t, root, "memory-bank/details/patterns.md", "# Patterns\nkey: "+readSecret+"\nretries go through the queue\n")
+	h := newHostRun(t, "qwen", root, map[string]string{"MEMORY_BANK_GUARD_MODE": "block"})
+	h.prompt("add a dependency")
+	ev, in, _ := shapes["qwen"].read(h, readSecretFile)
+	for name, call := range map[string]map[string]any{
+		"read_file": in,
+		"cat":       {"tool_name": "run_shell_command", "tool_use_id": "call_c", "tool_input": map[string]any{"command": "cat -n " + readSecretFile}},
+	} {
+		r := h.call(ev, call)
+		got := denied(t, "qwen", r)
+		if strings.Contains(string(r.Stdout)+r.Stderr, readSecret) {
+			t.Fatalf("%s: the reply carries the secret: %s %s", name, r.Stdout, r.Stderr)
+		}
+		if !strings.Contains(got, "# Tech\ntoken: REDACTED\nuse the queue") ||
+			!strings.Contains(got, "remove the secret at "+readSecretFile+" line 2 (rule github-pat)") {
+			t.Fatalf("%s: refusal %q: want the file redacted and where to remove the secret", name, got)
+		}
+	}
+	// a bank directory: the files and lines, no text; a search above the bank is not refused
+	// (only its output could tell, and Qwen hears of it afterwards)
+	grep := func(cmd string) string {
+		return denied(t, "qwen", h.call(ev, map[string]any{"tool_name": "run_shell_command", "tool_use_id": "call_g", "tool_input": map[string]any{"command": cmd}}))
+	}
+	if got := grep("grep -rn token memory-bank/details"); !strings.Contains(got, readSecretFile+" line 2 holds a secret") || strings.Contains(got, "REDACTED") {
+		t.Fatalf("grep of the bank: refusal %q: want the file and line without text", got)
+	}
+	if got := grep("grep -rn queue src"); got != "" {
+		t.Fatalf("grep outside the bank refused: %q", got)
+	}
+	if got := denied(t, "qwen", h.write("go.mod", "module x\n")); !strings.Contains(got, "memory-bank/details/patterns.md") {
+		t.Fatalf("before reading patterns.md: refusal %q, want the read gate's", got)
+	}
+	_, in, _ = shapes["qwen"].read(h, "memory-bank/details/patterns.md")
+	if got := denied(t, "qwen", h.call(ev, in)); !strings.Contains(got, "key: REDACTED") {
+		t.Fatalf("read of patterns.md: refusal %q, want its text redacted", got)
+	}
+	if got := denied(t, "qwen", h.write("go.mod", "module x\n")); got != "" {
+		t.Fatalf("after the refused read that handed over patterns.md: refused %q", got)
+	}
+	if got := denied(t, "qwen", h.write(readSecretFile, "# Tech\nuse the queue\n")); strings.Contains(got, "holds a secret") {
+		t.Fatalf("a write removing the secret was refused for it: %q", got)
 	}
 }
 
@@ -205,9 +291,9 @@ func TestClaudeBankDirectorySearch(t *testing.T) {
 	}
 }
 
-// Crush has no post-tool event: a view of a bank file it lets run is answered with the notice
-// (its {"context"} reply is appended to the tool's result), never the secret.
-func TestCrushBankReadSecretNotice(t *testing.T) {
+// Crush has no post-tool event, and its {"context"} reply runs the call: a view or cat of a
+// bank file holding a secret is refused, the reason carrying the file redacted.
+func TestCrushBankReadSecretIsRefused(t *testing.T) {
 	h := newHostRun(t, "crush", secretBankRepo(t), nil)
 	for _, call := range []struct {
 		tool  string
@@ -220,13 +306,11 @@ func TestCrushBankReadSecretNotice(t *testing.T) {
 		if strings.Contains(string(r.Stdout)+r.Stderr, readSecret) {
 			t.Fatalf("the reply carries the secret: %s", r.Stdout)
 		}
-		var out struct {
-			Context string `json:"context"`
+		got := denied(t, "crush", r)
+		wantSecretNotice(t, got)
+		if !strings.Contains(got, "token: REDACTED") {
+			t.Fatalf("%s: refusal %q: want the file redacted", call.tool, got)
 		}
-		if err := json.Unmarshal(r.Stdout, &out); err != nil {
-			t.Fatalf("%s: stdout %q: %v", call.tool, r.Stdout, err)
-		}
-		wantSecretNotice(t, out.Context)
 	}
 }
 
@@ -260,8 +344,43 @@ func BenchmarkClaudeReadSecrets(b *testing.B) {
 				b.Fatal(err)
 			}
 			repos := (&Hook{Host: "claude"}).repos(&call)
-			if n, _ := readSecrets(&call, repos, &hookAnswer{}); n == "" {
+			if n, _ := readSecrets(&call, repos, &hookAnswer{}, secretUpdate); n == "" {
 				b.Fatal("no notice")
+			}
+		}
+	})
+}
+
+// BenchmarkQwenSecretRefusal prices the check Qwen Code's PreToolUse now makes before every
+// read (is a bank file it names holding a secret?) against the whole PreToolUse it is part of,
+// both measured in this process, on the common case: a read_file of a clean bank file in a bank
+// of 40 files. Compare check with handle.
+func BenchmarkQwenSecretRefusal(b *testing.B) {
+	root := bankRepo(b)
+	for i := range 40 {
+		testgit.Write(b, root, fmt.Sprintf("memory-bank/details/n%02d.md", i), "# Note\nnothing secret here\n")
+	}
+	testgit.Write(b, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\nuse the queue\n")
+	p, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "bench-session", "cwd": root, "prompt_id": "p1",
+		"tool_name": "read_file", "tool_use_id": "call_r", "tool_input": map[string]any{"file_path": filepath.Join(root, "memory-bank/details/n07.md")}})
+	h := &Hook{Host: "qwen", Dir: root, Getenv: func(string) string { return "" }}
+	ctx := context.Background()
+	if r := h.Handle(ctx, p); r.Exit != 0 {
+		b.Fatalf("clean read refused: %s", r.Stderr)
+	}
+	b.Run("handle", func(b *testing.B) {
+		for b.Loop() {
+			h.Handle(ctx, p)
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			call, err := qwenProto{}.parse(p, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if reason, _ := secretRefusal(&call, h.repos(&call)); reason != "" {
+				b.Fatal("a clean file refused")
 			}
 		}
 	})

@@ -25,6 +25,9 @@ type Request struct {
 	Denied bool   `json:"denied,omitempty"`
 	// Host names the agent host for Op "open" (a subagent's window, named by Call, opens).
 	Host string `json:"host,omitempty"`
+	// Redact, on a tool.after event, says the host can rewrite the tool's output before the
+	// model reads it: the answer's Redact lists the secrets of the bank files the call named.
+	Redact bool `json:"redact,omitempty"`
 }
 
 // Response answers one Request.
@@ -51,6 +54,10 @@ type Response struct {
 	// RecoveryArmed is true while the session's post-compaction recovery gate is armed after this
 	// request; like Mode it lets a host fail safe when the server stops answering.
 	RecoveryArmed bool `json:"recovery_armed,omitempty"`
+	// Redact, on a tool.after event sent with Redact, are the secret texts in the bank files
+	// the call named: the host replaces each in the tool's output by "REDACTED" (Notice says
+	// where they are). Secrets, so a host never logs or shows them.
+	Redact []string `json:"redact,omitempty"`
 }
 
 // Status is a snapshot for `mbguard status`.

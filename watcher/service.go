@@ -362,6 +362,12 @@ func (s *Service) event(req Request) Response {
 	if n := s.pendingFindings(e.Session); n != "" {
 		notes = append(notes, n)
 	}
+	if req.Redact && e.Kind == gating.EvToolAfter && d.Verdict != gating.Block {
+		if where, secrets := s.readSecrets(e); len(secrets) > 0 {
+			notes = append(notes, scanner.ReadNotice(where))
+			r.Redact = secrets
+		}
+	}
 	r.Notice = strings.Join(notes, "\n")
 	if ss.err != nil {
 		r.Error = fmt.Sprintf("session state: %v (check that %s is writable)", ss.err, s.store.Dir())
@@ -615,4 +621,33 @@ func sessionStatus(g *gating.State) SessionStatus {
 		}
 	}
 	return ss
+}
+
+// readSecrets finds the secrets in the bank files a finished call named (a read tool's file, the
+// files a shell command names): where each is, for the model, and the secret texts, for the
+// host to redact the call's output. A directory the call named is not walked.
+func (s *Service) readSecrets(e gating.Event) (where, secrets []string) {
+	cwd := e.Cwd
+	if cwd == "" {
+		cwd = s.Repo.Root
+	}
+	seen := map[string]bool{}
+	for _, t := range gating.TargetPaths(e.Tool, e.Args, filepath.ToSlash(cwd)) {
+		p := filepath.Clean(filepath.FromSlash(t))
+		rel, err := filepath.Rel(s.Repo.Root, p)
+		if err != nil {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if !strings.HasPrefix(rel, bank.Dir+"/") || seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		found, _ := s.detector().ScanRead(s.Repo.StateDir(), rel, p)
+		for _, f := range found {
+			where = append(where, f.Where(rel))
+			secrets = append(secrets, f.Secret)
+		}
+	}
+	return where, secrets
 }

@@ -200,9 +200,10 @@ export const MbguardPlugin = async ({ directory, worktree }) => {
     })
   }
 
-  const event = (kind, session, extra) =>
+  const event = (kind, session, extra, opts) =>
     request({
       op: "event",
+      ...opts,
       event: { kind, host: "opencode", session, message: messages.get(session), cwd: root, now: Date.now(), ...extra },
     })
 
@@ -279,8 +280,13 @@ export const MbguardPlugin = async ({ directory, worktree }) => {
       if (!tool || !session) return
       // the outcome check pairs this with its tool.before by callID and answers before the tool's
       // output reaches the model: an undo comes back as a block appended to that output
-      const resp = await event("tool.after", session, { tool, args: input.args || {}, call: callID })
+      // redact: serve answers with the secrets of the bank files the call named
+      const resp = await event("tool.after", session, { tool, args: input.args || {}, call: callID }, { redact: true })
       track(session, resp)
+      // a bank secret the call read is replaced before its output reaches the model
+      if (Array.isArray(resp?.redact) && output && typeof output.output === "string") {
+        for (const s of resp.redact) if (typeof s === "string" && s) output.output = output.output.split(s).join("REDACTED")
+      }
       const d = resp?.decision
       if (d?.verdict === "warn" || d?.verdict === "block") note(callID, d.message)
       note(callID, d?.advice)

@@ -71,18 +71,6 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 
-func TestCodexReadGateInBlockMode(t *testing.T) {
-	w := newWorld(t,
-		addFile("src/auth/token.go", "package auth // first"),
-		shell("sed -n '1,200p' memory-bank/details/patterns.md"),
-		addFile("src/auth/token.go", "package auth // second"),
-	)
-	w.BlockMode(t)
-	w.install(t)
-	out := w.run(t, "add a token module")
-	e2eproject.CheckReadGate(t, w.Project, w.model, out)
-}
-
 // TestCodexRecoveryAfterCompaction forces a real auto-compaction (a tiny token limit and one
 // turn that reports a large usage): Codex sends its compaction request, fires PreCompact,
 // PostCompact and SessionStart(compact), and from then on a high-risk write is refused until
@@ -127,31 +115,6 @@ func TestCodexRecoveryAfterCompaction(t *testing.T) {
 	}
 }
 
-// TestCodexUndoesAScriptsBankWrite runs a build script whose command line shows nothing of the
-// bank: the outcome check after the call has to find the changes and put the bank back.
-func TestCodexUndoesAScriptsBankWrite(t *testing.T) {
-	w := newWorld(t, shell("cat "+e2eproject.Script+" | sh"))
-	w.install(t)
-	progress := w.File(t, "memory-bank/details/progress.md")
-	out := w.run(t, "regenerate the cache")
-
-	if r := w.resultOf(t, 0, out); !strings.Contains(r, "regenerated") && !strings.Contains(r, "[mbguard]") {
-		t.Errorf("the script did not run: %q", r)
-	}
-	if w.Exists("memory-bank/cache.json") {
-		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank: the outcome check (issue 8) did not run on this host's post-tool event")
-	}
-	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
-		t.Errorf("progress.md keeps the script's append:\n%s", got)
-	}
-	if r := w.resultOf(t, 0, out); !e2eproject.Contains(r, "[mbguard]", "memory-bank/") {
-		t.Errorf("the model was not told what was undone; the tool result was %q", r)
-	}
-	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
-		t.Errorf("no outcome decision in the decision log:\n%s", log)
-	}
-}
-
 // TestCodexReadGateWarnsByDefault: in the default warn mode the same high-risk write goes
 // through, and the model is told what it should have read.
 func TestCodexReadGateWarnsByDefault(t *testing.T) {
@@ -163,19 +126,6 @@ func TestCodexReadGateWarnsByDefault(t *testing.T) {
 	}
 	if r, ok := w.model.After(0); !ok || !e2eproject.Contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
-	}
-}
-
-// TestCodexEscapeHatch: MBGUARD=0 in the environment Codex runs in reaches the hooks and lets
-// everything through, as on every other host.
-func TestCodexEscapeHatch(t *testing.T) {
-	w := newWorld(t, addFile("memory-bank/x.json", `{"a": 1}`))
-	w.install(t)
-	w.Env = append(w.Env, "MBGUARD=0")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
 	}
 }
 
@@ -198,22 +148,5 @@ func TestCodexReadsCountPerMessage(t *testing.T) {
 	}
 	if w.Exists("src/auth/token.go") {
 		t.Errorf("src/auth/token.go was written in block mode without a read in this message")
-	}
-}
-
-// TestCodexUninstall: after `mbguard install --uninstall`, what is left of the hook
-// configuration still loads in Codex and no mbguard hook runs: the same bank write goes
-// through.
-func TestCodexUninstall(t *testing.T) {
-	w := newWorld(t, addFile("memory-bank/x.json", `{"a": 1}`))
-	w.install(t)
-	w.Mbguard(t, "install", "--agent", "codex", "--uninstall")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("after --uninstall the write was still refused: %q\n%s", r, out)
-	}
-	if log := w.DecisionLog(); log != "" {
-		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
 	}
 }

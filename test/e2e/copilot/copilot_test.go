@@ -100,18 +100,6 @@ func TestCopilotGPTApplyPatch(t *testing.T) {
 	}
 }
 
-func TestCopilotReadGateInBlockMode(t *testing.T) {
-	w := newWorld(t,
-		create("src/auth/token.go", "package auth // first\n"),
-		view("memory-bank/details/patterns.md"),
-		create("src/auth/token.go", "package auth // second\n"),
-	)
-	w.BlockMode(t)
-	w.install(t)
-	out := w.run(t, "add a token module")
-	e2eproject.CheckReadGate(t, w.Project, w.model, out)
-}
-
 // TestCopilotRecoveryAfterCompaction forces a real auto-compaction: a small provider prompt
 // limit and one turn that reports 98 % of it. Copilot CLI fires preCompact and waits for the
 // hook before its next request; from then on a high-risk write is refused until every anchor
@@ -149,28 +137,6 @@ func TestCopilotRecoveryAfterCompaction(t *testing.T) {
 	}
 	if !strings.Contains(log, `"recovery":"cleared"`) {
 		t.Errorf("recovery was never cleared in the decision log:\n%s", log)
-	}
-}
-
-// TestCopilotUndoesAScriptsBankWrite runs a build script whose command line shows nothing of
-// the bank: the outcome check in postToolUse has to find the changes and put the bank back.
-func TestCopilotUndoesAScriptsBankWrite(t *testing.T) {
-	w := newWorld(t, shell("cat "+e2eproject.Script+" | sh"))
-	w.install(t)
-	progress := w.File(t, "memory-bank/details/progress.md")
-	out := w.run(t, "regenerate the cache")
-
-	if w.Exists("memory-bank/cache.json") {
-		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank: the outcome check (issue 8) did not run on this host's post-tool event")
-	}
-	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
-		t.Errorf("progress.md keeps the script's append:\n%s", got)
-	}
-	if r := w.resultOf(t, 0, out); !e2eproject.Contains(r, "[mbguard]", "memory-bank/") {
-		t.Errorf("the model was not told what was undone; the tool result was %q", r)
-	}
-	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
-		t.Errorf("no outcome decision in the decision log:\n%s", log)
 	}
 }
 
@@ -230,35 +196,5 @@ func TestCopilotReadGateWarnsByDefault(t *testing.T) {
 	}
 	if r, ok := w.model.After(0); !ok || !e2eproject.Contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
-	}
-}
-
-// TestCopilotEscapeHatch: MBGUARD=0 in the environment Copilot CLI runs in reaches the hooks
-// and lets everything through, as on every other host.
-func TestCopilotEscapeHatch(t *testing.T) {
-	w := newWorld(t, create("memory-bank/x.json", "{\"a\": 1}\n"))
-	w.install(t)
-	w.Env = append(w.Env, "MBGUARD=0")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
-	}
-}
-
-// TestCopilotUninstall: after `mbguard install --uninstall`, what is left of the hook
-// configuration still loads in Copilot CLI and no mbguard hook runs: the same bank write goes
-// through.
-func TestCopilotUninstall(t *testing.T) {
-	w := newWorld(t, create("memory-bank/x.json", "{\"a\": 1}\n"))
-	w.install(t)
-	w.Mbguard(t, "install", "--agent", "copilot", "--uninstall")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("after --uninstall the write was still refused: %q\n%s", r, out)
-	}
-	if log := w.DecisionLog(); log != "" {
-		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
 	}
 }

@@ -220,7 +220,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.played++
 	case Summary:
-		st = Say(s.summaryText())
+		st = Say(s.summaryText(req))
 	default:
 		st = Say(s.otherText(req))
 	}
@@ -276,15 +276,9 @@ func (s *Server) classify(r Request) Kind {
 		}
 	case Chat:
 		// Copilot's summary request still offers tools; its last user message asks for it.
-		msgs, _ := r.Body["messages"].([]any)
-		for i := len(msgs) - 1; i >= 0; i-- {
-			m, _ := msgs[i].(map[string]any)
-			if m["role"] == "user" {
-				if strings.Contains(flatten(m["content"]), "create a detailed summary of the conversation") {
-					return Summary
-				}
-				break
-			}
+		// Qwen Code's last user message ends with its COMPRESSION_REQUEST_DIRECTIVE.
+		if ask := lastUser(r); strings.Contains(ask, "create a detailed summary of the conversation") || strings.Contains(ask, snapshotAsk) {
+			return Summary
 		}
 	}
 	if len(tools) > 0 {
@@ -293,8 +287,23 @@ func (s *Server) classify(r Request) Kind {
 	return Other
 }
 
-func (s *Server) summaryText() string {
-	if s.api == Gemini {
+// snapshotAsk is how Qwen Code (like Gemini CLI) asks for its summary, which it keeps only
+// with a non-empty <state_snapshot> element.
+const snapshotAsk = "produce the <state_snapshot> XML"
+
+// lastUser is the text of a Chat request's last user message.
+func lastUser(r Request) string {
+	msgs, _ := r.Body["messages"].([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m, _ := msgs[i].(map[string]any); m["role"] == "user" {
+			return flatten(m["content"])
+		}
+	}
+	return ""
+}
+
+func (s *Server) summaryText(r Request) string {
+	if s.api == Gemini || strings.Contains(lastUser(r), snapshotAsk) {
 		return "<state_snapshot>The user asked for a scripted change; the memory bank was read.</state_snapshot>"
 	}
 	return "The user asked for a scripted change; the memory bank was read before it."

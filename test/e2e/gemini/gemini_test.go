@@ -69,20 +69,6 @@ func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	w.CheckShapes(t, w.model, shapes, kept, out)
 }
 
-// TestGeminiReadGateInBlockMode uses src/auth/: Gemini CLI refuses writes to build files such
-// as package.json by its own policy, before any hook runs.
-func TestGeminiReadGateInBlockMode(t *testing.T) {
-	w := newWorld(t,
-		writeFile("src/auth/token.go", "package auth // first\n"),
-		readFile("memory-bank/details/patterns.md"),
-		writeFile("src/auth/token.go", "package auth // second\n"),
-	)
-	w.BlockMode(t)
-	w.install(t)
-	out := w.run(t, "add a token module")
-	e2eproject.CheckReadGate(t, w.Project, w.model, out)
-}
-
 // TestGeminiRecoveryAfterResumedCompression: Gemini CLI has no hook that says a compression
 // happened (PreCompress fires before every model call), and it compresses only at a real user
 // message — in practice when a session is resumed. So mbguard treats a resume as a compaction.
@@ -133,28 +119,6 @@ func TestGeminiRecoveryAfterResumedCompression(t *testing.T) {
 	}
 }
 
-// TestGeminiUndoesAScriptsBankWrite runs a build script whose command line shows nothing of
-// the bank: the outcome check in AfterTool has to find the changes and put the bank back.
-func TestGeminiUndoesAScriptsBankWrite(t *testing.T) {
-	w := newWorld(t, shell("cat "+e2eproject.Script+" | sh"))
-	w.install(t)
-	progress := w.File(t, "memory-bank/details/progress.md")
-	out := w.run(t, "regenerate the cache")
-
-	if w.Exists("memory-bank/cache.json") {
-		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank: the outcome check (issue 8) did not run on this host's post-tool event")
-	}
-	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
-		t.Errorf("progress.md keeps the script's append:\n%s", got)
-	}
-	if r := w.resultOf(t, 0, out); !e2eproject.Contains(r, "[mbguard]", "memory-bank/") {
-		t.Errorf("the model was not told what was undone; the tool result was %q", r)
-	}
-	if log := w.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
-		t.Errorf("no outcome decision in the decision log:\n%s", log)
-	}
-}
-
 // TestGeminiReadGateWarnsByDefault: in the default warn mode the same high-risk write goes
 // through, and the model is told what it should have read (BeforeTool cannot add context on
 // this host, so the warning comes with AfterTool).
@@ -167,35 +131,5 @@ func TestGeminiReadGateWarnsByDefault(t *testing.T) {
 	}
 	if r, ok := w.model.After(0); !ok || !e2eproject.Contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
 		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
-	}
-}
-
-// TestGeminiEscapeHatch: MBGUARD=0 in the environment Gemini CLI runs in reaches the hooks and
-// lets everything through, as on every other host.
-func TestGeminiEscapeHatch(t *testing.T) {
-	w := newWorld(t, writeFile("memory-bank/x.json", "{\"a\": 1}\n"))
-	w.install(t)
-	w.Env = append(w.Env, "MBGUARD=0")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
-	}
-}
-
-// TestGeminiUninstall: after `mbguard install --uninstall`, what is left of the hook
-// configuration still loads in Gemini CLI and no mbguard hook runs: the same bank write goes
-// through.
-func TestGeminiUninstall(t *testing.T) {
-	w := newWorld(t, writeFile("memory-bank/x.json", "{\"a\": 1}\n"))
-	w.install(t)
-	w.Mbguard(t, "install", "--agent", "gemini", "--uninstall")
-	out := w.run(t, "write the json")
-	if !w.Exists("memory-bank/x.json") {
-		r, _ := w.model.ResultOf(0)
-		t.Errorf("after --uninstall the write was still refused: %q\n%s", r, out)
-	}
-	if log := w.DecisionLog(); log != "" {
-		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
 	}
 }

@@ -42,6 +42,12 @@ type world struct {
 
 func newWorld(t *testing.T, model *fakeModel) *world {
 	t.Helper()
+	return newWorldAt(t, model.URL)
+}
+
+// newWorldAt is newWorld with the model's OpenAI-compatible base URL (".../v1").
+func newWorldAt(t *testing.T, baseURL string) *world {
+	t.Helper()
 	oc := openCodeBinary(t)
 	bin := sharedBin(t) // before testgit moves HOME, so the build uses the warm Go cache
 	w := &world{project: testgit.New(t), opencode: oc, bin: bin}
@@ -60,7 +66,7 @@ func newWorld(t *testing.T, model *fakeModel) *world {
 		"permission":  map[string]any{"edit": "allow", "bash": "allow", "webfetch": "deny", "external_directory": "allow"},
 		"provider": map[string]any{"fake": map[string]any{
 			"npm": "@ai-sdk/openai-compatible", "name": "Fake",
-			"options": map[string]any{"baseURL": model.URL, "apiKey": "test"},
+			"options": map[string]any{"baseURL": baseURL, "apiKey": "test"},
 			"models":  map[string]any{"scripted": map[string]any{"name": "scripted", "tool_call": true, "limit": map[string]any{"context": 200000, "output": 4096}}},
 		}},
 	}

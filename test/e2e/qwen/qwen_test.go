@@ -96,64 +96,39 @@ func readFile(path string) fakemodel.Step {
 	return fakemodel.Call("read_file", map[string]any{"file_path": path})
 }
 
-// TestQwenReadGateInBlockMode: the read of patterns.md survives the extra UserPromptSubmit Qwen
-// fires (same prompt_id, empty prompt) before each model call that carries tool results.
-func TestQwenReadGateInBlockMode(t *testing.T) {
+// TestQwenRecoveryAfterCompaction: one turn reports 900k prompt tokens (qwen3-coder-plus
+// compacts past min(0.85 × 1M, 1M − 33k)), Qwen asks for its <state_snapshot> summary and
+// fires PreCompact and SessionStart(compact); a high-risk write is then refused naming the
+// anchors until they are read, then allowed; the decision log shows armed once and cleared.
+func TestQwenRecoveryAfterCompaction(t *testing.T) {
 	w := newWorld(t)
+	big := readFile(w.Abs("memory-bank/details/progress.md"))
+	big.Tokens = 900000
 	w.model.Script(
+		big,
 		writeFile(w.Abs("src/auth/token.go"), "package auth // first\n"),
+		readFile(w.Abs("memory-bank/MEMORY.md")),
 		readFile(w.Abs("memory-bank/details/patterns.md")),
+		readFile(w.Abs("memory-bank/details/progress.md")),
 		writeFile(w.Abs("src/auth/token.go"), "package auth // second\n"),
 	)
-	w.BlockMode(t)
 	w.Install(t, "qwen")
 	out := w.run(t, "add a token module")
-	e2eproject.CheckReadGate(t, w.Project, w.model, out)
-}
 
-// TestQwenEscapeHatchAndUninstall: MBGUARD=0 reaches the hooks and lets a bank write through;
-// after uninstall no mbguard hook runs and the settings file still loads.
-func TestQwenEscapeHatchAndUninstall(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		setup func(w *world)
-	}{
-		{"MBGUARD=0", func(w *world) { w.Env = append(w.Env, "MBGUARD=0") }},
-		{"uninstall", func(w *world) { w.Mbguard(t, "install", "--agent", "qwen", "--uninstall") }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(t)
-			w.model.Script(writeFile(w.Abs("memory-bank/x.json"), "{\"a\": 1}\n"))
-			w.Install(t, "qwen")
-			tc.setup(w)
-			out := w.run(t, "write the json")
-			if !w.Exists("memory-bank/x.json") {
-				r, _ := w.model.ResultOf(0)
-				t.Errorf("the write was still refused: %q\n%s", r, out)
-			}
-			if tc.name == "uninstall" && w.DecisionLog() != "" {
-				t.Errorf("mbguard still decided after --uninstall:\n%s", w.DecisionLog())
-			}
-		})
+	if len(w.model.Summaries()) == 0 {
+		t.Fatalf("Qwen Code did not compact (no summary request)\n%s\nrequests:\n%s", out, w.model.Log())
 	}
-}
-
-// TestQwenUndoIsToldThroughAdditionalContext runs a build script whose command line shows
-// nothing of the bank: PostToolUse's outcome check puts the bank back, and the model hears it
-// through additionalContext, the one PostToolUse channel Qwen shows it.
-func TestQwenUndoIsToldThroughAdditionalContext(t *testing.T) {
-	w := newWorld(t)
-	w.model.Script(shell("cat " + e2eproject.Script + " | sh"))
-	w.Install(t, "qwen")
-	progress := w.File(t, "memory-bank/details/progress.md")
-	out := w.run(t, "regenerate the cache")
-	if w.Exists("memory-bank/cache.json") {
-		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank")
+	if r := e2eproject.Result(t, w.model, 1, out); !e2eproject.Contains(r, "[mbguard recovery gate] blocked", "memory-bank/MEMORY.md") {
+		t.Errorf("the recovery gate's refusal naming the anchors did not reach the model; it got %q", r)
 	}
-	if got := w.File(t, "memory-bank/details/progress.md"); got != progress {
-		t.Errorf("progress.md keeps the script's append:\n%s", got)
+	if !w.Exists("src/auth/token.go") || !strings.Contains(w.File(t, "src/auth/token.go"), "// second") {
+		t.Errorf("src/auth/token.go does not hold the write made after the anchors were read")
 	}
-	if r := e2eproject.Result(t, w.model, 0, out); !e2eproject.Contains(r, "[mbguard]", "memory-bank/") {
-		t.Errorf("the model was not told what was undone; the tool result was %q", r)
+	log := w.DecisionLog()
+	if n := strings.Count(log, `"recovery":"armed"`); n != 1 {
+		t.Errorf("recovery armed %d times in the decision log, want once:\n%s", n, log)
+	}
+	if !strings.Contains(log, `"recovery":"cleared"`) {
+		t.Errorf("recovery was never cleared in the decision log:\n%s", log)
 	}
 }

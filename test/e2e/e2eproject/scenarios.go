@@ -1,0 +1,157 @@
+package e2eproject
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+// The scenarios below are written once and run for every real host through its Driver: each
+// host package implements Driver over its own headless run and calls the scenario from a test
+// of its own (so `go test -run` picks one host's run).
+
+// Driver runs one real host headless against a fake model.
+type Driver interface {
+	// Start makes the project and a fake model speaking the host's API, with nothing
+	// installed yet.
+	Start(t *testing.T) Session
+}
+
+// Session is one project with its host and fake model. Turn runs the host with the
+// Project's Env, so a scenario may add to it.
+type Session interface {
+	Project() *Project
+	Model() *fakemodel.Server
+	// Install writes mbguard's hooks with the real `mbguard install --agent <host>` and checks
+	// the host's configuration names them.
+	Install(t *testing.T)
+	// Turn runs one headless session on prompt (a user message) and returns its output.
+	Turn(t *testing.T, prompt string) string
+	// ReadFile is the host's own call reading rel (project-relative), through its read tool
+	// where it has one; WriteFile creates rel with content through its write tool; Shell runs
+	// cmd in the project through its shell tool.
+	ReadFile(rel string) fakemodel.Step
+	WriteFile(rel, content string) fakemodel.Step
+	Shell(cmd string) fakemodel.Step
+	// Host is the host's name for `mbguard install --agent`.
+	Host() string
+}
+
+// SecretMarker is a line of the bank file SecretRead plants its token in: it must reach the
+// model (the agent keeps its memory), the token must not.
+const SecretMarker = "deploys go through the queue (marker deploy-kiwi)"
+
+// SecretRead: the agent reads memory-bank/details/deploy.md, which holds a token made up for
+// the run, with the host's read tool and then with `cat`. No request the fake model received
+// carries the token; each read's result still carries the file's other text and says which
+// line holds a secret (and that it was redacted or the read stopped), so the agent keeps its
+// memory and knows what to remove.
+func SecretRead(t *testing.T, d Driver) {
+	t.Helper()
+	s := d.Start(t)
+	p := s.Project()
+	s.Install(t)
+	const rel = "memory-bank/details/deploy.md"
+	secret := NewSecret()
+	p.Write(t, rel, "# Deploy\n\n- staging token: "+secret+"\n- "+SecretMarker+"\n")
+	testgit.Commit(t, p.Root, "a token slipped into the bank")
+	s.Model().Script(s.ReadFile(rel), s.Shell("cat "+rel))
+	out := s.Turn(t, "what do we know about deploys?")
+	// the host's own output may show it: that is the user's terminal, not the model
+	for i, r := range s.Model().Requests() {
+		if strings.Contains(r.Text(), secret) {
+			t.Errorf("request #%d (%s) to the model carries the secret read from %s", i, r.Kind, rel)
+		}
+	}
+	for i, how := range []string{"read tool", "cat"} {
+		r := Result(t, s.Model(), i, out)
+		if !Contains(r, rel+" line 3 holds a secret (gitleaks rule github-pat)", "REDACTED", "deploy-kiwi") {
+			t.Errorf("%s: the result the model got does not carry the file redacted and where the secret is: %q", how, r)
+		}
+	}
+}
+
+// bankWrite is the call EscapeHatch and Uninstall make: a non-.md file into the bank, which
+// the bank guard refuses in every mode while mbguard runs.
+const bankWrite = "memory-bank/x.json"
+
+// EscapeHatch: MBGUARD=0 in the environment the host runs in reaches mbguard and lets a write
+// the bank guard refuses go through.
+func EscapeHatch(t *testing.T, d Driver) {
+	t.Helper()
+	s := d.Start(t)
+	p := s.Project()
+	s.Install(t)
+	s.Model().Script(s.WriteFile(bankWrite, "{\"a\": 1}\n"))
+	p.Env = append(p.Env, "MBGUARD=0")
+	out := s.Turn(t, "write the json")
+	if !p.Exists(bankWrite) {
+		r, _ := s.Model().ResultOf(0)
+		t.Errorf("with MBGUARD=0 the write was still refused: %q\n%s", r, out)
+	}
+}
+
+// Uninstall: after `mbguard install --agent <host> --uninstall`, what is left of the host's
+// configuration still loads and no mbguard hook runs: the same write goes through and nothing
+// reaches the decision log.
+func Uninstall(t *testing.T, d Driver) {
+	t.Helper()
+	s := d.Start(t)
+	p := s.Project()
+	s.Install(t)
+	p.Mbguard(t, "install", "--agent", s.Host(), "--uninstall")
+	s.Model().Script(s.WriteFile(bankWrite, "{\"a\": 1}\n"))
+	out := s.Turn(t, "write the json")
+	if !p.Exists(bankWrite) {
+		r, _ := s.Model().ResultOf(0)
+		t.Errorf("after --uninstall the write was still refused: %q\n%s", r, out)
+	}
+	if log := p.DecisionLog(); log != "" {
+		t.Errorf("mbguard still decided after --uninstall:\n%s", log)
+	}
+}
+
+// OutcomeUndo: the model runs Script through the shell, a command line that shows nothing of
+// the bank; the script writes memory-bank/cache.json and appends to progress.md. After the call
+// the bank is back as it was, the model is told what was undone in the call's result, and the
+// decision log holds the outcome gate's decision.
+func OutcomeUndo(t *testing.T, d Driver) {
+	t.Helper()
+	s := d.Start(t)
+	p := s.Project()
+	s.Install(t)
+	s.Model().Script(s.Shell("cat " + Script + " | sh"))
+	progress := p.File(t, "memory-bank/details/progress.md")
+	out := s.Turn(t, "regenerate the cache")
+	if p.Exists("memory-bank/cache.json") {
+		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank: the outcome check (issue 8) did not run on this host's post-tool event")
+	}
+	if got := p.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("progress.md keeps the script's append:\n%s", got)
+	}
+	if r := Result(t, s.Model(), 0, out); !Contains(r, "[mbguard]", "memory-bank/") {
+		t.Errorf("the model was not told what was undone; the tool result was %q", r)
+	}
+	if log := p.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
+		t.Errorf("no outcome decision in the decision log:\n%s", log)
+	}
+}
+
+// ReadGate: in block mode a write to src/auth/ is refused naming details/patterns.md, and
+// allowed after the host's read tool read it (CheckReadGate).
+func ReadGate(t *testing.T, d Driver) {
+	t.Helper()
+	s := d.Start(t)
+	p := s.Project()
+	p.BlockMode(t)
+	s.Install(t)
+	s.Model().Script(
+		s.WriteFile("src/auth/token.go", "package auth // first\n"),
+		s.ReadFile("memory-bank/details/patterns.md"),
+		s.WriteFile("src/auth/token.go", "package auth // second\n"),
+	)
+	out := s.Turn(t, "add a token module")
+	CheckReadGate(t, p, s.Model(), out)
+}
