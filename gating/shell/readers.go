@@ -382,3 +382,13 @@ func sedCommands(script string) []string {
 	}
 	return out
 }
+
+// readerCommands registers the commands that only read the files they name; an output
+// option (base64 -o) still writes its file.
+func readerCommands() []command {
+	return []command{{names: mapKeys(readers), family: "readers", does: "reads its file operands",
+		handle: always(func(w *walker, c *invocation) {
+			w.read(c.name, readers[c.name], c.args, c.e)
+			w.outputFlag(c.name, c.args, c.e)
+		})}}
+}
