@@ -119,7 +119,7 @@ func runsOperands(w *walker, c *invocation) ([]arg, *env) {
 
 // runnerCommands are the tool managers whose run subcommand runs the rest of the line.
 func runnerCommands() []command {
-	return []command{{names: mapKeys(wrapperRunners), family: "wrappers", does: "its run subcommand runs a command",
+	return []command{{names: mapKeys(wrapperRunners), family: "wrappers", does: "its run subcommand runs a command", weak: true,
 		handle: func(w *walker, c *invocation) bool { return w.runner(c.name, c.args, c.e, c.depth, c.in) }}}
 }
 

@@ -44,6 +44,10 @@ type command struct {
 	// exactly one of prefix and handle is set, or neither when the entry only runs files
 	prefix prefix
 	handle handler
+	// weak marks an entry that knows one subcommand of a tool mbguard otherwise knows
+	// nothing about (docker exec, conda run): a wrapper looking for the command it runs
+	// does not stop at its name.
+	weak bool
 	// runs records the files it runs, which a caller reads before judging the line
 	// (make's Makefile, a package.json script, git apply's patches).
 	runs func(w *walker, c *invocation)
@@ -81,7 +85,7 @@ var (
 // registry is built on first use, not at start: most hook calls classify no command.
 func registered(name string) []*command {
 	registryOnce.Do(func() {
-		registry = map[string][]*command{}
+		registry = make(map[string][]*command, 512)
 		for _, fam := range families() {
 			for i := range fam {
 				c := &fam[i]
@@ -120,8 +124,16 @@ func ofFamily(cs []*command, family string) []*command {
 	return out
 }
 
-// knownCommand reports a command name the classifier has a rule for.
-func knownCommand(name string) bool { return len(lookup(name)) > 0 }
+// knownCommand reports a command name the classifier has a rule for: an entry that
+// judges it, other than a weak one.
+func knownCommand(name string) bool {
+	for _, c := range lookup(name) {
+		if (c.handle != nil || c.prefix != nil) && !c.weak {
+			return true
+		}
+	}
+	return false
+}
 
 // unwrap strips a command prefix that runs its arguments as a command (sudo,
 // env, nohup …). ok is false when name is not such a prefix.

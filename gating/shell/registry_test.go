@@ -63,6 +63,16 @@ func TestRegistryEntries(t *testing.T) {
 	if knownCommand("no-such-tool") {
 		t.Error("an unknown name is known")
 	}
+	// a tool known only by its run subcommand, or only for the files it runs, is not a
+	// command wrappers stop at: flock l docker install x is not coreutils' install
+	for _, n := range []string{"docker", "conda", "make"} {
+		if len(lookup(n)) == 0 || knownCommand(n) {
+			t.Errorf("%q: registered %v, known %v; want registered and not known", n, len(lookup(n)) > 0, knownCommand(n))
+		}
+	}
+	if r := Classify("flock l docker install x", "/repo"); !r.Write {
+		t.Errorf("flock l docker install x: %+v, want install's write as before the registry", r)
+	}
 }
 
 // TestNoNameOutsideTheRegistry: the dispatch (command, unwrap, runsOf, call) names no
