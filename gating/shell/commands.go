@@ -142,8 +142,9 @@ func (w *walker) source(args []arg, e *env, depth int, in *stdin) {
 // sqlite handles sqlite3 DB [SQL…]: its dot-commands .output/.once/.save/
 // .backup/.dump write files, .shell/.system run commands, and the database
 // itself is written.
-func (w *walker) sqlite(args []arg, e *env, depth int) {
-	opts, ops := parseArgs(args, flagSpec{long: []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap"}})
+func (w *walker) sqlite(c *invocation) {
+	args, e, depth := c.args, c.e, c.depth
+	opts, ops := parseArgs(args, c.spec.flags)
 	for _, o := range opts {
 		if (o.name == "-cmd" || o.name == "-init") && o.has {
 			ops = append(ops, o.value)
@@ -181,8 +182,9 @@ func (w *walker) sqlite(args []arg, e *env, depth int) {
 }
 
 // shell handles bash -c CODE and code fed to a shell on stdin.
-func (w *walker) shell(args []arg, e *env, depth int, in *stdin) {
-	opts, ops := parseArgs(args, flagSpec{short: "oO", long: []string{"--rcfile", "--init-file"}, stopAtOperand: true})
+func (w *walker) shell(c *invocation) {
+	args, e, depth, in := c.args, c.e, c.depth, c.in
+	opts, ops := parseArgs(args, c.spec.flags)
 	if hasOpt(opts, "-c") {
 		if len(ops) == 0 {
 			return
@@ -248,12 +250,9 @@ func (w *walker) chmod(name string, args []arg, e *env) {
 
 // copy handles cp, mv, install and ln: the destination is written; mv also
 // deletes its sources.
-func (w *walker) copy(name string, args []arg, e *env) {
-	spec := flagSpec{short: "tS", long: []string{"--target-directory", "--suffix"}}
-	if name == "install" {
-		spec = flagSpec{short: "tmogS", long: []string{"--target-directory", "--mode", "--owner", "--group", "--suffix"}}
-	}
-	opts, ops := parseArgs(args, spec)
+func (w *walker) copy(c *invocation) {
+	name, args, e := c.name, c.args, c.e
+	opts, ops := parseArgs(args, c.spec.flags)
 	w.res.Write = true
 	if name == "install" && hasOpt(opts, "-d", "--directory") {
 		w.writeAll(ops, name, e)
@@ -378,12 +377,9 @@ func isRemote(s string) bool {
 	return c > 0 && !strings.Contains(s[:c], "/")
 }
 
-func (w *walker) remoteCopy(name string, args []arg, e *env) {
-	spec := flagSpec{short: "efTBM", long: []string{"--rsh", "--filter", "--exclude", "--include", "--temp-dir", "--partial-dir", "--backup-dir", "--compare-dest", "--link-dest", "--copy-dest", "--exclude-from", "--include-from", "--files-from", "--password-file", "--chmod", "--chown", "--timeout", "--port", "--rsync-path", "--log-file"}}
-	if name == "scp" {
-		spec = flagSpec{short: "cFiJlPoSD"}
-	}
-	opts, ops := parseArgs(args, spec)
+func (w *walker) remoteCopy(c *invocation) {
+	name, args, e := c.name, c.args, c.e
+	opts, ops := parseArgs(args, c.spec.flags)
 	w.res.Write = true
 	if f, ok := optValue(opts, "--log-file"); ok && name == "rsync" {
 		w.writeArg(f, name, e)
@@ -415,8 +411,9 @@ func (w *walker) remoteCopy(name string, args []arg, e *env) {
 	w.writeArg(dest, name, e)
 }
 
-func (w *walker) patch(args []arg, e *env) {
-	opts, ops := parseArgs(args, flagSpec{short: "pidoBDFrVYz", long: []string{"--strip", "--input", "--directory", "--output", "--prefix", "--ifdef", "--fuzz", "--reject-file", "--version-control", "--basename-prefix", "--suffix"}})
+func (w *walker) patch(c *invocation) {
+	args, e := c.args, c.e
+	opts, ops := parseArgs(args, c.spec.flags)
 	w.res.Write = true
 	if d, ok := optValue(opts, "-d", "--directory"); ok {
 		e = chdir(e, d)

@@ -7,9 +7,8 @@ func archiverCommands() []command {
 		{names: "tar bsdtar gtar", family: "archivers", does: "x writes the tree below -C DIR, c writes the archive", handle: always(func(w *walker, c *invocation) {
 			w.tar(c.args, c.e)
 		})},
-		{names: "unzip", family: "archivers", does: "reads the archive, writes the tree below -d DIR", handle: always(func(w *walker, c *invocation) {
-			w.unzip(c.args, c.e)
-		})},
+		{names: "unzip", family: "archivers", does: "reads the archive, writes the tree below -d DIR",
+			flags: flagSpec{short: "dP", long: []string{"--password"}}, handle: always((*walker).unzip)},
 		{names: "gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 brotli", family: "archivers", does: "replaces its operands, unless -c/-l/-t",
 			flags: flagSpec{short: "S", long: []string{"--suffix"}}, handle: always(func(w *walker, c *invocation) {
 				opts, ops := parseArgs(c.args, c.spec.flags)

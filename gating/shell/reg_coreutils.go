@@ -8,24 +8,31 @@ import "strings"
 func coreutilCommands() []command {
 	return []command{
 		{names: "rm rmdir unlink trash trash-put srm", family: "coreutils", does: "writes (removes) its operands", handle: always(writeOperands)},
-		{names: "shred", family: "coreutils", does: "writes its operands", flags: flagSpec{short: "ns", long: []string{"--iterations", "--size"}}, handle: always(writeOperands)},
-		{names: "touch", family: "coreutils", does: "writes its operands", flags: flagSpec{short: "dtr", long: []string{"--date", "--reference", "--time"}}, handle: always(writeOperands)},
-		{names: "mkdir mkfifo", family: "coreutils", does: "writes its operands", flags: flagSpec{short: "mZ", long: []string{"--mode"}}, handle: always(writeOperands)},
-		{names: "truncate", family: "coreutils", does: "writes its operands", flags: flagSpec{short: "sr", long: []string{"--size", "--reference"}}, handle: always(writeOperands)},
+		{names: "shred", family: "coreutils", does: "writes its operands",
+			flags: flagSpec{short: "ns", long: []string{"--iterations", "--size"}}, handle: always(writeOperands)},
+		{names: "touch", family: "coreutils", does: "writes its operands",
+			flags: flagSpec{short: "dtr", long: []string{"--date", "--reference", "--time"}}, handle: always(writeOperands)},
+		{names: "mkdir mkfifo", family: "coreutils", does: "writes its operands",
+			flags: flagSpec{short: "mZ", long: []string{"--mode"}}, handle: always(writeOperands)},
+		{names: "truncate", family: "coreutils", does: "writes its operands",
+			flags: flagSpec{short: "sr", long: []string{"--size", "--reference"}}, handle: always(writeOperands)},
 		{names: "tee sponge", family: "coreutils", does: "writes its operands", handle: always(writeOperands)},
-		{names: "fallocate", family: "coreutils", does: "writes its operands", flags: flagSpec{short: "lo", long: []string{"--length", "--offset"}}, handle: always(writeOperands)},
-		{names: "mknod", family: "coreutils", does: "writes its first operand", flags: flagSpec{short: "mZ", long: []string{"--mode"}}, handle: always(func(w *walker, c *invocation) {
-			_, ops := parseArgs(c.args, c.spec.flags)
-			if len(ops) > 0 {
-				w.writeArg(ops[0], c.name, c.e)
-			}
-		})},
+		{names: "fallocate", family: "coreutils", does: "writes its operands",
+			flags: flagSpec{short: "lo", long: []string{"--length", "--offset"}}, handle: always(writeOperands)},
+		{names: "mknod", family: "coreutils", does: "writes its first operand",
+			flags: flagSpec{short: "mZ", long: []string{"--mode"}}, handle: always(func(w *walker, c *invocation) {
+				_, ops := parseArgs(c.args, c.spec.flags)
+				if len(ops) > 0 {
+					w.writeArg(ops[0], c.name, c.e)
+				}
+			})},
 		{names: "chmod chown chgrp", family: "coreutils", does: "writes the files after the mode or owner", handle: always(func(w *walker, c *invocation) {
 			w.chmod(c.name, c.args, c.e)
 		})},
-		{names: "cp mv install ln link", family: "coreutils", does: "writes the destination; mv and hard links their sources too", handle: always(func(w *walker, c *invocation) {
-			w.copy(c.name, c.args, c.e)
-		})},
+		{names: "cp mv ln link", family: "coreutils", does: "writes the destination; mv and hard links their sources too",
+			flags: flagSpec{short: "tS", long: []string{"--target-directory", "--suffix"}}, handle: always((*walker).copy)},
+		{names: "install", family: "coreutils", does: "writes the destination, -d its operands",
+			flags: flagSpec{short: "tmogS", long: []string{"--target-directory", "--mode", "--owner", "--group", "--suffix"}}, handle: always((*walker).copy)},
 		{names: "dd", family: "coreutils", does: "writes of=FILE", handle: always(func(w *walker, c *invocation) {
 			w.res.Write = true
 			for _, a := range c.args {
@@ -37,38 +44,42 @@ func coreutilCommands() []command {
 		{names: "split csplit", family: "coreutils", does: "writes files named by a prefix: unknown", handle: always(func(w *walker, c *invocation) {
 			w.unknownWrite()
 		})},
-		{names: "mktemp", family: "coreutils", does: "writes its template, below -p DIR", flags: flagSpec{short: "p", long: []string{"--tmpdir", "--suffix"}}, handle: always(func(w *walker, c *invocation) {
-			opts, ops := parseArgs(c.args, c.spec.flags)
-			w.res.Write = true
-			dir := c.e
-			if d, ok := optValue(opts, "-p", "--tmpdir"); ok {
-				dir = chdir(c.e, d)
-			}
-			w.writeAll(ops, c.name, dir)
-		})},
-		{names: "sort", family: "coreutils", does: "reads its operands, writes -o FILE", flags: flagSpec{short: "ktSTo", long: []string{"--key", "--field-separator", "--buffer-size", "--temporary-directory", "--output"}}, handle: always(func(w *walker, c *invocation) {
-			opts, ops := parseArgs(c.args, c.spec.flags)
-			if o, ok := optValue(opts, "-o", "--output"); ok {
-				w.writeArg(o, "sort -o", c.e)
-			}
-			w.readAll(ops, c.name, c.e)
-		})},
-		{names: "uniq xxd", family: "coreutils", does: "reads its first operand, writes its second", flags: flagSpec{short: "fswclgo", long: []string{"--skip-fields", "--skip-chars", "--check-chars"}}, handle: always(func(w *walker, c *invocation) {
-			_, ops := parseArgs(c.args, c.spec.flags)
-			if len(ops) > 0 {
-				w.readArg(ops[0], c.name, c.e)
-			}
-			if len(ops) > 1 {
-				w.writeArg(ops[1], c.name, c.e)
-			}
-		})},
-		{names: "tree", family: "coreutils", does: "reads its operands, writes -o FILE", flags: flagSpec{short: "LIPo", long: []string{"--filelimit", "--timefmt", "--sort", "--charset"}}, handle: always(func(w *walker, c *invocation) {
-			opts, ops := parseArgs(c.args, c.spec.flags)
-			if o, ok := optValue(opts, "-o"); ok {
-				w.writeArg(o, "tree -o", c.e)
-			}
-			w.readAll(ops, c.name, c.e)
-		})},
+		{names: "mktemp", family: "coreutils", does: "writes its template, below -p DIR",
+			flags: flagSpec{short: "p", long: []string{"--tmpdir", "--suffix"}}, handle: always(func(w *walker, c *invocation) {
+				opts, ops := parseArgs(c.args, c.spec.flags)
+				w.res.Write = true
+				dir := c.e
+				if d, ok := optValue(opts, "-p", "--tmpdir"); ok {
+					dir = chdir(c.e, d)
+				}
+				w.writeAll(ops, c.name, dir)
+			})},
+		{names: "sort", family: "coreutils", does: "reads its operands, writes -o FILE",
+			flags: flagSpec{short: "ktSTo", long: []string{"--key", "--field-separator", "--buffer-size", "--temporary-directory", "--output"}}, handle: always(func(w *walker, c *invocation) {
+				opts, ops := parseArgs(c.args, c.spec.flags)
+				if o, ok := optValue(opts, "-o", "--output"); ok {
+					w.writeArg(o, "sort -o", c.e)
+				}
+				w.readAll(ops, c.name, c.e)
+			})},
+		{names: "uniq xxd", family: "coreutils", does: "reads its first operand, writes its second",
+			flags: flagSpec{short: "fswclgo", long: []string{"--skip-fields", "--skip-chars", "--check-chars"}}, handle: always(func(w *walker, c *invocation) {
+				_, ops := parseArgs(c.args, c.spec.flags)
+				if len(ops) > 0 {
+					w.readArg(ops[0], c.name, c.e)
+				}
+				if len(ops) > 1 {
+					w.writeArg(ops[1], c.name, c.e)
+				}
+			})},
+		{names: "tree", family: "coreutils", does: "reads its operands, writes -o FILE",
+			flags: flagSpec{short: "LIPo", long: []string{"--filelimit", "--timefmt", "--sort", "--charset"}}, handle: always(func(w *walker, c *invocation) {
+				opts, ops := parseArgs(c.args, c.spec.flags)
+				if o, ok := optValue(opts, "-o"); ok {
+					w.writeArg(o, "tree -o", c.e)
+				}
+				w.readAll(ops, c.name, c.e)
+			})},
 		{names: "fd fdfind", family: "coreutils", does: "reads, unless -x runs a command on what it finds",
 			flags: flagSpec{short: "edtEScjx", long: []string{"--extension", "--max-depth", "--type", "--exclude", "--size", "--changed-within", "--changed-before", "--threads", "--exec", "--exec-batch", "--base-directory", "--search-path", "--owner", "--format", "--max-results"}},
 			handle: always(func(w *walker, c *invocation) {

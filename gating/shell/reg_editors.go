@@ -9,26 +9,24 @@ func editorCommands() []command {
 	return []command{
 		{names: "vi vim nvim nano emacs ed ex pico micro hx kak sudoedit", family: "editors", does: "writes the files it opens; editor commands (-c, ex -s, a script on stdin) any file",
 			flags: flagSpec{short: "cSuiTwW", long: []string{"--cmd", "--eval", "--execute", "--load", "-l"}}, handle: always(editor)},
-		{names: "sed", family: "editors", does: "reads its operands; -i writes them; w commands write their files", handle: always(func(w *walker, c *invocation) {
-			w.sed(c.args, c.e)
-		})},
-		{names: "awk gawk mawk nawk", family: "editors", does: "reads its operands; -i inplace writes them; the program may redirect", handle: always(func(w *walker, c *invocation) {
-			w.awk(c.name, c.args, c.e)
-		})},
+		{names: "sed", family: "editors", does: "reads its operands; -i writes them; w commands write their files",
+			flags: flagSpec{short: "efl", optional: "i", long: []string{"--expression", "--file", "--line-length"}}, handle: always((*walker).sed)},
+		{names: "awk gawk mawk nawk", family: "editors", does: "reads its operands; -i inplace writes them; the program may redirect",
+			flags: flagSpec{short: "fvFEil", long: []string{"--file", "--assign", "--field-separator", "--include", "--load", "--exec"}}, handle: always((*walker).awk)},
 		{names: "perl ruby", family: "editors", does: "-i writes its operands; otherwise judged as an interpreter", handle: always(func(w *walker, c *invocation) {
 			w.inplaceInterp(c.name, c.args, c.e, c.in)
 		})},
-		{names: "yq", family: "editors", does: "reads its files; -i writes them", flags: flagSpec{short: "pIo", long: []string{"--input-format", "--output-format", "--indent"}}, handle: always(func(w *walker, c *invocation) {
-			opts, ops := parseArgs(c.args, c.spec.flags)
-			if hasOpt(opts, "-i", "--inplace") && len(ops) > 1 {
-				w.writeAll(ops[1:], "yq -i", c.e)
-			} else if len(ops) > 1 {
-				w.readAll(ops[1:], c.name, c.e)
-			}
-		})},
-		{names: "sqlite3 sqlite", family: "editors", does: "writes its database and the files of .output/.save; .shell runs commands", handle: always(func(w *walker, c *invocation) {
-			w.sqlite(c.args, c.e, c.depth)
-		})},
+		{names: "yq", family: "editors", does: "reads its files; -i writes them",
+			flags: flagSpec{short: "pIo", long: []string{"--input-format", "--output-format", "--indent"}}, handle: always(func(w *walker, c *invocation) {
+				opts, ops := parseArgs(c.args, c.spec.flags)
+				if hasOpt(opts, "-i", "--inplace") && len(ops) > 1 {
+					w.writeAll(ops[1:], "yq -i", c.e)
+				} else if len(ops) > 1 {
+					w.readAll(ops[1:], c.name, c.e)
+				}
+			})},
+		{names: "sqlite3 sqlite", family: "editors", does: "writes its database and the files of .output/.save; .shell runs commands",
+			flags: flagSpec{long: []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap"}}, handle: always((*walker).sqlite)},
 	}
 }
 

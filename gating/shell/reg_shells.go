@@ -17,9 +17,8 @@ func shellCommands() []command {
 		{names: "popd", family: "shells", does: "moves the working directory somewhere unknown", handle: always(func(w *walker, c *invocation) {
 			c.e.known = false
 		})},
-		{names: "bash sh zsh dash ksh mksh ash fish", family: "shells", does: "runs -c code, a script or stdin", handle: always(func(w *walker, c *invocation) {
-			w.shell(c.args, c.e, c.depth, c.in)
-		})},
+		{names: "bash sh zsh dash ksh mksh ash fish", family: "shells", does: "runs -c code, a script or stdin",
+			flags: flagSpec{short: "oO", long: []string{"--rcfile", "--init-file"}, stopAtOperand: true}, handle: always((*walker).shell)},
 		{names: "eval", family: "shells", does: "runs its arguments as code", handle: always(func(w *walker, c *invocation) {
 			w.evalArgs(c.args, c.e, c.depth)
 		})},
@@ -32,12 +31,13 @@ func shellCommands() []command {
 		{names: "source .", family: "shells", does: "runs a file in this shell", handle: always(func(w *walker, c *invocation) {
 			w.source(c.args, c.e, c.depth, c.in)
 		})},
-		{names: "mapfile readarray", family: "shells", does: "runs its -C callback as a command", flags: flagSpec{short: "dnOsuCct"}, handle: always(func(w *walker, c *invocation) {
-			opts, _ := parseArgs(c.args, c.spec.flags)
-			if cb, ok := optValue(opts, "-C"); ok {
-				w.codeArg(cb, c.e, c.depth)
-			}
-		})},
+		{names: "mapfile readarray", family: "shells", does: "runs its -C callback as a command",
+			flags: flagSpec{short: "dnOsuCct"}, handle: always(func(w *walker, c *invocation) {
+				opts, _ := parseArgs(c.args, c.spec.flags)
+				if cb, ok := optValue(opts, "-C"); ok {
+					w.codeArg(cb, c.e, c.depth)
+				}
+			})},
 		{names: "alias", family: "shells", does: "defines code: its body is judged", handle: always(func(w *walker, c *invocation) {
 			// Non-interactive bash expands aliases only after shopt -s
 			// expand_aliases, but an alias is code all the same: judge its body.

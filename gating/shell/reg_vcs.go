@@ -17,9 +17,8 @@ func vcsCommands() []command {
 					w.addRun(f, "patch", "", c.e)
 				}
 			}},
-		{names: "patch", family: "vcs", does: "writes the file it is handed, -o FILE, or the files named in the patch", handle: always(func(w *walker, c *invocation) {
-			w.patch(c.args, c.e)
-		})},
+		{names: "patch", family: "vcs", does: "writes the file it is handed, -o FILE, or the files named in the patch",
+			flags: flagSpec{short: "pidoBDFrVYz", long: []string{"--strip", "--input", "--directory", "--output", "--prefix", "--ifdef", "--fuzz", "--reject-file", "--version-control", "--basename-prefix", "--suffix"}}, handle: always((*walker).patch)},
 		{names: "apply_patch applypatch", family: "vcs", does: "writes the files its patch's headers name", handle: always(func(w *walker, c *invocation) {
 			w.applyPatch(c.args, c.in, c.e)
 		})},

@@ -50,15 +50,19 @@ func prefixCommands() []command {
 				}
 				return ops, out
 			}},
-		{names: "nice", family: "wrappers", does: "runs a command", flags: flagSpec{short: "n", long: []string{"--adjustment"}, stopAtOperand: true}, prefix: runsOperands},
+		{names: "nice", family: "wrappers", does: "runs a command",
+			flags: flagSpec{short: "n", long: []string{"--adjustment"}, stopAtOperand: true}, prefix: runsOperands},
 		{names: "ionice", family: "wrappers", does: "runs a command", flags: flagSpec{short: "cnp", stopAtOperand: true}, prefix: runsOperands},
-		{names: "nohup builtin unbuffer caffeinate chronic setsid noglob", family: "wrappers", does: "runs a command", flags: flagSpec{stopAtOperand: true}, prefix: runsOperands},
+		{names: "nohup builtin unbuffer caffeinate chronic setsid noglob", family: "wrappers", does: "runs a command",
+			flags: flagSpec{stopAtOperand: true}, prefix: runsOperands},
 		{names: "exec", family: "wrappers", does: "runs a command", flags: flagSpec{short: "a", stopAtOperand: true}, prefix: runsOperands},
-		{names: "stdbuf", family: "wrappers", does: "runs a command", flags: flagSpec{short: "ioe", long: []string{"--input", "--output", "--error"}, stopAtOperand: true}, prefix: runsOperands},
+		{names: "stdbuf", family: "wrappers", does: "runs a command",
+			flags: flagSpec{short: "ioe", long: []string{"--input", "--output", "--error"}, stopAtOperand: true}, prefix: runsOperands},
 		{names: "busybox", family: "wrappers", does: "runs the applet it names", prefix: func(w *walker, c *invocation) ([]arg, *env) {
 			return c.args, c.e
 		}},
-		{names: "time", family: "wrappers", does: "runs a command; -o writes a file", flags: flagSpec{short: "fo", long: []string{"--format", "--output"}, stopAtOperand: true},
+		{names: "time", family: "wrappers", does: "runs a command; -o writes a file",
+			flags: flagSpec{short: "fo", long: []string{"--format", "--output"}, stopAtOperand: true},
 			prefix: func(w *walker, c *invocation) ([]arg, *env) {
 				opts, ops := parseArgs(c.args, c.spec.flags)
 				if o, ok := optValue(opts, "-o", "--output"); ok {
@@ -74,7 +78,8 @@ func prefixCommands() []command {
 				}
 				return ops, c.e
 			}},
-		{names: "timeout", family: "wrappers", does: "runs a command after its duration", flags: flagSpec{short: "sk", long: []string{"--signal", "--kill-after"}, stopAtOperand: true},
+		{names: "timeout", family: "wrappers", does: "runs a command after its duration",
+			flags: flagSpec{short: "sk", long: []string{"--signal", "--kill-after"}, stopAtOperand: true},
 			prefix: func(w *walker, c *invocation) ([]arg, *env) {
 				_, ops := parseArgs(c.args, c.spec.flags)
 				if len(ops) > 0 {
@@ -99,7 +104,8 @@ func prefixCommands() []command {
 				w.res.Write = w.res.Write || was
 				return nil, c.e
 			}},
-		{names: "watch", family: "wrappers", does: "runs its arguments as code, -x as a command", flags: flagSpec{short: "nd", long: []string{"--interval", "--differences"}, stopAtOperand: true},
+		{names: "watch", family: "wrappers", does: "runs its arguments as code, -x as a command",
+			flags: flagSpec{short: "nd", long: []string{"--interval", "--differences"}, stopAtOperand: true},
 			prefix: func(w *walker, c *invocation) ([]arg, *env) {
 				opts, ops := parseArgs(c.args, c.spec.flags)
 				if hasOpt(opts, "-x", "--exec") {
