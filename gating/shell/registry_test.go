@@ -39,12 +39,7 @@ func TestRegistryEntries(t *testing.T) {
 	if len(names) < 300 {
 		t.Fatalf("only %d names registered: families() lost a family", len(names))
 	}
-	tables := map[string][]string{
-		"readers": keys(readers), "formatters": keys(formatters), "subFormatters": keys(subFormatters),
-		"pkgManagers": keys(pkgManagers), "pkgAliases": keys(pkgAliases), "interpreters": keys(interpreters),
-		"wrappers": keys(wrappers), "wrapperRunners": keys(wrapperRunners), "harmless": keys(harmless),
-	}
-	for table, ks := range tables {
+	for table, ks := range nameTables() {
 		for _, n := range ks {
 			if !names[n] {
 				t.Errorf("%s[%q] is handled but not registered", table, n)
@@ -75,17 +70,29 @@ func TestRegistryEntries(t *testing.T) {
 	}
 }
 
+// nameTables are the tables handlers look a command's name up in; every name in them must be
+// registered. TestNoNameOutsideTheRegistry fails when a handler consults another.
+func nameTables() map[string][]string {
+	return map[string][]string{
+		"readers": keys(readers), "formatters": keys(formatters), "subFormatters": keys(subFormatters),
+		"pkgManagers": keys(pkgManagers), "pkgAliases": keys(pkgAliases), "interpreters": keys(interpreters),
+		"wrappers": keys(wrappers), "wrapperRunners": keys(wrapperRunners), "harmless": keys(harmless),
+	}
+}
+
 // TestNoNameOutsideTheRegistry: the dispatch (command, unwrap, runsOf, call) names no
 // command, and every command name a handler compares its name with (`name == "ed"`,
-// `switch name { case … }`) is registered. Adding a name to a handler without
-// registering it fails here.
+// `switch name { case … }`) is registered, and every table a handler looks a name up in
+// (`readers[name]`) is one whose names TestRegistryEntries checks. Adding a name to a
+// handler or a new name table without registering it fails here.
 func TestNoNameOutsideTheRegistry(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
-	compared := 0
+	compared, looked := 0, 0
+	tables := nameTables()
 	for _, file := range files {
 		if strings.HasSuffix(file, "_test.go") {
 			continue
@@ -121,6 +128,20 @@ func TestNoNameOutsideTheRegistry(t *testing.T) {
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
 				var lits []*ast.BasicLit
 				switch x := n.(type) {
+				case *ast.IndexExpr:
+					byName := isCommandName(x.Index, named)
+					if call, ok := x.Index.(*ast.CallExpr); ok {
+						for _, a := range call.Args {
+							byName = byName || isCommandName(a, named)
+						}
+					}
+					table, _ := x.X.(*ast.Ident)
+					if byName {
+						looked++
+						if table == nil || table.Name != "registry" && tables[table.Name] == nil {
+							t.Errorf("%s: a handler looks a command name up in a table TestRegistryEntries does not check: add it to nameTables", fset.Position(x.Pos()))
+						}
+					}
 				case *ast.BinaryExpr:
 					if (x.Op == token.EQL || x.Op == token.NEQ) && isCommandName(x.X, named) {
 						lits = append(lits, stringLit(x.Y))
@@ -150,6 +171,9 @@ func TestNoNameOutsideTheRegistry(t *testing.T) {
 				return true
 			})
 		}
+	}
+	if looked < 8 {
+		t.Fatalf("found only %d name lookups: the test no longer reads the handlers", looked)
 	}
 	if compared < 20 {
 		t.Fatalf("found only %d name comparisons: the test no longer reads the handlers", compared)
