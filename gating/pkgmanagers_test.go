@@ -67,7 +67,13 @@ func TestPackageManagersAreWrites(t *testing.T) {
 // After a compaction the recovery gate holds a package-manager run until the anchors are
 // read, like any other high-risk write.
 func TestPackageManagersAfterCompaction(t *testing.T) {
-	for _, cmd := range []string{"npm install lodash", "go mod tidy", "cargo add serde", "uv add httpx"} {
+	cmds := []string{"npm install lodash", "go mod tidy", "cargo add serde", "uv add httpx"}
+	for _, r := range pkgRows {
+		if !strings.HasSuffix(r.file, "/") {
+			cmds = append(cmds, r.cmd) // every row that writes a manifest or lockfile
+		}
+	}
+	for _, cmd := range cmds {
 		s := newSession(t, policyWith(ModeOff, ModeBlock, ModeOff), newFacts(bankFiles()), "claude")
 		s.compact()
 		d := s.before("Bash", map[string]any{"command": cmd})
