@@ -6,8 +6,9 @@ import (
 )
 
 // This file is the command registry: everything the classifier knows about a command by
-// its name is one entry here, filled from one file per family (reg_*.go, pkgmanagers.go,
-// formatters.go). A name no entry knows is judged by the paths it names (unknownCommand).
+// its name is one entry here, filled from one file per family (reg_*.go; pkgmanagers.go,
+// formatters.go, readers.go and interp.go register their tables). A name no entry knows is
+// judged by the paths it names (unknownCommand).
 
 // invocation is one run of a command as its entry's handler sees it.
 type invocation struct {
@@ -41,7 +42,7 @@ type command struct {
 	// flags are the options that take a value (a target, a mode, a size), for the
 	// handlers that parse the line with the entry's own spec.
 	flags flagSpec
-	// exactly one of prefix and handle is set, or neither when the entry only runs files
+	// at most one of prefix and handle is set; neither when the entry only runs files
 	prefix prefix
 	handle handler
 	// weak marks an entry that knows one subcommand of a tool mbguard otherwise knows
