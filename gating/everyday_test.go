@@ -44,6 +44,14 @@ var everydayHarmless = []string{
 	"wc -l memory-bank/**/*.md", "grep -rn TODO memory-bank src", "rg -l 'Current Focus' memory-bank",
 	"git log -p -- memory-bank/details/progress.md | head -50", "git diff HEAD -- memory-bank", "git stash list",
 	"less memory-bank/MEMORY.md", "bat memory-bank/details/patterns.md", "jq . package.json", "sort -u memory-bank/details/tech.md | head",
+	// one of each registry family, as agents run them day to day
+	"tar -czf dist/app.tgz build", "tar -tzf dist/app.tgz | head", "unzip -l dist/app.zip", "zip -r dist/src.zip src",
+	"gzip -k logs/app.log", "curl -fsSL https://example.com/api | jq .", "curl -o dist/schema.json https://example.com/schema.json",
+	"wget -q -O dist/data.csv https://example.com/data.csv", "rsync -a src/ /tmp/src-backup/", "scp build/app host:/srv/app",
+	"sed -n '1,40p' memory-bank/MEMORY.md", "awk '/^## /' memory-bank/details/progress.md", "sed -i 's/foo/bar/' src/app.go",
+	"yq '.version' config.yaml", "sqlite3 dist/app.db 'select 1'", "patch -p1 --dry-run < fix.diff", "mktemp -d",
+	"nohup go test ./... > /tmp/test.log 2>&1 &", "timeout 60 go test ./...", "env GOOS=linux go build -o dist/app .",
+	"find src -name '*.go' | xargs wc -l", "fd -e md . memory-bank", "tree -L 2 memory-bank", "cp -r src /tmp/src-copy",
 }
 
 // TestEverydayHarmless: in every mode, none of everydayHarmless meets the bank or config guard.

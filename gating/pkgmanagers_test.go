@@ -67,7 +67,13 @@ func TestPackageManagersAreWrites(t *testing.T) {
 // After a compaction the recovery gate holds a package-manager run until the anchors are
 // read, like any other high-risk write.
 func TestPackageManagersAfterCompaction(t *testing.T) {
-	for _, cmd := range []string{"npm install lodash", "go mod tidy", "cargo add serde", "uv add httpx"} {
+	cmds := []string{"npm install lodash", "go mod tidy", "cargo add serde", "uv add httpx"}
+	for _, r := range pkgRows {
+		if !strings.HasSuffix(r.file, "/") {
+			cmds = append(cmds, r.cmd) // every row that writes a manifest or lockfile
+		}
+	}
+	for _, cmd := range cmds {
 		s := newSession(t, policyWith(ModeOff, ModeBlock, ModeOff), newFacts(bankFiles()), "claude")
 		s.compact()
 		d := s.before("Bash", map[string]any{"command": cmd})
@@ -100,5 +106,97 @@ func TestPackageManagersInTheBank(t *testing.T) {
 		if d.Verdict != Block || d.Gate != GateBank || !strings.Contains(d.Message, "memory-bank") {
 			t.Errorf("%q: %s/%s (%q), want a bank block", cmd, d.Verdict, d.Gate, d.Message)
 		}
+	}
+}
+
+// pkgRows are one command for each row of the package-manager table that pkgCommands does
+// not already name, with a file (or directory, ending in /) the row says it writes. A row
+// that writes only a dependency directory (node_modules/, .venv/, vendor/) is a
+// medium-risk write: warned about, not refused, like any other write outside the
+// sensitive list.
+var pkgRows = []struct{ cmd, file string }{
+	{"npm ci", "node_modules/"},
+	{"npm dedupe", "package-lock.json"},
+	{"npm audit fix", "package.json"},
+	{"npm pkg set description=x", "package.json"},
+	{"npm pkg delete scripts.x", "package.json"},
+	{"npm init -y", "package.json"},
+	{"pnpm install", "pnpm-lock.yaml"},
+	{"pnpm update", "package.json"},
+	{"pnpm dedupe", "pnpm-lock.yaml"},
+	{"pnpm init", "package.json"},
+	{"yarn install", "yarn.lock"},
+	{"yarn remove moment", "package.json"},
+	{"yarn up react", "package.json"},
+	{"yarn dedupe", "yarn.lock"},
+	{"yarn init -y", "package.json"},
+	{"bun install", "bun.lock"},
+	{"bun remove zod", "package.json"},
+	{"bun update", "package.json"},
+	{"bun init -y", "package.json"},
+	{"pip install -t vendor requests", "vendor/"},
+	{"uv remove httpx", "pyproject.toml"},
+	{"uv lock", "uv.lock"},
+	{"uv sync", "uv.lock"},
+	{"uv pip install httpx", ".venv/"},
+	{"uv pip uninstall httpx", ".venv/"},
+	{"uv pip sync requirements.txt", ".venv/"},
+	{"uv venv", ".venv/"},
+	{"uv init", "pyproject.toml"},
+	{"poetry remove requests", "pyproject.toml"},
+	{"poetry update", "poetry.lock"},
+	{"poetry install", "poetry.lock"},
+	{"poetry version patch", "pyproject.toml"},
+	{"poetry init -n", "pyproject.toml"},
+	{"pdm remove flask", "pyproject.toml"},
+	{"pdm lock", "pdm.lock"},
+	{"pdm update", "pdm.lock"},
+	{"pdm sync", "pdm.lock"},
+	{"pdm init", "pyproject.toml"},
+	{"pipenv uninstall flask", "Pipfile"},
+	{"pipenv lock", "Pipfile.lock"},
+	{"go mod download", "go.sum"},
+	{"go mod vendor", "vendor/"},
+	{"go mod init example.com/x", "go.mod"},
+	{"go work init", "go.work"},
+	{"go work edit -go=1.22", "go.work"},
+	{"go work sync", "go.work"},
+	{"go work vendor", "vendor/"},
+	{"cargo remove serde", "Cargo.toml"},
+	{"cargo generate-lockfile", "Cargo.lock"},
+	{"cargo init", "Cargo.toml"},
+	{"bundle remove rails", "Gemfile"},
+	{"bundle install", "Gemfile.lock"},
+	{"bundle init", "Gemfile"},
+	{"composer install", "composer.lock"},
+	{"composer init", "composer.json"},
+	{"dotnet remove package Serilog", "packages.lock.json"},
+	{"gradle dependencies --update-locks x:y", "gradle.lockfile"},
+	{"mvn versions:set -DnewVersion=2.0", "pom.xml"},
+}
+
+// TestPackageManagerRowsBlockUntilRead: every row of the table, run in block mode, is refused
+// as a high-risk write of its manifest or lockfile before the bank is read (warned about
+// when it writes only a dependency directory) and allowed after.
+func TestPackageManagerRowsBlockUntilRead(t *testing.T) {
+	for _, c := range pkgRows {
+		t.Run(c.cmd, func(t *testing.T) {
+			s := newSession(t, policyWith(ModeBlock, ModeBlock, ModeOff), newFacts(bankFiles()), "claude")
+			d := s.before("Bash", map[string]any{"command": c.cmd})
+			verdict, risk := Block, RiskHigh
+			if strings.HasSuffix(c.file, "/") {
+				verdict, risk = Warn, RiskMedium
+			}
+			if d.Verdict != verdict || d.Gate != GateRead || d.Risk != risk {
+				t.Fatalf("before reading: %s/%s %s (%q), want %s/%s %s", d.Verdict, d.Gate, d.Risk, d.Message, verdict, GateRead, risk)
+			}
+			if !contains(d.Paths, c.file) && !contains(d.Paths, strings.TrimSuffix(c.file, "/")) {
+				t.Errorf("paths %q lack %q", d.Paths, c.file)
+			}
+			s.read("memory-bank/details/patterns.md")
+			if d := s.before("Bash", map[string]any{"command": c.cmd}); d.Verdict != Allow {
+				t.Fatalf("after reading: %s/%s (%q), want allowed", d.Verdict, d.Gate, d.Message)
+			}
+		})
 	}
 }

@@ -26,106 +26,6 @@ func (w *walker) call(args []arg, e *env, depth int, in *stdin) {
 	}
 }
 
-// unwrap strips a command prefix that runs its arguments as a command (sudo,
-// env, nohup …). ok is false when name is not such a prefix.
-func (w *walker) unwrap(name string, rest []arg, ep **env, depth int, in *stdin) (next []arg, ok bool) {
-	e := *ep
-	switch name {
-	case "sudo", "doas":
-		opts, ops := parseArgs(rest, flagSpec{short: "CDghpRrTtUu", long: []string{"--chdir", "--group", "--user", "--prompt", "--host", "--role", "--type", "--other-user", "--close-from", "--command-timeout", "--chroot"}, stopAtOperand: true})
-		if d, ok := optValue(opts, "-D", "--chdir"); ok {
-			*ep = chdir(e, d)
-		}
-		if hasOpt(opts, "-e", "--edit") {
-			w.writeAll(ops, "sudoedit", e)
-			return nil, true
-		}
-		if len(ops) == 0 && hasOpt(opts, "-s", "-i", "--shell", "--login") {
-			// sudo -s with no command runs a shell reading stdin
-			w.stdinCode(in, func(code string) { w.reparse(code, e, depth) })
-			return nil, true
-		}
-		return ops, true
-	case "env":
-		opts, ops := parseArgs(rest, flagSpec{short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}, stopAtOperand: true})
-		if d, ok := optValue(opts, "-C", "--chdir"); ok {
-			*ep = chdir(e, d)
-		}
-		for len(ops) > 0 && ops[0].exact && strings.IndexByte(ops[0].s, '=') > 0 {
-			ops = ops[1:]
-		}
-		if s, ok := optValue(opts, "-S", "--split-string"); ok {
-			if !s.exact {
-				w.unknownWrite()
-				return nil, true
-			}
-			var split []arg
-			for _, f := range strings.Fields(s.s) {
-				split = append(split, arg{s: f, exact: true})
-			}
-			ops = append(split, ops...)
-		}
-		return ops, true
-	case "nice":
-		_, ops := parseArgs(rest, flagSpec{short: "n", long: []string{"--adjustment"}, stopAtOperand: true})
-		return ops, true
-	case "ionice":
-		_, ops := parseArgs(rest, flagSpec{short: "cnp", stopAtOperand: true})
-		return ops, true
-	case "nohup", "builtin", "unbuffer", "caffeinate", "chronic", "setsid", "noglob":
-		_, ops := parseArgs(rest, flagSpec{stopAtOperand: true})
-		return ops, true
-	case "time":
-		opts, ops := parseArgs(rest, flagSpec{short: "fo", long: []string{"--format", "--output"}, stopAtOperand: true})
-		if o, ok := optValue(opts, "-o", "--output"); ok {
-			w.writeArg(o, "time -o", e)
-		}
-		return ops, true
-	case "command":
-		opts, ops := parseArgs(rest, flagSpec{stopAtOperand: true})
-		if hasOpt(opts, "-v", "-V") {
-			return nil, true // a lookup, nothing runs
-		}
-		return ops, true
-	case "exec":
-		_, ops := parseArgs(rest, flagSpec{short: "a", stopAtOperand: true})
-		return ops, true
-	case "timeout":
-		_, ops := parseArgs(rest, flagSpec{short: "sk", long: []string{"--signal", "--kill-after"}, stopAtOperand: true})
-		if len(ops) > 0 {
-			ops = ops[1:] // the duration
-		}
-		return ops, true
-	case "stdbuf":
-		_, ops := parseArgs(rest, flagSpec{short: "ioe", long: []string{"--input", "--output", "--error"}, stopAtOperand: true})
-		return ops, true
-	case "busybox":
-		return rest, true
-	case "xargs":
-		_, ops := parseArgs(rest, flagSpec{short: "aEdILnPs", optional: "iel", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-lines", "--max-procs", "--max-chars", "--replace", "--eof", "--process-slot-var"}, stopAtOperand: true})
-		if len(ops) == 0 {
-			return nil, true // runs echo
-		}
-		// The files come from stdin: if the command writes, where is unknown.
-		was := w.res.Write
-		w.res.Write = false
-		w.call(ops, e, depth, &stdin{})
-		if w.res.Write {
-			w.res.Unknown = true
-		}
-		w.res.Write = w.res.Write || was
-		return nil, true
-	case "watch":
-		opts, ops := parseArgs(rest, flagSpec{short: "nd", long: []string{"--interval", "--differences"}, stopAtOperand: true})
-		if hasOpt(opts, "-x", "--exec") {
-			return ops, true
-		}
-		w.evalArgs(ops, e, depth)
-		return nil, true
-	}
-	return nil, false
-}
-
 // chdir returns a copy of e moved to d, as cd, sudo -D or git -C do.
 func chdir(e *env, d arg) *env {
 	n := *e
@@ -176,263 +76,6 @@ func (w *walker) writeAll(ops []arg, op string, e *env) {
 func (w *walker) readAll(ops []arg, op string, e *env) {
 	for _, a := range ops {
 		w.readArg(a, op, e)
-	}
-}
-
-// command classifies a command whose name is no longer a wrapper.
-func (w *walker) command(name string, args []arg, e *env, depth int, in *stdin) {
-	switch name {
-	case "cd", "pushd":
-		_, ops := parseArgs(args, flagSpec{})
-		if len(ops) == 0 {
-			e.known = false // $HOME
-			return
-		}
-		e.cd(ops[0])
-	case "popd":
-		e.known = false
-	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish":
-		w.shell(args, e, depth, in)
-	case "eval":
-		w.evalArgs(args, e, depth)
-	case "rm", "rmdir", "unlink", "trash", "trash-put", "srm":
-		_, ops := parseArgs(args, flagSpec{})
-		w.writeAll(ops, name, e)
-	case "shred":
-		_, ops := parseArgs(args, flagSpec{short: "ns", long: []string{"--iterations", "--size"}})
-		w.writeAll(ops, name, e)
-	case "touch":
-		_, ops := parseArgs(args, flagSpec{short: "dtr", long: []string{"--date", "--reference", "--time"}})
-		w.writeAll(ops, name, e)
-	case "mkdir", "mkfifo":
-		_, ops := parseArgs(args, flagSpec{short: "mZ", long: []string{"--mode"}})
-		w.writeAll(ops, name, e)
-	case "mknod":
-		_, ops := parseArgs(args, flagSpec{short: "mZ", long: []string{"--mode"}})
-		if len(ops) > 0 {
-			w.writeArg(ops[0], name, e)
-		}
-	case "truncate":
-		_, ops := parseArgs(args, flagSpec{short: "sr", long: []string{"--size", "--reference"}})
-		w.writeAll(ops, name, e)
-	case "tee", "sponge":
-		_, ops := parseArgs(args, flagSpec{})
-		w.writeAll(ops, name, e)
-	case "chmod", "chown", "chgrp":
-		w.chmod(name, args, e)
-	case "cp", "mv", "install", "ln", "link":
-		w.copy(name, args, e)
-	case "dd":
-		w.res.Write = true
-		for _, a := range args {
-			if strings.HasPrefix(a.s, "of=") {
-				w.writeArg(arg{s: a.s[3:], exact: a.exact}, "dd of=", e)
-			}
-		}
-	case "sed":
-		w.sed(args, e)
-	case "perl", "ruby":
-		w.inplaceInterp(name, args, e, in)
-	case "awk", "gawk", "mawk", "nawk":
-		w.awk(name, args, e)
-	case "git":
-		w.git(args, e, depth)
-	case "find":
-		w.find(args, e, depth)
-	case "curl":
-		w.curl(args, e)
-	case "wget":
-		w.wget(args, e)
-	case "rsync", "scp":
-		w.remoteCopy(name, args, e)
-	case "tar", "bsdtar", "gtar":
-		w.tar(args, e)
-	case "unzip":
-		w.unzip(args, e)
-	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "brotli":
-		opts, ops := parseArgs(args, flagSpec{short: "S", long: []string{"--suffix"}})
-		if hasOpt(opts, "-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") {
-			return
-		}
-		w.writeAll(ops, name, e)
-	case "zip":
-		opts, ops := parseArgs(args, flagSpec{short: "bnitx", long: []string{"--temp-path", "--suffixes"}})
-		w.res.Write = true
-		if len(ops) > 0 {
-			w.writeArg(ops[0], name, e)
-			if hasOpt(opts, "-m", "--move") {
-				// zip -m deletes the files it stored
-				w.writeAll(ops[1:], "zip -m", e)
-			}
-		}
-	case "7z", "7za", "7zr":
-		w.sevenZip(args, e)
-	case "patch":
-		w.patch(args, e)
-	case "split", "csplit":
-		w.unknownWrite()
-	case "mktemp":
-		opts, ops := parseArgs(args, flagSpec{short: "p", long: []string{"--tmpdir", "--suffix"}})
-		w.res.Write = true
-		dir := e
-		if d, ok := optValue(opts, "-p", "--tmpdir"); ok {
-			dir = chdir(e, d)
-		}
-		w.writeAll(ops, name, dir)
-	case "yq":
-		opts, ops := parseArgs(args, flagSpec{short: "pIo", long: []string{"--input-format", "--output-format", "--indent"}})
-		if hasOpt(opts, "-i", "--inplace") && len(ops) > 1 {
-			w.writeAll(ops[1:], "yq -i", e)
-		} else if len(ops) > 1 {
-			w.readAll(ops[1:], name, e)
-		}
-	case "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "pico", "micro", "hx", "kak", "sudoedit":
-		opts, ops := parseArgs(args, flagSpec{short: "cSuiTwW", long: []string{"--cmd", "--eval", "--execute", "--load", "-l"}})
-		w.res.Write = true
-		cmds := in.hdoc != nil || in.piped || in.file || name == "ed" || name == "ex" && hasOpt(opts, "-s")
-		for _, o := range opts {
-			switch o.name {
-			case "-c", "--cmd", "-S", "--eval", "--execute", "--load", "-l", "-s", "-w", "-W":
-				cmds = true
-				if o.has {
-					w.namedArg(name, arg{s: o.value.s, exact: o.value.exact, pat: o.value.pat}, e)
-				}
-			}
-		}
-		for _, a := range ops {
-			if strings.HasPrefix(a.s, "+") {
-				// +cmd runs an editor command; +N and +/pattern only move the cursor
-				cmds = cmds || len(a.s) > 1 && !isDigits(a.s[1:]) && a.s[1] != '/' && a.s[1] != '?'
-
-				continue
-			}
-			w.writeArg(a, "editor", e)
-		}
-		if cmds {
-			// Editor commands (vim -c, ex -s, a script on stdin) can write any file.
-			w.unknownWrite()
-		}
-	case "sort":
-		opts, ops := parseArgs(args, flagSpec{short: "ktSTo", long: []string{"--key", "--field-separator", "--buffer-size", "--temporary-directory", "--output"}})
-		if o, ok := optValue(opts, "-o", "--output"); ok {
-			w.writeArg(o, "sort -o", e)
-		}
-		w.readAll(ops, name, e)
-	case "uniq", "xxd":
-		_, ops := parseArgs(args, flagSpec{short: "fswclgo", long: []string{"--skip-fields", "--skip-chars", "--check-chars"}})
-		if len(ops) > 0 {
-			w.readArg(ops[0], name, e)
-		}
-		if len(ops) > 1 {
-			w.writeArg(ops[1], name, e)
-		}
-	case "tree":
-		opts, ops := parseArgs(args, flagSpec{short: "LIPo", long: []string{"--filelimit", "--timefmt", "--sort", "--charset"}})
-		if o, ok := optValue(opts, "-o"); ok {
-			w.writeArg(o, "tree -o", e)
-		}
-		w.readAll(ops, name, e)
-	case "apply_patch", "applypatch":
-		w.applyPatch(args, in, e)
-	case "trap":
-		// trap 'CODE' SIGNALS: the code runs later, in this shell.
-		_, ops := parseArgs(args, flagSpec{})
-		if len(ops) > 1 && ops[0].s != "-" {
-			w.codeArg(ops[0], e, depth)
-		}
-	case "source", ".":
-		w.source(args, e, depth, in)
-	case "mapfile", "readarray":
-		// mapfile -C CALLBACK runs CALLBACK as a command every -c lines.
-		opts, _ := parseArgs(args, flagSpec{short: "dnOsuCct"})
-		if c, ok := optValue(opts, "-C"); ok {
-			w.codeArg(c, e, depth)
-		}
-	case "alias":
-		// Non-interactive bash expands aliases only after shopt -s
-		// expand_aliases, but an alias is code all the same: judge its body.
-		for _, a := range args {
-			if _, body, ok := strings.Cut(a.s, "="); ok {
-				w.codeArg(arg{s: body, exact: a.exact}, e, depth)
-			}
-		}
-	case "shopt":
-		opts, ops := parseArgs(args, flagSpec{})
-		if hasOpt(opts, "-s") {
-			for _, o := range ops {
-				if o.s == "nocaseglob" {
-					e.nocase = true
-				}
-			}
-		}
-	case "set":
-		// set -- a b (or set a b) assigns the positional parameters $1, $2 …
-		ops := args
-		if len(ops) > 0 && ops[0].exact && ops[0].s == "--" {
-			ops = ops[1:]
-		} else if len(ops) > 0 && ops[0].exact && strings.HasPrefix(ops[0].s, "-") {
-			return
-		}
-		for i, a := range ops {
-			a.pos, a.end = 0, 0
-			e.vars = bind(e.vars, itoa(i+1), a)
-		}
-	case "cpio":
-		opts, ops := parseArgs(args, flagSpec{short: "EFHIOMRC", long: []string{"--file", "--format", "--pattern-file", "--owner"}})
-		switch {
-		case hasOpt(opts, "-i", "--extract"):
-			w.writeDir(arg{s: ".", exact: true}, "cpio -i", e)
-		case hasOpt(opts, "-p", "--pass-through") && len(ops) > 0:
-			w.writeDir(ops[len(ops)-1], "cpio -p", e)
-		}
-	case "fd", "fdfind":
-		// fd reads, unless it runs a command on what it finds.
-		opts, ops := parseArgs(args, flagSpec{short: "edtEScjx", long: []string{"--extension", "--max-depth", "--type", "--exclude", "--size", "--changed-within", "--changed-before", "--threads", "--exec", "--exec-batch", "--base-directory", "--search-path", "--owner", "--format", "--max-results"}})
-		if hasOpt(opts, "-x", "-X", "--exec", "--exec-batch") {
-			w.unknownWrite()
-			w.namedArgs(name, ops, e)
-			return
-		}
-		if len(ops) > 1 {
-			w.readAll(ops[1:], name, e)
-		}
-	case "sqlite3", "sqlite":
-		w.sqlite(args, e, depth)
-	case "fallocate":
-		_, ops := parseArgs(args, flagSpec{short: "lo", long: []string{"--length", "--offset"}})
-		w.writeAll(ops, name, e)
-	case "iconv", "xmllint", "pandoc", "openssl", "gpg":
-		w.outputFlag(name, args, e)
-	default:
-		if w.runner(name, args, e, depth, in) || w.wrapper(name, args, e, depth, in) || w.pkgManager(name, args, e) {
-			return
-		}
-		if spec, ok := readers[name]; ok {
-			w.read(name, spec, args, e)
-			w.outputFlag(name, args, e)
-			return
-		}
-		if it, ok := interpreters[interpName(name)]; ok {
-			w.interp(it, interpName(name), args, e, in)
-			return
-		}
-		if _, ok := formatters[name]; ok {
-			w.formatter(name, args, e)
-			return
-		}
-		if w.subFormatter(name, args, e) {
-			return
-		}
-		if name == "mbguard" {
-			if op := personCommand(args); op != "" {
-				w.res.Person = append(w.res.Person, op)
-			}
-			return
-		}
-		if harmlessCommands[name] {
-			return
-		}
-		w.unknownCommand(name, args, e, depth)
 	}
 }
 
@@ -499,8 +142,9 @@ func (w *walker) source(args []arg, e *env, depth int, in *stdin) {
 // sqlite handles sqlite3 DB [SQL…]: its dot-commands .output/.once/.save/
 // .backup/.dump write files, .shell/.system run commands, and the database
 // itself is written.
-func (w *walker) sqlite(args []arg, e *env, depth int) {
-	opts, ops := parseArgs(args, flagSpec{long: []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap"}})
+func (w *walker) sqlite(c *invocation) {
+	args, e, depth := c.args, c.e, c.depth
+	opts, ops := parseArgs(args, c.spec.flags)
 	for _, o := range opts {
 		if (o.name == "-cmd" || o.name == "-init") && o.has {
 			ops = append(ops, o.value)
@@ -538,8 +182,9 @@ func (w *walker) sqlite(args []arg, e *env, depth int) {
 }
 
 // shell handles bash -c CODE and code fed to a shell on stdin.
-func (w *walker) shell(args []arg, e *env, depth int, in *stdin) {
-	opts, ops := parseArgs(args, flagSpec{short: "oO", long: []string{"--rcfile", "--init-file"}, stopAtOperand: true})
+func (w *walker) shell(c *invocation) {
+	args, e, depth, in := c.args, c.e, c.depth, c.in
+	opts, ops := parseArgs(args, c.spec.flags)
 	if hasOpt(opts, "-c") {
 		if len(ops) == 0 {
 			return
@@ -605,12 +250,9 @@ func (w *walker) chmod(name string, args []arg, e *env) {
 
 // copy handles cp, mv, install and ln: the destination is written; mv also
 // deletes its sources.
-func (w *walker) copy(name string, args []arg, e *env) {
-	spec := flagSpec{short: "tS", long: []string{"--target-directory", "--suffix"}}
-	if name == "install" {
-		spec = flagSpec{short: "tmogS", long: []string{"--target-directory", "--mode", "--owner", "--group", "--suffix"}}
-	}
-	opts, ops := parseArgs(args, spec)
+func (w *walker) copy(c *invocation) {
+	name, args, e := c.name, c.args, c.e
+	opts, ops := parseArgs(args, c.spec.flags)
 	w.res.Write = true
 	if name == "install" && hasOpt(opts, "-d", "--directory") {
 		w.writeAll(ops, name, e)
@@ -735,12 +377,9 @@ func isRemote(s string) bool {
 	return c > 0 && !strings.Contains(s[:c], "/")
 }
 
-func (w *walker) remoteCopy(name string, args []arg, e *env) {
-	spec := flagSpec{short: "efTBM", long: []string{"--rsh", "--filter", "--exclude", "--include", "--temp-dir", "--partial-dir", "--backup-dir", "--compare-dest", "--link-dest", "--copy-dest", "--exclude-from", "--include-from", "--files-from", "--password-file", "--chmod", "--chown", "--timeout", "--port", "--rsync-path", "--log-file"}}
-	if name == "scp" {
-		spec = flagSpec{short: "cFiJlPoSD"}
-	}
-	opts, ops := parseArgs(args, spec)
+func (w *walker) remoteCopy(c *invocation) {
+	name, args, e := c.name, c.args, c.e
+	opts, ops := parseArgs(args, c.spec.flags)
 	w.res.Write = true
 	if f, ok := optValue(opts, "--log-file"); ok && name == "rsync" {
 		w.writeArg(f, name, e)
@@ -772,8 +411,9 @@ func (w *walker) remoteCopy(name string, args []arg, e *env) {
 	w.writeArg(dest, name, e)
 }
 
-func (w *walker) patch(args []arg, e *env) {
-	opts, ops := parseArgs(args, flagSpec{short: "pidoBDFrVYz", long: []string{"--strip", "--input", "--directory", "--output", "--prefix", "--ifdef", "--fuzz", "--reject-file", "--version-control", "--basename-prefix", "--suffix"}})
+func (w *walker) patch(c *invocation) {
+	args, e := c.args, c.e
+	opts, ops := parseArgs(args, c.spec.flags)
 	w.res.Write = true
 	if d, ok := optValue(opts, "-d", "--directory"); ok {
 		e = chdir(e, d)

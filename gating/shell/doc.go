@@ -26,6 +26,14 @@
 // ANSI-C quoting, brace expansion, nocaseglob, CDPATH, descriptors opened on
 // files and links made earlier in the line.
 //
+// What the classifier knows about a command by its name is one registry entry
+// (registry.go): its names, its family, what it reads and writes, the options
+// that take a value, and its handler (or, for sudo, env, xargs …, the prefix
+// that returns the command it runs). The entries come from one file per family
+// (reg_*.go; the package-manager, formatter, reader and interpreter tables
+// register themselves), and a test keeps every name a handler tells apart
+// registered.
+//
 // Known gaps, left on purpose: commands run elsewhere (ssh, docker exec) are
 // judged only by the paths they name; build tools and package managers (make,
 // npm, go, pip) are not writes unless they name the bank; inline interpreter

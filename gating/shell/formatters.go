@@ -227,3 +227,13 @@ func shellWord(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// formatterCommands registers the formatter table and the toolchains' fmt subcommands.
+func formatterCommands() []command {
+	return []command{
+		{names: mapKeys(formatters), family: "formatters", does: "with its fix option writes what it formats; a tree without .md files unless it formats Markdown",
+			handle: always(func(w *walker, c *invocation) { w.formatter(c.name, c.args, c.e) })},
+		{names: mapKeys(subFormatters), family: "formatters", does: "its fmt subcommand rewrites the project's sources, no .md file",
+			handle: func(w *walker, c *invocation) bool { return w.subFormatter(c.name, c.args, c.e) }},
+	}
+}

@@ -263,60 +263,10 @@ func literalChars(seg string) int {
 	return n
 }
 
-// harmlessCommands only print, compute or ask, whatever files they name.
-var harmlessCommands = map[string]bool{
-	"echo": true, "printf": true, "true": true, "false": true, ":": true, "basename": true, "dirname": true,
-	"pwd": true, "which": true, "type": true, "whoami": true, "id": true, "date": true, "uname": true,
-	"hostname": true, "sleep": true, "wait": true, "exit": true, "return": true, "set": true, "unset": true,
-	"shift": true, "read": true, "let": true, "local": true, "declare": true, "export": true, "typeset": true,
-	"readonly": true, "shopt": true, "hash": true, "jobs": true, "kill": true, "ps": true, "df": true,
-	"free": true, "uptime": true, "env": true, "printenv": true, "seq": true, "expr": true, "bc": true,
-	"[": true, "[[": true, "test": true, "getopts": true, "umask": true, "ulimit": true, "history": true,
-	"mbguard": true, "tokei": true, "cloc": true, "scc": true, "glow": true, "mdcat": true, "vale": true,
-	"lychee": true, "tput": true, "clear": true, "open": true, "xdg-open": true, "code": true, "cursor": true,
-	"break": true, "continue": true, "help": true, "man": true, "info": true, "whatis": true, "apropos": true,
-	// they read the files they are handed (gh --body-file, delta a b) or only
-	// copy text to the clipboard
-	"gh": true, "glab": true, "lsd": true, "delta": true, "difft": true, "colordiff": true, "rga": true,
-	"fzf": true, "pbcopy": true, "xclip": true, "wl-copy": true, "du": true, "dust": true, "ncdu": true,
-	// prose and link checkers that only report
-	"cspell": true, "mdl": true, "proselint": true, "alex": true, "write-good": true, "markdown-link-check": true,
-	"aspell-list": true, "hunspell": true,
-}
-
-// switchCommands are the commands command() and unwrap() handle by name.
-var switchCommands = setOf(`sudo doas env nice ionice nohup builtin unbuffer caffeinate chronic setsid noglob time
-	command exec timeout stdbuf busybox xargs watch cd pushd popd bash sh zsh dash ksh mksh ash fish eval rm rmdir
-	unlink trash trash-put srm shred touch mkdir mkfifo mknod truncate tee sponge chmod chown chgrp cp mv install ln
-	link dd sed perl ruby awk gawk mawk nawk git find curl wget rsync scp tar bsdtar gtar unzip gzip gunzip bzip2
-	bunzip2 xz unxz zstd unzstd lz4 brotli zip 7z 7za 7zr patch split csplit mktemp yq vi vim nvim nano emacs ed ex
-	pico micro hx kak sudoedit sort uniq xxd tree apply_patch applypatch trap source . mapfile readarray alias
-	shopt sqlite3 sqlite fallocate iconv xmllint pandoc fd fdfind openssl gpg set cpio`)
-
 func setOf(list string) map[string]bool {
 	m := map[string]bool{}
 	for _, n := range strings.Fields(list) {
 		m[n] = true
 	}
 	return m
-}
-
-// knownCommand reports a command name the classifier has a rule for.
-func knownCommand(name string) bool {
-	if switchCommands[name] || harmlessCommands[name] {
-		return true
-	}
-	if _, ok := readers[name]; ok {
-		return true
-	}
-	if _, ok := interpreters[interpName(name)]; ok {
-		return true
-	}
-	if _, ok := wrappers[name]; ok {
-		return true
-	}
-	if _, ok := formatters[name]; ok {
-		return true
-	}
-	return pkgManagerName(name) != ""
 }

@@ -586,3 +586,13 @@ func literalAt(src string, i int) (s string, j int, ok bool) {
 	}
 	return src[i+1 : i+1+k], i + k + 2, true
 }
+
+// interpreterCommands registers the language runtimes: inline code is judged by what it
+// calls, a script by what it can do once read.
+func interpreterCommands() []command {
+	return []command{{names: mapKeys(interpreters) + " nodejs powershell pypy pypy3", family: "interpreters", does: "runs inline code (judged by its calls) or a script",
+		handle: always(func(w *walker, c *invocation) {
+			n := interpName(c.name)
+			w.interp(interpreters[n], n, c.args, c.e, c.in)
+		})}}
+}

@@ -326,3 +326,42 @@ func pipTargets(args []arg) []arg {
 	}
 	return out
 }
+
+// pkgManagerCommands registers the table's managers and their other names, and the
+// scripts the JavaScript managers run from package.json.
+func pkgManagerCommands() []command {
+	return []command{
+		{names: mapKeys(pkgManagers) + " " + mapKeys(pkgAliases), family: "package managers", does: "writes the manifest and lockfile its subcommand rewrites",
+			handle: func(w *walker, c *invocation) bool { return w.pkgManager(c.name, c.args, c.e) }},
+		{names: "npm pnpm yarn bun", family: "package managers", does: "runs package.json scripts (read before the line is judged)", runs: npmRuns},
+	}
+}
+
+// npmRuns records the package.json script a run, test, start or install runs.
+func npmRuns(w *walker, c *invocation) {
+	_, ops := parseArgs(c.args, flagSpec{long: []string{"--prefix", "--workspace", "-w", "--filter", "--cwd"}})
+	if len(ops) == 0 {
+		return
+	}
+	script := ""
+	switch sub := ops[0].s; sub {
+	case "run", "run-script", "rum", "urn":
+		if len(ops) > 1 {
+			script = ops[1].s
+		}
+	case "test", "t", "tst", "start", "stop", "restart":
+		script = map[string]string{"t": "test", "tst": "test"}[sub]
+		if script == "" {
+			script = sub
+		}
+	case "install", "i", "ci", "add", "exec", "x", "dlx", "create", "init":
+		script = "install"
+	default:
+		if c.name == "yarn" || c.name == "pnpm" || c.name == "bun" {
+			script = sub // yarn build runs the build script
+		}
+	}
+	if script != "" {
+		w.addRun(arg{s: "package.json", exact: true}, "npm", script, c.e)
+	}
+}

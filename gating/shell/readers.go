@@ -110,9 +110,10 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 
 // sed: -i (GNU -i[SUF], --in-place[=SUF], BSD -i SUF) turns the file operands
 // into writes; otherwise sed only prints, so the files are reads.
-func (w *walker) sed(args []arg, e *env) {
+func (w *walker) sed(c *invocation) {
+	args, e := c.args, c.e
 	args = dropBSDSuffix(args)
-	opts, ops := parseArgs(args, flagSpec{short: "efl", optional: "i", long: []string{"--expression", "--file", "--line-length"}})
+	opts, ops := parseArgs(args, c.spec.flags)
 	for _, o := range opts {
 		if (o.name == "-e" || o.name == "--expression") && o.has {
 			w.sedScriptArg(o.value, e)
@@ -164,8 +165,9 @@ func dropBSDSuffix(args []arg) []arg {
 
 // awk reads its files unless gawk's inplace extension is loaded; the program
 // itself may redirect output or run commands.
-func (w *walker) awk(name string, args []arg, e *env) {
-	opts, ops := parseArgs(args, flagSpec{short: "fvFEil", long: []string{"--file", "--assign", "--field-separator", "--include", "--load", "--exec"}})
+func (w *walker) awk(c *invocation) {
+	name, args, e := c.name, c.args, c.e
+	opts, ops := parseArgs(args, c.spec.flags)
 	var prog arg
 	if !hasOpt(opts, "-f", "--file", "-E", "--exec") && len(ops) > 0 {
 		prog, ops = ops[0], ops[1:]
@@ -381,4 +383,14 @@ func sedCommands(script string) []string {
 		}
 	}
 	return out
+}
+
+// readerCommands registers the commands that only read the files they name; an output
+// option (base64 -o) still writes its file.
+func readerCommands() []command {
+	return []command{{names: mapKeys(readers), family: "readers", does: "reads its file operands",
+		handle: always(func(w *walker, c *invocation) {
+			w.read(c.name, readers[c.name], c.args, c.e)
+			w.outputFlag(c.name, c.args, c.e)
+		})}}
 }

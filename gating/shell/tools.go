@@ -582,16 +582,9 @@ func (w *walker) subWrites(args []arg, e *env, depth int) bool {
 	return !reader && name != "echo" && name != "printf" && name != "basename" && name != "dirname"
 }
 
-func (w *walker) curl(args []arg, e *env) {
-	opts, ops := parseArgs(args, flagSpec{
-		short: "bcCdDeEFHKmoPQrtTuUwxXyYzA",
-		long: []string{"--output", "--output-dir", "--dump-header", "--cookie-jar", "--data", "--data-raw",
-			"--data-binary", "--data-urlencode", "--header", "--request", "--user-agent", "--url", "--cookie",
-			"--form", "--upload-file", "--config", "--max-time", "--connect-timeout", "--retry", "--user",
-			"--proxy", "--write-out", "--referer", "--cert", "--key", "--cacert", "--range", "--stderr",
-			"--trace", "--trace-ascii", "--etag-save", "--etag-compare", "--json", "--resolve", "--proto",
-			"--retry-delay", "--retry-max-time", "--limit-rate", "--max-filesize", "--interface", "--unix-socket"},
-	})
+func (w *walker) curl(c *invocation) {
+	args, e := c.args, c.e
+	opts, ops := parseArgs(args, c.spec.flags)
 	base := e
 	if d, ok := optValue(opts, "--output-dir"); ok {
 		base = chdir(e, d)
@@ -646,14 +639,9 @@ func (w *walker) urlFile(u arg, op string, e *env) {
 	w.writeArg(arg{s: b, exact: true}, op, e)
 }
 
-func (w *walker) wget(args []arg, e *env) {
-	opts, ops := parseArgs(args, flagSpec{
-		short: "OoaPeUTtwQlDARIXiB",
-		long: []string{"--output-document", "--output-file", "--append-output", "--directory-prefix",
-			"--user-agent", "--timeout", "--tries", "--wait", "--quota", "--level", "--domains",
-			"--accept", "--reject", "--include-directories", "--exclude-directories", "--input-file",
-			"--base", "--header", "--post-data", "--post-file", "--user", "--password", "--execute"},
-	})
+func (w *walker) wget(c *invocation) {
+	args, e := c.args, c.e
+	opts, ops := parseArgs(args, c.spec.flags)
 	for _, o := range opts {
 		switch o.name {
 		case "-o", "--output-file", "-a", "--append-output":
@@ -782,8 +770,9 @@ func (w *walker) tar(args []arg, e *env) {
 	}
 }
 
-func (w *walker) unzip(args []arg, e *env) {
-	opts, ops := parseArgs(args, flagSpec{short: "dP", long: []string{"--password"}})
+func (w *walker) unzip(c *invocation) {
+	args, e := c.args, c.e
+	opts, ops := parseArgs(args, c.spec.flags)
 	if hasOpt(opts, "-l", "-t", "-p", "-Z", "-v", "-z") {
 		return
 	}

@@ -1,0 +1,46 @@
+package shell
+
+// The archiver family: creating an archive writes it, extracting writes entries whose
+// names are inside the archive (a tree below -C/-d DIR), compressing replaces the file.
+func archiverCommands() []command {
+	return []command{
+		{names: "tar bsdtar gtar", family: "archivers", does: "x writes the tree below -C DIR, c writes the archive", handle: always(func(w *walker, c *invocation) {
+			w.tar(c.args, c.e)
+		})},
+		{names: "unzip", family: "archivers", does: "reads the archive, writes the tree below -d DIR",
+			flags: flagSpec{short: "dP", long: []string{"--password"}}, handle: always((*walker).unzip)},
+		{names: "gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 brotli", family: "archivers", does: "replaces its operands, unless -c/-l/-t",
+			flags: flagSpec{short: "S", long: []string{"--suffix"}}, handle: always(func(w *walker, c *invocation) {
+				opts, ops := parseArgs(c.args, c.spec.flags)
+				if hasOpt(opts, "-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") {
+					return
+				}
+				w.writeAll(ops, c.name, c.e)
+			})},
+		{names: "zip", family: "archivers", does: "writes the archive; -m removes what it stored",
+			flags: flagSpec{short: "bnitx", long: []string{"--temp-path", "--suffixes"}}, handle: always(func(w *walker, c *invocation) {
+				opts, ops := parseArgs(c.args, c.spec.flags)
+				w.res.Write = true
+				if len(ops) > 0 {
+					w.writeArg(ops[0], c.name, c.e)
+					if hasOpt(opts, "-m", "--move") {
+						// zip -m deletes the files it stored
+						w.writeAll(ops[1:], "zip -m", c.e)
+					}
+				}
+			})},
+		{names: "7z 7za 7zr", family: "archivers", does: "x writes the tree below -oDIR, a writes the archive", handle: always(func(w *walker, c *invocation) {
+			w.sevenZip(c.args, c.e)
+		})},
+		{names: "cpio", family: "archivers", does: "-i writes the working directory, -p the destination",
+			flags: flagSpec{short: "EFHIOMRC", long: []string{"--file", "--format", "--pattern-file", "--owner"}}, handle: always(func(w *walker, c *invocation) {
+				opts, ops := parseArgs(c.args, c.spec.flags)
+				switch {
+				case hasOpt(opts, "-i", "--extract"):
+					w.writeDir(arg{s: ".", exact: true}, "cpio -i", c.e)
+				case hasOpt(opts, "-p", "--pass-through") && len(ops) > 0:
+					w.writeDir(ops[len(ops)-1], "cpio -p", c.e)
+				}
+			})},
+	}
+}

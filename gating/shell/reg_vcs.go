@@ -1,0 +1,26 @@
+package shell
+
+// The version-control family: git (its subcommands are tables in tools.go), patch and
+// apply_patch, which write the files their patch names.
+func vcsCommands() []command {
+	return []command{
+		{names: "git", family: "vcs", does: "by subcommand: reads, writes the paths named, the whole tree, or unknown files",
+			handle: always(func(w *walker, c *invocation) { w.git(c.args, c.e, c.depth) }),
+			runs: func(w *walker, c *invocation) {
+				// git apply and git am run the patches they are handed
+				_, ops := parseArgs(c.args, flagSpec{short: "Cc", long: []string{"--git-dir", "--work-tree", "--namespace"}, stopAtOperand: true})
+				if len(ops) == 0 || ops[0].s != "apply" && ops[0].s != "am" {
+					return
+				}
+				_, files := parseArgs(ops[1:], flagSpec{short: "pC", long: []string{"--directory", "--exclude", "--include", "--whitespace", "--build-fake-ancestor"}})
+				for _, f := range files {
+					w.addRun(f, "patch", "", c.e)
+				}
+			}},
+		{names: "patch", family: "vcs", does: "writes the file it is handed, -o FILE, or the files named in the patch",
+			flags: flagSpec{short: "pidoBDFrVYz", long: []string{"--strip", "--input", "--directory", "--output", "--prefix", "--ifdef", "--fuzz", "--reject-file", "--version-control", "--basename-prefix", "--suffix"}}, handle: always((*walker).patch)},
+		{names: "apply_patch applypatch", family: "vcs", does: "writes the files its patch's headers name", handle: always(func(w *walker, c *invocation) {
+			w.applyPatch(c.args, c.in, c.e)
+		})},
+	}
+}
