@@ -216,7 +216,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 			case anyOf(inHEAD, m.cand):
 				add(m.note, m.ref.Line, RulePath, "update or remove the note in the same commit, or mark it historical with <!-- mbguard:historical -->",
 					"%s is deleted by the staged changes (still in HEAD)", m.ref.Raw)
-			case anchored(ix, m.ref, m.cand) && !m.ref.Planned:
+			case anchored(ix, m.ref, m.cand) && !m.ref.Planned && !bankFolder(ix, m.ref, m.cand):
 				add(m.note, m.ref.Line, RulePath, "correct the path, or mark the note historical with <!-- mbguard:historical -->",
 					"%s is not in the repository (git has no record of it)", m.ref.Raw)
 			}
@@ -322,6 +322,21 @@ func anchored(ix *index, ref Ref, cand []string) bool {
 	for _, c := range cand {
 		d := path.Dir(c)
 		if ix.dirs[d] || (ref.Link && d == ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// bankFolder reports whether a path git never knew names a folder of the bank itself
+// (details/archive/ in MEMORY.md's routing table, a folder of a bank folder that exists): the
+// bank's own places, made when the first note goes there, not a claim about the repository.
+func bankFolder(ix *index, ref Ref, cand []string) bool {
+	if !strings.HasSuffix(ref.Name, "/") && !strings.HasSuffix(ref.Raw, "/") {
+		return false
+	}
+	for _, c := range cand {
+		if strings.HasPrefix(c, "memory-bank/") && ix.dirs[path.Dir(c)] {
 			return true
 		}
 	}

@@ -182,3 +182,25 @@ func TestStagedDeletionIsStillInHEAD(t *testing.T) {
 		t.Errorf("reported as deleted by the staged changes: %q; want src/gone.go and tools/gen/", staged)
 	}
 }
+
+// TestBankFoldersToComeAreNotStale: MEMORY.md's routing table names folders of the bank that
+// are made when the first note goes there (details/archive/); git never knew them, and that is
+// not stale. A file of the bank git never knew, or a folder outside it, still is.
+func TestBankFoldersToComeAreNotStale(t *testing.T) {
+	dir := testgit.New(t)
+	testgit.Write(t, dir, "src/app.go", "package src\n")
+	testgit.Write(t, dir, "memory-bank/details/tech.md", "# Tech\n")
+	testgit.Write(t, dir, "memory-bank/MEMORY.md", "# Memory\n\n| when | read |\n|---|---|\n| finished work | details/archive/ |\n| designs | details/design/ |\n\nSee [the plan](details/plan.md) and `src/gone/`.\n")
+	testgit.Commit(t, dir, "initial")
+	res, err := Check(context.Background(), dir, readNotes(t, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, strings.Fields(f.Message)[0])
+	}
+	if strings.Join(got, " ") != "details/plan.md src/gone/" {
+		t.Errorf("stale: %q; want only the missing note details/plan.md and src/gone/ (bank folders to come are not stale)", got)
+	}
+}
