@@ -2,9 +2,9 @@
 # Installs the npm packages as a user's project would, from tarballs instead of the registry,
 # and runs them: `npm pack` the host's platform package and the main package that
 # `go run ./release --snapshot` wrote, `npm install` both into a clean project holding a copy of
-# examples/good-bank, then `npx mbguard version` and `npx mbguard check --all` (passing, then
-# failing with exit 1 on examples/broken-bank), and the launcher's error without its platform
-# package.
+# examples/good-bank, then `npx mbguard version`, `npx mbguard install --agent claude`,
+# `npx mbguard check --all` (passing, then failing with exit 1 on examples/broken-bank), and the
+# launcher's error without its platform package.
 #
 # The registry is an address nothing listens on: npm must install with only the host's package
 # at hand and the other five optional dependencies unreachable, as on a machine where they
@@ -58,6 +58,13 @@ case "$out" in
 "mbguard v$version "* | "mbguard v$version") echo "npm-test: $out" ;;
 *) fail "npx mbguard version printed \"$out\", want mbguard v$version" ;;
 esac
+
+# The promise: npx mbguard install --agent claude without Go. The hooks it writes must
+# name a binary that runs.
+out=$(npx --no-install mbguard install --agent claude 2>&1) || fail "npx mbguard install --agent claude exited $?: $out"
+hook=$(node -p 'require("./.claude/settings.json").hooks.PreToolUse[0].hooks[0].command')
+"${hook% hook claude}" version >/dev/null || fail "the Claude Code hook npx mbguard install wrote does not run: $hook"
+echo "npm-test: npx mbguard install --agent claude: PreToolUse runs $hook"
 
 out=$(npx --no-install mbguard check --all 2>&1) || fail "npx mbguard check --all on examples/good-bank exited $?: $out"
 echo "npm-test: good-bank: $out"
