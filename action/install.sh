@@ -84,4 +84,6 @@ esac
 rm -rf "$dest/download"
 echo "$dest/bin" >>"${GITHUB_PATH:-/dev/null}"
 { echo "method=release"; echo "path=$dest/bin"; } >>"$out"
-"$dest/bin/mbguard" version
+exe=
+[ "$goos" != windows ] || exe=.exe
+"$dest/bin/mbguard$exe" version
