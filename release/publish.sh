@@ -33,7 +33,10 @@ count=$(awk 'END {print NR}' "$sums")
   echo "publish: $sums lists $count archives, a release has 6: rebuild with go run ./release --clean" >&2
   exit 1
 }
-(cd "$dist" && sha256sum -c --quiet "$(basename "$sums")")
+(cd "$dist" && sha256sum -c --quiet "$(basename "$sums")") || {
+  echo "publish: an archive in $dist no longer matches $sums: rebuild with go run ./release --clean" >&2
+  exit 1
+}
 
 notes=$(mktemp)
 trap 'rm -f "$notes"' EXIT
