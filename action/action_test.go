@@ -14,6 +14,7 @@ import (
 
 	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/mbguard/mbguard/internal/testhost"
+	"go.yaml.in/yaml/v3"
 )
 
 func buildMbguard(t *testing.T) string {
@@ -136,5 +137,169 @@ func TestActionWithoutMbguardSaysHowToInstall(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "mbguard is not on PATH") {
 		t.Fatalf("err %v\n%s", err, out)
+	}
+}
+
+// snapshotRelease builds the host's release with go run ./release and lays it out as GitHub
+// serves releases (<base>/<version>/<file>). It returns the base folder and the version.
+func snapshotRelease(t *testing.T) (base, version string) {
+	t.Helper()
+	dist := filepath.Join(t.TempDir(), "dist")
+	cmd := exec.Command("go", "run", "./release", "--snapshot", "--targets", "host", "--dist", dist)
+	cmd.Dir = testhost.ModuleRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go run ./release: %v\n%s", err, out)
+	}
+	sums, _ := filepath.Glob(filepath.Join(dist, "mbguard_*_checksums.txt"))
+	if len(sums) != 1 {
+		t.Fatalf("no checksums file in %s", dist)
+	}
+	version = "v" + strings.TrimSuffix(strings.TrimPrefix(filepath.Base(sums[0]), "mbguard_"), "_checksums.txt")
+	base = t.TempDir()
+	if err := os.Mkdir(filepath.Join(base, version), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dist, "mbguard_*"))
+	for _, f := range files {
+		if err := os.Rename(f, filepath.Join(base, version, filepath.Base(f))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base, version
+}
+
+type installResult struct {
+	status               int
+	stdout, path, output string
+}
+
+// runInstall runs action/install.sh as action.yml does, downloading from base.
+func runInstall(t *testing.T, base string, env ...string) installResult {
+	t.Helper()
+	runner := t.TempDir()
+	path, outputs := filepath.Join(runner, "path"), filepath.Join(runner, "output")
+	cmd := exec.Command("bash", filepath.Join(testhost.ModuleRoot(t), "action", "install.sh"))
+	cmd.Dir = runner
+	cmd.Env = append(os.Environ(), "GITHUB_PATH="+path, "GITHUB_OUTPUT="+outputs, "RUNNER_TEMP="+runner,
+		"MBGUARD_DOWNLOAD_URL=file://"+base, "MBGUARD_VERSION=", "MBGUARD_ACTION_REF=", "MBGUARD_ACTION_PATH=")
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	r := installResult{stdout: string(out)}
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		r.status = ee.ExitCode()
+	}
+	b, _ := os.ReadFile(path)
+	r.path = strings.TrimSpace(string(b))
+	b, _ = os.ReadFile(outputs)
+	r.output = string(b)
+	return r
+}
+
+func TestInstallDownloadsAndVerifiesARelease(t *testing.T) {
+	testhost.Tool(t, "curl", "apt-get install curl")
+	base, version := snapshotRelease(t)
+	for name, env := range map[string][]string{
+		"version input":     {"MBGUARD_VERSION=" + version},
+		"action ref":        {"MBGUARD_ACTION_REF=" + version},
+		"action path":       {"MBGUARD_ACTION_PATH=/home/runner/work/_actions/mbguard/mbguard/" + version},
+		"version without v": {"MBGUARD_VERSION=" + strings.TrimPrefix(version, "v")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := runInstall(t, base, env...)
+			if r.status != 0 || !strings.Contains(r.output, "method=release") || r.path == "" {
+				t.Fatalf("exit %d, outputs %q, GITHUB_PATH %q\n%s", r.status, r.output, r.path, r.stdout)
+			}
+			out, err := exec.Command(filepath.Join(r.path, "mbguard"), "version").CombinedOutput()
+			if err != nil || !strings.HasPrefix(string(out), "mbguard "+version) {
+				t.Fatalf("the installed mbguard: %v: %s", err, out)
+			}
+		})
+	}
+
+	t.Run("damaged archive", func(t *testing.T) {
+		archives, _ := filepath.Glob(filepath.Join(base, version, "*.tar.gz"))
+		f, err := os.OpenFile(archives[0], os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte{0})
+		f.Close()
+		r := runInstall(t, base, "MBGUARD_VERSION="+version)
+		if r.status != 1 || !strings.Contains(r.stdout, "::error title=mbguard::the SHA-256 of") || r.path != "" {
+			t.Fatalf("a damaged archive must be refused before it reaches PATH: exit %d, GITHUB_PATH %q\n%s", r.status, r.path, r.stdout)
+		}
+	})
+
+	t.Run("missing release", func(t *testing.T) {
+		r := runInstall(t, base, "MBGUARD_VERSION=v9.9.9")
+		if r.status != 1 || !strings.Contains(r.stdout, "check that release v9.9.9 exists") {
+			t.Fatalf("exit %d\n%s", r.status, r.stdout)
+		}
+	})
+}
+
+func TestInstallBuildsAnythingButAReleaseWithGo(t *testing.T) {
+	for name, c := range map[string]struct {
+		env []string
+		ref string
+	}{
+		"main":           {[]string{"MBGUARD_VERSION=main"}, "main"},
+		"commit":         {[]string{"MBGUARD_VERSION=0123abcd"}, "0123abcd"},
+		"nothing known":  {nil, "main"},
+		"action at main": {[]string{"MBGUARD_ACTION_REF=main"}, "main"},
+		"local action":   {[]string{"MBGUARD_ACTION_PATH=/home/runner/work/project/project"}, "main"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := runInstall(t, t.TempDir(), c.env...)
+			if r.status != 0 || !strings.Contains(r.output, "method=go\n") || !strings.Contains(r.output, "ref="+c.ref+"\n") || r.path != "" {
+				t.Fatalf("exit %d, outputs %q, GITHUB_PATH %q\n%s", r.status, r.output, r.path, r.stdout)
+			}
+		})
+	}
+}
+
+// action.yml runs install.sh first, sets up Go and runs go install only when install.sh
+// asks for it, then runs run.sh: the order the tests above assume.
+func TestActionYAMLInstallsThenChecks(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testhost.ModuleRoot(t), "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Runs struct {
+			Using string
+			Steps []struct {
+				ID   string
+				If   string
+				Uses string
+				Run  string
+				Env  map[string]string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &action); err != nil {
+		t.Fatal(err)
+	}
+	steps := action.Runs.Steps
+	if action.Runs.Using != "composite" || len(steps) != 4 {
+		t.Fatalf("want a composite action of 4 steps: %+v", action.Runs)
+	}
+	if steps[0].ID != "install" || !strings.Contains(steps[0].Run, "action/install.sh") ||
+		steps[0].Env["MBGUARD_VERSION"] != "${{ inputs.version }}" || steps[0].Env["MBGUARD_ACTION_REF"] != "${{ github.action_ref }}" {
+		t.Errorf("step 1 must run action/install.sh with the version input and the action's ref: %+v", steps[0])
+	}
+	goStep := "steps.install.outputs.method == 'go'"
+	if !strings.HasPrefix(steps[1].Uses, "actions/setup-go@") || steps[1].If != goStep {
+		t.Errorf("step 2 must set up Go only for go install: %+v", steps[1])
+	}
+	if !strings.Contains(steps[2].Run, "go install") || steps[2].If != goStep {
+		t.Errorf("step 3 must go install only when install.sh asks: %+v", steps[2])
+	}
+	if steps[3].ID != "check" || !strings.Contains(steps[3].Run, "action/run.sh") {
+		t.Errorf("step 4 must run action/run.sh: %+v", steps[3])
 	}
 }
