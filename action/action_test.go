@@ -140,15 +140,15 @@ func TestActionWithoutMbguardSaysHowToInstall(t *testing.T) {
 	}
 }
 
-// snapshotRelease builds the host's release with go run ./release and lays it out as GitHub
+// snapshotRelease builds the host's release with go run -tags release ./release and lays it out as GitHub
 // serves releases (<base>/<version>/<file>). It returns the base folder and the version.
 func snapshotRelease(t *testing.T) (base, version string) {
 	t.Helper()
 	dist := filepath.Join(t.TempDir(), "dist")
-	cmd := exec.Command("go", "run", "./release", "--snapshot", "--targets", "host", "--dist", dist)
+	cmd := exec.Command("go", "run", "-tags", "release", "./release", "--snapshot", "--targets", "host", "--dist", dist)
 	cmd.Dir = testhost.ModuleRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go run ./release: %v\n%s", err, out)
+		t.Fatalf("go run -tags release ./release: %v\n%s", err, out)
 	}
 	sums, _ := filepath.Glob(filepath.Join(dist, "mbguard_*_checksums.txt"))
 	if len(sums) != 1 {

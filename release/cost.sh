@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What a release build costs on a clean machine: each of the six platforms built the way
-# go run ./release builds it, from an empty build cache, one after the other (each shares only
+# go run -tags release ./release builds it, from an empty build cache, one after the other (each shares only
 # the standard library's sources with the one before). Prints wall and CPU (user+sys) seconds
 # per platform and the total as a ratio to the first, the host build (the baseline: CI builds
 # it anyway). CPU seconds hardly depend on what else runs on the machine; wall seconds do.

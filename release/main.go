@@ -1,10 +1,12 @@
+//go:build release
+
 // Command release builds mbguard's release into dist/: one archive per platform (tar.gz, zip
 // for Windows) holding the binary, LICENSE and README.md; a SHA-256 checksums file; and the npm
 // packages (npm/mbguard plus one package per platform holding its binary).
 //
-//	go run ./release                     at a v* tag: all six platforms, version from the tag
-//	go run ./release --snapshot          anywhere: version v<last tag>-snapshot-<commit>
-//	go run ./release --snapshot --targets host,windows/arm64
+//	go run -tags release ./release                     at a v* tag: all six platforms, version from the tag
+//	go run -tags release ./release --snapshot          anywhere: version v<last tag>-snapshot-<commit>
+//	go run -tags release ./release --snapshot --targets host,windows/arm64
 //
 // It is the single source of the release: the targets, the archive names and the build flags
 // live here and nowhere else (no .goreleaser.yaml to drift from it), and CI runs it on every
@@ -45,7 +47,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q; see go run ./release -h", fs.Arg(0))}
+		return usageError{fmt.Errorf("unexpected argument %q; see go run -tags release ./release -h", fs.Arg(0))}
 	}
 	ts, err := parseTargets(*targetList)
 	if err != nil {
@@ -55,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return usageError{errors.New("a release builds all six platforms; drop --targets or add --snapshot")}
 	}
 	if _, err := os.Stat("go.mod"); err != nil {
-		return errors.New("no go.mod here; run it from the module root: go run ./release --snapshot")
+		return errors.New("no go.mod here; run it from the module root: go run -tags release ./release --snapshot")
 	}
 	ver, err := resolveVersion(*snapshot)
 	if err != nil {

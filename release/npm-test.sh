@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the npm packages as a user's project would, from tarballs instead of the registry,
 # and runs them: `npm pack` the host's platform package and the main package that
-# `go run ./release --snapshot` wrote, `npm install` both into a clean project holding a copy of
+# `go run -tags release ./release --snapshot` wrote, `npm install` both into a clean project holding a copy of
 # examples/good-bank, then `npx mbguard version`, `npx mbguard install --agent claude`,
 # `npx mbguard check --all` (passing, then failing with exit 1 on examples/broken-bank), and the
 # launcher's error without its platform package.
@@ -10,7 +10,7 @@
 # at hand and the other five optional dependencies unreachable, as on a machine where they
 # are not published yet (it does: a missing optional dependency is not an error).
 #
-# Usage: release/npm-test.sh [dist]   dist is go run ./release's output; without it the host's
+# Usage: release/npm-test.sh [dist]   dist is go run -tags release ./release's output; without it the host's
 #                                     snapshot is built into a temporary folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,12 +21,12 @@ trap 'rm -rf "$work"' EXIT
 dist=${1:-}
 if [ -z "$dist" ]; then
   dist="$work/dist"
-  go run ./release --snapshot --targets host --dist "$dist"
+  go run -tags release ./release --snapshot --targets host --dist "$dist"
 fi
 dist=$(cd "$dist" && pwd)
 host=$(node -p '"mbguard-" + process.platform + "-" + process.arch')
 if [ ! -f "$dist/npm/$host/package.json" ] || [ ! -f "$dist/npm/mbguard/package.json" ]; then
-  echo "npm-test: $dist has no npm/$host or npm/mbguard: build them with go run ./release --snapshot --targets host" >&2
+  echo "npm-test: $dist has no npm/$host or npm/mbguard: build them with go run -tags release ./release --snapshot --targets host" >&2
   exit 1
 fi
 version=$(node -p 'require(process.argv[1]).version' "$dist/npm/mbguard/package.json")

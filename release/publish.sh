@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Publishes a release that go run ./release built at a v* tag: the archives and the checksums
+# Publishes a release that go run -tags release ./release built at a v* tag: the archives and the checksums
 # file as a GitHub release (notes: the tag's CHANGELOG.md section), then the npm packages, the
 # six platform packages before mbguard, whose optionalDependencies name them.
 # Run by the release workflow on the tag, with GH_TOKEN and npm credentials (NODE_AUTH_TOKEN or
@@ -18,23 +18,23 @@ dist=${1:-dist}
 
 sums=$(ls "$dist"/mbguard_*_checksums.txt 2>/dev/null || true)
 [ -n "$sums" ] || {
-  echo "publish: no checksums file in $dist: build the release first (go run ./release at a v* tag)" >&2
+  echo "publish: no checksums file in $dist: build the release first (go run -tags release ./release at a v* tag)" >&2
   exit 1
 }
 version=v$(basename "$sums" | sed 's/^mbguard_//; s/_checksums\.txt$//')
 case "$version" in
 *-snapshot-*)
-  echo "publish: $version is a snapshot; publish only what go run ./release built at a v* tag" >&2
+  echo "publish: $version is a snapshot; publish only what go run -tags release ./release built at a v* tag" >&2
   exit 1
   ;;
 esac
 count=$(awk 'END {print NR}' "$sums")
 [ "$count" = 6 ] || {
-  echo "publish: $sums lists $count archives, a release has 6: rebuild with go run ./release --clean" >&2
+  echo "publish: $sums lists $count archives, a release has 6: rebuild with go run -tags release ./release --clean" >&2
   exit 1
 }
 (cd "$dist" && sha256sum -c --quiet "$(basename "$sums")") || {
-  echo "publish: an archive in $dist no longer matches $sums: rebuild with go run ./release --clean" >&2
+  echo "publish: an archive in $dist no longer matches $sums: rebuild with go run -tags release ./release --clean" >&2
   exit 1
 }
 

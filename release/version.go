@@ -1,15 +1,18 @@
+//go:build release
+
 package main
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
 // semver is a release tag: v1.2.3 or v1.2.3-rc.1 (npm needs a valid semantic version, and
@@ -18,13 +21,8 @@ var semver = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-
 
 // git runs git in the current directory and returns its trimmed stdout.
 func git(args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return strings.TrimSpace(out.String()), nil
+	out, err := gitexec.Run(context.Background(), "", args...)
+	return strings.TrimSpace(string(out)), err
 }
 
 // resolveVersion is the version to inject. A release takes it from the v* tag at HEAD and
