@@ -77,6 +77,9 @@ func newInstallCmd(e *env) *cobra.Command {
 		for _, ch := range changes {
 			printChange(e, ch)
 		}
+		if w := transientBinary(o.Binary); w != "" && !*uninstall && len(changes) > 0 {
+			fmt.Fprintln(e.stderr, w)
+		}
 		if *agent != "" && !*uninstall { // the first hook call must not build the known-good store
 			e.prime(r)
 		}
@@ -143,6 +146,19 @@ func configHome(getenv func(string) string) string {
 
 // selfCommand is how installed hooks call mbguard: by name when the mbguard on PATH is this
 // binary (so upgrades of the binary apply), else by absolute path.
+// transientBinary warns when the hooks name a binary in a cache that goes away: npx's
+// (~/.npm/_npx/…) or go run's build folder. "" for any other.
+func transientBinary(bin string) string {
+	slash := filepath.ToSlash(bin)
+	switch {
+	case strings.Contains(slash, "/_npx/"):
+		return "mbguard: the hooks name " + bin + ", inside npx's cache, which npm may clear: install mbguard into the project (npm install -D mbguard) or onto your PATH, then run this install again"
+	case strings.Contains(slash, "/go-build") && strings.Contains(slash, "/exe/"):
+		return "mbguard: the hooks name " + bin + ", a go run build that is deleted when it exits: go install github.com/mbguard/mbguard/cmd/mbguard@latest, then run this install again"
+	}
+	return ""
+}
+
 func selfCommand() string {
 	self, err := os.Executable()
 	if err != nil {
