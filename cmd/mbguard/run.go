@@ -56,6 +56,7 @@ func commands(e *env) []*cobra.Command {
 		newDemoCmd(e),
 		newQuarantineCmd(e),
 		newJailCmd(e),
+		newSettleCmd(e),
 	}
 }
 
