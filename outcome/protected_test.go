@@ -107,3 +107,64 @@ func TestProtectedUndoneAfterCall(t *testing.T) {
 		t.Errorf("the person's core.hooksPath is gone: %q", v)
 	}
 }
+
+// TestWorktreeConfigJudgedLikeConfig: with extensions.worktreeConfig, git reads the
+// worktree's config.worktree too; a risky key an agent sets there is undone like one in
+// .git/config, a harmless one stays, and the person's own between calls is kept.
+func TestWorktreeConfigJudgedLikeConfig(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "a.txt", "x\n")
+	testgit.Commit(t, root, "init")
+	r, err := repo.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(r, Options{Protected: []string{".git/config", ".git/config.worktree"}})
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		b, _ := cmd.Output()
+		return string(b)
+	}
+	call := func(id string, do func()) Report {
+		if _, err := g.Before(Call{ID: id, Session: "s", Tool: "bash"}); err != nil {
+			t.Fatal(err)
+		}
+		do()
+		rep, err := g.After(Call{ID: id, Session: "s", Tool: "bash", Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := call("1", func() {
+		git("config", "extensions.worktreeConfig", "true")
+		git("config", "--worktree", "core.hooksPath", ".githooks")
+		git("config", "--worktree", "alias.st", "!rm -rf memory-bank")
+		git("config", "--worktree", "user.name", "Agent")
+	})
+	if v := git("config", "--get-all", "core.hooksPath"); v != "" {
+		t.Errorf("core.hooksPath from config.worktree stays %q", v)
+	}
+	if v := git("config", "--get-all", "alias.st"); v != "" {
+		t.Errorf("the ! alias from config.worktree stays %q", v)
+	}
+	if v := git("config", "--worktree", "user.name"); v != "Agent\n" {
+		t.Errorf("the harmless key was lost: %q", v)
+	}
+	found := false
+	for _, u := range rep.Undone {
+		found = found || u.Path == ".git/config.worktree"
+	}
+	if !found || rep.Quarantine == "" {
+		t.Errorf("report lacks .git/config.worktree or its quarantine: %+v", rep)
+	}
+	// the person's own, between calls, is known-good
+	git("config", "--worktree", "core.hooksPath", ".husky")
+	if rep := call("2", func() {}); len(rep.Undone) > 0 {
+		t.Errorf("the person's change was undone: %+v", rep.Undone)
+	}
+	if v := git("config", "--worktree", "core.hooksPath"); v != ".husky\n" {
+		t.Errorf("the person's core.hooksPath is gone: %q", v)
+	}
+}
