@@ -28,4 +28,4 @@ END {
 echo
 go test ./bench/outcome -run '^$' -bench 'FirstCall' -benchtime 30x -count 1 -v | grep -E 'Prime of|first call:'
 echo
-go test ./bench/outcome -run '^$' -bench 'UndoCreated' -benchtime 1x -count 1 | grep -E 'undo of created files|20,000 files:'
+go test ./bench/outcome -run '^$' -bench 'UndoCreated' -benchtime 1x -count 1 | grep -E 'undo of created files|CPU time of the check|20,000 files:'

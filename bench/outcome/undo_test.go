@@ -14,7 +14,7 @@ import (
 
 // undoCreated times the post check of one call that created n files in a 10-file bank: every
 // file is judged, moved into the quarantine and the folders removed.
-func undoCreated(b *testing.B, n int) time.Duration {
+func undoCreated(b *testing.B, n int) (wall, cpu time.Duration) {
 	dir := bankOf(b, 10)
 	r, _ := repo.Find(dir)
 	// no deadline: the whole check is timed, never handed to the background
@@ -32,14 +32,14 @@ func undoCreated(b *testing.B, n int) time.Duration {
 			b.Fatal(err)
 		}
 	}
-	t0 := time.Now()
+	t0, c0 := time.Now(), cpuTime()
 	c.Check = true
 	rep, err := g.After(c)
-	d := time.Since(t0)
+	wall, cpu = time.Since(t0), cpuTime()-c0
 	if err != nil || len(rep.Undone) < n {
 		b.Fatalf("post check: %v, undone %d of %d", err, len(rep.Undone), n)
 	}
-	return d
+	return wall, cpu
 }
 
 // BenchmarkUndoCreated: the post check of a call that created 2,000 and 20,000 files, in the
@@ -52,8 +52,8 @@ func undoCreated(b *testing.B, n int) time.Duration {
 func BenchmarkUndoCreated(b *testing.B) {
 	testgit.Isolate(b)
 	for i := 0; i < b.N; i++ {
-		small := undoCreated(b, 2000)
-		large := undoCreated(b, 20000)
+		small, smallCPU := undoCreated(b, 2000)
+		large, largeCPU := undoCreated(b, 20000)
 		ratio := (float64(large) / 20000) / (float64(small) / 2000)
 		b.ReportMetric(float64(small.Milliseconds()), "ms-2000")
 		b.ReportMetric(float64(large.Milliseconds()), "ms-20000")
@@ -61,6 +61,12 @@ func BenchmarkUndoCreated(b *testing.B) {
 		b.ReportMetric(float64(large)/float64(small), "ratio-20000/2000")
 		fmt.Printf("undo of created files: 2,000 in %v, 20,000 in %v; ×%.1f (linear: ×10), per-file cost ×%.2f against 2,000 (1.0 = linear)\n",
 			small.Round(time.Millisecond), large.Round(time.Millisecond), float64(large)/float64(small), ratio)
+		if smallCPU > 0 {
+			// the CPU time is the check's own work, whatever the machine's load
+			b.ReportMetric(float64(largeCPU)/float64(smallCPU), "cpu-ratio-20000/2000")
+			fmt.Printf("CPU time of the check: 2,000 in %v, 20,000 in %v; ×%.1f (linear: ×10)\n",
+				smallCPU.Round(time.Millisecond), largeCPU.Round(time.Millisecond), float64(largeCPU)/float64(smallCPU))
+		}
 		fmt.Printf("20,000 files: %v against the 5 s target (%.0f%%); the deadline is %v, the hook timeout %v\n",
 			large.Round(time.Millisecond), 100*large.Seconds()/5, outcome.PostDeadline, outcome.HookTimeout)
 	}
