@@ -181,3 +181,30 @@ func TestNextCallWaitsForBackgroundCheck(t *testing.T) {
 		t.Fatalf("after the lock was released: err %v, report %+v", err, rep)
 	}
 }
+
+// A post check that cannot get the lock from a background check stamps its call, and the
+// next check settles it as an owner: it does not stay an open window.
+func TestPostBusyStampsItsCall(t *testing.T) {
+	root, g := newBank(t)
+	want := snapshot(t, root)
+	g.Before(Call{ID: "late", Session: "s", Tool: "Bash"})
+	testgit.Write(t, root, "memory-bank/details/patterns.md", "overwritten while busy\n")
+	lk, err := g.lock() // held as a background check holds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.o.Deadline = time.Millisecond // waits lockWait: 2 s
+	_, err = g.After(Call{ID: "late", Session: "s", Tool: "Bash"})
+	var busy *BusyError
+	if !errors.As(err, &busy) {
+		lk.Unlock()
+		t.Fatalf("want a BusyError, got %v", err)
+	}
+	lk.Unlock()
+	g.o.Deadline = PostDeadline
+	rep, err := g.Before(Call{ID: "next", Session: "s", Tool: "Bash"})
+	if err != nil || len(rep.Settled) != 1 || rep.Settled[0].ID != "late" || !rep.Blocked() {
+		t.Fatalf("the busy call was not settled by the next check: err %v, report %+v", err, rep)
+	}
+	sameTree(t, want, snapshot(t, root))
+}
