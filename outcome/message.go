@@ -65,6 +65,11 @@ func (r Report) Message(host string) string {
 	return b.String()
 }
 
+// UnguardedText says what an unconfirmed change to user-level hook files means, and the one
+// step that ends it.
+const UnguardedText = "This session is unguarded until the user confirms them: writes to memory-bank/ and to mbguard's configuration are refused. " +
+	"Next: tell the user to review these files and run `mbguard doctor --confirm-user-files` in a terminal (an agent cannot run it)."
+
 // BackgroundMessage tells the agent that the check ran out of time: what the call changed in
 // memory-bank/ is still being undone, and the next call waits for it. "" when it did not.
 func (r Report) BackgroundMessage() string {
@@ -149,7 +154,7 @@ func (r Report) Notice() string {
 		for _, p := range r.Unguarded {
 			b.WriteString("\n- " + p)
 		}
-		b.WriteString("\nUntil you have checked them, treat this session as unguarded. Next: review these files, then run `mbguard doctor`.")
+		b.WriteString("\n" + UnguardedText)
 	}
 	if len(r.Noticed) == 0 {
 		return b.String()

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mbguard/mbguard/internal/repo"
 )
 
 // The protected set is guarded after every call like the bank: mbguard's configuration and
@@ -54,6 +56,9 @@ type protSnap struct {
 	WRisky  []string `json:"wrisky,omitempty"`
 	// User are the user-level hook files: absolute path -> sha256 ("" when absent).
 	User map[string]string `json:"user,omitempty"`
+	// Unguarded are the user-level files changed during an agent's call and not yet
+	// confirmed by the person (ConfirmUserFiles): until then the session is unguarded.
+	Unguarded []string `json:"unguarded,omitempty"`
 }
 
 // protRoot is one protected entry: base is the absolute folder it lies in, top its slash path
@@ -302,6 +307,7 @@ func (g *Guard) protectBefore(accept, enforce bool, rep *Report) {
 	case accept:
 		g.protAccept(s)
 	}
+	rep.Unguarded = s.Unguarded
 }
 
 // protectAfter runs in the post check: every change to the protected set is undone.
@@ -316,6 +322,7 @@ func (g *Guard) protectAfter(rep *Report) {
 		return
 	}
 	g.protEnforce(s, rep)
+	rep.Unguarded = s.Unguarded
 }
 
 // protTake reads the protected set as it is now.
@@ -438,7 +445,9 @@ func (g *Guard) protEnforce(s *protSnap, rep *Report) {
 	}
 	for _, p := range g.o.UserProtected {
 		if h := sumOf(p); s.User[p] != h {
-			rep.Unguarded = append(rep.Unguarded, p)
+			if !slices.Contains(s.Unguarded, p) {
+				s.Unguarded = append(s.Unguarded, p)
+			}
 			if s.User == nil {
 				s.User = map[string]string{}
 			}
@@ -684,4 +693,43 @@ func sumOf(p string) string {
 	}
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// ConfirmUserFiles is the person's word that the user-level hook files mbguard reported as
+// changed during an agent's call are as they want them (`mbguard doctor --confirm-user-files`,
+// run in a terminal): their current state becomes known-good and the session is guarded
+// again. It returns the files that were unconfirmed.
+func ConfirmUserFiles(r repo.Repo, userFiles []string) ([]string, error) {
+	g := New(r, Options{UserProtected: userFiles})
+	lk, err := g.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Unlock()
+	s := g.loadProt()
+	if s == nil || len(s.Unguarded) == 0 {
+		return nil, nil
+	}
+	was := s.Unguarded
+	s.Unguarded = nil
+	if s.User == nil {
+		s.User = map[string]string{}
+	}
+	for _, p := range userFiles {
+		s.User[p] = sumOf(p)
+	}
+	if err := writeJSON(g.protPath(), s, true); err != nil {
+		return nil, err
+	}
+	return was, nil
+}
+
+// UnguardedFiles lists the user-level files changed during an agent's call that the person
+// has not confirmed yet.
+func UnguardedFiles(r repo.Repo) []string {
+	g := New(r, Options{})
+	if s := g.loadProt(); s != nil {
+		return s.Unguarded
+	}
+	return nil
 }

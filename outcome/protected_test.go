@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mbguard/mbguard/internal/repo"
@@ -166,5 +167,57 @@ func TestWorktreeConfigJudgedLikeConfig(t *testing.T) {
 	}
 	if v := git("config", "--worktree", "core.hooksPath"); v != ".husky\n" {
 		t.Errorf("the person's core.hooksPath is gone: %q", v)
+	}
+}
+
+// TestUserFileChangeUnguardsUntilConfirmed: a user-level hook file changed during an agent's
+// call is reported by every check after it — not only the first — until the person confirms
+// (ConfirmUserFiles); a change to it between calls is the person's and flags nothing.
+func TestUserFileChangeUnguardsUntilConfirmed(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "a.txt", "x\n")
+	testgit.Commit(t, root, "init")
+	r, err := repo.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(user, []byte(`{"hooks":{}}`), 0o644)
+	g := New(r, Options{Protected: []string{".git/config"}, UserProtected: []string{user}})
+	call := func(id string, do func()) Report {
+		pre, err := g.Before(Call{ID: id, Session: "s", Tool: "bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		do()
+		rep, err := g.After(Call{ID: id, Session: "s", Tool: "bash", Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.Unguarded = append(slices.Clip(pre.Unguarded), rep.Unguarded...)
+		return rep
+	}
+	call("0", func() {})
+	os.WriteFile(user, []byte(`{"hooks":{},"theme":"dark"}`), 0o644) // the person's, between calls
+	if rep := call("1", func() {}); len(rep.Unguarded) > 0 {
+		t.Fatalf("a change between calls unguarded the session: %v", rep.Unguarded)
+	}
+	if rep := call("2", func() { os.WriteFile(user, []byte(`{"disableAllHooks":true}`), 0o644) }); !slices.Contains(rep.Unguarded, user) {
+		t.Fatalf("the change during the call was not reported: %+v", rep)
+	}
+	for _, id := range []string{"3", "4"} {
+		if rep := call(id, func() {}); !slices.Contains(rep.Unguarded, user) || !strings.Contains(rep.Notice(), "--confirm-user-files") {
+			t.Fatalf("check %s no longer says the session is unguarded: %+v", id, rep)
+		}
+	}
+	if got := UnguardedFiles(r); !slices.Equal(got, []string{user}) {
+		t.Errorf("UnguardedFiles = %v", got)
+	}
+	was, err := ConfirmUserFiles(r, []string{user})
+	if err != nil || !slices.Equal(was, []string{user}) {
+		t.Fatalf("ConfirmUserFiles = %v, %v", was, err)
+	}
+	if rep := call("5", func() {}); len(rep.Unguarded) > 0 || len(UnguardedFiles(r)) > 0 {
+		t.Errorf("still unguarded after the person confirmed: %v", rep.Unguarded)
 	}
 }

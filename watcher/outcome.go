@@ -68,6 +68,9 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		if d.Verdict == gating.Block || !mayWrite(e.Tool, *d) {
 			return nil
 		}
+		if s.unguardedBlock(e, d) {
+			return nil
+		}
 		c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now}
 		lt := strings.ToLower(e.Tool)
 		// gating.shell_markdown_writes lets the shell write the .md files its command names
@@ -145,6 +148,38 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		return append(notes, s.report(e, rep)...)
 	}
 	return nil
+}
+
+// confirmFlag is the doctor flag that ends the unguarded state: the person's word only.
+const confirmFlag = "confirm-user-files"
+
+// unguardedBlock refuses, before it runs, a shell call that names `mbguard doctor
+// --confirm-user-files` (only the person may say their user-level hook files are as they
+// want them), and — while a change to those files during an agent's call is unconfirmed —
+// every call that writes memory-bank/ or mbguard's configuration. It reports whether it
+// refused. Called with s.mu held.
+func (s *Service) unguardedBlock(e gating.Event, d *gating.Decision) bool {
+	if gating.ShellTool(e.Tool) {
+		if cmd, _ := e.Args["command"].(string); strings.Contains(cmd, confirmFlag) {
+			d.Verdict, d.Gate, d.Advice = gating.Block, gating.GateOutcome, ""
+			d.Message = "[mbguard] blocked: `mbguard doctor --" + confirmFlag + "` is the user's word that their user-level hook files are as they want them; an agent cannot give it. Next: ask the user to run it in a terminal."
+			return true
+		}
+	}
+	touches := false
+	for _, p := range d.Paths {
+		touches = touches || p == bank.Dir || strings.HasPrefix(p, bank.Dir+"/") || s.engine.Policy.Protects(p, s.fold())
+	}
+	if !touches {
+		return false
+	}
+	files := outcome.UnguardedFiles(s.Repo)
+	if len(files) == 0 {
+		return false
+	}
+	d.Verdict, d.Gate, d.Advice = gating.Block, gating.GateOutcome, ""
+	d.Message = "[mbguard] blocked: user-level hook settings changed during an agent's call (" + strings.Join(files, ", ") + "). " + outcome.UnguardedText
+	return true
 }
 
 func joinNotes(a, b string) string {

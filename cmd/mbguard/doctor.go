@@ -15,10 +15,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/lifecycle"
+	"github.com/mbguard/mbguard/outcome"
 	"github.com/mbguard/mbguard/scanner"
 	"github.com/mbguard/mbguard/watcher"
 )
@@ -43,6 +45,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 	c := &cobra.Command{Use: "doctor [--json]", Short: "check installation, configuration, hooks, watcher and bank health", Args: noArgs}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	reset := c.Flags().Bool("reset-known-good", false, "forget the known-good state of memory-bank/ when every copy of it was lost (check the bank first)")
+	confirm := c.Flags().Bool("confirm-user-files", false, "say that the user-level hook files mbguard reported as changed are as you want them (run it yourself, in a terminal)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
 		if err != nil {
@@ -51,6 +54,11 @@ func newDoctorCmd(e *env) *cobra.Command {
 		if *reset {
 			if err := resetKnownGood(r); err != nil {
 				return e.fail(err)
+			}
+		}
+		if *confirm {
+			if code, done := confirmUserFiles(e, r); done {
+				return code
 			}
 		}
 		checks := []doctorCheck{checkBinary()}
@@ -329,4 +337,29 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 		out = append(out, c)
 	}
 	return out
+}
+
+// confirmUserFiles ends the unguarded state a change to user-level hook files during an
+// agent's call started (outcome.ConfirmUserFiles). It is the person's word, so it runs only
+// with a terminal on stdin: an agent's shell tool has none (and the outcome check refuses the
+// command line before it runs).
+func confirmUserFiles(e *env, r repo.Repo) (int, bool) {
+	if f, ok := e.stdin.(*os.File); !ok || !isTerminal(f) {
+		return e.fail(fmt.Errorf("%w: --confirm-user-files is the user's word that their user-level hook files are as they want them; run it yourself, in a terminal", outcome.ErrRefused)), true
+	}
+	cfg, err := e.config(r.Root)
+	if err != nil {
+		return e.fail(err), true
+	}
+	files := gating.UserProtectedFiles(e.getenv("HOME"), cfg.Policy().ProtectedPaths)
+	was, err := outcome.ConfirmUserFiles(r, files)
+	if err != nil {
+		return e.fail(err), true
+	}
+	if len(was) == 0 {
+		fmt.Fprintln(e.stdout, "confirm-user-files: nothing was waiting for your word")
+	} else {
+		fmt.Fprintf(e.stdout, "confirm-user-files: %s taken as you want them; the session is guarded again\n", strings.Join(was, ", "))
+	}
+	return exitOK, false
 }
