@@ -621,6 +621,17 @@ type change struct {
 	b, d     *Entry
 	old, new []byte // file bytes (symlink target) when read
 	newBlob  string
+	// unread: a created file whose bytes diff left for settle to read if the verdict needs
+	// them (a created file outside every allowed path is undone whatever it holds)
+	unread bool
+}
+
+// readNew reads a created file diff left unread.
+func (g *Guard) readNew(c *change) {
+	if c.unread {
+		c.unread = false
+		_ = g.readDisk(c)
+	}
 }
 
 func (c *change) what() string {
@@ -645,6 +656,11 @@ func (c *change) what() string {
 // hashed; one whose bytes, mode and link count are unchanged only has its stat refreshed.
 // cands are the manifest paths disk covers (nil: disk is the whole bank; empty: nothing).
 func (g *Guard) diff(m *manifest, disk map[string]Entry, cands []string) ([]*change, bool, error) {
+	return g.diffLazy(m, disk, cands, false)
+}
+
+// diffLazy is diff; with lazy, created regular files are not read (change.unread).
+func (g *Guard) diffLazy(m *manifest, disk map[string]Entry, cands []string, lazy bool) ([]*change, bool, error) {
 	var out []*change
 	touched := false
 	// map order: the changes are sorted at the end, and sorting every path of a large bank
@@ -657,6 +673,11 @@ func (g *Guard) diff(m *manifest, disk map[string]Entry, cands []string) ([]*cha
 		c := &change{path: p, d: &d}
 		if ok {
 			c.b = &b
+		}
+		if lazy && !ok && d.Kind == KindFile {
+			c.unread = true
+			out = append(out, c)
+			continue
 		}
 		if err := g.readDisk(c); err != nil {
 			return nil, false, err
@@ -777,11 +798,15 @@ func (g *Guard) accept(m *manifest, c *change) error {
 // entries (a touch that changed no byte), the manifest is saved.
 // touched says a walk refreshed entries without a change, for a caller that saves later.
 func (g *Guard) changesSince(m *manifest) (changes []*change, touched bool, err error) {
+	return g.changesSinceLazy(m, false)
+}
+
+func (g *Guard) changesSinceLazy(m *manifest, lazy bool) (changes []*change, touched bool, err error) {
 	disk, cands, err := g.look(m)
 	if err != nil {
 		return nil, false, err
 	}
-	changes, touched, err = g.diff(m, disk, cands)
+	changes, touched, err = g.diffLazy(m, disk, cands, lazy)
 	if err != nil {
 		return nil, false, err
 	}
@@ -795,7 +820,7 @@ func (g *Guard) changesSince(m *manifest) (changes []*change, touched bool, err 
 // accepted when the result passes the rules, others' allowed paths are left for their own
 // post check, and everything else is undone.
 func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
-	changes, touched, err := g.changesSince(m)
+	changes, touched, err := g.changesSinceLazy(m, true)
 	if err != nil || len(changes) == 0 {
 		return err
 	}
@@ -806,6 +831,11 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 	for _, c := range owners {
 		if gw = g.gitWorked(c.Git); gw != nil {
 			break
+		}
+	}
+	if gw != nil { // git's work is told by the bytes
+		for _, c := range changes {
+			g.readNew(c)
 		}
 	}
 	mine, theirs := map[string]bool{}, map[string]bool{}
@@ -845,6 +875,7 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 		case theirs[c.path] && !mine[c.path]:
 			verdict[i] = leave
 		case mine[c.path]:
+			g.readNew(c)
 			if err := g.readOld(c); err != nil {
 				return err
 			}
@@ -874,7 +905,11 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 				Text: gw.what() + " discarded uncommitted work here; it was put back from the known-good state"}}
 		default:
 			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not written through an allowed write tool"}}
-			if c.d == nil || c.d.Kind != KindDir {
+			if c.unread && len(changes) > wholeTreeAbove {
+				// a large undo: which other rules the created file breaks changes nothing, and
+				// reading 20,000 files for it costs more than the undo itself
+			} else if c.d == nil || c.d.Kind != KindDir {
+				g.readNew(c)
 				_ = g.readOld(c)
 				if probs, _ := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new); len(probs) > 0 {
 					why[i] = append(why[i], probs...)
