@@ -917,17 +917,28 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			}
 		}
 	}
+	// below is the highest verdict of the files under each folder: what a new folder takes
+	// (only files count: the folders below it are judged after it, shallowest first).
+	// One pass up each file's parents, not one pass over every change per folder.
+	below := map[string]int{}
+	for i, c := range changes {
+		if verdict[i] == undo || c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b.Kind == KindDir {
+			continue
+		}
+		for p := parentOf(c.path); p != ""; p = parentOf(p) {
+			if below[p] >= verdict[i] {
+				break // its parents have it already
+			}
+			below[p] = verdict[i]
+		}
+	}
 	for i, c := range changes {
 		isDir := c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b.Kind == KindDir
 		if !isDir {
 			continue
 		}
 		if c.b == nil && c.d != nil { // a new directory lives or goes with what is below it
-			for j, o := range changes {
-				if j != i && under(o.path, c.path) && verdict[j] != undo {
-					verdict[i] = max(verdict[i], verdict[j])
-				}
-			}
+			verdict[i] = max(verdict[i], below[c.path])
 			for p := range theirs {
 				if under(p, c.path) && verdict[i] == undo {
 					verdict[i] = leave
