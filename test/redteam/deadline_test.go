@@ -17,15 +17,23 @@ import (
 	"github.com/mbguard/mbguard/outcome"
 )
 
-// bigScript creates n files in the bank and overwrites a known one, from a script the gate
+// bigScript creates n files in the bank, a folder depth levels deep (openat-style, as no
+// absolute path could name its bottom), and overwrites a known file, from a script the gate
 // cannot read through.
-func bigScript(n int) []step {
+func bigScript(n, depth int) []step {
 	return script("big.py", `import os
 b = 'mem' + 'ory-bank'
 open(b + '/details/progress.md', 'w').write('# Progress\nbig-overwrite\n')
 os.makedirs(b + '/junk/deep', exist_ok=True)
 for i in range(`+itoa(n)+`):
     open(b + '/junk/deep/f%05d.md' % i, 'w').write('junk\n')
+fd = os.open(b, os.O_RDONLY | os.O_DIRECTORY)
+for i in range(`+itoa(depth)+`):
+    os.mkdir('d' if i else 'down', dir_fd=fd)
+    nfd = os.open('d' if i else 'down', os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    os.close(fd)
+    fd = nfd
+os.close(fd)
 `, "python3 tools/big.py")
 }
 
@@ -70,7 +78,7 @@ func TestPostOutOfTimeFinishesInBackground(t *testing.T) {
 			d := p.open(t, bin, root)
 			defer d.close()
 			runSteps(t, d, root, "w", []step{bash("true")})
-			steps := bigScript(3000)
+			steps := bigScript(3000, 0)
 			if a := d.pre("prep", steps[0]); a.refused {
 				t.Fatalf("writing the script was refused: %.600s", a.text)
 			}
@@ -109,7 +117,7 @@ func TestPostOutOfTimeFinishesInBackground(t *testing.T) {
 	}
 }
 
-// TestPostKilledMidCheck: the process running the post check of a 5,000-file change is
+// TestPostKilledMidCheck: the process running the post check of a 5,000-file, 1,500-level change is
 // killed with SIGKILL while it works (a hook at the host's timeout; a serve process that
 // dies). The call's record stays open, and the next call's pre check finishes the undo.
 func TestPostKilledMidCheck(t *testing.T) {
@@ -123,7 +131,8 @@ func TestPostKilledMidCheck(t *testing.T) {
 			root := clone(t, tmpl)
 			d := p.open(t, bin, root)
 			runSteps(t, d, root, "w", []step{bash("true")})
-			steps := bigScript(5000)
+			// the deep folder keeps the check busy for seconds, long enough to be killed in it
+			steps := bigScript(5000, 1500)
 			d.pre("prep", steps[0])
 			execute(t, root, steps[0])
 			d.post("prep", steps[0])
