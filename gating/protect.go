@@ -36,6 +36,8 @@ var ProtectedPaths = []string{
 	// judged by key after a call: core.hooksPath, core.fsmonitor, `!` aliases, filter.*,
 	// diff.*.textconv, include.path (outcome.RiskyConfigKey)
 	".git/config",
+	// the worktree's config (extensions.worktreeConfig), judged like .git/config
+	".git/config.worktree",
 }
 
 // UserProtectedFiles are the protected files that also exist at user level, under home

@@ -42,6 +42,7 @@ func TestConfigGuard(t *testing.T) {
 		{"sh mbguard uninstall keep state in a dir", ocBash("cd web && mbguard -C .. uninstall --keep-state"), Block},
 		{"sh mbguard install --uninstall", ccBash("mbguard install --agent claude --uninstall"), Block},
 		{"sh mbguard reset known-good", ccBash("sudo mbguard doctor --reset-known-good"), Block},
+		{"sh mbguard confirm user files", ocBash("mbguard doctor --confirm-user-files </dev/tty"), Block},
 		{"sh mbguard quarantine restore", ccBash("mbguard --set gating.mode=warn quarantine restore last"), Block},
 		{"sh mbguard quarantine drop", ccBash("true; mbguard quarantine drop q1"), Block},
 		{"sh mbguard subcommand from a variable", ccBash(`mbguard "$CMD"`), Block},

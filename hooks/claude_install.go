@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
+	"github.com/mbguard/mbguard/outcome"
 )
 
 // claudeToolEvents take a tool-name matcher; the others fire without one.
@@ -47,7 +49,8 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 			if claudeGuardEvents[ev] {
 				onFailure = "block"
 			}
-			return claudeEntry(command, 30, claudeToolEvents[ev], onFailure)
+			// the post check's deadline (outcome.PostDeadline) derives from this timeout
+			return claudeEntry(command, int(outcome.HookTimeout/time.Second), claudeToolEvents[ev], onFailure)
 		},
 		ours: func(raw json.RawMessage) bool { return isOurGroup(raw, " hook claude") },
 	})

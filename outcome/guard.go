@@ -47,6 +47,13 @@ type Options struct {
 	// UserProtected are absolute paths of user-level hook files: a change during a call is
 	// reported, not undone.
 	UserProtected []string
+	// Deadline bounds how long one check settles changes (PostDeadline, or DeadlineEnv, when
+	// 0). What is left then is finished in the background (Background, else Finisher) while
+	// the call's record stays open; the next check waits for it (as long again at most) and
+	// refuses its call with a BusyError if it is not done.
+	Deadline time.Duration
+	// Background, when set, replaces Finisher: it must make Finish run soon (tests).
+	Background func()
 }
 
 // Guard keeps one repository's memory bank at its known-good state. Its methods are safe for
@@ -75,6 +82,10 @@ type Guard struct {
 	tampered []string
 	// reopened: an undo made a folder readable again that the walk could not read
 	reopened bool
+	// until is the running check's deadline (zero: none); handedOn says it handed its rest
+	// to the background (deadline.go)
+	until    time.Time
+	handedOn bool
 }
 
 // quietSince reports whether nothing under memory-bank/ changed since the last full walk.
@@ -105,6 +116,9 @@ func New(r repo.Repo, o Options) *Guard {
 	}
 	if o.StaleAfter == 0 {
 		o.StaleAfter = StaleAfter
+	}
+	if o.Deadline <= 0 {
+		o.Deadline = deadlineFromEnv()
 	}
 	g := &Guard{r: r, o: o, obj: newObjects(r.Root, r.CommonDir)}
 	g.obj.outside = g.outsideObjects()
@@ -174,6 +188,9 @@ type Report struct {
 	// Tampered are findings that mbguard's own state was changed by something other than
 	// mbguard (a forged manifest, ref or in-flight record), and what was done about it.
 	Tampered []string
+	// Background says the check ran out of time: what it did not settle is being finished
+	// in the background, and the next call waits for it.
+	Background bool
 }
 
 // Undone is one entry put back.
@@ -305,12 +322,13 @@ func (g *Guard) tail(c Call, now time.Time) (Call, bool) {
 func (g *Guard) Before(c Call) (rep Report, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	lk, err := g.lock()
+	lk, err := g.lockWithin(g.lockWait())
 	if err != nil {
 		return Report{Call: c}, err
 	}
 	defer lk.Unlock()
 	g.looked = nil
+	g.startClock()
 	rep = Report{Call: c}
 	defer g.takeNotes(&rep) // named results: the notes reach the returned report
 	now := g.o.Now()
@@ -331,6 +349,10 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 	for _, x := range in.Calls {
 		switch {
 		case x.ID == c.ID:
+		case x.Post != 0 && len(x.Procs) == 0:
+			// its post check began and never saved its result (killed, or out of time and
+			// handed on): this check finishes it
+			stale = append(stale, x)
 		case len(x.Procs) > 0: // what a call left running: evidence, not a window
 			jobs = append(jobs, x)
 			if !g.stale(x, now) {
@@ -371,7 +393,18 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 			return rep, err
 		}
 	case len(stale) > 0:
-		if err := g.settle(m, stale, live, &rep); err != nil {
+		markPost(stale, now)
+		if err := g.settle(m, stale, live, &rep); errors.Is(err, errDeadline) {
+			// not done in time: the stale calls stay open for the background, and this call
+			// is refused rather than run on a bank that is still being put back
+			in.Calls = append(live, stale...)
+			if err := g.saveInflight(prev, in); err != nil {
+				return rep, err
+			}
+			g.handOn()
+			rep.Background = true
+			return rep, &BusyError{Call: stale[0].ID}
+		} else if err != nil {
 			return rep, err
 		}
 		rep.Settled = stale
@@ -403,13 +436,20 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	rep = Report{Call: c}
-	lk, err := g.lock()
+	lk, err := g.lockWithin(g.lockWait())
 	if err != nil {
+		var busy *BusyError
+		if errors.As(err, &busy) {
+			// a background check holds the lock: this call's record is stamped, so the
+			// check that next gets the lock settles it as its owner
+			g.stampUnlocked(c.ID)
+		}
 		return rep, err
 	}
 	defer lk.Unlock()
 	defer g.takeNotes(&rep)
 	g.looked = nil
+	g.startClock()
 	now := g.o.Now()
 	prev := g.loadInflight()
 	in := prev
@@ -421,6 +461,9 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 		case x.ID == c.ID:
 			owners[0] = x // the pre check's record holds the allowed paths
 			rep.Call, found = x, true
+		case x.Post != 0 && len(x.Procs) == 0: // a post check that never finished
+			owners = append(owners, x)
+			rep.Settled = append(rep.Settled, x)
 		case g.stale(x, now) && len(x.Procs) > 0:
 			// the job is over: what it wrote since the last check is judged as this call's
 			// window (written during it) or was judged by the checks before
@@ -452,16 +495,42 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 			return g.reportOnly(m, &rep, err)
 		}
 	}
-	n, ok := g.markWalk()
-	g.reopened = false
-	if err := g.settle(m, owners, live, &rep); err != nil {
-		return rep, err
-	}
-	if g.reopened { // what the unreadable folder held is judged now
-		g.reopened = false
-		if err := g.settle(m, owners, live, &rep); err != nil {
+	if found {
+		// stamp the record before the work: a hook killed from here on leaves it open and
+		// stamped, and the next check finishes the job (deadline.go)
+		marked := inflight{Calls: slices.Clone(prev.Calls)}
+		for i := range marked.Calls {
+			if marked.Calls[i].ID == c.ID {
+				markPost(marked.Calls[i:i+1], now)
+				owners[0] = marked.Calls[i]
+			}
+		}
+		if err := g.saveInflight(prev, marked); err != nil {
 			return rep, err
 		}
+		prev = marked
+	}
+	n, ok := g.markWalk()
+	g.reopened = false
+	err = g.settle(m, owners, live, &rep)
+	if err == nil && g.reopened { // what the unreadable folder held is judged now
+		g.reopened = false
+		err = g.settle(m, owners, live, &rep)
+	}
+	if errors.Is(err, errDeadline) {
+		// out of time: every owner stays open and stamped; the rest is finished in the
+		// background, and the next call waits for it
+		markPost(owners, now)
+		in.Calls = append(live, owners...)
+		if err := g.saveInflight(prev, in); err != nil {
+			return rep, err
+		}
+		g.handOn()
+		rep.Background = true
+		return rep, nil
+	}
+	if err != nil {
+		return rep, err
 	}
 	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
 		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
@@ -496,7 +565,10 @@ func (g *Guard) End(session, id string, ran bool) (Report, error) {
 	if _, err := os.Stat(g.inflightPath()); err != nil {
 		return Report{}, nil
 	}
-	lk, err := g.lock()
+	lk, err := g.lockWithin(g.lockWait())
+	if busy := (*BusyError)(nil); errors.As(err, &busy) {
+		return Report{}, nil // a background check runs; the windows close with a later check
+	}
 	if err != nil {
 		return Report{}, err
 	}
@@ -516,6 +588,7 @@ func (g *Guard) End(session, id string, ran bool) (Report, error) {
 		return rep, nil
 	}
 	rep.Call = closed[0]
+	g.startClock()
 	if ran {
 		m, err := g.loadManifest()
 		if err != nil {
@@ -525,7 +598,16 @@ func (g *Guard) End(session, id string, ran bool) (Report, error) {
 			m, _ = g.recoverManifest()
 		}
 		if m != nil {
-			if err := g.settle(m, closed, live, &rep); err != nil {
+			if err := g.settle(m, closed, live, &rep); errors.Is(err, errDeadline) {
+				now := g.o.Now()
+				markPost(closed, now)
+				if err := g.saveInflight(prev, inflight{Calls: append(live, closed...)}); err != nil {
+					return rep, err
+				}
+				g.handOn()
+				rep.Background = true
+				return rep, nil
+			} else if err != nil {
 				return rep, err
 			}
 			g.keepPending(m)
@@ -540,6 +622,17 @@ type change struct {
 	b, d     *Entry
 	old, new []byte // file bytes (symlink target) when read
 	newBlob  string
+	// unread: a created file whose bytes diff left for settle to read if the verdict needs
+	// them (a created file outside every allowed path is undone whatever it holds)
+	unread bool
+}
+
+// readNew reads a created file diff left unread.
+func (g *Guard) readNew(c *change) {
+	if c.unread {
+		c.unread = false
+		_ = g.readDisk(c)
+	}
 }
 
 func (c *change) what() string {
@@ -564,6 +657,11 @@ func (c *change) what() string {
 // hashed; one whose bytes, mode and link count are unchanged only has its stat refreshed.
 // cands are the manifest paths disk covers (nil: disk is the whole bank; empty: nothing).
 func (g *Guard) diff(m *manifest, disk map[string]Entry, cands []string) ([]*change, bool, error) {
+	return g.diffLazy(m, disk, cands, false)
+}
+
+// diffLazy is diff; with lazy, created regular files are not read (change.unread).
+func (g *Guard) diffLazy(m *manifest, disk map[string]Entry, cands []string, lazy bool) ([]*change, bool, error) {
 	var out []*change
 	touched := false
 	// map order: the changes are sorted at the end, and sorting every path of a large bank
@@ -576,6 +674,11 @@ func (g *Guard) diff(m *manifest, disk map[string]Entry, cands []string) ([]*cha
 		c := &change{path: p, d: &d}
 		if ok {
 			c.b = &b
+		}
+		if lazy && !ok && d.Kind == KindFile {
+			c.unread = true
+			out = append(out, c)
+			continue
 		}
 		if err := g.readDisk(c); err != nil {
 			return nil, false, err
@@ -696,11 +799,15 @@ func (g *Guard) accept(m *manifest, c *change) error {
 // entries (a touch that changed no byte), the manifest is saved.
 // touched says a walk refreshed entries without a change, for a caller that saves later.
 func (g *Guard) changesSince(m *manifest) (changes []*change, touched bool, err error) {
+	return g.changesSinceLazy(m, false)
+}
+
+func (g *Guard) changesSinceLazy(m *manifest, lazy bool) (changes []*change, touched bool, err error) {
 	disk, cands, err := g.look(m)
 	if err != nil {
 		return nil, false, err
 	}
-	changes, touched, err = g.diff(m, disk, cands)
+	changes, touched, err = g.diffLazy(m, disk, cands, lazy)
 	if err != nil {
 		return nil, false, err
 	}
@@ -714,14 +821,22 @@ func (g *Guard) changesSince(m *manifest) (changes []*change, touched bool, err 
 // accepted when the result passes the rules, others' allowed paths are left for their own
 // post check, and everything else is undone.
 func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
-	changes, touched, err := g.changesSince(m)
+	changes, touched, err := g.changesSinceLazy(m, true)
 	if err != nil || len(changes) == 0 {
 		return err
+	}
+	if g.late() {
+		return errDeadline // nothing changed yet: the background check starts over
 	}
 	var gw *gitWork
 	for _, c := range owners {
 		if gw = g.gitWorked(c.Git); gw != nil {
 			break
+		}
+	}
+	if gw != nil { // git's work is told by the bytes
+		for _, c := range changes {
+			g.readNew(c)
 		}
 	}
 	mine, theirs := map[string]bool{}, map[string]bool{}
@@ -751,6 +866,9 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 	why := make([][]Problem, len(changes))
 	// files first, directories by what lies below them
 	for i, c := range changes {
+		if i%256 == 255 && g.late() {
+			return errDeadline // only read so far
+		}
 		if c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b.Kind == KindDir {
 			continue
 		}
@@ -758,6 +876,7 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 		case theirs[c.path] && !mine[c.path]:
 			verdict[i] = leave
 		case mine[c.path]:
+			g.readNew(c)
 			if err := g.readOld(c); err != nil {
 				return err
 			}
@@ -787,12 +906,31 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 				Text: gw.what() + " discarded uncommitted work here; it was put back from the known-good state"}}
 		default:
 			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not written through an allowed write tool"}}
-			if c.d == nil || c.d.Kind != KindDir {
+			if c.unread && len(changes) > wholeTreeAbove {
+				// a large undo: which other rules the created file breaks changes nothing, and
+				// reading 20,000 files for it costs more than the undo itself
+			} else if c.d == nil || c.d.Kind != KindDir {
+				g.readNew(c)
 				_ = g.readOld(c)
 				if probs, _ := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new); len(probs) > 0 {
 					why[i] = append(why[i], probs...)
 				}
 			}
+		}
+	}
+	// below is the highest verdict of the files under each folder: what a new folder takes
+	// (only files count: the folders below it are judged after it, shallowest first).
+	// One pass up each file's parents, not one pass over every change per folder.
+	below := map[string]int{}
+	for i, c := range changes {
+		if verdict[i] == undo || c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b.Kind == KindDir {
+			continue
+		}
+		for p := parentOf(c.path); p != ""; p = parentOf(p) {
+			if below[p] >= verdict[i] {
+				break // its parents have it already
+			}
+			below[p] = verdict[i]
 		}
 	}
 	for i, c := range changes {
@@ -801,11 +939,7 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			continue
 		}
 		if c.b == nil && c.d != nil { // a new directory lives or goes with what is below it
-			for j, o := range changes {
-				if j != i && under(o.path, c.path) && verdict[j] != undo {
-					verdict[i] = max(verdict[i], verdict[j])
-				}
-			}
+			verdict[i] = max(verdict[i], below[c.path])
 			for p := range theirs {
 				if under(p, c.path) && verdict[i] == undo {
 					verdict[i] = leave
@@ -834,6 +968,9 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 	var undoWhy [][]Problem
 	blobs := false
 	for i, c := range changes {
+		if i%256 == 255 && g.late() {
+			return errDeadline // blobs written, nothing on disk changed: judged again
+		}
 		if verdict[i] == undo && c.b != nil && c.b.Kind == KindFile && c.b.Blob == "" {
 			// the known-good bytes were never kept (too large, or unreadable): undoing would
 			// lose them, so the change stays and is reported
@@ -854,7 +991,13 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 		}
 	}
 	if len(undoList) > 0 {
-		if err := g.undo(m, undoList, undoWhy, rep); err != nil {
+		if err := g.undo(m, undoList, undoWhy, rep); errors.Is(err, errDeadline) {
+			// what was put back, and what was accepted, is saved; the rest is judged again
+			if err := g.saveManifest(m, blobs); err != nil {
+				return err
+			}
+			return errDeadline
+		} else if err != nil {
 			// what was accepted stays accepted; the rest is tried again by the next check
 			_ = g.saveManifest(m, blobs)
 			return err
@@ -870,7 +1013,10 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 // holds there into a new quarantine entry. Every known-good blob is read before anything
 // is moved: a restore that cannot finish must not start.
 func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) error {
-	for _, c := range list {
+	for i, c := range list {
+		if i%256 == 255 && g.late() {
+			return errDeadline // nothing moved yet
+		}
 		if c.b != nil && (c.b.Kind == KindFile || c.b.Kind == KindSymlink) {
 			if err := g.readOld(c); err != nil {
 				return fmt.Errorf("%w; %s was left as the agent made it", err, c.path)
@@ -927,8 +1073,14 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 		}
 		return "", false
 	}
-	// 1. move the agent's bytes away, deepest first
+	// 1. move the agent's bytes away, deepest first. Out of time, the moves stop at cut:
+	// list[cut:] is moved (and put back below), the rest is left for the next check.
+	cut := 0
 	for i := len(list) - 1; i >= 0; i-- {
+		if (len(list)-1-i)%64 == 63 && g.late() {
+			cut = i + 1
+			break
+		}
 		c := list[i]
 		if c.d == nil {
 			continue
@@ -964,10 +1116,20 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 			}
 		}
 	}
+	for i := 0; i < cut; i++ { // a folder moved whole keeps its quarantine entry
+		if name, ok := movedDirs[list[i].path]; ok {
+			q.add(list[i], name, "", why[i])
+		}
+	}
 	// 2. put the known-good entries back, shallowest first
-	for _, c := range list {
+	for _, c := range list[cut:] {
 		if c.b == nil {
 			continue
+		}
+		if cut > 0 && c.d == nil {
+			if _, err := os.Lstat(abs(parentOf(c.path))); err != nil {
+				continue // its folder is not back yet: the next check restores both
+			}
 		}
 		p := abs(c.path)
 		switch c.b.Kind {
@@ -998,8 +1160,8 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 			m.Entries[c.path] = e
 		}
 	}
-	for i, c := range list {
-		rep.Undone = append(rep.Undone, Undone{Path: c.path, Change: c.what(), Why: why[i]})
+	for i, c := range list[cut:] {
+		rep.Undone = append(rep.Undone, Undone{Path: c.path, Change: c.what(), Why: why[cut+i]})
 	}
 	kept := false
 	for _, e := range q.meta.Entries {
@@ -1012,6 +1174,9 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 		rep.Quarantine = q.meta.ID
 	} else {
 		os.RemoveAll(q.dir)
+	}
+	if cut > 0 {
+		return errDeadline
 	}
 	return nil
 }

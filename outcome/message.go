@@ -65,6 +65,34 @@ func (r Report) Message(host string) string {
 	return b.String()
 }
 
+// UnguardedText says what an unconfirmed change to user-level hook files means, and the one
+// step that ends it.
+const UnguardedText = "This session is unguarded until the user confirms them: writes to memory-bank/ and to mbguard's configuration are refused. " +
+	"Next: tell the user to review these files and run `mbguard doctor --confirm-user-files` in a terminal (an agent cannot run it)."
+
+// BackgroundMessage tells the agent that the check ran out of time: what the call changed in
+// memory-bank/ is still being undone, and the next call waits for it. "" when it did not.
+func (r Report) BackgroundMessage() string {
+	if !r.Background {
+		return ""
+	}
+	id := r.Call.ID
+	if id == "" && len(r.Settled) > 0 {
+		id = r.Settled[0].ID
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[mbguard] call %s changed more in memory-bank/ than mbguard could check in time: it is still undoing it in the background", id)
+	if n := len(r.Undone); n > 0 {
+		fmt.Fprintf(&b, " (%d paths undone so far", n)
+		if r.Quarantine != "" {
+			fmt.Fprintf(&b, ", kept in `mbguard quarantine show %s`", r.Quarantine)
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(". Nothing it changed stands until that check is done. Next: wait a few seconds; the next call waits for it and is refused if it is not done.")
+	return b.String()
+}
+
 // evidence says why mbguard holds the agent responsible: which call's window the changes
 // fell in, and when it opened.
 func (r Report) evidence() string {
@@ -126,7 +154,7 @@ func (r Report) Notice() string {
 		for _, p := range r.Unguarded {
 			b.WriteString("\n- " + p)
 		}
-		b.WriteString("\nUntil you have checked them, treat this session as unguarded. Next: review these files, then run `mbguard doctor`.")
+		b.WriteString("\n" + UnguardedText)
 	}
 	if len(r.Noticed) == 0 {
 		return b.String()

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mbguard/mbguard/internal/gitexec"
+	"github.com/mbguard/mbguard/internal/repo"
 )
 
 // The protected set is guarded after every call like the bank: mbguard's configuration and
@@ -50,8 +51,15 @@ type protSnap struct {
 	// move the hooks, as "key\nvalue".
 	Config protFile `json:"config"`
 	Risky  []string `json:"risky,omitempty"`
+	// WConfig and WRisky are the same for the worktree's config.worktree, which git reads
+	// (as the last word) once extensions.worktreeConfig is set.
+	WConfig protFile `json:"wconfig,omitempty"`
+	WRisky  []string `json:"wrisky,omitempty"`
 	// User are the user-level hook files: absolute path -> sha256 ("" when absent).
 	User map[string]string `json:"user,omitempty"`
+	// Unguarded are the user-level files changed during an agent's call and not yet
+	// confirmed by the person (ConfirmUserFiles): until then the session is unguarded.
+	Unguarded []string `json:"unguarded,omitempty"`
 }
 
 // protRoot is one protected entry: base is the absolute folder it lies in, top its slash path
@@ -70,7 +78,7 @@ func (g *Guard) protRoots(s *protSnap) []protRoot {
 	for _, p := range g.o.Protected {
 		p = strings.TrimSuffix(filepath.ToSlash(p), "/")
 		switch {
-		case p == "" || p == ".git" || p == ".git/config" || p == ".git/mbguard" || strings.HasPrefix(p, ".git/mbguard/"):
+		case p == "" || p == ".git" || p == ".git/config" || p == ".git/config.worktree" || p == ".git/mbguard" || strings.HasPrefix(p, ".git/mbguard/"):
 			// the config is judged by its keys, mbguard's own state by the store's checks
 		case strings.HasPrefix(p, ".git/"):
 			add(protRoot{g.r.CommonDir, p[len(".git/"):], p})
@@ -80,7 +88,7 @@ func (g *Guard) protRoots(s *protSnap) []protRoot {
 	}
 	// the folder core.hooksPath names (the person set it) holds hooks as much as .git/hooks
 	if s != nil {
-		for _, kv := range s.Risky {
+		for _, kv := range slices.Concat(s.Risky, s.WRisky) {
 			k, v, _ := strings.Cut(kv, "\n")
 			if k != "core.hookspath" || v == "" || strings.HasPrefix(v, "~") {
 				continue
@@ -300,6 +308,7 @@ func (g *Guard) protectBefore(accept, enforce bool, rep *Report) {
 	case accept:
 		g.protAccept(s)
 	}
+	rep.Unguarded = s.Unguarded
 }
 
 // protectAfter runs in the post check: every change to the protected set is undone.
@@ -314,6 +323,7 @@ func (g *Guard) protectAfter(rep *Report) {
 		return
 	}
 	g.protEnforce(s, rep)
+	rep.Unguarded = s.Unguarded
 }
 
 // protTake reads the protected set as it is now.
@@ -333,16 +343,41 @@ func (g *Guard) protTake() *protSnap {
 
 func (g *Guard) configPath() string { return filepath.Join(g.r.CommonDir, "config") }
 
-// takeConfig records the git config as known-good.
+// cfgFile is one git config file judged by its risky keys: the repository's config, and the
+// worktree's config.worktree (extensions.worktreeConfig), which a command can create with
+// `git config --worktree core.hooksPath x` to move the hooks as surely as the other.
+type cfgFile struct {
+	path, show string
+	file       *protFile
+	risky      *[]string
+}
+
+func (g *Guard) cfgFiles(s *protSnap) []cfgFile {
+	gd := g.r.GitDir
+	if gd == "" {
+		gd = g.r.CommonDir
+	}
+	return []cfgFile{
+		{g.configPath(), ".git/config", &s.Config, &s.Risky},
+		{filepath.Join(gd, "config.worktree"), ".git/config.worktree", &s.WConfig, &s.WRisky},
+	}
+}
+
+// takeConfig records the git config files as known-good.
 func (g *Guard) takeConfig(s *protSnap) {
-	p := g.configPath()
-	fi, err := os.Lstat(p)
+	for _, cf := range g.cfgFiles(s) {
+		takeCfg(cf)
+	}
+}
+
+func takeCfg(cf cfgFile) {
+	fi, err := os.Lstat(cf.path)
 	if err != nil {
-		s.Config, s.Risky = protFile{}, nil
+		*cf.file, *cf.risky = protFile{}, nil
 		return
 	}
-	s.Config = readProt(p, entryOf(fi))
-	s.Risky, _ = riskyConfig(p)
+	*cf.file = readProt(cf.path, entryOf(fi))
+	*cf.risky, _ = riskyConfig(cf.path)
 }
 
 func (g *Guard) protAccept(s *protSnap) {
@@ -354,9 +389,12 @@ func (g *Guard) protAccept(s *protSnap) {
 			s.Files[c.show] = *c.d
 		}
 	}
-	cfgChanged := g.configMoved(s)
-	if cfgChanged {
-		g.takeConfig(s)
+	cfgChanged := false
+	for _, cf := range g.cfgFiles(s) {
+		if cfgMoved(cf) {
+			takeCfg(cf)
+			cfgChanged = true
+		}
 	}
 	userChanged := false
 	for _, p := range g.o.UserProtected {
@@ -372,22 +410,21 @@ func (g *Guard) protAccept(s *protSnap) {
 	}
 }
 
-// configMoved reports whether the git config's bytes may differ from the known-good ones
+// cfgMoved reports whether a git config file's bytes may differ from the known-good ones
 // (its stat changed and its bytes did).
-func (g *Guard) configMoved(s *protSnap) bool {
-	p := g.configPath()
-	fi, err := os.Lstat(p)
+func cfgMoved(cf cfgFile) bool {
+	fi, err := os.Lstat(cf.path)
 	if err != nil {
-		return s.Config.Kind != ""
+		return cf.file.Kind != ""
 	}
 	e := entryOf(fi)
-	if s.Config.Entry.sameStat(e) {
+	if cf.file.Entry.sameStat(e) {
 		return false
 	}
-	d := readProt(p, e)
-	if s.Config.same(d) {
-		s.Config.Entry = e
-		return true // stat refresh only; takeConfig re-reads the same bytes
+	d := readProt(cf.path, e)
+	if cf.file.same(d) {
+		cf.file.Entry = e
+		return true // stat refresh only; takeCfg re-reads the same bytes
 	}
 	return true
 }
@@ -401,13 +438,17 @@ func (g *Guard) protEnforce(s *protSnap, rep *Report) {
 		g.protUndo(s, roots, changes, rep)
 		dirty = true
 	}
-	if g.configMoved(s) {
-		g.enforceConfig(s, rep)
-		dirty = true
+	for _, cf := range g.cfgFiles(s) {
+		if cfgMoved(cf) {
+			g.enforceConfig(cf, rep)
+			dirty = true
+		}
 	}
 	for _, p := range g.o.UserProtected {
 		if h := sumOf(p); s.User[p] != h {
-			rep.Unguarded = append(rep.Unguarded, p)
+			if !slices.Contains(s.Unguarded, p) {
+				s.Unguarded = append(s.Unguarded, p)
+			}
 			if s.User == nil {
 				s.User = map[string]string{}
 			}
@@ -520,34 +561,39 @@ func (g *Guard) keepQuarantine(q *quarantine, rep *Report) {
 	}
 }
 
-// enforceConfig undoes changes to the git config's risky keys, leaving every other change
-// (a remote added, user.email) as it is. A config git cannot read is put back whole.
-func (g *Guard) enforceConfig(s *protSnap, rep *Report) {
-	p := g.configPath()
+// enforceConfig undoes changes to a git config file's risky keys, leaving every other change
+// (a remote added, user.email) as it is. A config git cannot read is put back whole (or
+// removed, when there was none).
+func (g *Guard) enforceConfig(cf cfgFile, rep *Report) {
+	p := cf.path
 	now, err := riskyConfig(p)
-	if err == nil && slices.Equal(now, s.Risky) {
-		g.takeConfig(s) // a harmless change: the new bytes are known-good
+	if err == nil && slices.Equal(now, *cf.risky) {
+		takeCfg(cf) // a harmless change: the new bytes are known-good
 		return
 	}
 	old, _ := os.ReadFile(p)
-	why := []Problem{{Rule: RuleProtected, Text: "changed git config keys that run code or move the hooks (" + strings.Join(riskyKeysChanged(s.Risky, now), ", ") + ")"}}
+	why := []Problem{{Rule: RuleProtected, Text: "changed git config keys that run code or move the hooks (" + strings.Join(riskyKeysChanged(*cf.risky, now), ", ") + ")"}}
 	if err != nil {
 		why = []Problem{{Rule: RuleProtected, Text: "git cannot read the changed config"}}
 	}
-	fixed := err == nil && g.fixConfigKeys(p, s.Risky, now) == nil
-	if !fixed && s.Config.Kind == KindFile && !s.Config.Big {
-		fixed = writeExact(p, s.Config.Data, s.Config.Mode) == nil
+	fixed := err == nil && g.fixConfigKeys(p, *cf.risky, now) == nil
+	switch {
+	case fixed:
+	case cf.file.Kind == KindFile && !cf.file.Big:
+		fixed = writeExact(p, cf.file.Data, cf.file.Mode) == nil
+	case cf.file.Kind == "":
+		fixed = os.Remove(p) == nil
 	}
 	if !fixed {
-		rep.Noticed = append(rep.Noticed, Problem{Path: ".git/config", Rule: RuleProtected, Text: "could not be restored; check it with `git config --list --show-origin`"})
+		rep.Noticed = append(rep.Noticed, Problem{Path: cf.show, Rule: RuleProtected, Text: "could not be restored; check it with `git config --list --show-origin`"})
 		return
 	}
 	if q, qerr := g.newQuarantine(rep.Call); qerr == nil {
-		q.keep(".git/config", "changed", old, why)
+		q.keep(cf.show, "changed", old, why)
 		g.keepQuarantine(q, rep)
 	}
-	rep.Undone = append(rep.Undone, Undone{Path: ".git/config", Change: "changed", Why: why})
-	g.takeConfig(s)
+	rep.Undone = append(rep.Undone, Undone{Path: cf.show, Change: "changed", Why: why})
+	takeCfg(cf)
 }
 
 func riskyKeysChanged(old, now []string) []string {
@@ -647,4 +693,43 @@ func sumOf(p string) string {
 	}
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// ConfirmUserFiles is the person's word that the user-level hook files mbguard reported as
+// changed during an agent's call are as they want them (`mbguard doctor --confirm-user-files`,
+// run in a terminal): their current state becomes known-good and the session is guarded
+// again. It returns the files that were unconfirmed.
+func ConfirmUserFiles(r repo.Repo, userFiles []string) ([]string, error) {
+	g := New(r, Options{UserProtected: userFiles})
+	lk, err := g.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Unlock()
+	s := g.loadProt()
+	if s == nil || len(s.Unguarded) == 0 {
+		return nil, nil
+	}
+	was := s.Unguarded
+	s.Unguarded = nil
+	if s.User == nil {
+		s.User = map[string]string{}
+	}
+	for _, p := range userFiles {
+		s.User[p] = sumOf(p)
+	}
+	if err := writeJSON(g.protPath(), s, true); err != nil {
+		return nil, err
+	}
+	return was, nil
+}
+
+// UnguardedFiles lists the user-level files changed during an agent's call that the person
+// has not confirmed yet.
+func UnguardedFiles(r repo.Repo) []string {
+	g := New(r, Options{})
+	if s := g.loadProt(); s != nil {
+		return s.Unguarded
+	}
+	return nil
 }

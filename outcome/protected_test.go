@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mbguard/mbguard/internal/repo"
@@ -105,5 +106,118 @@ func TestProtectedUndoneAfterCall(t *testing.T) {
 	}
 	if v := git("config", "--local", "core.hooksPath"); v != ".husky\n" {
 		t.Errorf("the person's core.hooksPath is gone: %q", v)
+	}
+}
+
+// TestWorktreeConfigJudgedLikeConfig: with extensions.worktreeConfig, git reads the
+// worktree's config.worktree too; a risky key an agent sets there is undone like one in
+// .git/config, a harmless one stays, and the person's own between calls is kept.
+func TestWorktreeConfigJudgedLikeConfig(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "a.txt", "x\n")
+	testgit.Commit(t, root, "init")
+	r, err := repo.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(r, Options{Protected: []string{".git/config", ".git/config.worktree"}})
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		b, _ := cmd.Output()
+		return string(b)
+	}
+	call := func(id string, do func()) Report {
+		if _, err := g.Before(Call{ID: id, Session: "s", Tool: "bash"}); err != nil {
+			t.Fatal(err)
+		}
+		do()
+		rep, err := g.After(Call{ID: id, Session: "s", Tool: "bash", Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := call("1", func() {
+		git("config", "extensions.worktreeConfig", "true")
+		git("config", "--worktree", "core.hooksPath", ".githooks")
+		git("config", "--worktree", "alias.st", "!rm -rf memory-bank")
+		git("config", "--worktree", "user.name", "Agent")
+	})
+	if v := git("config", "--get-all", "core.hooksPath"); v != "" {
+		t.Errorf("core.hooksPath from config.worktree stays %q", v)
+	}
+	if v := git("config", "--get-all", "alias.st"); v != "" {
+		t.Errorf("the ! alias from config.worktree stays %q", v)
+	}
+	if v := git("config", "--worktree", "user.name"); v != "Agent\n" {
+		t.Errorf("the harmless key was lost: %q", v)
+	}
+	found := false
+	for _, u := range rep.Undone {
+		found = found || u.Path == ".git/config.worktree"
+	}
+	if !found || rep.Quarantine == "" {
+		t.Errorf("report lacks .git/config.worktree or its quarantine: %+v", rep)
+	}
+	// the person's own, between calls, is known-good
+	git("config", "--worktree", "core.hooksPath", ".husky")
+	if rep := call("2", func() {}); len(rep.Undone) > 0 {
+		t.Errorf("the person's change was undone: %+v", rep.Undone)
+	}
+	if v := git("config", "--worktree", "core.hooksPath"); v != ".husky\n" {
+		t.Errorf("the person's core.hooksPath is gone: %q", v)
+	}
+}
+
+// TestUserFileChangeUnguardsUntilConfirmed: a user-level hook file changed during an agent's
+// call is reported by every check after it — not only the first — until the person confirms
+// (ConfirmUserFiles); a change to it between calls is the person's and flags nothing.
+func TestUserFileChangeUnguardsUntilConfirmed(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "a.txt", "x\n")
+	testgit.Commit(t, root, "init")
+	r, err := repo.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(user, []byte(`{"hooks":{}}`), 0o644)
+	g := New(r, Options{Protected: []string{".git/config"}, UserProtected: []string{user}})
+	call := func(id string, do func()) Report {
+		pre, err := g.Before(Call{ID: id, Session: "s", Tool: "bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		do()
+		rep, err := g.After(Call{ID: id, Session: "s", Tool: "bash", Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.Unguarded = append(slices.Clip(pre.Unguarded), rep.Unguarded...)
+		return rep
+	}
+	call("0", func() {})
+	os.WriteFile(user, []byte(`{"hooks":{},"theme":"dark"}`), 0o644) // the person's, between calls
+	if rep := call("1", func() {}); len(rep.Unguarded) > 0 {
+		t.Fatalf("a change between calls unguarded the session: %v", rep.Unguarded)
+	}
+	if rep := call("2", func() { os.WriteFile(user, []byte(`{"disableAllHooks":true}`), 0o644) }); !slices.Contains(rep.Unguarded, user) {
+		t.Fatalf("the change during the call was not reported: %+v", rep)
+	}
+	for _, id := range []string{"3", "4"} {
+		if rep := call(id, func() {}); !slices.Contains(rep.Unguarded, user) || !strings.Contains(rep.Notice(), "--confirm-user-files") {
+			t.Fatalf("check %s no longer says the session is unguarded: %+v", id, rep)
+		}
+	}
+	if got := UnguardedFiles(r); !slices.Equal(got, []string{user}) {
+		t.Errorf("UnguardedFiles = %v", got)
+	}
+	was, err := ConfirmUserFiles(r, []string{user})
+	if err != nil || !slices.Equal(was, []string{user}) {
+		t.Fatalf("ConfirmUserFiles = %v, %v", was, err)
+	}
+	if rep := call("5", func() {}); len(rep.Unguarded) > 0 || len(UnguardedFiles(r)) > 0 {
+		t.Errorf("still unguarded after the person confirmed: %v", rep.Unguarded)
 	}
 }

@@ -65,6 +65,10 @@ type Call struct {
 	// with its id) or StaleAfter closes it, not the session's Stop or next message: a
 	// subagent may run in the background past its parent's turn.
 	Agent bool `json:"agent,omitempty"`
+	// Post is when a post check of this call began (Unix milliseconds): a record still open
+	// with Post set belongs to a check that was killed or ran out of time, and the next check
+	// finishes it (deadline.go).
+	Post int64 `json:"post,omitempty"`
 }
 
 type inflight struct {
@@ -184,7 +188,7 @@ func (g *Guard) saveInflight(prev, next inflight) error {
 }
 
 func sameCall(a, b Call) bool {
-	return a.ID == b.ID && a.Session == b.Session && a.Ended == b.Ended && a.Start == b.Start && slices.Equal(a.Allowed, b.Allowed) &&
+	return a.ID == b.ID && a.Session == b.Session && a.Ended == b.Ended && a.Start == b.Start && a.Post == b.Post && slices.Equal(a.Allowed, b.Allowed) &&
 		maps.Equal(a.Expect, b.Expect)
 }
 

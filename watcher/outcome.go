@@ -9,7 +9,9 @@ import (
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/declog"
+	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/outcome"
 )
 
@@ -66,6 +68,9 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		if d.Verdict == gating.Block || !mayWrite(e.Tool, *d) {
 			return nil
 		}
+		if s.unguardedBlock(e, d) {
+			return nil
+		}
 		c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now}
 		lt := strings.ToLower(e.Tool)
 		// gating.shell_markdown_writes lets the shell write the .md files its command names
@@ -90,6 +95,13 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 			}
 		}
 		rep, err := s.guard().Before(c)
+		if busy := (*outcome.BusyError)(nil); errors.As(err, &busy) {
+			// an earlier call's changes are still being undone (in the background): this call
+			// would run on a bank not yet put back, so it waits its turn
+			d.Verdict, d.Gate = gating.Block, gating.GateOutcome
+			d.Message, d.Advice = "[mbguard] blocked: "+busy.Error()+".", ""
+			return append(notes, s.report(e, rep)...)
+		}
 		if errors.Is(err, outcome.ErrStoreLost) {
 			// no authentic known-good state is left: nothing this call writes into the bank
 			// could be judged, so bank writes are refused until the person has looked
@@ -111,14 +123,21 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		check := mayWrite(e.Tool, gating.Decision{})
 		rep, err := s.guard().After(outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool,
 			Check: check, Spawns: check && !writeTools[strings.ToLower(e.Tool)]})
+		var busy *outcome.BusyError
 		switch {
+		case errors.As(err, &busy):
+			notes = append(notes, "mbguard: "+busy.Error()+"; this call's changes are judged then.")
 		case errors.Is(err, outcome.ErrStoreLost):
 			notes = append(notes, "mbguard: "+lostText)
 		case err != nil:
 			notes = append(notes, "mbguard: memory-bank/ could not be checked after this call: "+err.Error()+"; run `mbguard doctor`.")
 		}
-		if rep.Blocked() {
+		if rep.Blocked() || rep.Background {
 			d.Verdict, d.Gate, d.Message = gating.Block, gating.GateOutcome, rep.Message(e.Host)
+			if rep.Background {
+				// never "killed, so it stands": the agent hears that the undo goes on
+				d.Message = joinNotes(rep.BackgroundMessage(), d.Message)
+			}
 			d.Paths = d.Paths[:0]
 			for _, u := range rep.Undone {
 				d.Paths = append(d.Paths, u.Path)
@@ -129,6 +148,64 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		return append(notes, s.report(e, rep)...)
 	}
 	return nil
+}
+
+// confirmFlag is the doctor flag that ends the unguarded state: the person's word only.
+const confirmFlag = "confirm-user-files"
+
+// unguardedBlock refuses, before it runs, a shell call that names `mbguard doctor
+// --confirm-user-files` (only the person may say their user-level hook files are as they
+// want them), and — while a change to those files during an agent's call is unconfirmed —
+// every call that writes memory-bank/ or mbguard's configuration. It reports whether it
+// refused. Called with s.mu held.
+func (s *Service) unguardedBlock(e gating.Event, d *gating.Decision) bool {
+	if gating.ShellTool(e.Tool) {
+		if cmd, _ := e.Args["command"].(string); strings.Contains(cmd, confirmFlag) {
+			d.Verdict, d.Gate, d.Advice = gating.Block, gating.GateOutcome, ""
+			d.Message = "[mbguard] blocked: `mbguard doctor --" + confirmFlag + "` is the user's word that their user-level hook files are as they want them; an agent cannot give it. Next: ask the user to run it in a terminal."
+			return true
+		}
+	}
+	touches := false
+	for _, p := range d.Paths {
+		touches = touches || p == bank.Dir || strings.HasPrefix(p, bank.Dir+"/") || s.engine.Policy.Protects(p, s.fold())
+	}
+	if !touches {
+		return false
+	}
+	files := outcome.UnguardedFiles(s.Repo)
+	if len(files) == 0 {
+		return false
+	}
+	d.Verdict, d.Gate, d.Advice = gating.Block, gating.GateOutcome, ""
+	d.Message = "[mbguard] blocked: user-level hook settings changed during an agent's call (" + strings.Join(files, ", ") + "). " + outcome.UnguardedText
+	return true
+}
+
+func joinNotes(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "\n" + b
+}
+
+// Settle finishes, in this process, the checks of r that ran out of time or whose hook was
+// killed (outcome.Guard.Finish): `mbguard settle`, which a check that ran out of time starts
+// detached. What it undid is logged like any check's.
+func Settle(r repo.Repo, cfg *config.Config) error {
+	s := NewService(r, cfg, ServiceOptions{})
+	defer s.Close()
+	rep, err := s.guard().Finish()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := gating.Event{Session: rep.Call.Session, Host: rep.Call.Host}
+	if rep.Blocked() {
+		s.log(declog.Entry{Session: e.Session, Host: e.Host, Event: "outcome", Tool: rep.Call.Tool, Gate: string(gating.GateOutcome),
+			Verdict: string(gating.Block), Paths: undonePaths(rep), Message: rep.Message(e.Host)})
+		rep.Undone = nil
+	}
+	s.report(e, rep)
+	return err
 }
 
 // endCalls closes the windows of session's in-flight calls (outcome.Guard.End): the session

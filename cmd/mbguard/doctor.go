@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
@@ -45,6 +46,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 	asJSON := c.Flags().Bool("json", false, "print JSON")
 	reset := c.Flags().Bool("reset-known-good", false, "forget the known-good state of memory-bank/ when every copy of it was lost (check the bank first)")
 	prune := c.Flags().Bool("prune", false, "remove the state mbguard keeps for repositories that no longer exist")
+	confirm := c.Flags().Bool("confirm-user-files", false, "say that the user-level hook files mbguard reported as changed are as you want them (run it yourself, in a terminal)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
 		if errors.Is(err, repo.ErrNotRepo) && !*reset {
@@ -63,6 +65,11 @@ func newDoctorCmd(e *env) *cobra.Command {
 		}
 		if *prune {
 			pruneReport(e)
+		}
+		if *confirm {
+			if code, done := confirmUserFiles(e, r); done {
+				return code
+			}
 		}
 		checks := []doctorCheck{checkBinary()}
 		cfg, cerr := e.config(r.Root)
@@ -375,4 +382,29 @@ func checkOrphans() []doctorCheck {
 		what = fmt.Sprintf("%d repositories that no longer exist", len(gone))
 	}
 	return []doctorCheck{{Name: "state", Status: checkInfo, Detail: "mbguard keeps the state of " + what + " (" + gone[0].GitDir + ")", Next: "mbguard doctor --prune"}}
+}
+
+// confirmUserFiles ends the unguarded state a change to user-level hook files during an
+// agent's call started (outcome.ConfirmUserFiles). It is the person's word, so it runs only
+// with a terminal on stdin: an agent's shell tool has none (and the outcome check refuses the
+// command line before it runs).
+func confirmUserFiles(e *env, r repo.Repo) (int, bool) {
+	if f, ok := e.stdin.(*os.File); !ok || !isTerminal(f) {
+		return e.fail(fmt.Errorf("%w: --confirm-user-files is the user's word that their user-level hook files are as they want them; run it yourself, in a terminal", outcome.ErrRefused)), true
+	}
+	cfg, err := e.config(r.Root)
+	if err != nil {
+		return e.fail(err), true
+	}
+	files := gating.UserProtectedFiles(e.getenv("HOME"), cfg.Policy().ProtectedPaths)
+	was, err := outcome.ConfirmUserFiles(r, files)
+	if err != nil {
+		return e.fail(err), true
+	}
+	if len(was) == 0 {
+		fmt.Fprintln(e.stdout, "confirm-user-files: nothing was waiting for your word")
+	} else {
+		fmt.Fprintf(e.stdout, "confirm-user-files: %s taken as you want them; the session is guarded again\n", strings.Join(was, ", "))
+	}
+	return exitOK, false
 }

@@ -7,9 +7,12 @@ import (
 	"os"
 
 	"github.com/mbguard/mbguard/internal/jail"
+	"github.com/mbguard/mbguard/outcome"
 )
 
 func main() {
 	jail.Inner() // the jail's re-executed half never returns
+	// a check that runs out of time finishes in a detached `mbguard settle`
+	outcome.Finisher = settleInBackground
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }

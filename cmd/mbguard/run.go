@@ -57,6 +57,7 @@ func commands(e *env) []*cobra.Command {
 		newQuarantineCmd(e),
 		newJailCmd(e),
 		newUninstallCmd(e),
+		newSettleCmd(e),
 	}
 }
 

@@ -455,7 +455,7 @@ func personCommand(args []arg) string {
 			continue
 		case strings.HasPrefix(a.s, "-"):
 			name, _, _ := strings.Cut(a.s, "=")
-			if name == "--uninstall" || name == "--reset-known-good" {
+			if name == "--uninstall" || name == "--reset-known-good" || name == "--confirm-user-files" {
 				words = append(words, name)
 			}
 			continue
@@ -479,6 +479,8 @@ func personCommand(args []arg) string {
 		return "mbguard install --uninstall"
 	case words[0] == "doctor" && has("--reset-known-good"):
 		return "mbguard doctor --reset-known-good"
+	case words[0] == "doctor" && has("--confirm-user-files"):
+		return "mbguard doctor --confirm-user-files"
 	case words[0] == "quarantine" && len(words) > 1 && (words[1] == "drop" || words[1] == "restore"):
 		return "mbguard quarantine " + words[1]
 	case words[0] == "quarantine" && len(words) == 1 || words[0] == "install" || words[0] == "doctor":

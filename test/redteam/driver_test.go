@@ -75,7 +75,7 @@ func (d *claudeDriver) input(s step) (string, map[string]any) {
 	return s.tool, map[string]any{"path": abs, "content": s.content}
 }
 
-func (d *claudeDriver) run(event, id string, s step) (int, []byte, []byte) {
+func (d *claudeDriver) payload(event, id string, s step) []byte {
 	tool, in := d.input(s)
 	p := map[string]any{"hook_event_name": event, "session_id": d.session, "transcript_path": "/dev/null",
 		"cwd": d.root, "tool_name": tool, "tool_input": in, "tool_use_id": id}
@@ -83,6 +83,11 @@ func (d *claudeDriver) run(event, id string, s step) (int, []byte, []byte) {
 		p["tool_response"] = map[string]any{"stdout": "", "stderr": "", "interrupted": false}
 	}
 	b, _ := json.Marshal(p)
+	return b
+}
+
+func (d *claudeDriver) run(event, id string, s step) (int, []byte, []byte) {
+	b := d.payload(event, id, s)
 	cmd := exec.Command(d.bin, "hook", "claude")
 	cmd.Dir = d.root
 	cmd.Stdin = bytes.NewReader(b)
