@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"time"
+
+	"github.com/mbguard/mbguard/outcome"
 )
 
 // CodexHooksPath is the hook file install writes for Codex CLI: the project's
@@ -35,7 +38,7 @@ func InstallCodex(o InstallOptions) ([]Change, error) {
 		globalNeeds: "CODEX_HOME or HOME to find ~/.codex",
 		events:      CodexEvents,
 		entry: func(ev string) json.RawMessage {
-			timeout := 30
+			timeout := int(outcome.HookTimeout / time.Second)
 			if ev == codexSessionEnd {
 				timeout = 3 // Codex clamps SessionEnd hooks to 3 s and warns about more
 			}
@@ -80,7 +83,7 @@ func InstallGemini(o InstallOptions) ([]Change, error) {
 		globalNeeds: "HOME to find ~/.gemini",
 		events:      GeminiEvents,
 		entry: func(string) json.RawMessage {
-			b, _ := json.Marshal(geminiGroup{Hooks: []geminiHook{{Name: "mbguard", Type: "command", Command: command, Timeout: 30000}}})
+			b, _ := json.Marshal(geminiGroup{Hooks: []geminiHook{{Name: "mbguard", Type: "command", Command: command, Timeout: int(outcome.HookTimeout / time.Millisecond)}}})
 			return b
 		},
 		ours: func(raw json.RawMessage) bool {
@@ -132,7 +135,7 @@ func InstallCopilot(o InstallOptions) ([]Change, error) {
 		events:      CopilotEvents,
 		base:        map[string]json.RawMessage{"version": json.RawMessage(`1`)},
 		entry: func(ev string) json.RawMessage {
-			b, _ := json.Marshal(copilotHook{Type: "command", Bash: hookCommand(o.Binary, "copilot", ev), TimeoutSec: 30})
+			b, _ := json.Marshal(copilotHook{Type: "command", Bash: hookCommand(o.Binary, "copilot", ev), TimeoutSec: int(outcome.HookTimeout / time.Second)})
 			return b
 		},
 		ours: func(raw json.RawMessage) bool {

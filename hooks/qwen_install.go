@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"time"
+
+	"github.com/mbguard/mbguard/outcome"
 )
 
 // QwenSettingsPath is the settings file install writes for Qwen Code: the project's
@@ -30,7 +33,9 @@ func InstallQwen(o InstallOptions) ([]Change, error) {
 		path:        QwenSettingsPath,
 		globalNeeds: "HOME to find ~/.qwen",
 		events:      QwenEvents,
-		entry:       func(ev string) json.RawMessage { return ourGroup(command, 30000, qwenToolEvents[ev]) },
-		ours:        func(raw json.RawMessage) bool { return isOurGroup(raw, " hook qwen") },
+		entry: func(ev string) json.RawMessage {
+			return ourGroup(command, int(outcome.HookTimeout/time.Millisecond), qwenToolEvents[ev])
+		},
+		ours: func(raw json.RawMessage) bool { return isOurGroup(raw, " hook qwen") },
 	})
 }
