@@ -493,12 +493,13 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		return a, true
 	}
 	switch {
-	case c.Defer && a.Context != "":
-		// the host shows nothing of this event to the model: keep it for the next event that can
-		if err := savePending(r, c.Session, a.Context); err != nil {
+	case c.Defer && (a.Context != "" || a.Undone != ""):
+		// the host shows nothing of this event to the model: keep it (an undo included) for
+		// the next event that can
+		if err := savePending(r, c.Session, joinText(a.Undone, a.Context)); err != nil {
 			a.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
 		}
-		a.Context = ""
+		a.Context, a.Undone = "", ""
 	case c.Kind == callPrompt || c.Kind == callPostTool || c.Kind == callStart:
 		if kept := takePending(r, c.Session); kept != "" {
 			a.Context = joinText(kept, a.Context)

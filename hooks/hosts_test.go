@@ -75,6 +75,14 @@ func (h *hostRun) call(event string, fields map[string]any) Reply {
 	case "crush": // HOSTS.md §7: "event", no hook_event_name, no call id
 		m["session_id"] = h.sess
 		m["event"] = event
+	case "cursor": // docs/hosts/cursor.md: the conversation is the session, a generation per user message
+		if event == "beforeSubmitPrompt" {
+			h.pid++
+		}
+		m["conversation_id"] = h.sess
+		m["generation_id"] = fmt.Sprintf("gen-%d", h.pid)
+		m["hook_event_name"] = event
+		m["workspace_roots"] = []string{h.root}
 	default:
 		m["session_id"] = h.sess
 		m["hook_event_name"] = event
@@ -115,6 +123,8 @@ func denied(t *testing.T, host string, r Reply) string {
 		Reason             string `json:"reason"`
 		PermissionDecision string `json:"permissionDecision"`
 		PermissionReason   string `json:"permissionDecisionReason"`
+		Permission         string `json:"permission"` // Cursor
+		AgentMessage       string `json:"agent_message"`
 		H                  struct {
 			PermissionDecision string `json:"permissionDecision"`
 			PermissionReason   string `json:"permissionDecisionReason"`
@@ -138,6 +148,10 @@ func denied(t *testing.T, host string, r Reply) string {
 	case "copilot":
 		if out.PermissionDecision == "deny" {
 			return out.PermissionReason
+		}
+	case "cursor":
+		if out.Permission == "deny" {
+			return out.AgentMessage
 		}
 	}
 	return ""
@@ -188,6 +202,21 @@ var shapes = map[string]hostShapes{
 		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
 			in := map[string]any{"tool_name": "view", "tool_input": map[string]any{"file_path": rel}}
 			return "PreToolUse", in, in
+		},
+	},
+	// Cursor: payloads built from its published schema (docs/hosts/cursor.md); shell and reads
+	// have their own events
+	"cursor": {prompt: "beforeSubmitPrompt", preTool: "preToolUse", postTool: "postToolUse", start: "sessionStart", end: "sessionEnd",
+		write: func(h *hostRun, rel, content string) (string, map[string]any) {
+			return "preToolUse", map[string]any{"tool_name": "Write", "tool_use_id": "toolu_w", "tool_input": map[string]any{"file_path": rel, "contents": content}}
+		},
+		shell: func(h *hostRun, cmd string) (string, map[string]any) {
+			return "beforeShellExecution", map[string]any{"command": cmd, "sandbox": false}
+		},
+		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
+			in := map[string]any{"file_path": h.abs(rel), "content": "# Patterns\nuse the queue\n", "attachments": []any{}}
+			post := map[string]any{"tool_name": "Read", "tool_use_id": "toolu_r", "tool_input": map[string]any{"file_path": h.abs(rel)}, "tool_output": "# Patterns"}
+			return "beforeReadFile", in, post
 		},
 	},
 	// Qwen Code 0.24.4: file tools take absolute paths only (HOSTS.md §6)
@@ -659,6 +688,7 @@ func TestHostsUndecodableBankWrite(t *testing.T) {
 		"copilot": {"preToolUse", `{"sessionId":"s","cwd":"ROOT","toolName":"create","toolArgs":{"path":"`},
 		"crush":   {"", `{"event":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"write","tool_input":{"file_path":"`},
 		"qwen":    {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","prompt_id":"s########1","tool_name":"write_file","tool_input":{"file_path":"`},
+		"cursor":  {"", `{"hook_event_name":"preToolUse","conversation_id":"s","cwd":"ROOT","tool_name":"Write","tool_input":{"file_path":"`},
 	}
 	for _, host := range Hosts {
 		for _, tc := range []struct {
@@ -696,7 +726,7 @@ func TestHostsUndecodableBankWrite(t *testing.T) {
 
 // MBGUARD=0 lets every call through on every host, without reading the payload.
 func TestEscapeHatch(t *testing.T) {
-	neutral := map[string]string{"claude": "", "codex": "", "gemini": "{}\n", "copilot": "{}\n"}
+	neutral := map[string]string{"claude": "", "codex": "", "gemini": "{}\n", "copilot": "{}\n", "cursor": "{}\n"}
 	for _, host := range Hosts {
 		t.Run(host, func(t *testing.T) {
 			root := bankRepo(t)

@@ -123,6 +123,16 @@ var hostSpecs = []HostSpec{
 		SessionField: "session_id", proto: crushProto{},
 		NotRun: "its npm package downloads the binary from GitHub at install time; adapter tests on the payloads of HOSTS.md §7",
 	},
+	{
+		Name: "cursor", Title: "Cursor", Events: CursorEvents, Closes: []string{cursorPostTool, cursorPostFailure, cursorPostShell, cursorStop},
+		ProjectFiles: []string{".cursor/hooks.json"},
+		Install:      InstallCursor, Trust: cursorTrust, Marker: "hook cursor",
+		DoctorFiles: func(o InstallOptions) []string {
+			return []string{CursorHooksPath(o), CursorHooksPath(InstallOptions{Global: true, Home: o.Home})}
+		},
+		SessionField: "conversation_id", proto: cursorProto{},
+		NotRun: "no headless Cursor binary on any registry here; adapter tests on payloads built from Cursor's published hook schema (docs/hosts/cursor.md)",
+	},
 }
 
 // Registry is every supported host, in the order help and doctor list them.
