@@ -31,6 +31,7 @@ var ProtectedPaths = []string{
 	"crush.json",
 	".crush.json",
 	".cursor/hooks.json",
+	".factory/settings.json",
 	".git/mbguard/",
 	".git/hooks/",
 	// judged by key after a call: core.hooksPath, core.fsmonitor, `!` aliases, filter.*,

@@ -55,7 +55,7 @@ func (h *hostRun) raw(event string, payload []byte) Reply {
 		}
 	}
 	r := hk.Handle(context.Background(), payload)
-	if h.host != "claude" && h.host != "qwen" && r.Exit != 0 {
+	if h.host != "claude" && h.host != "qwen" && h.host != "droid" && r.Exit != 0 {
 		h.t.Fatalf("%s: exit %d; this host must always get exit 0 (stderr %q)", h.host, r.Exit, r.Stderr)
 	}
 	if (h.host == "gemini" || h.host == "copilot") && !json.Valid(r.Stdout) {
@@ -112,7 +112,7 @@ func (h *hostRun) call(event string, fields map[string]any) Reply {
 // denied returns the refusal reason of a pre-tool reply ("" when it was not refused).
 func denied(t *testing.T, host string, r Reply) string {
 	t.Helper()
-	if host == "claude" || host == "qwen" {
+	if host == "claude" || host == "qwen" || host == "droid" {
 		if r.Exit == 2 {
 			return r.Stderr
 		}
@@ -202,6 +202,21 @@ var shapes = map[string]hostShapes{
 		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
 			in := map[string]any{"tool_name": "view", "tool_input": map[string]any{"file_path": rel}}
 			return "PreToolUse", in, in
+		},
+	},
+	// Factory Droid 0.225.2, captured headless (docs/hosts/droid.md): absolute paths, no tool_use_id
+	"droid": {prompt: "UserPromptSubmit", preTool: "PreToolUse", postTool: "PostToolUse", start: "SessionStart", end: "SessionEnd",
+		write: func(h *hostRun, rel, content string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "Create", "permission_mode": "auto-high", "tool_input": map[string]any{"file_path": h.abs(rel), "content": content}}
+		},
+		shell: func(h *hostRun, cmd string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "Execute", "permission_mode": "auto-high",
+				"tool_input": map[string]any{"command": cmd, "summary": "run it", "riskLevel": "low", "riskLevelReason": "read"}}
+		},
+		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
+			in := map[string]any{"tool_name": "Read", "permission_mode": "auto-high", "tool_input": map[string]any{"file_path": h.abs(rel)}}
+			post := map[string]any{"tool_name": "Read", "permission_mode": "auto-high", "tool_input": map[string]any{"file_path": h.abs(rel)}, "tool_response": "# Patterns\nuse the queue\n"}
+			return "PreToolUse", in, post
 		},
 	},
 	// Cursor: payloads built from its published schema (docs/hosts/cursor.md); shell and reads
@@ -688,6 +703,7 @@ func TestHostsUndecodableBankWrite(t *testing.T) {
 		"copilot": {"preToolUse", `{"sessionId":"s","cwd":"ROOT","toolName":"create","toolArgs":{"path":"`},
 		"crush":   {"", `{"event":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"write","tool_input":{"file_path":"`},
 		"qwen":    {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","prompt_id":"s########1","tool_name":"write_file","tool_input":{"file_path":"`},
+		"droid":   {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Create","tool_input":{"file_path":"`},
 		"cursor":  {"", `{"hook_event_name":"preToolUse","conversation_id":"s","cwd":"ROOT","tool_name":"Write","tool_input":{"file_path":"`},
 	}
 	for _, host := range Hosts {

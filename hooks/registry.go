@@ -124,6 +124,16 @@ var hostSpecs = []HostSpec{
 		NotRun: "its npm package downloads the binary from GitHub at install time; adapter tests on the payloads of HOSTS.md §7",
 	},
 	{
+		Name: "droid", Title: "Factory Droid", Events: DroidEvents, Closes: []string{claudePostTool, claudeStop},
+		ProjectFiles: []string{".factory/settings.json"},
+		Install:      InstallDroid, Marker: "hook droid",
+		DoctorFiles: func(o InstallOptions) []string {
+			return []string{DroidSettingsPath(o), DroidSettingsPath(InstallOptions{Global: true, Home: o.Home})}
+		},
+		SessionField: "session_id", proto: droidProto{},
+		NotRun: "droid exec 0.225 runs headless here against a local OpenAI-compatible server (customModels, no login; docs/hosts/droid.md); adapter tests on payloads captured from it, the e2e package is not written yet",
+	},
+	{
 		Name: "cursor", Title: "Cursor", Events: CursorEvents, Closes: []string{cursorPostTool, cursorPostFailure, cursorPostShell, cursorStop},
 		ProjectFiles: []string{".cursor/hooks.json"},
 		Install:      InstallCursor, Trust: cursorTrust, Marker: "hook cursor",
