@@ -359,6 +359,11 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		return a, false
 	}
 	a.cfg = cfg
+	if spec, ok := LookupHost(h.name()); ok && spec.Refresh != nil {
+		if err := spec.Refresh(r, cfg); err != nil {
+			a.Stderr += "mbguard: refreshing what " + spec.Title + " reads by itself: " + err.Error() + "; run `mbguard doctor`.\n"
+		}
+	}
 	connect := h.Connect
 	if connect == nil {
 		connect = defaultConnect(h.now)

@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mbguard/mbguard/internal/config"
+	"github.com/mbguard/mbguard/internal/repo"
 )
 
 // HostSpec is one agent host mbguard supports: everything the CLI, doctor, the protected set
@@ -35,6 +38,9 @@ type HostSpec struct {
 	DoctorFiles func(InstallOptions) []string
 	// SessionField names the payload's session id, for messages.
 	SessionField string
+	// Refresh, when set, runs at every hook call for a repository: what the host reads by
+	// itself (Crush's MEMORY.md view) is brought up to date.
+	Refresh func(repo.Repo, *config.Config) error
 	// E2E is the package that drives the real host end to end, or "" with NotRun saying why.
 	E2E    string
 	NotRun string
@@ -120,7 +126,7 @@ var hostSpecs = []HostSpec{
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{CrushConfigPath(o), filepath.Join(o.Root, ".crush.json"), CrushConfigPath(InstallOptions{Global: true, ConfigHome: o.ConfigHome})}
 		},
-		SessionField: "session_id", proto: crushProto{},
+		SessionField: "session_id", proto: crushProto{}, Refresh: refreshCrushContext,
 		NotRun: "its npm package downloads the binary from GitHub at install time; adapter tests on the payloads of HOSTS.md §7",
 	},
 	{
