@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -375,5 +376,54 @@ func TestInstallCursorRefusesBrokenFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(p); string(b) != `{"version":1,"hooks":{` {
 		t.Fatalf("the broken file was changed: %s", b)
+	}
+}
+
+// Every event install registers, as the schema sends it, gets the reply shape Cursor reads for
+// that event; a new event in CursorEvents without a case here fails.
+func TestCursorEveryEvent(t *testing.T) {
+	root := bankRepo(t)
+	h := newCursorRun(t, root, nil)
+	write := map[string]any{"file_path": filepath.Join(root, "src/app.go"), "contents": "package app // x\n"}
+	cases := map[string]struct {
+		fields map[string]any
+		want   []string // keys of the reply object, sorted
+	}{
+		"sessionStart":         {map[string]any{"session_id": h.sess, "is_background_agent": false, "composer_mode": "agent"}, []string{"additional_context"}},
+		"beforeSubmitPrompt":   {map[string]any{"prompt": "tidy", "attachments": []any{}}, []string{"continue"}},
+		"preToolUse":           {map[string]any{"tool_name": "Write", "tool_input": write, "tool_use_id": "t1", "cwd": root}, []string{"agent_message", "permission"}}, // a Doc-First warning rides with allow
+		"postToolUse":          {map[string]any{"tool_name": "Write", "tool_input": write, "tool_use_id": "t1", "tool_output": "ok", "duration": 3, "cwd": root}, nil},
+		"postToolUseFailure":   {map[string]any{"tool_name": "Write", "tool_input": write, "tool_use_id": "t2", "error_message": "EACCES", "failure_type": "error", "is_interrupt": false, "cwd": root}, nil},
+		"beforeShellExecution": {map[string]any{"command": "ls", "cwd": root, "sandbox": false}, []string{"permission"}},
+		"afterShellExecution":  {map[string]any{"command": "ls", "output": "src\n", "duration": 5, "cwd": root}, nil},
+		"beforeReadFile":       {map[string]any{"file_path": filepath.Join(root, "src/app.go"), "content": "package app\n", "attachments": []any{}}, []string{"permission"}},
+		"preCompact":           {map[string]any{"trigger": "manual", "context_usage_percent": 50, "message_count": 9, "messages_to_compact": 5, "is_first_compaction": true}, nil},
+		"stop":                 {map[string]any{"status": "completed", "loop_count": 0}, nil},
+		"sessionEnd":           {map[string]any{"session_id": h.sess, "reason": "user_close", "final_status": "completed", "duration_ms": 900}, nil},
+	}
+	for _, ev := range CursorEvents {
+		tc, ok := cases[ev]
+		if !ok {
+			t.Fatalf("%s is installed but has no case here", ev)
+		}
+		r := h.send(ev, tc.fields)
+		var out map[string]any
+		if err := json.Unmarshal(r.Stdout, &out); err != nil || r.Exit != 0 {
+			t.Fatalf("%s: exit %d stdout %q", ev, r.Exit, r.Stdout)
+		}
+		var keys []string
+		for k := range out {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if !slices.Equal(keys, tc.want) {
+			t.Errorf("%s: reply %s, want the keys %v (stderr %q, note %q)", ev, r.Stdout, tc.want, r.Stderr, r.Note)
+		}
+		if r.Note != "" && ev != "sessionEnd" {
+			t.Errorf("%s: note %q: an event install registers must be one mbguard uses", ev, r.Note)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git/mbguard/sessions", h.sess+".json")); !os.IsNotExist(err) {
+		t.Errorf("sessionEnd left the session state: %v", err)
 	}
 }
