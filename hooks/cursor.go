@@ -115,9 +115,10 @@ func (cursorProto) parse(payload []byte, event string) (hookCall, error) {
 			c.ArgsErr = `the hook payload has no "file_path"`
 		}
 		c.Tool, c.Args = "Read", map[string]any{"file_path": p.FilePath}
-		// there is no event after a read: it counts once it is allowed; its reply is a
-		// permission only, so a note for the model waits
-		c.PreIsPost, c.Defer = true, true
+		// there is no event after a read: it counts once it is allowed, and a secret in the
+		// bank file it reads is told then (readSecrets); the reply is a permission only, so a
+		// note for the model waits for the next event that reaches it
+		c.PreIsPost, c.NoPost, c.Defer = true, true, true
 	case cursorPreTool, cursorPostTool, cursorPostFailure:
 		args, bad := objectArgs(p.ToolInput, "tool_input")
 		c.ArgsErr = bad

@@ -13,6 +13,7 @@ import (
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/mbguard/mbguard/watcher"
 )
 
@@ -425,5 +426,23 @@ func TestCursorEveryEvent(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".git/mbguard/sessions", h.sess+".json")); !os.IsNotExist(err) {
 		t.Errorf("sessionEnd left the session state: %v", err)
+	}
+}
+
+// beforeReadFile can only allow or deny: a secret in the bank file it reads is told to the model
+// (file, line, rule — never the secret) with the next postToolUse.
+func TestCursorSecretInBankReadIsTold(t *testing.T) {
+	secret := "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+	root := bankRepo(t)
+	testgit.Write(t, root, "memory-bank/details/progress.md", "# Progress\ntoken "+secret+"\n")
+	h := newCursorRun(t, root, nil)
+	h.prompt("p")
+	if r := h.readFile("memory-bank/details/progress.md"); strings.Contains(string(r.Stdout), secret) || cursorOut(t, r).Permission != "allow" {
+		t.Fatalf("beforeReadFile reply %s", r.Stdout)
+	}
+	out := cursorOut(t, h.send("postToolUse", map[string]any{"tool_name": "Grep", "tool_input": map[string]any{"pattern": "x"},
+		"tool_output": "", "tool_use_id": "g", "cwd": root}))
+	if !strings.Contains(out.Additional, "memory-bank/details/progress.md line 2 holds a secret") || strings.Contains(out.Additional, secret) {
+		t.Fatalf("additional_context %q: want the file and line told, never the secret", out.Additional)
 	}
 }

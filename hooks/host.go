@@ -290,6 +290,14 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		ans.merge(&a.hookAnswer)
 	}
 	if notice, secrets := readSecrets(&c, repos, &ans); notice != "" {
+		if c.Defer {
+			// this event's reply reaches no model (Cursor's beforeReadFile): the notice waits
+			// for the next event that does, like the rest of what ask kept
+			if err := savePending(repos[0], c.Session, notice); err != nil {
+				ans.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
+			}
+			notice = ""
+		}
 		ans.Context = joinText(ans.Context, notice)
 		ans.Secrets = secrets
 	}
