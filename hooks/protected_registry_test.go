@@ -88,3 +88,46 @@ func filesUnder(t *testing.T, dir string) []string {
 	})
 	return out
 }
+
+// TestRegistryUserFilesReportedAfterCall: a script that changes a user-level hook file during a
+// call is reported after it (mbguard does not rewrite a user's home), for every file a host's
+// --global install writes.
+func TestRegistryUserFilesReportedAfterCall(t *testing.T) {
+	root := bankRepo(t) // testgit points HOME at its own folder: set ours after it
+	home := t.TempDir()
+	t.Setenv("HOME", home) // the outcome check finds the user's files from $HOME
+	for _, spec := range Registry() {
+		o := InstallOptions{Home: home, ConfigHome: filepath.Join(home, ".config"), Global: true, Binary: "mbguard"}
+		if _, err := spec.Install(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var files []string
+	for _, p := range filesUnder(t, home) {
+		if !strings.Contains(p, string(filepath.Separator)+"skills"+string(filepath.Separator)) {
+			files = append(files, p)
+		}
+	}
+	os.MkdirAll(filepath.Join(root, "tools"), 0o755)
+	h := newHookRun(t, root, nil)
+	h.prompt("tidy up")
+	input := map[string]any{"command": "bash tools/step.sh"}
+	if pre := h.call("PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_u"}); pre.Exit != 0 {
+		t.Fatalf("pre refused the script call: %s", pre.Stderr)
+	}
+	script := ""
+	for _, f := range files {
+		script += "printf '\\n' >> '" + f + "'\n"
+	}
+	runScript(t, root, script)
+	post := h.call("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_u", "tool_response": map[string]any{}})
+	told := string(post.Stdout) + post.Stderr
+	if !strings.Contains(told, "user-level hook settings changed") {
+		t.Fatalf("post reply does not say what happened:\n%s", told)
+	}
+	for _, f := range files {
+		if !strings.Contains(told, f) {
+			t.Errorf("%s changed during the call, not reported", f)
+		}
+	}
+}
