@@ -141,3 +141,39 @@ func TestCrushContextViewProtected(t *testing.T) {
 		t.Fatalf("%s is not protected", crushContextRel)
 	}
 }
+
+// --global writes the view's path relative to the project Crush runs in; a linked worktree,
+// whose git directory lies outside it, gets the absolute path.
+func TestCrushContextEntryPlaces(t *testing.T) {
+	cfgHome := t.TempDir()
+	g := InstallOptions{Global: true, Home: t.TempDir(), ConfigHome: cfgHome, Binary: "mbguard"}
+	if _, err := InstallCrush(g); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(cfgHome, "crush", "crush.json"))
+	if !strings.Contains(string(b), `"context_paths": [`+"\n"+`      ".git/mbguard/crush-context.md"`) {
+		t.Fatalf("global crush.json:\n%s", b)
+	}
+	g.Uninstall = true
+	if _, err := InstallCrush(g); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cfgHome, "crush", "crush.json")); !os.IsNotExist(err) {
+		t.Fatalf("global crush.json still there after uninstall: %v", err)
+	}
+
+	root := bankRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	testgit.Git(t, root, "worktree", "add", "-q", wt)
+	o := crushInstallOptions(t, wt)
+	if _, err := InstallCrush(o); err != nil {
+		t.Fatal(err)
+	}
+	got := crushContextPathsOf(t, wt)
+	if len(got) != 1 || !filepath.IsAbs(got[0]) || !strings.HasSuffix(got[0], "crush-context.md") {
+		t.Fatalf("worktree context_paths %q: want the view's absolute path", got)
+	}
+	if view, err := os.ReadFile(got[0]); err != nil || !strings.Contains(string(view), "ship the payment retry queue") {
+		t.Fatalf("worktree view %q: %v", view, err)
+	}
+}
