@@ -31,6 +31,7 @@ var ProtectedPaths = []string{
 	"crush.json",
 	".crush.json",
 	".cursor/hooks.json",
+	".factory/settings.json",
 	".git/mbguard/",
 	".git/hooks/",
 	// judged by key after a call: core.hooksPath, core.fsmonitor, `!` aliases, filter.*,
@@ -38,6 +39,20 @@ var ProtectedPaths = []string{
 	".git/config",
 	// the worktree's config (extensions.worktreeConfig), judged like .git/config
 	".git/config.worktree",
+}
+
+// UserOnlyPaths are hook files at user level, relative to home, that ProtectedPaths does not
+// already name as the same path below home: the user-level files of hosts whose project folder
+// is protected whole (Codex, Gemini CLI), or whose user file lives elsewhere than the project's
+// (OpenCode's and Crush's under ~/.config — $XDG_CONFIG_HOME's default, Crush's state file
+// under ~/.local/share, which it merges into its configuration — and Copilot CLI's under
+// ~/.copilot). The gate before a call refuses a write to them spelled from ~; the outcome
+// check reports a change.
+var UserOnlyPaths = []string{
+	".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
+	".config/opencode/opencode.json", ".config/opencode/plugin/mbguard.js",
+	".config/crush/crush.json", ".local/share/crush/crush.json",
+	".copilot/hooks/mbguard.json",
 }
 
 // UserProtectedFiles are the protected files that also exist at user level, under home
@@ -48,16 +63,22 @@ func UserProtectedFiles(home string, list []string) []string {
 		return nil
 	}
 	var out []string
-	// the user-level files of hosts whose project folder is protected whole
-	for _, p := range []string{".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
-		".config/opencode/opencode.json", ".config/opencode/plugin/mbguard.js"} {
-		out = append(out, strings.TrimSuffix(home, "/")+"/"+p)
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p = strings.TrimSuffix(home, "/") + "/" + p; !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range UserOnlyPaths {
+		add(p)
 	}
 	for _, p := range list {
-		if strings.HasSuffix(p, "/") || strings.HasPrefix(p, ".git/") || p == ".mbguard.yaml" {
+		// a project-root file (crush.json) is no user-level file: hosts keep those in dot folders
+		if strings.HasSuffix(p, "/") || strings.HasPrefix(p, ".git/") || p == ".mbguard.yaml" || !strings.HasPrefix(p, ".") {
 			continue
 		}
-		out = append(out, strings.TrimSuffix(home, "/")+"/"+p)
+		add(p)
 	}
 	return out
 }
@@ -144,11 +165,17 @@ func (e *Engine) configGuard(a *action, fold bool) string {
 				p = strings.TrimPrefix(strings.TrimPrefix(p, "/~"), "/")
 			}
 			hit := protectedMatch(list, p, fold)
+			if hit == "" && !v.in {
+				hit = protectedMatch(UserOnlyPaths, p, fold)
+			}
 			if hit == "" && a.kind == kindShell {
 				if p == ".git" || strings.HasPrefix(p, ".git/") {
 					hit = ".git/"
 				} else if w.shellExact || w.shellTree {
 					hit = containsProtected(list, p, fold)
+					if hit == "" && !v.in {
+						hit = containsProtected(UserOnlyPaths, p, fold)
+					}
 				}
 			}
 			if hit != "" {

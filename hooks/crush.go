@@ -109,13 +109,14 @@ type crushHook struct {
 }
 
 // InstallCrush merges `<binary> hook crush` into crush.json's hooks.PreToolUse (matcher "":
-// every tool), keeping the user's settings and hooks (see installHookFile).
+// every tool), keeping the user's settings and hooks (see installHookFile), and points
+// options.context_paths at the MEMORY.md view mbguard keeps (see refreshCrushContext).
 func InstallCrush(o InstallOptions) ([]Change, error) {
 	if o.Global && o.ConfigHome == "" {
 		return nil, errors.New("--global needs XDG_CONFIG_HOME or HOME to find crush/crush.json")
 	}
 	command := hookCommand(o.Binary, "crush")
-	return installHookFile(o, hookFile{
+	changes, err := installHookFile(o, hookFile{
 		path:        CrushConfigPath,
 		globalNeeds: "XDG_CONFIG_HOME or HOME to find crush/crush.json",
 		events:      CrushEvents,
@@ -128,4 +129,9 @@ func InstallCrush(o InstallOptions) ([]Change, error) {
 			return json.Unmarshal(raw, &h) == nil && isOurCommand(h.Command, " hook crush")
 		},
 	})
+	if err != nil {
+		return changes, err
+	}
+	more, err := crushContextPaths(o)
+	return append(changes, more...), err
 }

@@ -301,6 +301,14 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		ans.Deny = joinText(refusal, ans.Context)
 	}
 	if notice, secrets := readSecrets(&c, repos, &ans, way); notice != "" {
+		if c.Defer {
+			// this event's reply reaches no model (Cursor's beforeReadFile): the notice waits
+			// for the next event that does, like the rest of what ask kept
+			if err := savePending(repos[0], c.Session, notice); err != nil {
+				ans.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
+			}
+			notice = ""
+		}
 		ans.Secrets = secrets
 		if way == secretReplace && c.Kind == callPostTool {
 			// the reply that replaces the tool's result carries the notice and the output,
@@ -376,6 +384,11 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		return a, false
 	}
 	a.cfg = cfg
+	if spec, ok := LookupHost(h.name()); ok && spec.Refresh != nil {
+		if err := spec.Refresh(r, cfg); err != nil {
+			a.Stderr += "mbguard: refreshing what " + spec.Title + " reads by itself: " + err.Error() + "; run `mbguard doctor`.\n"
+		}
+	}
 	connect := h.Connect
 	if connect == nil {
 		connect = defaultConnect(h.now)
@@ -510,12 +523,13 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		return a, true
 	}
 	switch {
-	case c.Defer && a.Context != "":
-		// the host shows nothing of this event to the model: keep it for the next event that can
-		if err := savePending(r, c.Session, a.Context); err != nil {
+	case c.Defer && (a.Context != "" || a.Undone != ""):
+		// the host shows nothing of this event to the model: keep it (an undo included) for
+		// the next event that can
+		if err := savePending(r, c.Session, joinText(a.Undone, a.Context)); err != nil {
 			a.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
 		}
-		a.Context = ""
+		a.Context, a.Undone = "", ""
 	case c.Kind == callPrompt || c.Kind == callPostTool || c.Kind == callStart:
 		if kept := takePending(r, c.Session); kept != "" {
 			a.Context = joinText(kept, a.Context)

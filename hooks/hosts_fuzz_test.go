@@ -22,6 +22,11 @@ func FuzzHostProtocols(f *testing.F) {
 		`{"hook_event_name":"PreSkillShellCommand","session_id":"s","cwd":"/r","tool_name":"Bash","tool_input":{"command":"echo x > memory-bank/a"},"command_name":"x"}`,
 		`{"event":"PreToolUse","session_id":"s","cwd":"/r","tool_name":"bash","tool_input":{"command":"ls","working_dir":"/r/memory-bank"}}`,
 		`{"event":"PreToolUse","session_id":"s","cwd":"/r","tool_name":"view","tool_input":{"file_path":7}}`,
+		`{"hook_event_name":"preToolUse","conversation_id":"c","generation_id":"g","workspace_roots":["/r"],"tool_name":"Delete","tool_input":{"path":"memory-bank/MEMORY.md"},"tool_use_id":"t"}`,
+		`{"hook_event_name":"beforeShellExecution","conversation_id":"c","command":"echo x > memory-bank/a","cwd":"/r"}`,
+		`{"hook_event_name":"afterShellExecution","conversation_id":"c","command":7,"output":"x"}`,
+		`{"hook_event_name":"beforeReadFile","conversation_id":"c","file_path":"/r/memory-bank/MEMORY.md","content":"x","attachments":[]}`,
+		`{"hook_event_name":"postToolUse","conversation_id":"c","tool_name":"Write","tool_input":{"file_path":"a"},"tool_output":{"ok":true}}`,
 		`[1,2]`, `"x"`, `{`, ``,
 	}
 	for _, s := range seeds {
@@ -43,7 +48,7 @@ func FuzzHostProtocols(f *testing.F) {
 				if (host == "gemini" || host == "copilot") && !json.Valid(r.Stdout) || len(r.Stdout) > 0 && !json.Valid(r.Stdout) {
 					t.Fatalf("%s: reply %q is not JSON for payload %q", host, r.Stdout, payload)
 				}
-				if host != "claude" && host != "qwen" && r.Exit != 0 {
+				if host != "claude" && host != "qwen" && host != "droid" && r.Exit != 0 {
 					t.Fatalf("%s: exit %d", host, r.Exit)
 				}
 			}

@@ -177,6 +177,8 @@ func TrustStep(agent string, global bool) string {
 			return ""
 		}
 		return "Qwen Code runs no project hook in an untrusted folder when its folder trust is on (security.folderTrust.enabled; off by default): start `qwen` in this project and trust the folder if it asks."
+	case "cursor":
+		return cursorTrust(global)
 	}
 	return ""
 }

@@ -55,7 +55,7 @@ func (h *hostRun) raw(event string, payload []byte) Reply {
 		}
 	}
 	r := hk.Handle(context.Background(), payload)
-	if h.host != "claude" && h.host != "qwen" && r.Exit != 0 {
+	if h.host != "claude" && h.host != "qwen" && h.host != "droid" && r.Exit != 0 {
 		h.t.Fatalf("%s: exit %d; this host must always get exit 0 (stderr %q)", h.host, r.Exit, r.Stderr)
 	}
 	if (h.host == "gemini" || h.host == "copilot") && !json.Valid(r.Stdout) {
@@ -75,6 +75,14 @@ func (h *hostRun) call(event string, fields map[string]any) Reply {
 	case "crush": // HOSTS.md §7: "event", no hook_event_name, no call id
 		m["session_id"] = h.sess
 		m["event"] = event
+	case "cursor": // docs/hosts/cursor.md: the conversation is the session, a generation per user message
+		if event == "beforeSubmitPrompt" {
+			h.pid++
+		}
+		m["conversation_id"] = h.sess
+		m["generation_id"] = fmt.Sprintf("gen-%d", h.pid)
+		m["hook_event_name"] = event
+		m["workspace_roots"] = []string{h.root}
 	default:
 		m["session_id"] = h.sess
 		m["hook_event_name"] = event
@@ -104,7 +112,7 @@ func (h *hostRun) call(event string, fields map[string]any) Reply {
 // denied returns the refusal reason of a pre-tool reply ("" when it was not refused).
 func denied(t *testing.T, host string, r Reply) string {
 	t.Helper()
-	if host == "claude" || host == "qwen" {
+	if host == "claude" || host == "qwen" || host == "droid" {
 		if r.Exit == 2 {
 			return r.Stderr
 		}
@@ -115,6 +123,8 @@ func denied(t *testing.T, host string, r Reply) string {
 		Reason             string `json:"reason"`
 		PermissionDecision string `json:"permissionDecision"`
 		PermissionReason   string `json:"permissionDecisionReason"`
+		Permission         string `json:"permission"` // Cursor
+		AgentMessage       string `json:"agent_message"`
 		H                  struct {
 			PermissionDecision string `json:"permissionDecision"`
 			PermissionReason   string `json:"permissionDecisionReason"`
@@ -138,6 +148,10 @@ func denied(t *testing.T, host string, r Reply) string {
 	case "copilot":
 		if out.PermissionDecision == "deny" {
 			return out.PermissionReason
+		}
+	case "cursor":
+		if out.Permission == "deny" {
+			return out.AgentMessage
 		}
 	}
 	return ""
@@ -188,6 +202,36 @@ var shapes = map[string]hostShapes{
 		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
 			in := map[string]any{"tool_name": "view", "tool_input": map[string]any{"file_path": rel}}
 			return "PreToolUse", in, in
+		},
+	},
+	// Factory Droid 0.225.2, captured headless (docs/hosts/droid.md): absolute paths, no tool_use_id
+	"droid": {prompt: "UserPromptSubmit", preTool: "PreToolUse", postTool: "PostToolUse", start: "SessionStart", end: "SessionEnd",
+		write: func(h *hostRun, rel, content string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "Create", "permission_mode": "auto-high", "tool_input": map[string]any{"file_path": h.abs(rel), "content": content}}
+		},
+		shell: func(h *hostRun, cmd string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "Execute", "permission_mode": "auto-high",
+				"tool_input": map[string]any{"command": cmd, "summary": "run it", "riskLevel": "low", "riskLevelReason": "read"}}
+		},
+		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
+			in := map[string]any{"tool_name": "Read", "permission_mode": "auto-high", "tool_input": map[string]any{"file_path": h.abs(rel)}}
+			post := map[string]any{"tool_name": "Read", "permission_mode": "auto-high", "tool_input": map[string]any{"file_path": h.abs(rel)}, "tool_response": "# Patterns\nuse the queue\n"}
+			return "PreToolUse", in, post
+		},
+	},
+	// Cursor: payloads built from its published schema (docs/hosts/cursor.md); shell and reads
+	// have their own events
+	"cursor": {prompt: "beforeSubmitPrompt", preTool: "preToolUse", postTool: "postToolUse", start: "sessionStart", end: "sessionEnd",
+		write: func(h *hostRun, rel, content string) (string, map[string]any) {
+			return "preToolUse", map[string]any{"tool_name": "Write", "tool_use_id": "toolu_w", "tool_input": map[string]any{"file_path": rel, "contents": content}}
+		},
+		shell: func(h *hostRun, cmd string) (string, map[string]any) {
+			return "beforeShellExecution", map[string]any{"command": cmd, "sandbox": false}
+		},
+		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
+			in := map[string]any{"file_path": h.abs(rel), "content": "# Patterns\nuse the queue\n", "attachments": []any{}}
+			post := map[string]any{"tool_name": "Read", "tool_use_id": "toolu_r", "tool_input": map[string]any{"file_path": h.abs(rel)}, "tool_output": "# Patterns"}
+			return "beforeReadFile", in, post
 		},
 	},
 	// Qwen Code 0.24.4: file tools take absolute paths only (HOSTS.md §6)
@@ -659,6 +703,8 @@ func TestHostsUndecodableBankWrite(t *testing.T) {
 		"copilot": {"preToolUse", `{"sessionId":"s","cwd":"ROOT","toolName":"create","toolArgs":{"path":"`},
 		"crush":   {"", `{"event":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"write","tool_input":{"file_path":"`},
 		"qwen":    {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","prompt_id":"s########1","tool_name":"write_file","tool_input":{"file_path":"`},
+		"droid":   {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Create","tool_input":{"file_path":"`},
+		"cursor":  {"", `{"hook_event_name":"preToolUse","conversation_id":"s","cwd":"ROOT","tool_name":"Write","tool_input":{"file_path":"`},
 	}
 	for _, host := range Hosts {
 		for _, tc := range []struct {
@@ -696,7 +742,7 @@ func TestHostsUndecodableBankWrite(t *testing.T) {
 
 // MBGUARD=0 lets every call through on every host, without reading the payload.
 func TestEscapeHatch(t *testing.T) {
-	neutral := map[string]string{"claude": "", "codex": "", "gemini": "{}\n", "copilot": "{}\n"}
+	neutral := map[string]string{"claude": "", "codex": "", "gemini": "{}\n", "copilot": "{}\n", "cursor": "{}\n"}
 	for _, host := range Hosts {
 		t.Run(host, func(t *testing.T) {
 			root := bankRepo(t)

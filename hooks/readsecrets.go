@@ -37,7 +37,7 @@ const (
 // a host not listed is told only.
 var secretWays = map[string]secretWay{
 	"claude": secretUpdate, "codex": secretReplace, "gemini": secretReplace, "copilot": secretReplace,
-	"qwen": secretRefuse, "crush": secretRefuse,
+	"qwen": secretRefuse, "crush": secretRefuse, "droid": secretRefuse,
 }
 
 // bankSecret is one gitleaks finding in a bank file.

@@ -385,3 +385,21 @@ func BenchmarkQwenSecretRefusal(b *testing.B) {
 		}
 	})
 }
+
+// TestDroidBankReadSecretIsRefused: Factory Droid shows the model no PostToolUse reason or
+// replacement (docs/hosts/droid.md), so, as on Qwen, a read of a bank file holding a secret is
+// refused before it runs and the refusal hands over the file redacted.
+func TestDroidBankReadSecretIsRefused(t *testing.T) {
+	root := secretBankRepo(t)
+	h := newHostRun(t, "droid", root, nil)
+	h.prompt("tidy the docs")
+	ev, in, _ := shapes["droid"].read(h, readSecretFile)
+	r := h.call(ev, in)
+	got := denied(t, "droid", r)
+	if strings.Contains(string(r.Stdout)+r.Stderr, readSecret) {
+		t.Fatalf("the reply carries the secret: %s %s", r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(got, "token: REDACTED") || !strings.Contains(got, "remove the secret at "+readSecretFile+" line 2 (rule github-pat)") {
+		t.Fatalf("refusal %q: want the file redacted and where to remove the secret", got)
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mbguard/mbguard/internal/config"
+	"github.com/mbguard/mbguard/internal/repo"
 )
 
 // HostSpec is one agent host mbguard supports: everything the CLI, doctor, the protected set
@@ -35,6 +38,9 @@ type HostSpec struct {
 	DoctorFiles func(InstallOptions) []string
 	// SessionField names the payload's session id, for messages.
 	SessionField string
+	// Refresh, when set, runs at every hook call for a repository: what the host reads by
+	// itself (Crush's MEMORY.md view) is brought up to date.
+	Refresh func(repo.Repo, *config.Config) error
 	// E2E is the package that drives the real host end to end, or "" with NotRun saying why.
 	E2E    string
 	NotRun string
@@ -120,8 +126,28 @@ var hostSpecs = []HostSpec{
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{CrushConfigPath(o), filepath.Join(o.Root, ".crush.json"), CrushConfigPath(InstallOptions{Global: true, ConfigHome: o.ConfigHome})}
 		},
-		SessionField: "session_id", proto: crushProto{},
+		SessionField: "session_id", proto: crushProto{}, Refresh: refreshCrushContext,
 		NotRun: "its npm package downloads the binary from GitHub at install time; adapter tests on the payloads of HOSTS.md §7",
+	},
+	{
+		Name: "droid", Title: "Factory Droid", Events: DroidEvents, Closes: []string{claudePostTool, claudeStop},
+		ProjectFiles: []string{".factory/settings.json"},
+		Install:      InstallDroid, Marker: "hook droid",
+		DoctorFiles: func(o InstallOptions) []string {
+			return []string{DroidSettingsPath(o), DroidSettingsPath(InstallOptions{Global: true, Home: o.Home})}
+		},
+		SessionField: "session_id", proto: droidProto{},
+		NotRun: "droid exec 0.225 runs headless here against a local OpenAI-compatible server (customModels, no login; docs/hosts/droid.md); adapter tests on payloads captured from it, the e2e package is not written yet",
+	},
+	{
+		Name: "cursor", Title: "Cursor", Events: CursorEvents, Closes: []string{cursorPostTool, cursorPostFailure, cursorPostShell, cursorStop},
+		ProjectFiles: []string{".cursor/hooks.json"},
+		Install:      InstallCursor, Trust: cursorTrust, Marker: "hook cursor",
+		DoctorFiles: func(o InstallOptions) []string {
+			return []string{CursorHooksPath(o), CursorHooksPath(InstallOptions{Global: true, Home: o.Home})}
+		},
+		SessionField: "conversation_id", proto: cursorProto{},
+		NotRun: "no headless Cursor binary on any registry here; adapter tests on payloads built from Cursor's published hook schema (docs/hosts/cursor.md)",
 	},
 }
 

@@ -1,0 +1,298 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Cursor hook events mbguard acts on (.cursor/hooks.json version 1; docs/hosts/cursor.md
+// says which published schema each field comes from). Cursor has no headless binary here, so
+// these are read from its schema, not captured from a run.
+const (
+	cursorSessionStart = "sessionStart"
+	cursorPrompt       = "beforeSubmitPrompt"
+	cursorPreTool      = "preToolUse"
+	cursorPostTool     = "postToolUse"
+	cursorPostFailure  = "postToolUseFailure"
+	cursorPreShell     = "beforeShellExecution"
+	cursorPostShell    = "afterShellExecution"
+	cursorReadFile     = "beforeReadFile"
+	cursorPreCompact   = "preCompact"
+	cursorStop         = "stop"
+	cursorSessionEnd   = "sessionEnd"
+)
+
+// CursorEvents are the hook events `mbguard install --agent cursor` registers. Shell commands
+// are gated at beforeShellExecution and checked at afterShellExecution (the pair every Cursor
+// with hooks sends, with the command in both); reads count at beforeReadFile; every other tool
+// goes through preToolUse/postToolUse.
+var CursorEvents = []string{cursorSessionStart, cursorPrompt, cursorPreTool, cursorPostTool, cursorPostFailure,
+	cursorPreShell, cursorPostShell, cursorReadFile, cursorPreCompact, cursorStop, cursorSessionEnd}
+
+type cursorPayload struct {
+	HookEventName  string          `json:"hook_event_name"`
+	ConversationID string          `json:"conversation_id"`
+	GenerationID   string          `json:"generation_id"`
+	SessionID      string          `json:"session_id"`
+	WorkspaceRoots []string        `json:"workspace_roots"`
+	Cwd            string          `json:"cwd"`
+	ToolName       string          `json:"tool_name"`
+	ToolUseID      string          `json:"tool_use_id"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolOutput     json.RawMessage `json:"tool_output"`
+	Command        string          `json:"command"` // beforeShellExecution, afterShellExecution
+	Output         string          `json:"output"`  // afterShellExecution
+	FilePath       string          `json:"file_path"`
+	Prompt         string          `json:"prompt"`
+}
+
+// cursorProto is Cursor's hook protocol: camelCase events named in the payload, the
+// conversation as the session, a permission object as the reply to every "before" event.
+type cursorProto struct{}
+
+func (cursorProto) parse(payload []byte, event string) (hookCall, error) {
+	var p cursorPayload
+	if err := json.Unmarshal(payload, &p); err != nil {
+		ev := sniffString(payload, "hook_event_name")
+		if ev == "" {
+			ev = event
+		}
+		c := hookCall{Event: ev, Kind: cursorKind(ev), Session: sniffString(payload, "conversation_id"), Cwd: sniffString(payload, "cwd")}
+		if c.Session == "" {
+			c.Session = sniffString(payload, "session_id")
+		}
+		switch ev {
+		case cursorPreShell:
+			c.Tool = "Bash"
+		case cursorReadFile:
+			c.Tool = "Read"
+		default:
+			c.Tool = cursorToolName(sniffString(payload, "tool_name"))
+		}
+		return c, fmt.Errorf("the hook payload is not valid JSON (%v)", shortErr(err))
+	}
+	if p.HookEventName == "" {
+		p.HookEventName = event
+	}
+	c := hookCall{Event: p.HookEventName, Kind: cursorKind(p.HookEventName), Session: p.ConversationID, Cwd: p.Cwd}
+	if c.Session == "" {
+		c.Session = p.SessionID
+	}
+	if c.Cwd == "" && len(p.WorkspaceRoots) > 0 {
+		c.Cwd = p.WorkspaceRoots[0]
+	}
+	if p.GenerationID != "" {
+		// the generation changes with every user message and only then
+		c.MessageID = "cursor-" + p.GenerationID
+	}
+	switch p.HookEventName {
+	case "":
+		c.Kind = callPreTool
+		c.Tool = cursorToolName(p.ToolName)
+		return c, errors.New(`the hook payload has no "hook_event_name"`)
+	case cursorPrompt:
+		c.Prompt = p.Prompt
+		// beforeSubmitPrompt can only let the prompt go or stop it: what mbguard has for the
+		// model waits for the next event that reaches it
+		c.Defer = true
+	case cursorPreCompact:
+		c.Defer = true // preCompact's reply reaches the user only
+	case cursorPreShell, cursorPostShell:
+		if p.Command == "" {
+			c.ArgsErr = `the hook payload has no "command"`
+		}
+		c.Tool, c.Args = "Bash", map[string]any{"command": p.Command}
+		if p.HookEventName == cursorPostShell {
+			c.Output = p.Output
+			// afterShellExecution takes no reply: an undo waits for the next event that can tell
+			c.Defer = true
+		}
+	case cursorReadFile:
+		if p.FilePath == "" {
+			c.ArgsErr = `the hook payload has no "file_path"`
+		}
+		c.Tool, c.Args = "Read", map[string]any{"file_path": p.FilePath}
+		// there is no event after a read: it counts once it is allowed, and a secret in the
+		// bank file it reads is told then (readSecrets); the reply is a permission only, so a
+		// note for the model waits for the next event that reaches it
+		c.PreIsPost, c.NoPost, c.Defer = true, true, true
+	case cursorPreTool, cursorPostTool, cursorPostFailure:
+		args, bad := objectArgs(p.ToolInput, "tool_input")
+		c.ArgsErr = bad
+		c.Tool, c.Args = cursorTool(p.ToolName, args)
+		c.Call = p.ToolUseID
+		if own := cursorToolName(p.ToolName); own == "Bash" || own == "Read" {
+			// gated at beforeShellExecution/afterShellExecution and counted at beforeReadFile,
+			// which carry the command and the path on every version with hooks
+			c.Kind = callOther
+			return c, nil
+		}
+		if c.Kind == callPostTool {
+			c.Failed = p.HookEventName == cursorPostFailure
+			var s string
+			if json.Unmarshal(p.ToolOutput, &s) == nil {
+				c.Output = s
+			} else {
+				c.Output = string(p.ToolOutput)
+			}
+		}
+	}
+	return c, nil
+}
+
+func cursorKind(event string) callKind {
+	switch event {
+	case cursorSessionStart:
+		return callStart
+	case cursorPrompt:
+		return callPrompt
+	case cursorPreTool, cursorPreShell, cursorReadFile:
+		return callPreTool
+	case cursorPostTool, cursorPostFailure, cursorPostShell:
+		return callPostTool
+	case cursorPreCompact:
+		return callCompact
+	case cursorStop:
+		return callClose // the agent loop ended: no call of this turn is still running
+	case cursorSessionEnd:
+		return callEnd
+	}
+	return callOther
+}
+
+// cursorToolName maps Cursor's agent tools onto the engine's names: Shell is the shell,
+// StrReplace an exact-string edit, Delete a removal (judged as `rm`); Grep, Glob, LS and
+// Task are already the engine's read-only names.
+func cursorToolName(name string) string {
+	switch name {
+	case "Shell", "run_terminal_cmd":
+		return "Bash"
+	case "Read", "read_file":
+		return "Read"
+	case "StrReplace", "search_replace":
+		return "Edit"
+	case "edit_file":
+		return "Edit"
+	case "Delete", "delete_file":
+		return "Delete"
+	}
+	return name
+}
+
+// cursorTool maps a preToolUse/postToolUse tool and its input onto the engine's vocabulary.
+func cursorTool(name string, args map[string]any) (string, map[string]any) {
+	tool := cursorToolName(name)
+	if args == nil {
+		return tool, nil
+	}
+	path := func() string {
+		for _, k := range []string{"file_path", "path", "target_file", "filePath"} {
+			if s, ok := args[k].(string); ok && s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	switch tool {
+	case "Write", "Edit", "MultiEdit":
+		if p := path(); p != "" {
+			args["file_path"] = p
+		}
+		if _, ok := args["content"]; !ok {
+			if s, ok := args["contents"].(string); ok {
+				args["content"] = s
+			}
+		}
+	case "Delete":
+		// the engine has no delete tool; the shell classifier judges a removal exactly
+		p := path()
+		if p == "" {
+			return "Bash", nil // nothing to judge by: a write of unknown target
+		}
+		return "Bash", map[string]any{"command": "rm -f -- '" + strings.ReplaceAll(p, "'", `'\''`) + "'"}
+	}
+	return tool, args
+}
+
+// render: every "before" event gets {"permission": …} (Cursor wants JSON on stdout; a refusal
+// carries user_message for the person and agent_message for the model; beforeReadFile's reply
+// is the permission alone); postToolUse carries {"additional_context"} next to the tool's
+// result, the one channel to the model after a call; sessionStart the same; exit 0 always.
+func (cursorProto) render(c *hookCall, a *hookAnswer) Reply {
+	r := Reply{Event: c.Event, Decision: a.Decision, Stderr: a.Stderr, Context: a.Context, Note: a.Note}
+	out := map[string]any{}
+	switch c.Kind {
+	case callPreTool:
+		out["permission"] = "allow"
+		switch {
+		case a.Deny != "" && c.Event == cursorReadFile:
+			out["permission"] = "deny"
+		case a.Deny != "":
+			out["permission"], out["user_message"], out["agent_message"] = "deny", a.Deny, a.Deny
+		case a.Context != "" && c.Event != cursorReadFile:
+			out["agent_message"] = a.Context
+		}
+	case callPrompt:
+		out["continue"] = true
+	case callPostTool:
+		if text := joinText(a.Undone, a.Context); text != "" && c.Event != cursorPostShell {
+			out["additional_context"] = text
+		}
+	case callStart:
+		if a.Context != "" {
+			out["additional_context"] = a.Context
+		}
+	}
+	r.Stdout = encodeJSON(out)
+	return r
+}
+
+// CursorHooksPath is the hook file install writes for Cursor: the project's
+// .cursor/hooks.json, or ~/.cursor/hooks.json with Global.
+func CursorHooksPath(o InstallOptions) string {
+	if o.Global {
+		return filepath.Join(o.Home, ".cursor", "hooks.json")
+	}
+	return filepath.Join(o.Root, ".cursor", "hooks.json")
+}
+
+type cursorHook struct {
+	Command string `json:"command"`
+	Timeout int    `json:"timeout,omitempty"` // seconds
+}
+
+// InstallCursor merges `<binary> hook cursor` into .cursor/hooks.json (version 1, one entry
+// per event in CursorEvents, no matcher: every tool), keeping the user's entries (see
+// installHookFile).
+func InstallCursor(o InstallOptions) ([]Change, error) {
+	if o.Global && o.Home == "" {
+		return nil, errors.New("--global needs HOME to find ~/.cursor")
+	}
+	command := hookCommand(o.Binary, "cursor")
+	return installHookFile(o, hookFile{
+		path:        CursorHooksPath,
+		globalNeeds: "HOME to find ~/.cursor",
+		events:      CursorEvents,
+		base:        map[string]json.RawMessage{"version": json.RawMessage(`1`)},
+		entry: func(string) json.RawMessage {
+			b, _ := json.Marshal(cursorHook{Command: command, Timeout: 30})
+			return b
+		},
+		ours: func(raw json.RawMessage) bool {
+			var h cursorHook
+			return json.Unmarshal(raw, &h) == nil && isOurCommand(h.Command, " hook cursor")
+		},
+	})
+}
+
+// cursorTrust is the step before Cursor runs project hooks: it runs them in a trusted
+// workspace only.
+func cursorTrust(global bool) string {
+	if global {
+		return "restart Cursor (or open a new agent chat) and check Settings → Hooks lists mbguard's hooks."
+	}
+	return "Cursor runs project hooks only in a trusted workspace: open this project in Cursor, trust the workspace if it asks, and check Settings → Hooks lists mbguard's hooks."
+}
