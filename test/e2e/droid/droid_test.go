@@ -1,0 +1,117 @@
+package droid
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mbguard/mbguard/internal/testhost"
+	"github.com/mbguard/mbguard/test/e2e/e2eproject"
+	"github.com/mbguard/mbguard/test/e2e/fakemodel"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	e2eproject.Cleanup()
+	os.Exit(code)
+}
+
+// droidBinary finds Droid's static binary; missing, it fails under CI and skips elsewhere.
+func droidBinary(t *testing.T) string {
+	t.Helper()
+	return testhost.HostBinary(t, "Factory Droid (@factory/cli-linux-x64@0.225.2)", "@factory/cli-linux-x64/bin/droid")
+}
+
+type world struct {
+	*e2eproject.Project
+	bin   string
+	model *fakemodel.Server
+}
+
+// newWorld makes the project and the fake model, registered as the custom model "fake" in the
+// test's own ~/.factory/settings.json: with a custom model droid exec needs no login and
+// talks to nothing else.
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real Droid runs take seconds; not in -short")
+	}
+	w := &world{Project: e2eproject.New(t), bin: droidBinary(t)}
+	// the host's own variables (an API key, a Factory home) never come from the machine
+	env := w.Env[:0]
+	for _, kv := range w.Env {
+		if !strings.HasPrefix(kv, "FACTORY_") && !strings.HasPrefix(kv, "DROID") {
+			env = append(env, kv)
+		}
+	}
+	w.Env = env
+	w.model = fakemodel.Start(t, fakemodel.Chat)
+	settings, err := json.Marshal(map[string]any{"customModels": []any{map[string]any{
+		"model": "fake", "displayName": "Fake", "baseUrl": w.model.URL + "/v1", "apiKey": "sk-fake",
+		"provider": "generic-chat-completion-api", "maxOutputTokens": 1000,
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(w.Home, ".factory"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.Home, ".factory", "settings.json"), settings, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// run is one `droid exec` (one user message); --auto high lets it write and run commands.
+func (w *world) run(t *testing.T, prompt string, env ...string) string {
+	t.Helper()
+	out := w.Run(t, 90*time.Second, env, w.bin, "exec", "--auto", "high", "-m", "custom:fake", prompt)
+	t.Logf("fake model requests:\n%s", w.model.Log())
+	return out
+}
+
+func (w *world) install(t *testing.T) {
+	t.Helper()
+	if out := w.Install(t, "droid"); !strings.Contains(w.File(t, ".factory/settings.json"), "mbguard hook droid") {
+		t.Fatalf("install wrote no hook:\n%s", out)
+	}
+}
+
+// Droid's file tools, as droid exec 0.225.2 offers them, take absolute paths.
+func create(path, content string) fakemodel.Step {
+	return fakemodel.Call("Create", map[string]any{"file_path": path, "content": content})
+}
+
+func read(path string) fakemodel.Step {
+	return fakemodel.Call("Read", map[string]any{"file_path": path})
+}
+
+func execute(cmd string) fakemodel.Step {
+	return fakemodel.Call("Execute", map[string]any{"command": cmd, "summary": "scripted", "riskLevel": "low", "riskLevelReason": "scripted"})
+}
+
+// TestDroidInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model at session start
+// (redacted: the token planted in it reaches no request); a non-.md Create into the bank and a
+// shell write are refused with the reason in the tool result the model reads, nothing on
+// disk; a learnings .md goes through.
+func TestDroidInjectsMemoryAndGuardsTheBank(t *testing.T) {
+	w := newWorld(t)
+	shapes := []e2eproject.Shape{
+		{Name: "Create of memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
+			Step: create(w.Abs("memory-bank/x.json"), "{\"a\": 1}\n")},
+		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: execute("echo '- done' >> memory-bank/details/progress.md")},
+		{Name: "Create of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
+			Step: create(w.Abs("memory-bank/details/learnings/retries.md"), "# Retries\n\n- go through the queue\n")},
+	}
+	w.model.Script(e2eproject.Steps(shapes)...)
+	w.install(t)
+	secret := w.PlantSecret(t)
+	kept := w.Snapshot(t, shapes)
+	out := w.run(t, "tidy the memory bank")
+	e2eproject.CheckMemoryInjected(t, w.model, out, secret)
+	w.CheckShapes(t, w.model, shapes, kept, out)
+}
