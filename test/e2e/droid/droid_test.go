@@ -66,9 +66,12 @@ func newWorld(t *testing.T) *world {
 }
 
 // run is one `droid exec` (one user message); --auto high lets it write and run commands.
+// Airgap mode keeps it off Factory's servers: without it each run spends about 6 s retrying
+// api.factory.ai and telemetry.factory.ai, which no machine here reaches.
 func (w *world) run(t *testing.T, prompt string, env ...string) string {
 	t.Helper()
-	out := w.Run(t, 90*time.Second, env, w.bin, "exec", "--auto", "high", "-m", "custom:fake", prompt)
+	base := []string{"FACTORY_AIRGAP_ENABLED=true", "FACTORY_DROID_AUTO_UPDATE_ENABLED=false"}
+	out := w.Run(t, 90*time.Second, append(base, env...), w.bin, "exec", "--auto", "high", "-m", "custom:fake", prompt)
 	t.Logf("fake model requests:\n%s", w.model.Log())
 	return out
 }
