@@ -39,7 +39,8 @@ func newWorld(t *testing.T) *world {
 	if testing.Short() {
 		t.Skip("real Droid runs take seconds; not in -short")
 	}
-	w := &world{Project: e2eproject.New(t), bin: droidBinary(t)}
+	bin := droidBinary(t) // before the project: a missing host ends the test without a build
+	w := &world{Project: e2eproject.New(t), bin: bin}
 	// the host's own variables (an API key, a Factory home) never come from the machine
 	env := w.Env[:0]
 	for _, kv := range w.Env {
@@ -117,4 +118,19 @@ func TestDroidInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	out := w.run(t, "tidy the memory bank")
 	e2eproject.CheckMemoryInjected(t, w.model, out, secret)
 	w.CheckShapes(t, w.model, shapes, kept, out)
+}
+
+// TestDroidReadGateWarnsByDefault: in the default warn mode a high-risk write goes through, and
+// the warning, held back until the call's PostToolUse, reaches the model with its next turn.
+func TestDroidReadGateWarnsByDefault(t *testing.T) {
+	w := newWorld(t)
+	w.model.Script(create(w.Abs("src/auth/token.go"), "package auth\n"))
+	w.install(t)
+	out := w.run(t, "add a token module")
+	if !w.Exists("src/auth/token.go") {
+		t.Errorf("src/auth/token.go was not written in warn mode")
+	}
+	if r, ok := w.model.After(0); !ok || !e2eproject.Contains(r.Text(), "[mbguard read gate] warning", "memory-bank/details/patterns.md") {
+		t.Errorf("the read gate's warning did not reach the model in the next turn\n%s", out)
+	}
 }
