@@ -136,8 +136,7 @@ var hostSpecs = []HostSpec{
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{DroidSettingsPath(o), DroidSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
-		SessionField: "session_id", proto: droidProto{},
-		NotRun: "droid exec 0.225 runs headless here against a local OpenAI-compatible server (customModels, no login; docs/hosts/droid.md); adapter tests on payloads captured from it, the e2e package is not written yet",
+		SessionField: "session_id", E2E: "test/e2e/droid", proto: droidProto{},
 	},
 	{
 		Name: "cursor", Title: "Cursor", Events: CursorEvents, Closes: []string{cursorPostTool, cursorPostFailure, cursorPostShell, cursorStop},

@@ -179,6 +179,36 @@ func (s *Server) ResultOf(i int) (result string, ok bool) {
 	return res[len(res)-1], true
 }
 
+// Told returns all the host told the model about step i: ResultOf(i) and, in Chat
+// Completions, the messages the host added after that tool result (Factory Droid gives a
+// PostToolUse hook's additionalContext as a user message right after it). ok is as ResultOf's.
+func (s *Server) Told(i int) (told string, ok bool) {
+	r, ok := s.After(i)
+	if !ok {
+		return "", false
+	}
+	res := r.ToolResults()
+	if len(res) == 0 {
+		return "", true
+	}
+	told = res[len(res)-1]
+	if r.API != Chat {
+		return told, true
+	}
+	msgs, _ := r.Body["messages"].([]any)
+	last := -1
+	for j, m := range msgs {
+		if mm, _ := m.(map[string]any); mm["role"] == "tool" {
+			last = j
+		}
+	}
+	for _, m := range msgs[last+1:] {
+		mm, _ := m.(map[string]any)
+		told += "\n" + flatten(mm["content"])
+	}
+	return told, true
+}
+
 // Log describes the recorded requests, one line each, for failure messages.
 func (s *Server) Log() string {
 	var b strings.Builder

@@ -124,3 +124,27 @@ func TestSummaryOnlyByTheNewestMessage(t *testing.T) {
 		t.Errorf("kind = %v, want agent", k)
 	}
 }
+
+// Told carries what a Chat host adds after a tool result (Droid's PostToolUse
+// additionalContext is a user message there), which ResultOf does not; the messages before
+// the tool result stay out.
+func TestToldReadsPastTheToolResult(t *testing.T) {
+	s := Start(t, Chat, Call("Execute", map[string]any{"command": "sh x"}))
+	post(t, s, "/v1/chat/completions", map[string]any{"tools": tool, "messages": []any{map[string]any{"role": "user", "content": "hi"}}})
+	post(t, s, "/v1/chat/completions", map[string]any{"tools": tool, "messages": []any{
+		map[string]any{"role": "user", "content": "before the call"},
+		map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": "call_0"}}},
+		map[string]any{"role": "tool", "tool_call_id": "call_0", "content": "regenerated"},
+		map[string]any{"role": "user", "content": "[mbguard] undid memory-bank/cache.json"},
+	}})
+	if r, _ := s.ResultOf(0); r != "regenerated" {
+		t.Errorf("ResultOf(0) = %q, want the tool result alone", r)
+	}
+	told, ok := s.Told(0)
+	if !ok || !strings.Contains(told, "regenerated") || !strings.Contains(told, "[mbguard] undid memory-bank/cache.json") {
+		t.Errorf("Told(0) = %q, %v: want the tool result and the message after it", told, ok)
+	}
+	if strings.Contains(told, "before the call") {
+		t.Errorf("Told(0) = %q holds a message from before the call", told)
+	}
+}
