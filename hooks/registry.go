@@ -116,8 +116,7 @@ var hostSpecs = []HostSpec{
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{QwenSettingsPath(o), QwenSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
-		SessionField: "session_id", proto: qwenProto{},
-		NotRun: "adapter tests on the payloads of HOSTS.md §6; the headless e2e package is not written yet",
+		SessionField: "session_id", E2E: "test/e2e/qwen", proto: qwenProto{},
 	},
 	{
 		Name: "crush", Title: "Crush", Events: CrushEvents, Closes: []string{crushPreTool},
