@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/internal/testhost"
 )
 
 // The repository is found from the call's target paths as well as from cwd: where the agent's
@@ -37,7 +38,7 @@ func TestRepositoryFromTargetPath(t *testing.T) {
 			out := t.TempDir()
 			link := filepath.Join(out, "proj")
 			if err := os.Symlink(root, link); err != nil {
-				t.Skip(err)
+				testhost.Missing(t, "symlinks ("+err.Error()+")", "a file system that has them")
 			}
 			return out, "proj/memory-bank/x.json"
 		}},

@@ -15,9 +15,7 @@ import (
 // bank path at run time fails in the kernel, also after trying to remount or unmount the bank
 // (as root too), and the model is told; the Write tool still writes a .md file in the bank.
 func TestClaudeCodeSandboxKernelE2E(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real Claude Code runs take seconds; not in -short")
-	}
+	testhost.Short(t, "real Claude Code runs")
 	testhost.Tool(t, "bwrap", "apt-get install -y bubblewrap socat")
 	testhost.Tool(t, "socat", "apt-get install -y bubblewrap socat")
 	p := newClaudeProject(t)

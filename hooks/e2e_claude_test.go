@@ -317,9 +317,7 @@ func anyContains(xs []string, sub string) bool {
 }
 
 func TestClaudeCodeE2E(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real Claude Code runs take seconds; not in -short")
-	}
+	testhost.Short(t, "real Claude Code runs")
 	for _, v := range claudeVersions {
 		t.Run(v.version, func(t *testing.T) {
 			claudeRel = v

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mbguard/mbguard/internal/testhost"
 )
 
 // trackAll is set for the second run of this package's tests (TestMain): every Guard made by
@@ -72,7 +74,7 @@ func tracked(t testing.TB, g *Guard) *Guard {
 func trackedBank(t *testing.T) (string, *Guard) {
 	t.Helper()
 	if !trackSupported {
-		t.Skip("no inotify on this system")
+		testhost.Missing(t, "inotify", "a Linux kernel with inotify")
 	}
 	root, g := newBank(t) // tracked and warm in the tracked pass
 	if !g.Tracking() {

@@ -73,3 +73,16 @@ func Tool(t testing.TB, name, how string) string {
 	}
 	return p
 }
+
+// Short ends a slow test (a real host session) under go test -short: a skip on a person's
+// machine, a failure under CI, which must run every test (it never passes -short).
+func Short(t testing.TB, what string) {
+	t.Helper()
+	if !testing.Short() {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s under -short: CI runs every test, without -short", what)
+	}
+	t.Skipf("%s take seconds; not in -short", what)
+}

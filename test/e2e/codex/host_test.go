@@ -38,9 +38,7 @@ const model = "gpt-5.5"
 
 func newWorld(t *testing.T, script ...fakemodel.Step) *world {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("real Codex CLI runs take seconds; not in -short")
-	}
+	testhost.Short(t, "real Codex CLI runs")
 	codex := codexBinary(t)
 	w := &world{Project: e2eproject.New(t), codex: codex}
 	w.model = fakemodel.Start(t, fakemodel.Responses, script...)

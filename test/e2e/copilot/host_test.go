@@ -50,9 +50,7 @@ type world struct {
 
 func newWorld(t *testing.T, script ...fakemodel.Step) *world {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("real Copilot CLI runs take seconds; not in -short")
-	}
+	testhost.Short(t, "real Copilot CLI runs")
 	c := copilotBinary(t)
 	w := &world{Project: e2eproject.New(t), copilot: c}
 	w.model = fakemodel.Start(t, fakemodel.Chat, script...)

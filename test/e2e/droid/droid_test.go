@@ -36,9 +36,7 @@ type world struct {
 // talks to nothing else.
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("real Droid runs take seconds; not in -short")
-	}
+	testhost.Short(t, "real Droid runs")
 	bin := droidBinary(t) // before the project: a missing host ends the test without a build
 	w := &world{Project: e2eproject.New(t), bin: bin}
 	// the host's own variables (an API key, a Factory home) never come from the machine

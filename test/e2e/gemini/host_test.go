@@ -39,9 +39,7 @@ type world struct {
 
 func newWorld(t *testing.T, script ...fakemodel.Step) *world {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("real Gemini CLI runs take seconds; not in -short")
-	}
+	testhost.Short(t, "real Gemini CLI runs")
 	g := geminiScript(t)
 	w := &world{Project: e2eproject.New(t), gemini: g}
 	w.model = fakemodel.Start(t, fakemodel.Gemini, script...)

@@ -3,6 +3,7 @@ package opencode
 import (
 	"testing"
 
+	"github.com/mbguard/mbguard/internal/testhost"
 	"github.com/mbguard/mbguard/test/e2e/e2eproject"
 	"github.com/mbguard/mbguard/test/e2e/fakemodel"
 )
@@ -12,9 +13,7 @@ type driver struct{}
 
 func (driver) Start(t *testing.T) e2eproject.Session {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("real OpenCode runs take seconds; not in -short")
-	}
+	testhost.Short(t, "real OpenCode runs")
 	openCodeBinary(t) // missing, it fails under CI and skips elsewhere, before anything is built
 	model := fakemodel.Start(t, fakemodel.Chat)
 	w := newWorldAt(t, model.URL+"/v1")

@@ -33,9 +33,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("real Qwen Code runs take seconds; not in -short")
-	}
+	testhost.Short(t, "real Qwen Code runs")
 	w := &world{Project: e2eproject.New(t), node: testhost.Tool(t, "node", "install Node.js 20"), entry: qwenEntry(t)}
 	w.model = fakemodel.Start(t, fakemodel.Chat)
 	// user settings: OpenAI auth against the fake, no folder trust step, nothing phoning home
