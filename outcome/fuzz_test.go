@@ -99,6 +99,14 @@ func forgeState(t *testing.T, g *Guard, root string, ops []byte) {
 	}
 }
 
+// execBits are the execute bits of a known-good file (none for anything else).
+func execBits(n node) os.FileMode {
+	if n.kind != KindFile {
+		return 0
+	}
+	return n.mode & 0o111
+}
+
 // toolText is what the fuzzed Write tool writes to memory-bank/a.md.
 const toolText = "# A\ntool-write\n"
 
@@ -107,7 +115,8 @@ const toolText = "# A\ntool-write\n"
 // is in the quarantine. The agent may forge mbguard's state in the same call (forge), and an
 // allowed Write of memory-bank/a.md may run in parallel with the shell (tool: odd runs it,
 // after tool/2 of the agent's operations): a.md then ends as its known-good state or exactly
-// as the tool wrote it, never as the shell left it; a forged state is never adopted.
+// as the tool wrote it (its bytes, and no execute bit the file did not have: a write tool never
+// adds one), never as the shell left it; a forged state is never adopted.
 func FuzzOutcomeCompare(f *testing.F) {
 	f.Add([]byte{0, 1, 3, 3, 0, 4}, []byte{0, 1, 1, 0, 4, 2, 6, 1}, []byte{}, byte(0))
 	f.Add([]byte{}, []byte{2, 7, 0, 7}, []byte{}, byte(0))
@@ -125,6 +134,10 @@ func FuzzOutcomeCompare(f *testing.F) {
 	f.Add([]byte{}, []byte{1, 1}, []byte{}, byte(1))
 	f.Add([]byte{}, []byte{}, []byte{}, byte(1))
 	f.Add([]byte{}, []byte{5, 1, 0, 2}, []byte{3 + 6*1}, byte(3))
+	// the shell makes the path the Write is about to write executable (0755), or renames a
+	// file onto it (that mode is kept: a write tool never adds an execute bit)
+	f.Add([]byte{}, []byte{0, 1, 5, 1}, []byte{}, byte(5))
+	f.Add([]byte{8 + 9*9, 36}, []byte{5 + 9*5, 36, 6 + 9*3, 12}, []byte{}, byte(21))
 	f.Fuzz(func(t *testing.T, human, agent, forge []byte, tool byte) {
 		if len(human) > 40 || len(agent) > 40 || len(forge) > 8 {
 			return
@@ -192,15 +205,15 @@ func FuzzOutcomeCompare(f *testing.F) {
 			if w.kind == KindDir || w.kind == KindFile && w.nlink > 1 {
 				g.nlink, w.nlink = 0, 0
 			}
-			if p == aMD && tool%2 == 1 && g == (node{kind: KindFile, mode: 0o644, bytes: toolText, nlink: 1}) {
-				continue // exactly what the allowed Write wrote
+			if p == aMD && tool%2 == 1 && g.kind == KindFile && g.bytes == toolText && g.nlink == 1 && g.mode&0o111&^execBits(w) == 0 {
+				continue // exactly what the allowed Write wrote, not made executable
 			}
 			if g != w {
 				t.Errorf("%s = %+v, want %+v", p, got[p], w)
 			}
 		}
 		for p, n := range got {
-			if _, ok := want[p]; !ok && !(p == aMD && tool%2 == 1 && n == (node{kind: KindFile, mode: 0o644, bytes: toolText, nlink: 1})) {
+			if _, ok := want[p]; !ok && !(p == aMD && tool%2 == 1 && n.kind == KindFile && n.bytes == toolText && n.nlink == 1 && n.mode&0o111 == 0) {
 				t.Errorf("%s left over: %+v", p, n)
 			}
 		}

@@ -817,6 +817,18 @@ func (g *Guard) changesSinceLazy(m *manifest, lazy bool) (changes []*change, tou
 	return changes, touched, nil
 }
 
+// toolMode reports whether d's permission bits could be what a write tool leaves: it never
+// makes a file executable (a tool that rewrites in place keeps the mode; one that writes a new
+// file and renames it takes the umask's, so other bits may change). A shell that chmods or
+// renames an executable file onto the path the Write is about to write is caught.
+func toolMode(b, d *Entry) bool {
+	var was os.FileMode
+	if b != nil && b.Kind == KindFile {
+		was = b.Mode & 0o111
+	}
+	return d.Mode&0o111&^was == 0
+}
+
 // settle judges every change against the calls that own it: owners' allowed paths are
 // accepted when the result passes the rules, others' allowed paths are left for their own
 // post check, and everything else is undone.
@@ -886,7 +898,7 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			}
 			if c.d != nil && c.d.Kind != KindFile || c.d != nil && c.new == nil {
 				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not a regular Markdown file"})
-			} else if exp := expect[c.path]; exp != nil && (c.d == nil || !exp[TextSum(c.new)]) {
+			} else if exp := expect[c.path]; exp != nil && (c.d == nil || !exp[TextSum(c.new)] || !toolMode(c.b, c.d)) {
 				// the tool's arguments say what it wrote: any other state is someone else's
 				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not what the write tool wrote (something else changed it during the call)"})
 			}
