@@ -16,6 +16,7 @@ import (
 	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/mbguard/mbguard/internal/testhost"
 	"github.com/mbguard/mbguard/watcher"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // This file is an external test package: it drives both agent protocols (hooks, watcher),
@@ -30,27 +31,9 @@ const tablesMemory = "# M\n<!-- MACHINE_BLOCK_START -->\n<!-- MEMORY_BANK_TEMPLA
 // formatter that cannot write Markdown is never refused, and every file the command really
 // wrote (ignored ones included) is among the paths each protocol's decision named.
 func TestTableRowsThroughBothProtocols(t *testing.T) {
-	goMod := map[string]string{
-		"go.mod":     "module example.com/app\n\ngo 1.21\n\nreplace example.com/dep => ./dep\n",
-		"main.go":    "package main\n\nimport _ \"example.com/dep\"\n\nfunc main() {}\n",
-		"dep/go.mod": "module example.com/dep\n\ngo 1.21\n",
-		"dep/d.go":   "package dep\n",
-	}
-	crate := map[string]string{
-		"Cargo.toml":     "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-		"src/main.rs":    "fn main()   {  }\n",
-		"dep/Cargo.toml": "[package]\nname = \"dep\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-		"dep/src/lib.rs": "",
-	}
-	pkgJSON := map[string]string{
-		"package.json":     `{"name":"app","version":"1.0.0"}`,
-		"dep/package.json": `{"name":"dep","version":"1.0.0"}`,
-	}
-	unformatted := map[string]string{
-		"go.mod":        "module example.com/app\n\ngo 1.21\n",
-		"src/a.go":      "package src\nfunc  A( ) {}\n",
-		"docs/guide.md": "#  Guide\n*  item\n",
-	}
+	dir := "shell/testdata/projects"
+	goMod, crate := projectFiles(t, dir, "gomod"), projectFiles(t, dir, "crate")
+	pkgJSON, unformatted := projectFiles(t, dir, "pkgjson"), projectFiles(t, dir, "unformatted")
 	cases := []struct {
 		name, tool, how string
 		files           map[string]string
@@ -215,4 +198,19 @@ func coveredBy(f string, paths []string) bool {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// projectFiles is one of the scratch projects both real-tool table tests start from
+// (gating/shell/testdata/projects/<name>.txtar): file path → content.
+func projectFiles(t *testing.T, dir, name string) map[string]string {
+	t.Helper()
+	a, err := txtar.ParseFile(filepath.Join(dir, name+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, f := range a.Files {
+		files[f.Name] = string(f.Data)
+	}
+	return files
 }

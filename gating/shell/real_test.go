@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/mbguard/mbguard/internal/testhost"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // TestTablesReallyWrite runs rows of the formatter and package-manager tables with the real
@@ -18,27 +20,9 @@ import (
 // that every file each one really wrote is one Classify predicted, that a formatter said to
 // write no .md file wrote none, and that the prediction is exact (nothing unknown).
 func TestTablesReallyWrite(t *testing.T) {
-	goMod := map[string]string{
-		"go.mod":     "module example.com/app\n\ngo 1.21\n\nreplace example.com/dep => ./dep\n",
-		"main.go":    "package main\n\nimport _ \"example.com/dep\"\n\nfunc main() {}\n",
-		"dep/go.mod": "module example.com/dep\n\ngo 1.21\n",
-		"dep/d.go":   "package dep\n",
-	}
-	crate := map[string]string{
-		"Cargo.toml":     "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-		"src/main.rs":    "fn main()   {  }\n",
-		"dep/Cargo.toml": "[package]\nname = \"dep\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-		"dep/src/lib.rs": "",
-	}
-	pkgJSON := map[string]string{
-		"package.json":     `{"name":"app","version":"1.0.0"}`,
-		"dep/package.json": `{"name":"dep","version":"1.0.0"}`,
-	}
-	unformatted := map[string]string{
-		"go.mod":        "module example.com/app\n\ngo 1.21\n",
-		"src/a.go":      "package src\nfunc  A( ) {}\n",
-		"docs/guide.md": "#  Guide\n*  item\n",
-	}
+	dir := "testdata/projects"
+	goMod, crate := projectFiles(t, dir, "gomod"), projectFiles(t, dir, "crate")
+	pkgJSON, unformatted := projectFiles(t, dir, "pkgjson"), projectFiles(t, dir, "unformatted")
 	cases := []struct {
 		name, tool, how string
 		files           map[string]string
@@ -150,4 +134,19 @@ func wheel(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// projectFiles is one of the scratch projects both real-tool table tests start from
+// (gating/shell/testdata/projects/<name>.txtar): file path → content.
+func projectFiles(t *testing.T, dir, name string) map[string]string {
+	t.Helper()
+	a, err := txtar.ParseFile(filepath.Join(dir, name+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, f := range a.Files {
+		files[f.Name] = string(f.Data)
+	}
+	return files
 }
