@@ -50,23 +50,8 @@ func TestProtectedUndoneAfterCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := New(r, Options{Protected: []string{".mbguard.yaml", ".git/hooks/", ".git/config"}})
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		b, _ := cmd.Output()
-		return string(b)
-	}
-	call := func(id string, do func()) Report {
-		if _, err := g.Before(Call{ID: id, Session: "s", Tool: "bash"}); err != nil {
-			t.Fatal(err)
-		}
-		do()
-		rep, err := g.After(Call{ID: id, Session: "s", Tool: "bash", Check: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep
-	}
+	git := func(args ...string) string { return gitOutput(root, args...) }
+	call := func(id string, do func()) Report { return shellCall(t, g, id, do) }
 	rep := call("1", func() {
 		os.WriteFile(filepath.Join(root, ".mbguard.yaml"), []byte("gating:\n  mode: off\n"), 0o644)
 		os.WriteFile(filepath.Join(r.CommonDir, "hooks", "post-commit"), []byte("#!/bin/sh\necho x\n"), 0o755)
@@ -121,23 +106,8 @@ func TestWorktreeConfigJudgedLikeConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := New(r, Options{Protected: []string{".git/config", ".git/config.worktree"}})
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		b, _ := cmd.Output()
-		return string(b)
-	}
-	call := func(id string, do func()) Report {
-		if _, err := g.Before(Call{ID: id, Session: "s", Tool: "bash"}); err != nil {
-			t.Fatal(err)
-		}
-		do()
-		rep, err := g.After(Call{ID: id, Session: "s", Tool: "bash", Check: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep
-	}
+	git := func(args ...string) string { return gitOutput(root, args...) }
+	call := func(id string, do func()) Report { return shellCall(t, g, id, do) }
 	rep := call("1", func() {
 		git("config", "extensions.worktreeConfig", "true")
 		git("config", "--worktree", "core.hooksPath", ".githooks")
@@ -220,4 +190,26 @@ func TestUserFileChangeUnguardsUntilConfirmed(t *testing.T) {
 	if rep := call("5", func() {}); len(rep.Unguarded) > 0 || len(UnguardedFiles(r)) > 0 {
 		t.Errorf("still unguarded after the person confirmed: %v", rep.Unguarded)
 	}
+}
+
+// gitOutput runs git in root as an agent's shell would, its errors ignored: what it printed.
+func gitOutput(root string, args ...string) string {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = root
+	b, _ := cmd.Output()
+	return string(b)
+}
+
+// shellCall runs do as one shell call checked before and after.
+func shellCall(t *testing.T, g *Guard, id string, do func()) Report {
+	t.Helper()
+	if _, err := g.Before(Call{ID: id, Session: "s", Tool: "bash"}); err != nil {
+		t.Fatal(err)
+	}
+	do()
+	rep, err := g.After(Call{ID: id, Session: "s", Tool: "bash", Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
