@@ -61,7 +61,7 @@ var hostSpecs = []HostSpec{
 			return []string{filepath.Join(o.Root, ".claude", "settings.json"), filepath.Join(o.Root, ".claude", "settings.local.json"),
 				filepath.Join(o.Home, ".claude", "settings.json")}
 		},
-		SessionField: "session_id", E2E: "hooks (e2e_claude_test.go)", proto: claudeProto{},
+		SessionField: "session_id", E2E: "test/e2e/claude", proto: claudeProto{},
 	},
 	{
 		Name: "opencode", Title: "OpenCode", Events: []string{"chat.message", "tool.execute.before", "tool.execute.after",

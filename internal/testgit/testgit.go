@@ -10,29 +10,85 @@ import (
 	"testing"
 )
 
+// Home makes a private HOME holding git's configuration and returns it with the variables that
+// point git, and every program a test runs, at it. It changes nothing in this process: a test
+// that runs in parallel passes env to each command it starts (t.Setenv is not allowed there).
+func Home(t testing.TB) (home string, env []string) {
+	t.Helper()
+	home = t.TempDir()
+	if r, err := filepath.EvalSymlinks(home); err == nil {
+		home = r
+	}
+	env, err := writeHome(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return home, env
+}
+
+// writeHome writes git's configuration into home and returns the isolating variables.
+func writeHome(home string) ([]string, error) {
+	cfg := filepath.Join(home, ".gitconfig")
+	body := "[user]\n\tname = mbguard test\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[core]\n\tautocrlf = false\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		return nil, err
+	}
+	return []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=" + cfg,
+		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z",
+		"GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
+	}, nil
+}
+
+// Vars are the names of the variables Home sets.
+var Vars = []string{"HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"}
+
 // Isolate points git at a private configuration for the rest of the test (t.Setenv), so the
 // developer's or CI's git config never changes what a test sees. It returns the fake HOME.
 func Isolate(t testing.TB) string {
 	t.Helper()
-	home := t.TempDir()
-	cfg := filepath.Join(home, ".gitconfig")
-	body := "[user]\n\tname = mbguard test\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[core]\n\tautocrlf = false\n"
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
+	home, env := Home(t)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
 	}
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
-	t.Setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-	t.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
 	return home
+}
+
+// IsolateProcess points this whole test binary at one private HOME and git configuration, for
+// the TestMain of a package whose tests run in parallel and take their own HOME from Home. It
+// returns a function that removes the folder.
+func IsolateProcess() (cleanup func(), err error) {
+	home, err := os.MkdirTemp("", "testgit-home")
+	if err != nil {
+		return nil, err
+	}
+	env, err := writeHome(home)
+	if err != nil {
+		os.RemoveAll(home)
+		return nil, err
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	return func() { os.RemoveAll(home) }, nil
 }
 
 // New makes an isolated, empty repository and returns its (symlink-resolved) root.
 func New(t testing.TB) string {
 	t.Helper()
 	Isolate(t)
+	return Repo(t)
+}
+
+// Repo makes an empty repository with this process's git configuration (after Isolate or
+// IsolateProcess) and returns its (symlink-resolved) root.
+func Repo(t testing.TB) string {
+	t.Helper()
 	dir := t.TempDir()
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = r

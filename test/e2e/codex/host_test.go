@@ -12,11 +12,7 @@ import (
 	"github.com/mbguard/mbguard/test/e2e/fakemodel"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	e2eproject.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { e2eproject.Main(m) }
 
 // codexBinary finds the Codex CLI npm installed; missing, it fails under CI and skips elsewhere.
 func codexBinary(t *testing.T) string {

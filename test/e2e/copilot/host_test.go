@@ -1,9 +1,12 @@
 package copilot
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,21 +15,44 @@ import (
 	"github.com/mbguard/mbguard/test/e2e/fakemodel"
 )
 
-// cacheDir is shared by the package's runs: Copilot CLI unpacks its 235 MB of JavaScript into
+// cache is shared by the package's runs: Copilot CLI unpacks its 235 MB of JavaScript into
 // $XDG_CACHE_HOME/copilot on the first run of a fresh cache (seconds), and that is the only
-// thing the runs share.
-var cacheDir string
+// thing the runs share. The first world unpacks it with `copilot --version` while the others
+// wait, so parallel runs never unpack into the same folder at once.
+var cache struct {
+	once sync.Once
+	dir  string
+	err  error
+}
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mbguard-e2e-copilot-cache")
-	if err != nil {
-		panic(err)
+	e2eproject.Main(m, func() {
+		if cache.dir != "" {
+			os.RemoveAll(cache.dir)
+		}
+	})
+}
+
+// cacheDir unpacks Copilot CLI into the shared cache once and returns it.
+func cacheDir(t *testing.T, copilot string) string {
+	t.Helper()
+	cache.once.Do(func() {
+		dir, err := os.MkdirTemp("", "mbguard-e2e-copilot-cache")
+		if err != nil {
+			cache.err = err
+			return
+		}
+		cache.dir = dir
+		cmd := exec.Command(copilot, "--version")
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+dir, "COPILOT_AUTO_UPDATE=false")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			cache.err = fmt.Errorf("copilot --version (unpacking its cache): %v\n%s", err, out)
+		}
+	})
+	if cache.err != nil {
+		t.Fatal(cache.err)
 	}
-	cacheDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	e2eproject.Cleanup()
-	os.Exit(code)
+	return cache.dir
 }
 
 // copilotBinary finds the Copilot CLI npm installed; missing, it fails under CI and skips
@@ -68,7 +94,7 @@ func (w *world) run(t *testing.T, prompt string, env ...string) string {
 		"COPILOT_PROVIDER_API_KEY=dummy",
 		"COPILOT_MODEL=" + model,
 		"COPILOT_AUTO_UPDATE=false",
-		"XDG_CACHE_HOME=" + cacheDir,
+		"XDG_CACHE_HOME=" + cacheDir(t, w.copilot),
 	}
 	out := w.Run(t, 90*time.Second, append(base, env...), w.copilot, "-p", prompt,
 		"--allow-all-tools", "--trust-folder", "--no-auto-update", "--disable-client-telemetry", "--no-ask-user")

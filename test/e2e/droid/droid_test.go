@@ -13,11 +13,7 @@ import (
 	"github.com/mbguard/mbguard/test/e2e/fakemodel"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	e2eproject.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { e2eproject.Main(m) }
 
 // droidBinary finds Droid's static binary; missing, it fails under CI and skips elsewhere.
 func droidBinary(t *testing.T) string {

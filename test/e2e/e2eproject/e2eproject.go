@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,8 +24,8 @@ var build struct {
 	err  error
 }
 
-// Binary builds mbguard once per test binary and returns the folder that holds it. Call it
-// before anything moves HOME, so the build uses the warm Go cache; Cleanup removes it.
+// Binary builds mbguard once per test binary and returns the folder that holds it, with the
+// Go caches Main kept from the real HOME; Main removes it.
 func Binary(t testing.TB) string {
 	t.Helper()
 	build.once.Do(func() {
@@ -46,11 +47,33 @@ func Binary(t testing.TB) string {
 	return build.dir
 }
 
-// Cleanup removes the binary Binary built; call it from TestMain after the tests ran.
-func Cleanup() {
+// Main is every host package's TestMain: the process gets a private git configuration and
+// HOME (testgit.IsolateProcess), so the tests can run in parallel, each with its own HOME in
+// its Project's Env; afterwards the binary Binary built is removed and each of after runs.
+func Main(m *testing.M, after ...func()) {
+	// Binary's go build keeps the Go caches of the real HOME, which is about to move.
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: go env:", err)
+		os.Exit(1)
+	}
+	for i, v := range strings.Fields(string(out)) {
+		os.Setenv([]string{"GOCACHE", "GOMODCACHE", "GOPATH"}[i], v)
+	}
+	cleanup, err := testgit.IsolateProcess()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: isolating git:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	for _, f := range after {
+		f()
+	}
 	if build.dir != "" {
 		os.RemoveAll(build.dir)
 	}
+	os.Exit(code)
 }
 
 // Project is one test's isolated machine: a repository with a memory bank, its own HOME, and
@@ -86,23 +109,14 @@ echo regenerated
 `
 
 // New makes the project: git repository, `mbguard init`, the marker in MEMORY.md, source
-// files and Script, all committed.
+// files and Script, all committed. The test runs in parallel with the package's others (Main
+// isolated the process; the Project has a HOME of its own).
 func New(t *testing.T) *Project {
 	t.Helper()
-	bin := Binary(t)
-	root := testgit.New(t) // isolates HOME and git config with t.Setenv
-	p := &Project{Root: root, Home: os.Getenv("HOME"), Bin: bin}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "PATH" || k == "PWD" || hasAnyPrefix(k, Dropped) {
-			continue
-		}
-		p.Env = append(p.Env, kv)
-	}
-	p.Env = append(p.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "PWD="+root,
-		"XDG_CONFIG_HOME="+filepath.Join(p.Home, ".config"), "NO_COLOR=1")
-
+	t.Parallel()
+	p := Bare(t)
 	p.Mbguard(t, "init")
+
 	mem := p.File(t, "memory-bank/MEMORY.md")
 	const placeholder = "- (nothing recorded yet: write the task in hand, what is done and what is next)"
 	if !strings.Contains(mem, placeholder) {
@@ -116,8 +130,38 @@ func New(t *testing.T) *Project {
 	if err := os.Chmod(p.Abs(Script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	testgit.Commit(t, root, "initial")
+	testgit.Commit(t, p.Root, "initial")
 	return p
+}
+
+// Bare is an empty repository with its own HOME and Env, mbguard first on PATH: what New
+// starts from, for a test that writes its own project. Call t.Parallel first, and only in a
+// package whose TestMain is Main.
+func Bare(t *testing.T) *Project {
+	t.Helper()
+	if os.Getenv("GIT_CONFIG_GLOBAL") == "" {
+		t.Fatal("e2eproject: the package's TestMain must be e2eproject.Main (git is not isolated)")
+	}
+	bin := Binary(t)
+	home, isolated := testgit.Home(t)
+	root := testgit.Repo(t)
+	p := &Project{Root: root, Home: home, Bin: bin, Env: Environ(isolated)}
+	p.Env = append(p.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "PWD="+root, "NO_COLOR=1")
+	return p
+}
+
+// Environ is this process's environment less PATH, PWD, testgit's variables and every
+// Dropped one, with isolated (testgit.Home's) added.
+func Environ(isolated []string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "PATH" || k == "PWD" || slices.Contains(testgit.Vars, k) || hasAnyPrefix(k, Dropped) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, isolated...)
 }
 
 func hasAnyPrefix(s string, prefixes []string) bool {

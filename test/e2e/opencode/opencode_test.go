@@ -12,6 +12,7 @@ import (
 
 	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/mbguard/mbguard/internal/testhost"
+	"github.com/mbguard/mbguard/test/e2e/e2eproject"
 )
 
 // openCodeBinary finds the opencode that npm installed under $MBGUARD_HOSTS_DIR.
@@ -49,9 +50,9 @@ func newWorld(t *testing.T, model *fakeModel) *world {
 func newWorldAt(t *testing.T, baseURL string) *world {
 	t.Helper()
 	oc := openCodeBinary(t)
-	bin := sharedBin(t) // before testgit moves HOME, so the build uses the warm Go cache
-	w := &world{project: testgit.New(t), opencode: oc, bin: bin}
-	w.home = os.Getenv("HOME") // testgit.New isolated it
+	t.Parallel()
+	p := e2eproject.Bare(t) // a HOME of its own; the package's tests run in parallel
+	w := &world{project: p.Root, opencode: oc, bin: p.Bin, home: p.Home}
 	testgit.Write(t, w.project, "memory-bank/MEMORY.md", memoryMD)
 	testgit.Write(t, w.project, "memory-bank/details/patterns.md", "# Patterns\nUse the zebra pattern.\n")
 	testgit.Write(t, w.project, "src/app.ts", "export {}\n")
@@ -74,15 +75,10 @@ func newWorldAt(t *testing.T, baseURL string) *world {
 	testgit.Write(t, w.project, "opencode.json", string(b))
 
 	xdg := func(n string) string { return filepath.Join(w.home, n) }
-	w.env = append(os.Environ(),
-		"PATH="+w.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"PWD="+w.project,
-		"HOME="+w.home,
-		"XDG_CONFIG_HOME="+xdg(".config"), "XDG_DATA_HOME="+xdg(".local/share"),
-		"XDG_CACHE_HOME="+xdg(".cache"), "XDG_STATE_HOME="+xdg(".local/state"),
+	w.env = append(p.Env, // PATH with mbguard first, PWD, HOME, XDG_CONFIG_HOME
+		"XDG_DATA_HOME="+xdg(".local/share"), "XDG_CACHE_HOME="+xdg(".cache"), "XDG_STATE_HOME="+xdg(".local/state"),
 		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
 		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-		"NO_COLOR=1",
 	)
 	// OpenCode npm-installs @opencode-ai/plugin into its config folders unless they already list
 	// it; the plugin imports nothing from it, so an empty stand-in keeps the run offline.
@@ -147,38 +143,7 @@ func (w *world) run(t *testing.T, extraEnv []string, words ...string) string {
 	return string(out)
 }
 
-var binOnce struct {
-	dir string
-}
-
-// sharedBin builds mbguard once per test binary run.
-func sharedBin(t *testing.T) string {
-	if binOnce.dir == "" {
-		binOnce.dir = buildMbguardOnce(t)
-	}
-	return binOnce.dir
-}
-
-func buildMbguardOnce(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "mbguard-e2e-bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mbguard"), "./cmd/mbguard")
-	cmd.Dir = testhost.ModuleRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building mbguard: %v\n%s", err, out)
-	}
-	return dir
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binOnce.dir != "" {
-		os.RemoveAll(binOnce.dir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { e2eproject.Main(m) }
 
 func TestOpenCodeGatesWrites(t *testing.T) {
 	model := startFakeModel(t, []step{

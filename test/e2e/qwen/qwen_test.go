@@ -12,11 +12,7 @@ import (
 	"github.com/mbguard/mbguard/test/e2e/fakemodel"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	e2eproject.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { e2eproject.Main(m) }
 
 // qwenEntry finds Qwen Code's bundled entry point; missing, it fails under CI and skips elsewhere.
 func qwenEntry(t *testing.T) string {

@@ -1,4 +1,4 @@
-package hooks_test
+package claude
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/mbguard/mbguard/internal/testhost"
+	"github.com/mbguard/mbguard/test/e2e/e2eproject"
 )
 
 // The real Claude Code end-to-end test: the CLI from npm (@anthropic-ai/claude-code, installed
@@ -31,42 +32,13 @@ var claudeVersions = []struct{ version, rel string }{
 	{"2.1.328", "claude-code-2-1-328/node_modules/@anthropic-ai/claude-code-linux-x64/claude"},
 }
 
-// claudeRel is the version the running subtests drive (set by TestClaudeCodeE2E, not parallel).
-var claudeRel = claudeVersions[0]
+func TestMain(m *testing.M) { e2eproject.Main(m) }
 
-// claudeBinary finds the real Claude Code CLI; without it the test fails in CI and skips locally.
-func claudeBinary(t *testing.T) string {
+// claudeBinary finds the real Claude Code CLI of version v; without it the test fails in CI
+// and skips locally.
+func claudeBinary(t *testing.T, v int) string {
 	t.Helper()
-	return testhost.HostBinary(t, "real Claude Code (@anthropic-ai/claude-code@"+claudeRel.version+")", claudeRel.rel)
-}
-
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-)
-
-// mbguardBinary builds mbguard once per test binary and returns the directory holding it.
-func mbguardBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mbguard-e2e-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		buildDir = dir
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mbguard"), "./cmd/mbguard")
-		cmd.Dir = testhost.ModuleRoot(t)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return buildDir
+	return testhost.HostBinary(t, "real Claude Code (@anthropic-ai/claude-code@"+claudeVersions[v].version+")", claudeVersions[v].rel)
 }
 
 // step is one scripted model turn: a tool call, or plain text that ends the turn.
@@ -214,13 +186,15 @@ func (f *fakeAPI) mainRequest(i int) string {
 	return string(b)
 }
 
-// claudeProject is a temporary project with a memory bank and mbguard's hooks installed.
+// claudeProject is a temporary project with a memory bank and mbguard's hooks installed, on a
+// HOME of its own (its tests run in parallel).
 type claudeProject struct {
 	t      *testing.T
 	root   string
 	claude string
 	bin    string
 	home   string
+	env    []string // e2eproject.Bare's: isolated HOME and git, mbguard first on PATH
 }
 
 const e2eMemory = `# Project memory
@@ -234,16 +208,18 @@ my notes
 <!-- USER_BLOCK_END -->
 `
 
-func newClaudeProject(t *testing.T) *claudeProject {
-	claude := claudeBinary(t)
-	bin := mbguardBinary(t)
-	root := testgit.New(t) // also isolates HOME and git config
+// newClaudeProject makes the project for Claude Code version v (an index of claudeVersions).
+func newClaudeProject(t *testing.T, v int) *claudeProject {
+	claude := claudeBinary(t, v)
+	t.Parallel()
+	bare := e2eproject.Bare(t)
+	root, bin := bare.Root, bare.Bin
 	testgit.Write(t, root, "memory-bank/MEMORY.md", e2eMemory)
 	testgit.Write(t, root, "memory-bank/details/patterns.md", "# Patterns\nRetries go through the queue.\n")
 	testgit.Write(t, root, "memory-bank/details/progress.md", "# Progress\n- queue skeleton done\n")
 	testgit.Write(t, root, "go.mod", "module example.com/app\n")
 	testgit.Commit(t, root, "init")
-	p := &claudeProject{t: t, root: root, claude: claude, bin: bin, home: os.Getenv("HOME")}
+	p := &claudeProject{t: t, root: root, claude: claude, bin: bin, home: bare.Home, env: bare.Env}
 	out, err := p.command(context.Background(), filepath.Join(bin, "mbguard"), "install", "--agent", "claude", "--no-skill").CombinedOutput()
 	if err != nil {
 		t.Fatalf("mbguard install --agent claude: %v\n%s", err, out)
@@ -258,15 +234,7 @@ func newClaudeProject(t *testing.T) *claudeProject {
 func (p *claudeProject) command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = p.root
-	var env []string
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "CLAUDE") ||
-			strings.HasPrefix(k, "MEMORY_BANK_") || strings.HasPrefix(k, "MBGUARD_") || k == "PATH" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	cmd.Env = append(env, "PATH="+p.bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append([]string(nil), p.env...)
 	return cmd
 }
 
@@ -289,8 +257,7 @@ func (p *claudeProject) run(steps []step, prompt string, env []string, args ...s
 		"ANTHROPIC_API_KEY=sk-ant-e2e-test",
 		"ANTHROPIC_BASE_URL=http://"+ln.Addr().String(),
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
-		"HOME="+p.home)
+		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1")
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -318,19 +285,16 @@ func anyContains(xs []string, sub string) bool {
 
 func TestClaudeCodeE2E(t *testing.T) {
 	testhost.Short(t, "real Claude Code runs")
-	for _, v := range claudeVersions {
-		t.Run(v.version, func(t *testing.T) {
-			claudeRel = v
-			claudeCodeE2E(t)
-		})
+	for v := range claudeVersions {
+		t.Run(claudeVersions[v].version, func(t *testing.T) { claudeCodeE2E(t, v) })
 	}
 }
 
-func claudeCodeE2E(t *testing.T) {
+func claudeCodeE2E(t *testing.T, v int) {
 	newGoMod := "module example.com/app\n\nrequire example.com/queue v1.2.0\n"
 
 	t.Run("high-risk write blocked before reading, allowed after reading patterns.md", func(t *testing.T) {
-		p := newClaudeProject(t)
+		p := newClaudeProject(t, v)
 		f := p.run([]step{
 			{tool: "Write", input: map[string]any{"file_path": p.abs("go.mod"), "content": newGoMod}},
 			{tool: "Read", input: map[string]any{"file_path": p.abs("memory-bank/details/patterns.md")}},
@@ -351,7 +315,7 @@ func claudeCodeE2E(t *testing.T) {
 	})
 
 	t.Run("bank guard: non-md file and bash redirect blocked", func(t *testing.T) {
-		p := newClaudeProject(t)
+		p := newClaudeProject(t, v)
 		f := p.run([]step{
 			{tool: "Write", input: map[string]any{"file_path": p.abs("memory-bank/x.json"), "content": "{}"}},
 			{tool: "Bash", input: map[string]any{"command": "echo '- done' >> memory-bank/details/progress.md", "description": "note progress"}},
@@ -371,7 +335,7 @@ func claudeCodeE2E(t *testing.T) {
 	})
 
 	t.Run("a script that writes into the bank is undone and the model told", func(t *testing.T) {
-		p := newClaudeProject(t)
+		p := newClaudeProject(t, v)
 		testgit.Write(t, p.root, "tools/tidy.sh", "printf 'x' > memory-bank/cache.bin\nsed -i 's/my notes/agent notes/' memory-bank/MEMORY.md\n")
 		f := p.run([]step{
 			{tool: "Bash", input: map[string]any{"command": "cat tools/tidy.sh | sh", "description": "tidy up"}},
@@ -395,7 +359,7 @@ func claudeCodeE2E(t *testing.T) {
 	})
 
 	t.Run("a secret in a bank file read by Read or cat never reaches the model", func(t *testing.T) {
-		p := newClaudeProject(t)
+		p := newClaudeProject(t, v)
 		secret := "ghp_" + "8x3KfTq2LmZ9vR4wYb7NcJ1pHs6DgE0aUiXo"
 		testgit.Write(t, p.root, "memory-bank/details/tech.md", "# Tech\ntoken: "+secret+"\n")
 		f := p.run([]step{
@@ -422,7 +386,7 @@ func claudeCodeE2E(t *testing.T) {
 	})
 
 	t.Run("after a real auto-compaction a high-risk write is blocked naming the anchors", func(t *testing.T) {
-		p := newClaudeProject(t)
+		p := newClaudeProject(t, v)
 		f := p.run([]step{
 			{tool: "Read", input: map[string]any{"file_path": p.abs("memory-bank/details/progress.md")}, inputTokens: 5000},
 			{tool: "Read", input: map[string]any{"file_path": p.abs("memory-bank/details/patterns.md")}, inputTokens: 90000},

@@ -1,4 +1,4 @@
-package hooks_test
+package claude
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func TestClaudeCodeSandboxKernelE2E(t *testing.T) {
 	testhost.Short(t, "real Claude Code runs")
 	testhost.Tool(t, "bwrap", "apt-get install -y bubblewrap socat")
 	testhost.Tool(t, "socat", "apt-get install -y bubblewrap socat")
-	p := newClaudeProject(t)
+	p := newClaudeProject(t, 0)
 	out, err := p.command(context.Background(), filepath.Join(p.bin, "mbguard"), "install", "--agent", "claude", "--no-skill", "--sandbox").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "sandbox on, denyWrite ./memory-bank") {
 		t.Fatalf("install --sandbox: %v\n%s", err, out)
