@@ -158,6 +158,8 @@ func (g *Guard) Finish() (rep Report, err error) {
 	if err := g.settle(m, owners, live, &rep); err != nil {
 		return rep, fmt.Errorf("finishing the check of call %s: %w", owners[0].ID, err)
 	}
+	g.takeNotes(&rep)
+	g.keepFinished(rep, rep.Call.Host)
 	g.keepPending(m)
 	return rep, g.saveInflight(prev, inflight{Calls: live})
 }

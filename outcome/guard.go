@@ -191,6 +191,9 @@ type Report struct {
 	// Background says the check ran out of time: what it did not settle is being finished
 	// in the background, and the next call waits for it.
 	Background bool
+	// Finished are the messages of checks finished in the background since this session's
+	// last check (what they undid): the agent hears them now.
+	Finished []string
 }
 
 // Undone is one entry put back.
@@ -329,7 +332,7 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 	defer lk.Unlock()
 	g.looked = nil
 	g.startClock()
-	rep = Report{Call: c}
+	rep = Report{Call: c, Finished: g.takeFinished(c.Session)}
 	defer g.takeNotes(&rep) // named results: the notes reach the returned report
 	now := g.o.Now()
 	if c.Start == 0 {
@@ -448,6 +451,7 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 	}
 	defer lk.Unlock()
 	defer g.takeNotes(&rep)
+	rep.Finished = g.takeFinished(c.Session)
 	g.looked = nil
 	g.startClock()
 	now := g.o.Now()

@@ -116,7 +116,7 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 			return append(append(notes, "mbguard: "+lostText), s.report(e, rep)...)
 		}
 		if err != nil {
-			return append(notes, "mbguard: the known-good state of memory-bank/ could not be recorded: "+err.Error()+"; run `mbguard doctor`.")
+			return append(append(notes, rep.Finished...), "mbguard: the known-good state of memory-bank/ could not be recorded: "+err.Error()+"; run `mbguard doctor`.")
 		}
 		return append(notes, s.report(e, rep)...)
 	case gating.EvToolAfter:
@@ -261,7 +261,8 @@ const lostText = "every copy of mbguard's known-good record of memory-bank/ was 
 
 // report logs and renders what a check did besides the current call's own undo.
 func (s *Service) report(e gating.Event, rep outcome.Report) []string {
-	var notes []string
+	// checks finished in the background logged their undo themselves
+	notes := rep.Finished
 	if rep.Blocked() { // a pre check settled a call whose post never came
 		msg := rep.Message(e.Host)
 		s.log(declog.Entry{Session: e.Session, Host: e.Host, Event: "outcome", Tool: rep.Call.Tool, Gate: string(gating.GateOutcome),

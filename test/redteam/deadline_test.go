@@ -94,8 +94,10 @@ func TestPostOutOfTimeFinishesInBackground(t *testing.T) {
 			}
 			refusals := 0
 			next := bash("ls memory-bank >/dev/null")
+			told := ""
 			waitUntil(t, 60*time.Second, "the next call is still refused", func() bool {
 				a := d.pre("next", next)
+				told += a.text
 				if a.refused {
 					refusals++
 					if !strings.Contains(a.text, "still undoing") || !strings.Contains(a.text, "retry") {
@@ -105,8 +107,17 @@ func TestPostOutOfTimeFinishesInBackground(t *testing.T) {
 				return !a.refused
 			})
 			execute(t, root, next)
-			d.post("next", next)
+			told += d.post("next", next).text
 			t.Logf("the next call was refused %d times while the background check ran", refusals)
+			// what the background check undid reaches the agent with its next call, once
+			if !strings.Contains(told, "finished in the background") || !strings.Contains(told, "[mbguard] undid") {
+				t.Errorf("the agent was not told what the background check undid: %.900s", told)
+			}
+			again := d.pre("again", next).text
+			execute(t, root, next)
+			if again += d.post("again", next).text; strings.Contains(again, "finished in the background") {
+				t.Errorf("the background check's message was told twice: %.600s", again)
+			}
 			if diff := diffBank(want, bankState(root)); len(diff) > 0 {
 				t.Errorf("ESCAPED:\n  %s", strings.Join(diff, "\n  "))
 			}
