@@ -192,6 +192,9 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 		}
 	}
 	if len(found) == 0 {
+		if above, next := searchAbove(c, repos, sc); len(above) > 0 {
+			return aboveRefusal(above, next), false
+		}
 		return "", false
 	}
 	var lines, fixes []string

@@ -1,0 +1,132 @@
+package hooks
+
+import (
+	"strings"
+	"testing"
+)
+
+// searchShapes are the hosts whose protocol cannot hide a tool's output (secretRefuse), with
+// their search and shell tools as captured: Qwen Code 0.24.4's grep_search {pattern, glob,
+// path, limit}, Droid 0.225.2's Grep {pattern, path, glob_pattern, output_mode,
+// case_insensitive, …} and Execute, Crush's grep {pattern, path, include, literal_text} and
+// bash.
+var searchShapes = map[string]struct {
+	search func(pattern string, extra map[string]any) map[string]any
+	shell  func(cmd string) map[string]any
+}{
+	"qwen": {
+		search: func(pattern string, extra map[string]any) map[string]any {
+			return toolCall("grep_search", map[string]any{"pattern": pattern}, extra)
+		},
+		shell: func(cmd string) map[string]any {
+			return toolCall("run_shell_command", map[string]any{"command": cmd, "description": "search", "is_background": false}, nil)
+		},
+	},
+	"droid": {
+		search: func(pattern string, extra map[string]any) map[string]any {
+			return toolCall("Grep", map[string]any{"pattern": pattern, "output_mode": "content", "line_numbers": true}, extra)
+		},
+		shell: func(cmd string) map[string]any {
+			return toolCall("Execute", map[string]any{"command": cmd, "summary": "search", "riskLevel": "low", "riskLevelReason": "read"}, nil)
+		},
+	},
+	"crush": {
+		search: func(pattern string, extra map[string]any) map[string]any {
+			return toolCall("grep", map[string]any{"pattern": pattern}, extra)
+		},
+		shell: func(cmd string) map[string]any {
+			return toolCall("bash", map[string]any{"command": cmd, "description": "search"}, nil)
+		},
+	},
+}
+
+func toolCall(name string, input, extra map[string]any) map[string]any {
+	for k, v := range extra {
+		input[k] = v
+	}
+	return map[string]any{"tool_name": name, "tool_input": input}
+}
+
+// wantAboveRefusal checks a refusal of a search above the bank: where the secret is, never
+// the secret, and the next step.
+func wantAboveRefusal(t *testing.T, got string) {
+	t.Helper()
+	if !strings.Contains(got, readSecretFile+" line 2 holds a secret (gitleaks rule github-pat)") ||
+		!strings.Contains(got, "remove the secret at "+readSecretFile+" line 2 (rule github-pat)") {
+		t.Fatalf("refusal %q: want the file, line and rule, and where to remove the secret", got)
+	}
+}
+
+// A structured search above the bank (path = the repository root, or none) on a host that
+// cannot hide the output: refused when a line holding a bank secret matches its pattern,
+// allowed when the pattern matches no such line; the reply never carries the secret.
+func TestSearchAboveBankSecret(t *testing.T) {
+	for _, host := range []string{"qwen", "droid", "crush"} {
+		t.Run(host, func(t *testing.T) {
+			root := secretBankRepo(t)
+			h := newHostRun(t, host, root, nil)
+			sh := searchShapes[host]
+			cases := []struct {
+				name    string
+				call    map[string]any
+				refused bool
+			}{
+				{"no path, the token's prefix", sh.search("ghp_", nil), true},
+				{"the root, the token's prefix", sh.search("ghp_", map[string]any{"path": root}), true},
+				{"the root, a word on the secret's line", sh.search("TOKEN:", map[string]any{"path": root}), true},
+				{"the root, a pattern Go cannot compile", sh.search(`(?<=token: )\w+`, map[string]any{"path": root}), true},
+				{"the root, nothing secret matches", sh.search("queue", map[string]any{"path": root}), false},
+				{"the root, a pattern matching nothing", sh.search("no such words here", nil), false},
+				{"a directory without the bank", sh.search("ghp_", map[string]any{"path": root + "/src"}), false},
+			}
+			for _, tc := range cases {
+				r := h.call("PreToolUse", tc.call)
+				if strings.Contains(string(r.Stdout)+r.Stderr+r.Context, readSecret) {
+					t.Fatalf("%s: the reply carries the secret: %s %s", tc.name, r.Stdout, r.Stderr)
+				}
+				got := denied(t, host, r)
+				if !tc.refused {
+					if got != "" {
+						t.Errorf("%s: refused: %s", tc.name, got)
+					}
+					continue
+				}
+				if got == "" {
+					t.Errorf("%s: allowed, and its output would show the secret", tc.name)
+					continue
+				}
+				wantAboveRefusal(t, got)
+			}
+		})
+	}
+}
+
+// The search tools' own settings decide which lines come back: Droid's file filter, context
+// lines and output mode, Crush's include and literal text.
+func TestSearchAboveBankSettings(t *testing.T) {
+	root := secretBankRepo(t)
+	cases := []struct {
+		host, name string
+		extra      map[string]any
+		pattern    string
+		refused    bool
+	}{
+		{"droid", "a file filter that leaves the bank file out", map[string]any{"glob_pattern": "*.go"}, "ghp_", false},
+		{"droid", "a file filter that takes it in", map[string]any{"glob_pattern": "**/*.{md,txt}"}, "ghp_", true},
+		{"droid", "the bank excluded", map[string]any{"glob_pattern": "!memory-bank/**"}, "ghp_", false},
+		{"droid", "file paths only", map[string]any{"output_mode": "file_paths"}, "ghp_", false},
+		{"droid", "case kept, the pattern in capitals", map[string]any{"case_insensitive": false}, "TOKEN:", false},
+		{"droid", "the line before the secret's, with context", map[string]any{"context_after": 1}, "^# Tech", true},
+		{"droid", "the line before the secret's, no context", nil, "^# Tech", false},
+		{"crush", "include of another type", map[string]any{"include": "*.{ts,tsx}"}, "ghp_", false},
+		{"crush", "literal text", map[string]any{"literal_text": true}, "token: ghp_", true},
+		{"crush", "literal text that is no regexp", map[string]any{"literal_text": true}, "ghp_.*", false},
+	}
+	for _, tc := range cases {
+		h := newHostRun(t, tc.host, root, nil)
+		r := h.call("PreToolUse", searchShapes[tc.host].search(tc.pattern, tc.extra))
+		if got := denied(t, tc.host, r); (got != "") != tc.refused {
+			t.Errorf("%s %s: refused %q, want refused %v", tc.host, tc.name, got, tc.refused)
+		}
+	}
+}
