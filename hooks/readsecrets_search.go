@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/gating/shell"
 	"github.com/mbguard/mbguard/internal/repo"
 )
 
@@ -167,6 +169,9 @@ func namesBankDir(v string) bool {
 // and the one way to search without them. A structured search counts only the secrets on lines
 // its pattern matches (and its file filter admits).
 func searchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
+	if gating.ShellTool(c.Tool) {
+		return shellSearchAbove(c, repos, sc)
+	}
 	s, ok := searchOf(c)
 	if !ok {
 		return nil, ""
@@ -190,6 +195,74 @@ func searchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []bankSe
 		})
 	}
 	return found, "search a path that does not hold memory-bank/, or with a pattern those lines do not match"
+}
+
+// shellSearchAbove returns the secrets in every bank a shell command searches at any depth
+// from a directory that holds it (grep -r token ., rg token, find . -exec cat {} +): the
+// command's output cannot be known before it runs, so every finding counts. A search told to
+// leave memory-bank/ out is not one.
+func shellSearchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
+	cmd, ok := c.Args["command"].(string)
+	if !ok {
+		cmd, _ = c.Args["cmd"].(string)
+	}
+	cwd := c.Cwd
+	for _, k := range []string{"workdir", "cwd", "dir_path", "directory"} {
+		if wd, ok := c.Args[k].(string); ok && wd != "" {
+			if !filepath.IsAbs(wd) {
+				wd = filepath.Join(cwd, wd)
+			}
+			cwd = filepath.Clean(wd)
+			break
+		}
+	}
+	res := shell.Classify(cmd, filepath.ToSlash(cwd))
+	for _, s := range res.Searches {
+		if s.NoBank {
+			continue
+		}
+		for _, p := range expandGlobs([]string{filepath.FromSlash(s.Path)}) {
+			for _, r := range repos {
+				dir := ""
+				if holdsBank(r, p) {
+					dir = r.BankDir()
+				} else if _, in := bankRel(r, p); in {
+					dir = p
+				}
+				if dir == "" {
+					continue
+				}
+				walkBank(r, dir, func(rel, file string) {
+					fs, _ := sc.file(r, rel, file)
+					found = append(found, fs...)
+				})
+			}
+		}
+	}
+	return found, "search with the bank left out (grep -r --exclude-dir=memory-bank …, rg -g '!memory-bank' …, git grep … -- ':!memory-bank')"
+}
+
+// maxGlobPaths bounds the paths one glob in a call's arguments is expanded to.
+const maxGlobPaths = 256
+
+// expandGlobs replaces each path holding a glob (cat memory-bank/*/*, head */*/*.md) by the
+// paths it matches now, at most maxGlobPaths each; other paths, and a glob matching nothing,
+// stay as they are.
+func expandGlobs(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !strings.ContainsAny(p, "*?[") {
+			out = append(out, p)
+			continue
+		}
+		m, err := filepath.Glob(p)
+		if err != nil || len(m) == 0 {
+			out = append(out, p)
+			continue
+		}
+		out = append(out, m[:min(len(m), maxGlobPaths)]...)
+	}
+	return out
 }
 
 // aboveRefusal is the reason a search above the bank is refused: where the secrets are (file,

@@ -130,3 +130,60 @@ func TestSearchAboveBankSettings(t *testing.T) {
 		}
 	}
 }
+
+// A shell command that reads at any depth from a directory holding the bank (grep -r at the
+// root, rg with no path, find -exec, xargs, a glob over the bank) is refused on the hosts
+// that cannot hide its output while any bank file holds a secret; told to leave the bank out,
+// or not searching, it runs. The reply never carries the secret.
+func TestShellSearchAboveBankSecret(t *testing.T) {
+	cases := []struct {
+		cmd     string
+		refused bool
+	}{
+		{"grep -rn ghp_ .", true},
+		{"grep -r token", true},
+		{"rg ghp_", true},
+		{"rg -i 'TOKEN' | head -5", true},
+		{"cd src && cd .. && grep -R queue .", true},
+		{"find . -name '*.md' -exec cat {} +", true},
+		{"find . -name '*.md' | xargs cat", true},
+		{"git grep -n token", true},
+		{"cat memory-bank/*/*", true},
+		{"head -n 3 */*/*.md", true},
+		{"grep -r --exclude-dir=memory-bank ghp_ .", false},
+		{"rg -g '!memory-bank' ghp_", false},
+		{"rg --glob '!memory-bank/**' ghp_", false},
+		{"git grep -n token -- ':!memory-bank'", false},
+		{"rg -l ghp_", false},
+		{"ls -la", false},
+		{"go version", false},
+		{"find . -name '*.md'", false},
+		{"grep -rn ghp_ src", false},
+	}
+	for _, host := range []string{"qwen", "droid", "crush"} {
+		t.Run(host, func(t *testing.T) {
+			root := secretBankRepo(t)
+			h := newHostRun(t, host, root, nil)
+			for _, tc := range cases {
+				r := h.call("PreToolUse", searchShapes[host].shell(tc.cmd))
+				if strings.Contains(string(r.Stdout)+r.Stderr+r.Context, readSecret) {
+					t.Fatalf("%s: the reply carries the secret: %s %s", tc.cmd, r.Stdout, r.Stderr)
+				}
+				got := denied(t, host, r)
+				switch {
+				case !tc.refused && got != "":
+					t.Errorf("%s: refused: %s", tc.cmd, got)
+				case tc.refused && got == "":
+					t.Errorf("%s: allowed, and its output would show the secret", tc.cmd)
+				case tc.refused && strings.Contains(tc.cmd, "*/"):
+					wantSecretNotice(t, got) // a glob names the files: their text is handed over, redacted
+				case tc.refused:
+					wantAboveRefusal(t, got)
+					if !strings.Contains(got, "--exclude-dir=memory-bank") {
+						t.Errorf("%s: refusal %q: want the way to search with the bank left out", tc.cmd, got)
+					}
+				}
+			}
+		})
+	}
+}
