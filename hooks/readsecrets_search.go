@@ -116,7 +116,7 @@ func globsAdmit(globs []string, rel string) bool {
 	positive, admitted := false, false
 	for _, g := range globs {
 		if neg, ok := strings.CutPrefix(g, "!"); ok {
-			if namesBankDir(neg) {
+			if shell.ExcludesBank(neg) {
 				return false
 			}
 			continue
@@ -152,17 +152,6 @@ func expandGlobBraces(g string) []string {
 		out = append(out, expandGlobBraces(g[:open]+alt+g[open+end+1:])...)
 	}
 	return out
-}
-
-// namesBankDir reports whether an exclusion (a negated glob, --exclude-dir's value) names the
-// memory bank as a whole: memory-bank, memory-bank/, memory-bank/**, **/memory-bank …
-func namesBankDir(v string) bool {
-	v = strings.TrimPrefix(strings.TrimPrefix(v, "./"), "**/")
-	v = strings.TrimPrefix(v, "/")
-	for _, suf := range []string{"/**/*", "/**", "/*", "/"} {
-		v = strings.TrimSuffix(v, suf)
-	}
-	return v == "memory-bank"
 }
 
 // searchAbove returns the secrets a call that searches a directory holding a bank would show,

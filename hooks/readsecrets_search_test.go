@@ -187,3 +187,29 @@ func TestShellSearchAboveBankSecret(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSearchOf: any search call's arguments are read without a panic, and a file filter that
+// excludes nothing by name admits every file it does not exclude.
+func FuzzSearchOf(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"ghp_", "*.{md,txt}", "memory-bank/details/tech.md"},
+		{`(?<=x)`, "!memory-bank/**", "memory-bank/a.md"},
+		{"a{", "{a,{b}}", "x/y"},
+		{"", "**/", ""},
+		{"[", "[", "["},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, pattern, glob, rel string) {
+		c := hookCall{Tool: "Grep", Cwd: "/p", Args: map[string]any{"pattern": pattern, "glob": glob, "-C": float64(len(rel) % 4)}}
+		s, ok := searchOf(&c)
+		if !ok {
+			t.Fatal("a Grep call is a search")
+		}
+		body := []byte("a\n" + rel + "\nb")
+		s.shows(bankSecret{line: 2, secret: rel}, body, rel)
+		if globsAdmit(nil, rel) != true {
+			t.Fatal("no filter leaves a file out")
+		}
+	})
+}
