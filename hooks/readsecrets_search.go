@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/gating/shell"
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/scanner"
 )
 
 // A search whose target is a directory above the bank (the repository root, or no path at
@@ -108,6 +110,21 @@ func (s contentSearch) shows(f bankSecret, body []byte, rel string) bool {
 	return false
 }
 
+// mayMatch reports whether the search's pattern matches anywhere in file: a file it matches
+// nowhere shows no line, so its secrets need no scan (the scan costs far more than the match).
+// A pattern Go cannot read may match anything.
+func (s contentSearch) mayMatch(file string) bool {
+	if s.re == nil {
+		return true
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Size() > scanner.MaxReadScan {
+		return false // not scanned either (secretScan.file)
+	}
+	b, err := os.ReadFile(file)
+	return err == nil && s.re.Match(b)
+}
+
 // globsAdmit reports whether a search with the file filters globs may read the file at rel
 // (slash-separated, below the search's root). It decides conservatively: a filter it cannot
 // read admits the file. A negated filter leaves a file out only when it names memory-bank/.
@@ -171,13 +188,17 @@ func searchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []bankSe
 		}
 		root := s.root
 		walkBank(r, r.BankDir(), func(rel, file string) {
-			fs, body := sc.file(r, rel, file)
 			below, err := filepath.Rel(root, file)
 			if err != nil {
 				below = rel
 			}
+			below = filepath.ToSlash(below)
+			if s.namesOnly || !globsAdmit(s.globs, below) || !s.mayMatch(file) {
+				return // nothing of this file comes back: no need to scan it
+			}
+			fs, body := sc.file(r, rel, file)
 			for _, f := range fs {
-				if s.shows(f, body, filepath.ToSlash(below)) {
+				if s.shows(f, body, below) {
 					found = append(found, f)
 				}
 			}

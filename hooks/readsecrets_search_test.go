@@ -1,8 +1,13 @@
 package hooks
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mbguard/mbguard/internal/testgit"
 )
 
 // searchShapes are the hosts whose protocol cannot hide a tool's output (secretRefuse), with
@@ -212,4 +217,49 @@ func FuzzSearchOf(f *testing.F) {
 			t.Fatal("no filter leaves a file out")
 		}
 	})
+}
+
+// BenchmarkQwenSearchAbove prices the check a search above the bank now costs on Qwen Code's
+// PreToolUse against the whole PreToolUse it is part of, both measured in this process, on the
+// costliest allowed case: a grep_search of the whole project whose pattern matches no secret
+// line, in a bank of 40 files one of which holds a secret (every file is walked, the secret's
+// file scanned). Compare check with handle; shell is the same for `grep -rn queue .`.
+func BenchmarkQwenSearchAbove(b *testing.B) {
+	root := bankRepo(b)
+	for i := range 40 {
+		testgit.Write(b, root, fmt.Sprintf("memory-bank/details/n%02d.md", i), "# Note\nnothing secret here\n")
+	}
+	testgit.Write(b, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\nuse the queue\n")
+	h := &Hook{Host: "qwen", Dir: root, Getenv: func(string) string { return "" }}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		tool string
+		in   map[string]any
+	}{
+		{"search", "grep_search", map[string]any{"pattern": "queue"}},
+		{"shell", "run_shell_command", map[string]any{"command": "grep -rn --exclude-dir=memory-bank queue .", "description": "x"}},
+	} {
+		p, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "bench-session", "cwd": root, "prompt_id": "p1",
+			"tool_name": tc.tool, "tool_use_id": "call_s", "tool_input": tc.in})
+		if r := h.Handle(ctx, p); r.Exit != 0 {
+			b.Fatalf("%s refused: %s", tc.name, r.Stderr)
+		}
+		b.Run(tc.name+"/handle", func(b *testing.B) {
+			for b.Loop() {
+				h.Handle(ctx, p)
+			}
+		})
+		b.Run(tc.name+"/check", func(b *testing.B) {
+			for b.Loop() {
+				call, err := qwenProto{}.parse(p, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if reason, _ := secretRefusal(&call, h.repos(&call)); reason != "" {
+					b.Fatal("refused")
+				}
+			}
+		})
+	}
 }
