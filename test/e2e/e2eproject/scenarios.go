@@ -165,10 +165,11 @@ type Searcher interface {
 
 // SecretSearch: a token sits in memory-bank/details/deploy.md and the agent searches the whole
 // project for its prefix — with the host's search tool where it has one (Searcher), then with
-// `grep -rn` at the root — and then greps again with the bank left out. No request the fake
-// model received carries the token; each search above the bank is stopped before it runs and
-// says which line holds the secret and how to search without it; the search that leaves the
-// bank out runs.
+// `grep -rn` at the root — and then greps again with the bank left out. For the hosts that
+// cannot hide a tool's output afterwards (Qwen Code, Droid; Crush by its protocol): no request
+// the fake model received carries the token; each search above the bank is stopped before it
+// runs and says which line holds the secret and how to search without it; the search that
+// leaves the bank out runs.
 func SecretSearch(t *testing.T, d Driver) {
 	t.Helper()
 	s := d.Start(t)
