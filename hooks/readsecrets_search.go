@@ -243,6 +243,9 @@ func shellSearchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []b
 					continue
 				}
 				walkBank(r, dir, func(rel, file string) {
+					if s.NoMarkdown && strings.EqualFold(filepath.Ext(file), ".md") {
+						return // its file filters let no Markdown file in (grep --include='*.go')
+					}
 					fs, _ := sc.file(r, rel, file)
 					found = append(found, fs...)
 				})

@@ -164,6 +164,9 @@ func TestShellSearchAboveBankSecret(t *testing.T) {
 		{"go version", false},
 		{"find . -name '*.md'", false},
 		{"grep -rn ghp_ src", false},
+		{"grep -rn --include='*.go' ghp_ .", false},
+		{"grep -rn --include='*.md' ghp_ .", true},
+		{"rg -t go ghp_", false},
 	}
 	for _, host := range []string{"qwen", "droid", "crush"} {
 		t.Run(host, func(t *testing.T) {

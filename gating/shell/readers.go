@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
@@ -107,10 +108,68 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 	w.readAll(ops, name, e)
 	w.spanOK = false
 	if searchesTree(name, opts) {
+		n := len(w.res.Searches)
 		w.search(ops, name, searchLeavesBankOut(opts), e)
+		if !searchAdmitsMarkdown(opts) {
+			for i := n; i < len(w.res.Searches); i++ {
+				w.res.Searches[i].NoMarkdown = true
+			}
+		}
 	}
 }
 
+// searchAdmitsMarkdown reports whether a search's file filters may let a Markdown file in:
+// true unless every include filter (grep --include, rg -g/--glob/--iglob without "!", rg
+// -t/--type) names no Markdown file, or an exclude filter leaves *.md out.
+func searchAdmitsMarkdown(opts []opt) bool {
+	included := false
+	for _, o := range opts {
+		if !o.has {
+			continue
+		}
+		v := o.value.s
+		switch o.name {
+		case "--include", "-g", "--glob", "--iglob", "-t", "--type":
+			if !o.value.exact {
+				return true
+			}
+			if neg, ok := strings.CutPrefix(v, "!"); ok && o.name != "--include" && o.name != "-t" && o.name != "--type" {
+				if excludesMarkdown(neg) {
+					return false
+				}
+				continue
+			}
+			included = true
+			if mayMatchMarkdown(v) {
+				return true
+			}
+		case "--exclude":
+			if o.value.exact && excludesMarkdown(v) {
+				return false
+			}
+		}
+	}
+	return !included
+}
+
+// mayMatchMarkdown reports whether a file glob or type name may match a Markdown file
+// (*.md, *, md, markdown, **/*.{md,txt}…).
+func mayMatchMarkdown(g string) bool {
+	if namesMarkdown(g) {
+		return true
+	}
+	last := g[strings.LastIndexByte(g, '/')+1:]
+	ok, err := path.Match(last, "notes.md")
+	return ok || err != nil
+}
+
+// excludesMarkdown reports an exclude filter that leaves every Markdown file out.
+func excludesMarkdown(g string) bool {
+	g = strings.TrimPrefix(g, "**/")
+	return g == "*.md" || g == "*.MD"
+}
+
+// hasAccess reports whether list holds a.
 func hasAccess(list []Access, a Access) bool {
 	for _, x := range list {
 		if x == a {

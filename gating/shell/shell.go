@@ -82,7 +82,9 @@ type Result struct {
 	// directory holding memory-bank/ from a command that only runs there. Unknown marks a
 	// directory built at run time (Path is then the working directory); NoBank a search told
 	// to leave memory-bank/ out (--exclude-dir=memory-bank, -g '!memory-bank',
-	// ':!memory-bank'). A search that shows only file names or counts (-l, -c) is not one.
+	// ':!memory-bank'); NoMarkdown a search whose file filters let no Markdown file in
+	// (grep --include='*.go', rg -t go). A search that shows only file names or counts (-l,
+	// -c) is not one.
 	Searches []Access
 	// Person are the mbguard commands in the line that only the person may run
 	// ("mbguard uninstall", "mbguard quarantine restore" …): they switch the guard
