@@ -147,9 +147,10 @@ const maxRefusalText = 64 << 10
 // command; never a write tool, whose own gates judge it) that names a bank file holding a
 // secret, for hosts that cannot hide the output afterwards (secretRefuse): the files' text with
 // each secret replaced by REDACTED, so the agent still gets its memory, and where each secret
-// is to be removed. A bank directory the call names is refused with the files and lines only.
-// "" when the call names no such file; handed is true when the reason carries file text (the
-// read then counts as done).
+// is to be removed. A bank directory the call names is refused with the files and lines only,
+// and so is a search from a directory above the bank that would show a secret (searchAbove);
+// a glob is judged by the files it matches now. "" when the call reads no such file; handed is
+// true when the reason carries file text (the read then counts as done).
 func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) {
 	if c.Kind != callPreTool || c.Args == nil || !filepath.IsAbs(c.Cwd) || gating.ClassifyTool(c.Tool) == gating.ClassWrite {
 		return "", false
@@ -178,7 +179,7 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 		left -= min(left, len(text))
 		texts = append(texts, "--- "+rel+" (secrets replaced by REDACTED)\n"+text)
 	}
-	for _, p := range targetFiles(c) {
+	for _, p := range expandGlobs(targetFiles(c)) {
 		for _, r := range repos {
 			rel, ok := bankRel(r, p)
 			if !ok {
@@ -192,6 +193,9 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 		}
 	}
 	if len(found) == 0 {
+		if above, next := searchAbove(c, repos, sc); len(above) > 0 {
+			return aboveRefusal(above, next), false
+		}
 		return "", false
 	}
 	var lines, fixes []string

@@ -11,14 +11,53 @@ import (
 // Blocked reports whether the check undid anything: the agent must be told.
 func (r Report) Blocked() bool { return len(r.Undone) > 0 }
 
+// hostTools are the names a host's own shell, write and edit tools go by: the model is told
+// which of its tools did what, and which to use, in its host's words (the engine calls them
+// Bash, Write and Edit). A host not listed hears the engine's name of the call's tool and
+// write/edit. hooks' registry test checks that every host with a hook protocol is listed.
+var hostTools = map[string]struct{ shell, write, edit string }{
+	"claude":  {"Bash", "Write", "Edit"},
+	"droid":   {"Execute", "Create", "Edit"},
+	"qwen":    {"run_shell_command", "write_file", "edit"},
+	"gemini":  {"run_shell_command", "write_file", "replace"},
+	"copilot": {"bash", "create", "edit"},
+	"crush":   {"bash", "write", "edit"},
+	"codex":   {"exec_command", "apply_patch", "apply_patch"},
+	"cursor":  {"Shell", "Write", "StrReplace"},
+}
+
+// HostToolNames returns the names of host's own shell, write and edit tools; ok is false for
+// a host hostTools does not list.
+func HostToolNames(host string) (shell, write, edit string, ok bool) {
+	t, ok := hostTools[host]
+	return t.shell, t.write, t.edit, ok
+}
+
+// hostTool is the host's own name of the engine's tool (Bash, Write, Edit), or tool itself.
+func hostTool(host, tool string) string {
+	t, ok := hostTools[host]
+	if !ok {
+		return tool
+	}
+	switch tool {
+	case "Bash":
+		return t.shell
+	case "Write":
+		return t.write
+	case "Edit":
+		return t.edit
+	}
+	return tool
+}
+
 // Message tells the agent what was undone, where its bytes are and which tool to use
-// instead. host picks the tool names ("claude": Write/Edit, else write/edit).
+// instead, in host's tool names (hostTools).
 func (r Report) Message(host string) string {
 	if len(r.Undone) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	tool := r.Call.Tool
+	tool := hostTool(host, r.Call.Tool)
 	if tool == "" {
 		tool = "tool"
 	}
@@ -54,14 +93,18 @@ func (r Report) Message(host string) string {
 		fmt.Fprintf(&b, "\nThe bytes written there are kept in the quarantine (`mbguard quarantine show %s`); only the user can restore them.", r.Quarantine)
 	}
 	write, edit := "write", "edit"
-	if host == "claude" {
-		write, edit = "Write", "Edit"
+	if t, ok := hostTools[host]; ok {
+		write, edit = t.write, t.edit
 	}
 	if !bankUndone {
 		b.WriteString("\nmbguard's configuration, hook files and the git config keys that run code are the user's to change. Next: ask the user to make this change themselves.")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "\nTo change memory-bank/, use the %s or %s tool on a .md file, keeping the block markers and the USER_BLOCK as they are.", write, edit)
+	tools := write + " or " + edit
+	if write == edit {
+		tools = write
+	}
+	fmt.Fprintf(&b, "\nTo change memory-bank/, use the %s tool on a .md file, keeping the block markers and the USER_BLOCK as they are.", tools)
 	return b.String()
 }
 
@@ -103,7 +146,7 @@ func (r Report) evidence() string {
 		return time.UnixMilli(ms).UTC().Format("15:04:05 UTC")
 	}
 	name := func(c Call) string {
-		s := c.Tool + " call"
+		s := hostTool(c.Host, c.Tool) + " call"
 		if c.ID != "" {
 			s += " " + strings.TrimSuffix(c.ID, bgSuffix)
 		}

@@ -193,14 +193,23 @@ func leavesBankOut(args []arg) bool {
 			continue
 		}
 		for _, part := range strings.Split(v, ",") {
-			part = strings.TrimPrefix(strings.TrimPrefix(part, "./"), "**/")
-			part = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(part, "/**"), "/**/*"), "/")
-			if part == bankName {
+			if ExcludesBank(part) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// ExcludesBank reports whether an exclusion pattern (a negated glob without its "!",
+// --exclude-dir's value, a git pathspec's) names memory-bank/ as a whole: memory-bank,
+// ./memory-bank/, memory-bank/**, **/memory-bank …
+func ExcludesBank(pattern string) bool {
+	p := strings.TrimPrefix(strings.TrimPrefix(pattern, "./"), "**/")
+	for _, suf := range []string{"/**/*", "/**", "/"} {
+		p = strings.TrimSuffix(p, suf)
+	}
+	return p == bankName
 }
 
 // namesMarkdown reports a path or a file-type list that takes in Markdown files.

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
@@ -106,6 +107,145 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 	w.spanOK = true
 	w.readAll(ops, name, e)
 	w.spanOK = false
+	if searchesTree(name, opts) {
+		n := len(w.res.Searches)
+		w.search(ops, name, searchLeavesBankOut(opts), e)
+		if !searchAdmitsMarkdown(opts) {
+			for i := n; i < len(w.res.Searches); i++ {
+				w.res.Searches[i].NoMarkdown = true
+			}
+		}
+	}
+}
+
+// searchAdmitsMarkdown reports whether a search's file filters may let a Markdown file in:
+// true unless every include filter (grep --include, rg -g/--glob/--iglob without "!", rg
+// -t/--type) names no Markdown file, or an exclude filter leaves *.md out.
+func searchAdmitsMarkdown(opts []opt) bool {
+	included := false
+	for _, o := range opts {
+		if !o.has {
+			continue
+		}
+		v := o.value.s
+		switch o.name {
+		case "--include", "-g", "--glob", "--iglob", "-t", "--type":
+			if !o.value.exact {
+				return true
+			}
+			if neg, ok := strings.CutPrefix(v, "!"); ok && o.name != "--include" && o.name != "-t" && o.name != "--type" {
+				if excludesMarkdown(neg) {
+					return false
+				}
+				continue
+			}
+			included = true
+			if mayMatchMarkdown(v) {
+				return true
+			}
+		case "--exclude":
+			if o.value.exact && excludesMarkdown(v) {
+				return false
+			}
+		}
+	}
+	return !included
+}
+
+// mayMatchMarkdown reports whether a file glob or type name may match a Markdown file
+// (*.md, *, md, markdown, **/*.{md,txt}…).
+func mayMatchMarkdown(g string) bool {
+	if namesMarkdown(g) {
+		return true
+	}
+	last := g[strings.LastIndexByte(g, '/')+1:]
+	ok, err := path.Match(last, "notes.md")
+	return ok || err != nil
+}
+
+// excludesMarkdown reports an exclude filter that leaves every Markdown file out.
+func excludesMarkdown(g string) bool {
+	g = strings.TrimPrefix(g, "**/")
+	return g == "*.md" || g == "*.MD"
+}
+
+// hasAccess reports whether list holds a.
+func hasAccess(list []Access, a Access) bool {
+	for _, x := range list {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// searchNamesOnly are the options with which a search shows file names or counts, no line.
+var searchNamesOnly = []string{"-l", "--files-with-matches", "--files-without-match", "-c", "--count", "-q", "--quiet", "--silent", "--files"}
+
+// searchesTree reports a reader that reads its directory operands (or the working directory)
+// at any depth and shows the lines it finds: rg, ag and ack always, grep told to recurse.
+func searchesTree(name string, opts []opt) bool {
+	if hasOpt(opts, searchNamesOnly...) || name == "grep" && hasOpt(opts, "-L") ||
+		name == "ag" && hasOpt(opts, "-g") || name == "ack" && hasOpt(opts, "-f", "-g") {
+		return false // file names only
+	}
+	switch name {
+	case "rg", "ag", "ack":
+		return true
+	case "grep", "egrep", "fgrep":
+		if hasOpt(opts, "-r", "-R", "--recursive", "--dereference-recursive") {
+			return true
+		}
+		v, ok := optValue(opts, "-d", "--directories")
+		return ok && v.s == "recurse"
+	}
+	return false
+}
+
+// searchLeavesBankOut reports a search told to skip memory-bank/: grep --exclude-dir, rg's
+// negated -g/--glob/--iglob, ag's and ack's --ignore-dir/--ignore naming it.
+func searchLeavesBankOut(opts []opt) bool {
+	for _, o := range opts {
+		if !o.has || !o.value.exact {
+			continue
+		}
+		switch o.name {
+		case "--exclude-dir", "--ignore-dir", "--ignore-directory", "--ignore":
+			if ExcludesBank(o.value.s) {
+				return true
+			}
+		case "-g", "--glob", "--iglob":
+			if rest, ok := strings.CutPrefix(o.value.s, "!"); ok && ExcludesBank(rest) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// search records the directories a search reads at any depth (Result.Searches); none named is
+// the working directory.
+func (w *walker) search(roots []arg, op string, noBank bool, e *env) {
+	if len(roots) == 0 {
+		roots = []arg{{s: ".", exact: true}}
+	}
+	for _, a := range roots {
+		unknown := !a.exact
+		if unknown {
+			a = arg{s: ".", exact: true}
+		}
+		if a.s == "-" || isDevice(a.s) {
+			continue
+		}
+		p, ok := resolve(a.s, e)
+		if !ok && !strings.HasPrefix(p, "~") {
+			continue
+		}
+		acc := Access{Path: p, Op: op, Unknown: unknown, NoBank: noBank}
+		if len(w.res.Searches) < 64 && !hasAccess(w.res.Searches, acc) {
+			w.res.Searches = append(w.res.Searches, acc)
+		}
+	}
 }
 
 // sed: -i (GNU -i[SUF], --in-place[=SUF], BSD -i SUF) turns the file operands

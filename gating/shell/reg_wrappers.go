@@ -98,6 +98,10 @@ func prefixCommands() []command {
 				was := w.res.Write
 				w.res.Write = false
 				w.call(ops, c.e, c.depth, &stdin{})
+				if _, reads := readers[ops[0].s]; reads && ops[0].exact {
+					// cat, head, grep … on names from stdin (find . | xargs cat): any file below
+					w.search(nil, "xargs "+ops[0].s, false, c.e)
+				}
 				if w.res.Write {
 					w.res.Unknown = true
 				}

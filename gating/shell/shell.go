@@ -76,6 +76,16 @@ type Result struct {
 	// read (git log -- memory-bank): a caller that looks for names in the
 	// command text can leave them out.
 	ReadSpans [][2]int
+	// Searches are the directories whose files a command reads at any depth and shows
+	// (grep -r, rg, ag, ack, git grep — the working directory when none is named —, find …
+	// -exec, xargs handing names to a reader), so a caller can tell a search that takes in a
+	// directory holding memory-bank/ from a command that only runs there. Unknown marks a
+	// directory built at run time (Path is then the working directory); NoBank a search told
+	// to leave memory-bank/ out (--exclude-dir=memory-bank, -g '!memory-bank',
+	// ':!memory-bank'); NoMarkdown a search whose file filters let no Markdown file in
+	// (grep --include='*.go', rg -t go). A search that shows only file names or counts (-l,
+	// -c) is not one.
+	Searches []Access
 	// Person are the mbguard commands in the line that only the person may run
 	// ("mbguard uninstall", "mbguard quarantine restore" …): they switch the guard
 	// off or undo its work, so an agent's shell must not run them.

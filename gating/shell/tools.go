@@ -379,6 +379,9 @@ func (w *walker) gitRead(sub string, rest []arg, e *env) {
 	if sub == "grep" && !hasOpt(opts, "-e", "-f") && len(ops) > 0 {
 		ops = ops[1:]
 	}
+	if sub == "grep" {
+		w.gitGrepSearch(rest, e)
+	}
 	w.spanOK = true
 	defer func() { w.spanOK = false }()
 	after := false
@@ -397,6 +400,36 @@ func (w *walker) gitRead(sub string, rest []arg, e *env) {
 			w.readArg(a, "git "+sub, e)
 		}
 	}
+}
+
+// gitGrepSearch records git grep's search: its pathspecs (none: the working directory), left
+// out of memory-bank/ by an exclude pathspec (':!memory-bank', ':(exclude)memory-bank').
+func (w *walker) gitGrepSearch(args []arg, e *env) {
+	opts, ops := parseArgs(args, flagSpec{short: "efABCm", long: []string{"--regexp", "--file", "--after-context", "--before-context",
+		"--context", "--max-count", "--max-depth", "--threads", "--open-files-in-pager"}})
+	if hasOpt(opts, "-l", "-L", "-c", "-q", "--files-with-matches", "--files-without-match", "--name-only", "--count", "--quiet") {
+		return // file names only
+	}
+	if !hasOpt(opts, "-e", "-f", "--regexp", "--file") && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	var roots []arg
+	noBank := false
+	for _, a := range ops {
+		if a.exact && strings.HasPrefix(a.s, ":") {
+			for _, magic := range []string{":!", ":^", ":(exclude)", ":(exclude,glob)", ":(glob,exclude)"} {
+				if rest, ok := strings.CutPrefix(a.s, magic); ok && ExcludesBank(rest) {
+					noBank = true
+				}
+			}
+			continue
+		}
+		if a.exact && a.s == "--" {
+			continue
+		}
+		roots = append(roots, a)
+	}
+	w.search(roots, "git grep", noBank, e)
 }
 
 // pathLike guesses whether an operand that could be a ref is a path.
@@ -462,7 +495,7 @@ func (w *walker) find(args []arg, e *env, depth int) {
 	if len(roots) == 0 {
 		roots = []arg{{s: ".", exact: true}}
 	}
-	del, execWrite := false, false
+	del, execWrite, execs := false, false, false
 	exprs := args[i:]
 	for ; i < len(args); i++ {
 		s := args[i].s
@@ -470,6 +503,7 @@ func (w *walker) find(args []arg, e *env, depth int) {
 		case s == "-delete":
 			del = true
 		case s == "-exec" || s == "-execdir" || s == "-ok" || s == "-okdir":
+			execs = true
 			j := i + 1
 			for j < len(args) && args[j].s != ";" && args[j].s != "+" {
 				j++
@@ -489,6 +523,10 @@ func (w *walker) find(args []arg, e *env, depth int) {
 		case findValue[s]:
 			i++
 		}
+	}
+	if execs {
+		// what -exec runs may show every file below the roots (find . -exec cat {} +)
+		w.search(roots, "find -exec", false, e)
 	}
 	for _, r := range roots {
 		n := len(w.res.Writes)

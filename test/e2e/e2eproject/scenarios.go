@@ -156,3 +156,52 @@ func ReadGate(t *testing.T, d Driver) {
 	out := s.Turn(t, "add a token module")
 	CheckReadGate(t, p, s.Model(), out)
 }
+
+// Searcher is a Session whose host has a structured content-search tool (Qwen's grep_search,
+// Droid's Grep): Search is its call for pattern with no path, so it searches the whole project.
+type Searcher interface {
+	Search(pattern string) fakemodel.Step
+}
+
+// SecretSearch: a token sits in memory-bank/details/deploy.md and the agent searches the whole
+// project for its prefix — with the host's search tool where it has one (Searcher), then with
+// `grep -rn` at the root — and then greps again with the bank left out. For the hosts that
+// cannot hide a tool's output afterwards (Qwen Code, Droid; Crush by its protocol): no request
+// the fake model received carries the token; each search above the bank is stopped before it
+// runs and says which line holds the secret and how to search without it; the search that
+// leaves the bank out runs.
+func SecretSearch(t *testing.T, d Driver) {
+	t.Helper()
+	s := d.Start(t)
+	p := s.Project()
+	s.Install(t)
+	const rel = "memory-bank/details/deploy.md"
+	secret := NewSecret()
+	p.Write(t, rel, "# Deploy\n\n- staging token: "+secret+"\n- "+SecretMarker+"\n")
+	testgit.Commit(t, p.Root, "a token slipped into the bank")
+	prefix := secret[:4] // ghp_
+	var steps []fakemodel.Step
+	var hows []string
+	if sr, ok := s.(Searcher); ok {
+		steps, hows = append(steps, sr.Search(prefix)), append(hows, "search tool")
+	}
+	steps, hows = append(steps, s.Shell("grep -rn "+prefix+" .")), append(hows, "grep -rn")
+	steps = append(steps, s.Shell("grep -rn --exclude-dir=memory-bank "+prefix+" ."))
+	s.Model().Script(steps...)
+	out := s.Turn(t, "where is the staging token used?")
+	for i, r := range s.Model().Requests() {
+		if strings.Contains(r.Text(), secret) {
+			t.Errorf("request #%d (%s) to the model carries the secret in %s", i, r.Kind, rel)
+		}
+	}
+	for i, how := range hows {
+		r := Result(t, s.Model(), i, out)
+		if !Contains(r, rel+" line 3 holds a secret (gitleaks rule github-pat)", "stopped before it ran", "--exclude-dir=memory-bank") &&
+			!Contains(r, rel+" line 3 holds a secret (gitleaks rule github-pat)", "stopped before it ran", "does not hold memory-bank/") {
+			t.Errorf("%s: the result the model got does not say where the secret is and how to search without it: %q", how, r)
+		}
+	}
+	if r := Result(t, s.Model(), len(hows), out); strings.Contains(r, "stopped before it ran") {
+		t.Errorf("grep with the bank left out was refused: %q", r)
+	}
+}
