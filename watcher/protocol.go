@@ -28,7 +28,14 @@ type Request struct {
 	// Redact, on a tool.after event, says the host can rewrite the tool's output before the
 	// model reads it: the answer's Redact lists the secrets of the bank files the call named.
 	Redact bool `json:"redact,omitempty"`
+	// Output, on a tool.after event sent with Redact, is the tool's output (the first
+	// MaxRedactOutput bytes): a search of a directory above or in the bank is redacted by the
+	// bank secrets it shows.
+	Output string `json:"output,omitempty"`
 }
+
+// MaxRedactOutput bounds the Output a host sends; the OpenCode plugin sends no more.
+const MaxRedactOutput = 1 << 20
 
 // Response answers one Request.
 type Response struct {

@@ -363,7 +363,7 @@ func (s *Service) event(req Request) Response {
 		notes = append(notes, n)
 	}
 	if req.Redact && e.Kind == gating.EvToolAfter && d.Verdict != gating.Block {
-		if where, secrets := s.readSecrets(e); len(secrets) > 0 {
+		if where, secrets := s.readSecrets(e, req.Output); len(secrets) > 0 {
 			notes = append(notes, scanner.ReadNotice(where))
 			r.Redact = secrets
 		}
@@ -623,31 +623,85 @@ func sessionStatus(g *gating.State) SessionStatus {
 	return ss
 }
 
-// readSecrets finds the secrets in the bank files a finished call named (a read tool's file, the
-// files a shell command names): where each is, for the model, and the secret texts, for the
-// host to redact the call's output. A directory the call named is not walked.
-func (s *Service) readSecrets(e gating.Event) (where, secrets []string) {
+// readSecrets finds the secrets of the bank files a finished call read: the files it named,
+// and, when the host sent its output, the bank files under a directory it searched that holds
+// the bank or lies in it (`grep -r token .`, the grep tool with no path) whose secrets that
+// output shows. where says file, line and rule for each; secrets are the texts to replace.
+func (s *Service) readSecrets(e gating.Event, output string) (where, secrets []string) {
 	cwd := e.Cwd
 	if cwd == "" {
 		cwd = s.Repo.Root
 	}
 	seen := map[string]bool{}
-	for _, t := range gating.TargetPaths(e.Tool, e.Args, filepath.ToSlash(cwd)) {
+	scan := func(rel, p string, shown bool) {
+		if seen[rel] {
+			return
+		}
+		seen[rel] = true
+		found, _ := s.detector().ScanRead(s.Repo.StateDir(), rel, p)
+		for _, f := range found {
+			if shown && !strings.Contains(output, f.Secret) {
+				continue
+			}
+			where = append(where, f.Where(rel))
+			secrets = append(secrets, f.Secret)
+		}
+	}
+	bankDir := filepath.Join(s.Repo.Root, bank.Dir)
+	searched := func(dir string) {
+		if output == "" {
+			return
+		}
+		if within(bankDir, dir) {
+			dir = bankDir // a directory above the bank: every bank file
+		} else if !within(dir, bankDir) {
+			return
+		}
+		n := 0
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || n >= maxSearchedFiles {
+				return filepath.SkipDir
+			}
+			if d.Type().IsRegular() {
+				if rel, err := filepath.Rel(s.Repo.Root, p); err == nil {
+					n++
+					scan(filepath.ToSlash(rel), p, true)
+				}
+			}
+			return nil
+		})
+	}
+	targets := gating.TargetPaths(e.Tool, e.Args, filepath.ToSlash(cwd))
+	if len(targets) == 0 && searchTools[strings.ToLower(e.Tool)] {
+		targets = []string{filepath.ToSlash(cwd)} // a search with no path searches where it runs
+	}
+	for _, t := range targets {
 		p := filepath.Clean(filepath.FromSlash(t))
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			searched(p)
+			continue
+		}
 		rel, err := filepath.Rel(s.Repo.Root, p)
 		if err != nil {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
-		if !strings.HasPrefix(rel, bank.Dir+"/") || seen[rel] {
-			continue
-		}
-		seen[rel] = true
-		found, _ := s.detector().ScanRead(s.Repo.StateDir(), rel, p)
-		for _, f := range found {
-			where = append(where, f.Where(rel))
-			secrets = append(secrets, f.Secret)
+		if strings.HasPrefix(rel, bank.Dir+"/") {
+			scan(rel, p, false)
 		}
 	}
 	return where, secrets
+}
+
+// maxSearchedFiles bounds the bank files scanned for one searched directory.
+const maxSearchedFiles = 256
+
+// searchTools are the content-search tools that search their working directory when given no
+// path (OpenCode's grep).
+var searchTools = map[string]bool{"grep": true}
+
+// within reports whether p is dir or lies under it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

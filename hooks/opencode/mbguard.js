@@ -280,8 +280,10 @@ export const MbguardPlugin = async ({ directory, worktree }) => {
       if (!tool || !session) return
       // the outcome check pairs this with its tool.before by callID and answers before the tool's
       // output reaches the model: an undo comes back as a block appended to that output
-      // redact: serve answers with the secrets of the bank files the call named
-      const resp = await event("tool.after", session, { tool, args: input.args || {}, call: callID }, { redact: true })
+      // redact: serve answers with the secrets of the bank files the call named, and of those
+      // under a directory it searched that its output shows (the first MiB of it is sent)
+      const shown = output && typeof output.output === "string" ? output.output.slice(0, 1 << 20) : undefined
+      const resp = await event("tool.after", session, { tool, args: input.args || {}, call: callID }, { redact: true, output: shown })
       track(session, resp)
       // a bank secret the call read is replaced before its output reaches the model
       if (Array.isArray(resp?.redact) && output && typeof output.output === "string") {

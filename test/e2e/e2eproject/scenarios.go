@@ -44,10 +44,11 @@ type Session interface {
 const SecretMarker = "deploys go through the queue (marker deploy-kiwi)"
 
 // SecretRead: the agent reads memory-bank/details/deploy.md, which holds a token made up for
-// the run, with the host's read tool and then with `cat`. No request the fake model received
-// carries the token; each read's result still carries the file's other text and says which
-// line holds a secret (and that it was redacted or the read stopped), so the agent keeps its
-// memory and knows what to remove.
+// the run, with the host's read tool, then with `cat`, then searches the whole project for the
+// token's prefix (`grep -rn ghp_ .`). No request the fake model received carries the token;
+// each read's result still carries the file's other text and says which line holds a secret
+// (and that it was redacted or the read stopped), so the agent keeps its memory and knows what
+// to remove; the search's result is its output redacted, or a refusal naming the line.
 func SecretRead(t *testing.T, d Driver) {
 	t.Helper()
 	s := d.Start(t)
@@ -57,7 +58,7 @@ func SecretRead(t *testing.T, d Driver) {
 	secret := NewSecret()
 	p.Write(t, rel, "# Deploy\n\n- staging token: "+secret+"\n- "+SecretMarker+"\n")
 	testgit.Commit(t, p.Root, "a token slipped into the bank")
-	s.Model().Script(s.ReadFile(rel), s.Shell("cat "+rel))
+	s.Model().Script(s.ReadFile(rel), s.Shell("cat "+rel), s.Shell("grep -rn "+secret[:4]+" ."))
 	out := s.Turn(t, "what do we know about deploys?")
 	// the host's own output may show it: that is the user's terminal, not the model
 	for i, r := range s.Model().Requests() {
@@ -70,6 +71,11 @@ func SecretRead(t *testing.T, d Driver) {
 		if !Contains(r, rel+" line 3 holds a secret (gitleaks rule github-pat)", "REDACTED", "deploy-kiwi") {
 			t.Errorf("%s: the result the model got does not carry the file redacted and where the secret is: %q", how, r)
 		}
+	}
+	// a search of the whole project: redacted after it ran, or stopped before (SecretSearch)
+	if r := Result(t, s.Model(), 2, out); !Contains(r, rel+" line 3 holds a secret (gitleaks rule github-pat)") ||
+		!strings.Contains(r, rel+":3:- staging token: REDACTED") && !strings.Contains(r, "stopped before it ran") {
+		t.Errorf("grep -rn at the root: the result the model got is neither the redacted output nor a refusal naming the line: %q", r)
 	}
 }
 
