@@ -114,7 +114,11 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer, way secretWay)
 			secrets = append(secrets, f.secret)
 		}
 	}
-	for _, p := range targetFiles(c) {
+	targets := targetFiles(c)
+	if sweepsCwd(c, targets) {
+		targets = append(targets, filepath.Clean(c.Cwd))
+	}
+	for _, p := range targets {
 		for _, r := range repos {
 			if rel, ok := bankRel(r, p); ok {
 				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
@@ -137,6 +141,26 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer, way secretWay)
 		return "", nil
 	}
 	return scanner.ReadNotice(lines), secrets
+}
+
+// sweepsCwd reports whether a read or search call's output may show bank files its targets do
+// not name: it names no path (a search of where it runs: Claude Code's Grep with no path) or
+// a glob no hook can expand before the call (Gemini CLI's read_many_files `memory-bank/**/*.md`,
+// a Grep glob). Its output is then judged against every bank file under its working directory.
+// A shell call always names its working directory (gating.TargetPaths).
+func sweepsCwd(c *hookCall, targets []string) bool {
+	if gating.ClassifyTool(c.Tool) != gating.ClassRead {
+		return false
+	}
+	if len(targets) == 0 {
+		return true
+	}
+	for _, t := range targets {
+		if strings.ContainsAny(filepath.Base(t), "*?[{") || strings.Contains(t, "**") {
+			return true
+		}
+	}
+	return false
 }
 
 // maxRefusalText bounds the redacted file text a refused read carries; the rest is left out

@@ -403,3 +403,50 @@ func TestDroidBankReadSecretIsRefused(t *testing.T) {
 		t.Fatalf("refusal %q: want the file redacted and where to remove the secret", got)
 	}
 }
+
+// Gemini CLI's read_many_files takes globs (`memory-bank/**/*.md`) that no hook can expand
+// before the call: its output is judged after, and every bank secret it shows is replaced.
+func TestGeminiReadManyFilesSecretIsReplaced(t *testing.T) {
+	for name, paths := range map[string][]any{
+		"bank glob":   {"memory-bank/**/*.md"},
+		"root glob":   {"**/*.md"},
+		"bank folder": {"memory-bank"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHostRun(t, "gemini", secretBankRepo(t), nil)
+			post := map[string]any{"tool_name": "read_many_files", "tool_input": map[string]any{"paths": paths},
+				"tool_response": map[string]any{"llmContent": "--- " + readSecretFile + " ---\ntoken: " + readSecret + "\n", "returnDisplay": "read 1 file"}}
+			r := h.call("AfterTool", post)
+			if strings.Contains(string(r.Stdout)+r.Stderr, readSecret) {
+				t.Fatalf("the reply carries the secret: %s", r.Stdout)
+			}
+			text, ok := replacedText(t, "gemini", r)
+			if !ok || !strings.Contains(text, "token: REDACTED") {
+				t.Fatalf("reply %s does not replace the result with the redacted output", r.Stdout)
+			}
+			wantSecretNotice(t, text)
+		})
+	}
+}
+
+// Claude Code's Grep with no path searches the project: its output is judged against the
+// bank files, and a bank secret it shows is replaced; one that shows no secret is left alone.
+func TestClaudeGrepWithoutPathSecretIsRedacted(t *testing.T) {
+	h := newHookRun(t, secretBankRepo(t), nil)
+	grep := func(content string) Reply {
+		return h.call("PostToolUse", map[string]any{"tool_name": "Grep", "tool_input": map[string]any{"pattern": "token", "output_mode": "content"},
+			"tool_response": map[string]any{"mode": "content", "numFiles": 1, "filenames": []any{}, "content": content, "numLines": 1}})
+	}
+	r := grep(readSecretFile + ":2:token: " + readSecret)
+	if strings.Contains(string(r.Stdout)+r.Stderr, readSecret) {
+		t.Fatalf("the reply carries the secret: %s", r.Stdout)
+	}
+	ctx, updated := claudeUpdated(t, r)
+	wantSecretNotice(t, ctx)
+	if !strings.Contains(string(updated), readSecretFile+":2:token: REDACTED") {
+		t.Fatalf("updatedToolOutput %s: want the Grep response with the secret replaced", updated)
+	}
+	if r := grep("src/main.go:1:// token handling"); strings.Contains(string(r.Stdout), "updatedToolOutput") || strings.Contains(r.Context, "holds a secret") {
+		t.Fatalf("a search that shows no secret was changed: %s", r.Stdout)
+	}
+}
