@@ -358,16 +358,17 @@ func claudeCodeE2E(t *testing.T, v int) {
 		}
 	})
 
-	t.Run("a secret in a bank file read by Read or cat never reaches the model", func(t *testing.T) {
+	t.Run("a secret in a bank file read by Read, cat or Grep never reaches the model", func(t *testing.T) {
 		p := newClaudeProject(t, v)
 		secret := "ghp_" + "8x3KfTq2LmZ9vR4wYb7NcJ1pHs6DgE0aUiXo"
 		testgit.Write(t, p.root, "memory-bank/details/tech.md", "# Tech\ntoken: "+secret+"\n")
 		f := p.run([]step{
 			{tool: "Read", input: map[string]any{"file_path": p.abs("memory-bank/details/tech.md")}},
 			{tool: "Bash", input: map[string]any{"command": "cat memory-bank/details/tech.md", "description": "show tech notes"}},
+			{tool: "Grep", input: map[string]any{"pattern": "ghp_", "output_mode": "content"}},
 		}, "what token do we use", nil, "--allowedTools", "Bash")
-		if len(f.main) < 3 {
-			t.Fatalf("%d agent-loop requests, want 3 (the Read and the cat results)", len(f.main))
+		if len(f.main) < 4 {
+			t.Fatalf("%d agent-loop requests, want 4 (the Read, cat and Grep results)", len(f.main))
 		}
 		for i := range f.main {
 			if strings.Contains(f.mainRequest(i), secret) {
@@ -379,6 +380,9 @@ func claudeCodeE2E(t *testing.T, v int) {
 		}
 		if r := f.toolResults(2); !anyContains(r, "token: REDACTED") {
 			t.Errorf("the cat result is not the redacted file; tool results %q", r)
+		}
+		if r := f.toolResults(3); !anyContains(r, "token: REDACTED") {
+			t.Errorf("the Grep (no path) result is not redacted; tool results %q", r)
 		}
 		if !strings.Contains(f.mainRequest(2), "memory-bank/details/tech.md line 2 holds a secret (gitleaks rule github-pat)") {
 			t.Errorf("the model was not told where the secret is")

@@ -1,9 +1,6 @@
 package droid
 
 import (
-	"testing"
-
-	"github.com/mbguard/mbguard/test/e2e/e2eproject"
 	"github.com/mbguard/mbguard/test/e2e/fakemodel"
 )
 
@@ -11,9 +8,3 @@ import (
 func (s session) Search(pattern string) fakemodel.Step {
 	return fakemodel.Call("Grep", map[string]any{"pattern": pattern, "output_mode": "content", "line_numbers": true})
 }
-
-// TestDroidSecretSearchNeverReachesModel: a search of the whole project for a bank token's
-// prefix, by Grep and by `grep -rn .` through Execute, is refused before it runs (Droid cannot
-// hide a tool's output afterwards), naming the line and how to search without the bank; the
-// token reaches the model in no request.
-func TestDroidSecretSearchNeverReachesModel(t *testing.T) { e2eproject.SecretSearch(t, driver{}) }

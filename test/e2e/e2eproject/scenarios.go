@@ -43,12 +43,16 @@ type Session interface {
 // model (the agent keeps its memory), the token must not.
 const SecretMarker = "deploys go through the queue (marker deploy-kiwi)"
 
-// SecretRead: the agent reads memory-bank/details/deploy.md, which holds a token made up for
-// the run, with the host's read tool, then with `cat`, then searches the whole project for the
-// token's prefix (`grep -rn ghp_ .`). No request the fake model received carries the token;
-// each read's result still carries the file's other text and says which line holds a secret
-// (and that it was redacted or the read stopped), so the agent keeps its memory and knows what
-// to remove; the search's result is its output redacted, or a refusal naming the line.
+// SecretRead: memory-bank/details/deploy.md holds a token made up for the run. The agent reads
+// it with the host's read tool and with `cat`, searches the whole project for the token's
+// prefix — with the host's search tool where the driver has one (Searcher), then with
+// `grep -rn` at the root — and greps again with the bank left out. No request the fake model
+// received carries the token. Each read's result still carries the file's other text and says
+// which line holds a secret (redacted, or the read stopped with the text redacted), so the
+// agent keeps its memory and knows what to remove. Each search's result is its output redacted
+// or, on the hosts that cannot hide a tool's output afterwards (Qwen Code, Droid, Crush), a
+// refusal naming the line and how to search without the bank; the search that leaves the bank
+// out runs.
 func SecretRead(t *testing.T, d Driver) {
 	t.Helper()
 	s := d.Start(t)
@@ -58,7 +62,14 @@ func SecretRead(t *testing.T, d Driver) {
 	secret := NewSecret()
 	p.Write(t, rel, "# Deploy\n\n- staging token: "+secret+"\n- "+SecretMarker+"\n")
 	testgit.Commit(t, p.Root, "a token slipped into the bank")
-	s.Model().Script(s.ReadFile(rel), s.Shell("cat "+rel), s.Shell("grep -rn "+secret[:4]+" ."))
+	prefix := secret[:4] // ghp_
+	steps := []fakemodel.Step{s.ReadFile(rel), s.Shell("cat " + rel)}
+	searches := []string{"grep -rn"}
+	if sr, ok := s.(Searcher); ok {
+		steps, searches = append(steps, sr.Search(prefix)), append([]string{"search tool"}, searches...)
+	}
+	steps = append(steps, s.Shell("grep -rn "+prefix+" ."), s.Shell("grep -rn --exclude-dir=memory-bank "+prefix+" ."))
+	s.Model().Script(steps...)
 	out := s.Turn(t, "what do we know about deploys?")
 	// the host's own output may show it: that is the user's terminal, not the model
 	for i, r := range s.Model().Requests() {
@@ -66,16 +77,24 @@ func SecretRead(t *testing.T, d Driver) {
 			t.Errorf("request #%d (%s) to the model carries the secret read from %s", i, r.Kind, rel)
 		}
 	}
+	where := rel + " line 3 holds a secret (gitleaks rule github-pat)"
 	for i, how := range []string{"read tool", "cat"} {
 		r := Result(t, s.Model(), i, out)
-		if !Contains(r, rel+" line 3 holds a secret (gitleaks rule github-pat)", "REDACTED", "deploy-kiwi") {
+		if !Contains(r, where, "REDACTED", "deploy-kiwi") {
 			t.Errorf("%s: the result the model got does not carry the file redacted and where the secret is: %q", how, r)
 		}
 	}
-	// a search of the whole project: redacted after it ran, or stopped before (SecretSearch)
-	if r := Result(t, s.Model(), 2, out); !Contains(r, rel+" line 3 holds a secret (gitleaks rule github-pat)") ||
-		!strings.Contains(r, rel+":3:- staging token: REDACTED") && !strings.Contains(r, "stopped before it ran") {
-		t.Errorf("grep -rn at the root: the result the model got is neither the redacted output nor a refusal naming the line: %q", r)
+	for i, how := range searches {
+		r := Result(t, s.Model(), 2+i, out)
+		redacted := Contains(r, where, "- staging token: REDACTED") // grep's and each tool's line format
+		refused := Contains(r, where, "stopped before it ran") &&
+			(strings.Contains(r, "--exclude-dir=memory-bank") || strings.Contains(r, "does not hold memory-bank/"))
+		if !redacted && !refused {
+			t.Errorf("%s: the result the model got is neither the redacted output nor a refusal naming the line and how to search without the bank: %q", how, r)
+		}
+	}
+	if r := Result(t, s.Model(), 2+len(searches), out); strings.Contains(r, "stopped before it ran") {
+		t.Errorf("grep with the bank left out was refused: %q", r)
 	}
 }
 
@@ -167,47 +186,4 @@ func ReadGate(t *testing.T, d Driver) {
 // Droid's Grep): Search is its call for pattern with no path, so it searches the whole project.
 type Searcher interface {
 	Search(pattern string) fakemodel.Step
-}
-
-// SecretSearch: a token sits in memory-bank/details/deploy.md and the agent searches the whole
-// project for its prefix — with the host's search tool where it has one (Searcher), then with
-// `grep -rn` at the root — and then greps again with the bank left out. For the hosts that
-// cannot hide a tool's output afterwards (Qwen Code, Droid; Crush by its protocol): no request
-// the fake model received carries the token; each search above the bank is stopped before it
-// runs and says which line holds the secret and how to search without it; the search that
-// leaves the bank out runs.
-func SecretSearch(t *testing.T, d Driver) {
-	t.Helper()
-	s := d.Start(t)
-	p := s.Project()
-	s.Install(t)
-	const rel = "memory-bank/details/deploy.md"
-	secret := NewSecret()
-	p.Write(t, rel, "# Deploy\n\n- staging token: "+secret+"\n- "+SecretMarker+"\n")
-	testgit.Commit(t, p.Root, "a token slipped into the bank")
-	prefix := secret[:4] // ghp_
-	var steps []fakemodel.Step
-	var hows []string
-	if sr, ok := s.(Searcher); ok {
-		steps, hows = append(steps, sr.Search(prefix)), append(hows, "search tool")
-	}
-	steps, hows = append(steps, s.Shell("grep -rn "+prefix+" .")), append(hows, "grep -rn")
-	steps = append(steps, s.Shell("grep -rn --exclude-dir=memory-bank "+prefix+" ."))
-	s.Model().Script(steps...)
-	out := s.Turn(t, "where is the staging token used?")
-	for i, r := range s.Model().Requests() {
-		if strings.Contains(r.Text(), secret) {
-			t.Errorf("request #%d (%s) to the model carries the secret in %s", i, r.Kind, rel)
-		}
-	}
-	for i, how := range hows {
-		r := Result(t, s.Model(), i, out)
-		if !Contains(r, rel+" line 3 holds a secret (gitleaks rule github-pat)", "stopped before it ran", "--exclude-dir=memory-bank") &&
-			!Contains(r, rel+" line 3 holds a secret (gitleaks rule github-pat)", "stopped before it ran", "does not hold memory-bank/") {
-			t.Errorf("%s: the result the model got does not say where the secret is and how to search without it: %q", how, r)
-		}
-	}
-	if r := Result(t, s.Model(), len(hows), out); strings.Contains(r, "stopped before it ran") {
-		t.Errorf("grep with the bank left out was refused: %q", r)
-	}
 }

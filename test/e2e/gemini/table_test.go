@@ -23,6 +23,11 @@ func (s session) Shell(cmd string) fakemodel.Step              { return shell(cm
 func (s session) WriteFile(rel, content string) fakemodel.Step { return writeFile(rel, content) }
 func (s session) Host() string                                 { return "gemini" }
 
+// Search is Gemini CLI's grep_search with no dir_path: the whole project.
+func (s session) Search(pattern string) fakemodel.Step {
+	return fakemodel.Call("grep_search", map[string]any{"pattern": pattern})
+}
+
 // TestGeminiSecretReadNeverReachesModel: AfterTool's deny replaces the result of a read of
 // a bank file holding a secret with the notice and the output redacted.
 func TestGeminiSecretReadNeverReachesModel(t *testing.T) { e2eproject.SecretRead(t, driver{}) }
