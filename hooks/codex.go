@@ -2,8 +2,6 @@ package hooks
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -26,47 +24,21 @@ const (
 // CodexEvents are the hook events `mbguard install --agent codex` registers.
 var CodexEvents = []string{codexSessionStart, codexPrompt, codexPreTool, codexPostTool, codexPreCompact, codexPostCompact, codexSessionEnd, codexSubagentStart, codexSubagentStop}
 
-// codexPayload is the part of a Codex CLI hook payload mbguard reads. The shape follows
-// Claude Code's, except that tool_response is a string (the tool's output) and writes arrive
-// as apply_patch patch text in tool_input.command.
-type codexPayload struct {
-	HookEventName string          `json:"hook_event_name"`
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	ToolName      string          `json:"tool_name"`
-	ToolUseID     string          `json:"tool_use_id"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolResponse  json.RawMessage `json:"tool_response"`
-	Prompt        string          `json:"prompt"`
-	Source        string          `json:"source"`   // SessionStart: startup, resume, clear, compact
-	AgentID       string          `json:"agent_id"` // SubagentStart, SubagentStop
-}
-
 // codexProto is Codex CLI's hook protocol.
 type codexProto struct{}
 
+// codexShape decodes Codex CLI's payloads: Claude Code's shape, except that tool_response is
+// a string (the tool's output) and writes arrive as apply_patch patch text in
+// tool_input.command.
+var codexShape = shapedHost{tool: codexTool, kind: func(event, source string) (callKind, bool) { return codexKind(event, source), false }}
+
 func (codexProto) parse(payload []byte, event string) (hookCall, error) {
-	var p codexPayload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		c := hookCall{Event: sniffString(payload, "hook_event_name"), Session: sniffString(payload, "session_id"),
-			Cwd: sniffString(payload, "cwd"), Tool: codexTool(sniffString(payload, "tool_name"))}
-		c.Kind = codexKind(c.Event, "")
-		return c, fmt.Errorf("the hook payload is not valid JSON (%v)", shortErr(err))
+	p, c, err := codexShape.decode(payload, event)
+	if err != nil {
+		return c, err
 	}
-	if p.HookEventName == "" {
-		p.HookEventName = event
-	}
-	c := hookCall{Event: p.HookEventName, Kind: codexKind(p.HookEventName, p.Source), Session: p.SessionID, Cwd: p.Cwd,
-		Prompt: p.Prompt, Call: p.ToolUseID}
 	if c.Kind == callOpen || c.Kind == callClose {
 		c.Call = subagentCall(p.AgentID) // the subagent's own window
-	}
-	if p.HookEventName == "" {
-		if len(p.ToolInput) > 0 && len(p.ToolResponse) == 0 {
-			c.Kind = callPreTool
-		}
-		c.Tool = codexTool(p.ToolName)
-		return c, errors.New(`the hook payload has no "hook_event_name"`)
 	}
 	if c.Kind == callPreTool || c.Kind == callPostTool {
 		c.Tool, c.Args, c.ArgsErr = codexArgs(p.ToolName, p.ToolInput)

@@ -2,8 +2,6 @@ package hooks
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -20,40 +18,17 @@ const (
 // GeminiEvents are the hook events `mbguard install --agent gemini` registers.
 var GeminiEvents = []string{geminiSessionStart, geminiBeforeAgent, geminiBeforeTool, geminiAfterTool, geminiSessionEnd}
 
-type geminiPayload struct {
-	HookEventName string          `json:"hook_event_name"`
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolResponse  json.RawMessage `json:"tool_response"`
-	Prompt        string          `json:"prompt"`
-	Source        string          `json:"source"` // SessionStart: startup, resume, clear
-}
-
 // geminiProto is Gemini CLI's hook protocol.
 type geminiProto struct{}
 
+// geminiShape decodes Gemini CLI's payloads.
+var geminiShape = shapedHost{tool: geminiToolName, kind: geminiKind}
+
 func (geminiProto) parse(payload []byte, event string) (hookCall, error) {
-	var p geminiPayload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		name := sniffString(payload, "tool_name")
-		c := hookCall{Event: sniffString(payload, "hook_event_name"), Session: sniffString(payload, "session_id"),
-			Cwd: sniffString(payload, "cwd"), Tool: geminiToolName(name)}
-		c.Kind, _ = geminiKind(c.Event, "")
-		return c, fmt.Errorf("the hook payload is not valid JSON (%v)", shortErr(err))
-	}
-	if p.HookEventName == "" {
-		p.HookEventName = event
-	}
-	c := hookCall{Event: p.HookEventName, Session: p.SessionID, Cwd: p.Cwd, Prompt: p.Prompt}
-	c.Kind, c.Resumed = geminiKind(p.HookEventName, p.Source)
-	if p.HookEventName == "" {
-		if len(p.ToolInput) > 0 && len(p.ToolResponse) == 0 {
-			c.Kind = callPreTool
-		}
-		c.Tool = geminiToolName(p.ToolName)
-		return c, errors.New(`the hook payload has no "hook_event_name"`)
+	p, c, err := geminiShape.decode(payload, event)
+	c.Call = "" // Gemini CLI pairs a tool's events by nothing but order
+	if err != nil {
+		return c, err
 	}
 	if c.Kind == callPreTool || c.Kind == callPostTool {
 		args, bad := objectArgs(p.ToolInput, "tool_input")
@@ -66,12 +41,7 @@ func (geminiProto) parse(payload []byte, event string) (hookCall, error) {
 	}
 	if c.Kind == callPostTool {
 		c.Failed = geminiFailed(p.ToolResponse)
-		var resp struct {
-			LLMContent json.RawMessage `json:"llmContent"`
-		}
-		if json.Unmarshal(p.ToolResponse, &resp) == nil && json.Unmarshal(resp.LLMContent, &c.Output) != nil {
-			c.Output = ""
-		}
+		c.Output = llmContent(p.ToolResponse)
 	}
 	return c, nil
 }

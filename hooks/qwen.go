@@ -1,11 +1,5 @@
 package hooks
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-)
-
 // Qwen Code hook event names mbguard acts on (Claude Code's names; HOSTS.md §6).
 const (
 	qwenSessionStart = "SessionStart"
@@ -21,46 +15,22 @@ const (
 // fire headless in 0.24.4; it is registered for interactive sessions, where it ends one.
 var QwenEvents = []string{qwenSessionStart, qwenPrompt, qwenPreTool, qwenPostTool, qwenPostFailure, qwenPreCompact, qwenSessionEnd}
 
-type qwenPayload struct {
-	HookEventName string          `json:"hook_event_name"`
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	PromptID      string          `json:"prompt_id"`
-	ToolName      string          `json:"tool_name"`
-	ToolUseID     string          `json:"tool_use_id"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolResponse  json.RawMessage `json:"tool_response"`
-	Prompt        string          `json:"prompt"`
-	Source        string          `json:"source"` // SessionStart: startup, resume, clear, compact
-}
-
 // qwenProto is Qwen Code's hook protocol: Claude Code's shape, Gemini CLI's tool names, and
 // one user message per prompt_id — Qwen fires UserPromptSubmit again, with an empty prompt and
 // the same prompt_id, before every model call that carries tool results.
 type qwenProto struct{}
 
+// qwenShape decodes Qwen Code's payloads: Gemini CLI's tool names, Claude Code's events.
+var qwenShape = shapedHost{tool: geminiToolName, kind: func(event, source string) (callKind, bool) { return qwenKind(event, source), false }}
+
 func (qwenProto) parse(payload []byte, event string) (hookCall, error) {
-	var p qwenPayload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		c := hookCall{Event: sniffString(payload, "hook_event_name"), Session: sniffString(payload, "session_id"),
-			Cwd: sniffString(payload, "cwd"), Tool: geminiToolName(sniffString(payload, "tool_name"))}
-		c.Kind = qwenKind(c.Event, "")
-		return c, fmt.Errorf("the hook payload is not valid JSON (%v)", shortErr(err))
+	p, c, err := qwenShape.decode(payload, event)
+	if err != nil {
+		return c, err
 	}
-	if p.HookEventName == "" {
-		p.HookEventName = event
-	}
-	c := hookCall{Event: p.HookEventName, Kind: qwenKind(p.HookEventName, p.Source), Session: p.SessionID, Cwd: p.Cwd,
-		Prompt: p.Prompt, Call: p.ToolUseID, Failed: p.HookEventName == qwenPostFailure}
+	c.Failed = p.HookEventName == qwenPostFailure
 	if p.PromptID != "" {
 		c.MessageID = "qwen-" + p.PromptID
-	}
-	if p.HookEventName == "" {
-		if len(p.ToolInput) > 0 && len(p.ToolResponse) == 0 {
-			c.Kind = callPreTool
-		}
-		c.Tool = geminiToolName(p.ToolName)
-		return c, errors.New(`the hook payload has no "hook_event_name"`)
 	}
 	if c.Kind == callPreTool || c.Kind == callPostTool {
 		args, bad := objectArgs(p.ToolInput, "tool_input")
@@ -72,12 +42,7 @@ func (qwenProto) parse(payload []byte, event string) (hookCall, error) {
 		c.Defer = true
 	}
 	if c.Kind == callPostTool {
-		var resp struct {
-			LLMContent json.RawMessage `json:"llmContent"`
-		}
-		if json.Unmarshal(p.ToolResponse, &resp) == nil && json.Unmarshal(resp.LLMContent, &c.Output) != nil {
-			c.Output = ""
-		}
+		c.Output = llmContent(p.ToolResponse)
 	}
 	return c, nil
 }
