@@ -2,6 +2,10 @@ package hooks
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mbguard/mbguard/internal/fsutil"
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/config"
@@ -63,10 +69,24 @@ func staleContext(ctx context.Context, r repo.Repo, cfg *config.Config) string {
 	if len(notes) == 0 {
 		return ""
 	}
+	key := staleKey(r, cfg, notes)
+	if text, ok := cachedStale(r, key); ok {
+		return text
+	}
 	res, err := stale.Check(ctx, r.Root, notes, stale.Options{})
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			saveStale(r, key, "") // a history too long for the budget: skipped until it changes
+		}
 		return ""
 	}
+	text := staleText(cfg, res)
+	saveStale(r, key, text)
+	return text
+}
+
+// staleText renders the findings of the session-start check.
+func staleText(cfg *config.Config, res stale.Result) string {
 	var lines []string
 	for _, f := range res.Findings {
 		if cfg.StaleSeverityOf(f.Rule) == "off" {
@@ -83,4 +103,70 @@ func staleContext(ctx context.Context, r repo.Repo, cfg *config.Config) string {
 	}
 	return fmt.Sprintf("mbguard: %d reference(s) in the memory bank name what the repository no longer has; do not rely on them, and correct the notes when you touch them (mbguard check --stale lists them all, --fix rewrites renamed paths):\n", n) +
 		strings.Join(lines, "\n")
+}
+
+// The session-start check's answer is kept in .git/mbguard/stale-context.json under a key of
+// everything it reads: the notes, the stale settings, HEAD and its ref, packed refs, the index
+// and the ignore files (the check reads the index and history, not the working tree). A session
+// that starts again on the same state runs no git at all, and a history too long for the
+// budget is not waited on again until one of them changes.
+
+const staleCacheVersion = "1"
+
+type staleCache struct {
+	Key  string `json:"key"`
+	Text string `json:"text"`
+}
+
+func staleCachePath(r repo.Repo) string { return filepath.Join(r.StateDir(), "stale-context.json") }
+
+// staleKey hashes what the session-start check's answer depends on.
+func staleKey(r repo.Repo, cfg *config.Config, notes []stale.Note) string {
+	h := sha256.New()
+	field := func(b []byte) {
+		fmt.Fprintf(h, "%d:", len(b))
+		h.Write(b)
+	}
+	field([]byte(staleCacheVersion))
+	field([]byte(fmt.Sprintf("%q %v", cfg.Check.Stale, cfg.Check.StaleRules)))
+	for _, n := range notes {
+		field([]byte(n.Path))
+		field(n.Content)
+	}
+	head, _ := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	field(head)
+	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok {
+		b, _ := os.ReadFile(filepath.Join(r.CommonDir, filepath.FromSlash(ref)))
+		field(b)
+	}
+	for _, p := range []string{filepath.Join(r.CommonDir, "packed-refs"), filepath.Join(r.GitDir, "index"),
+		filepath.Join(r.Root, ".gitignore"), filepath.Join(r.CommonDir, "info", "exclude")} {
+		if fi, err := os.Stat(p); err == nil {
+			field([]byte(fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())))
+		} else {
+			field([]byte(p + " none"))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// cachedStale is the kept answer for key; false when there is none (or it is unreadable).
+func cachedStale(r repo.Repo, key string) (string, bool) {
+	b, err := os.ReadFile(staleCachePath(r))
+	if err != nil || len(b) > 1<<20 {
+		return "", false
+	}
+	var c staleCache
+	if json.Unmarshal(b, &c) != nil || c.Key != key {
+		return "", false
+	}
+	return c.Text, true
+}
+
+// saveStale keeps text as the answer for key; failing to is not an error (the check runs again).
+func saveStale(r repo.Repo, key, text string) {
+	b, err := json.Marshal(staleCache{Key: key, Text: text})
+	if err == nil && os.MkdirAll(r.StateDir(), 0o755) == nil {
+		_ = fsutil.WriteFileAtomic(staleCachePath(r), b, 0o600)
+	}
 }
