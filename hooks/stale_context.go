@@ -106,8 +106,8 @@ func staleText(cfg *config.Config, res stale.Result) string {
 }
 
 // The session-start check's answer is kept in .git/mbguard/stale-context.json under a key of
-// everything it reads: the notes, the stale settings, HEAD and its ref, packed refs, the index
-// and the ignore files (the check reads the index and history, not the working tree). A session
+// everything it reads: the notes, the stale settings, HEAD and its ref, packed refs (or a
+// reftable's table list), the index and the ignore files (the check reads the index and history, not the working tree). A session
 // that starts again on the same state runs no git at all, and a history too long for the
 // budget is not waited on again until one of them changes.
 
@@ -139,7 +139,7 @@ func staleKey(r repo.Repo, cfg *config.Config, notes []stale.Note) string {
 		b, _ := os.ReadFile(filepath.Join(r.CommonDir, filepath.FromSlash(ref)))
 		field(b)
 	}
-	for _, p := range []string{filepath.Join(r.CommonDir, "packed-refs"), filepath.Join(r.GitDir, "index"),
+	for _, p := range []string{filepath.Join(r.CommonDir, "packed-refs"), filepath.Join(r.CommonDir, "reftable", "tables.list"), filepath.Join(r.GitDir, "index"),
 		filepath.Join(r.Root, ".gitignore"), filepath.Join(r.CommonDir, "info", "exclude")} {
 		if fi, err := os.Stat(p); err == nil {
 			field([]byte(fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())))
