@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/templates"
@@ -29,7 +30,7 @@ type decisionSource struct {
 }
 
 var (
-	atxRe  = regexp.MustCompile(`^(#{1,2})(\s+\S.*|\s*)$`)
+	atxRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(#{1,2})(\s+\S.*|\s*)$`) })
 	bomUTF = []byte("\ufeff")
 )
 
@@ -72,7 +73,7 @@ func demote(s string) string {
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			fence = !fence
 		}
-		if !fence && atxRe.MatchString(l) {
+		if !fence && atxRe().MatchString(l) {
 			lines[i] = "###" + strings.TrimLeft(l, "#")
 		}
 	}
@@ -103,7 +104,7 @@ func fencedAs(s, lang string) string {
 
 // frontKeyRe is a line of a front matter: a key, a continuation (indented or a list item) or a
 // comment.
-var frontKeyRe = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*\s*:|\s|- |#)`)
+var frontKeyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*\s*:|\s|- |#)`) })
 
 // frontMatter splits a YAML front matter off b (Cursor rules open with one: description, globs,
 // alwaysApply): the lines from a first "---" to the closing "---", when every line between
@@ -122,7 +123,7 @@ func frontMatter(b []byte) (fm string, rest []byte) {
 		if l == "---" || l == "..." {
 			return strings.TrimRight(string(b[:n]), "\r\n"), b[n:]
 		}
-		if strings.TrimSpace(l) != "" && !frontKeyRe.MatchString(l) {
+		if strings.TrimSpace(l) != "" && !frontKeyRe().MatchString(l) {
 			return "", b
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/fsutil"
@@ -145,7 +146,7 @@ func (p projectFacts) snapshot() string {
 
 func (p projectFacts) stack() string { return strings.Join(p.stackLines, "\n") }
 
-var headingRe = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
+var headingRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`) })
 
 // scanProject reads at most scanMaxFiles files of scanMaxLines lines each.
 func scanProject(root string) projectFacts {
@@ -249,7 +250,7 @@ func readmeFacts(lines []string) (title, summary []string) {
 		if inFence {
 			continue
 		}
-		if m := headingRe.FindStringSubmatch(t); m != nil {
+		if m := headingRe().FindStringSubmatch(t); m != nil {
 			if len(title) == 0 && m[1] != "" {
 				title = []string{m[1]}
 				continue

@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mbguard/mbguard/bank"
 )
@@ -19,10 +20,10 @@ type Link struct {
 
 var (
 	// inlineLinkRe finds the target of [text](target) and ![alt](target), plain or <angled>.
-	inlineLinkRe = regexp.MustCompile(`\]\(\s*(<[^>\n]*>|[^)\s]+)`)
+	inlineLinkRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\]\(\s*(<[^>\n]*>|[^)\s]+)`) })
 	// refDefRe finds the target of a reference definition: [id]: target
-	refDefRe = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)`)
-	schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+	refDefRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)`) })
+	schemeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`) })
 )
 
 // linkResolver says where each path of the bank went. Paths are slash paths from the root.
@@ -47,10 +48,10 @@ func rewriteLinks(content []byte, oldFile, newFile string, r linkResolver) (out 
 		}
 		code := codeSpans(l)
 		var locs [][]int
-		for _, m := range inlineLinkRe.FindAllStringSubmatchIndex(l, -1) {
+		for _, m := range inlineLinkRe().FindAllStringSubmatchIndex(l, -1) {
 			locs = append(locs, m[2:4])
 		}
-		if m := refDefRe.FindStringSubmatchIndex(l); m != nil {
+		if m := refDefRe().FindStringSubmatchIndex(l); m != nil {
 			locs = append(locs, m[2:4])
 		}
 		var b strings.Builder
@@ -100,7 +101,7 @@ func resolveLink(raw, oldFile, newFile string, r linkResolver) (target string, o
 	if angled {
 		t = t[1 : len(t)-1]
 	}
-	if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/") || schemeRe.MatchString(t) {
+	if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/") || schemeRe().MatchString(t) {
 		return "", false, true
 	}
 	p, suffix := t, ""

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -126,7 +127,7 @@ func (m bankMap) where(old string) (string, bool) {
 }
 
 // wikiRe finds [[target]], [[target#heading]] and [[target|alias]].
-var wikiRe = regexp.MustCompile(`\[\[([^\]\|#\n]+)([^\]\n]*)\]\]`)
+var wikiRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[\[([^\]\|#\n]+)([^\]\n]*)\]\]`) })
 
 // wikiTarget maps a wiki-link target written in file name to its new spelling; ok is false when
 // it names no moved or merged bank file, or the new spelling is the same.
@@ -179,7 +180,7 @@ func rewriteWiki(content []byte, file string, m bankMap) (out []byte, rewritten 
 		code := codeSpans(l)
 		var b strings.Builder
 		last := 0
-		for _, loc := range wikiRe.FindAllStringSubmatchIndex(l, -1) {
+		for _, loc := range wikiRe().FindAllStringSubmatchIndex(l, -1) {
 			if inSpans(loc[0], code) {
 				continue
 			}

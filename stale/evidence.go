@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mbguard/mbguard/internal/gitexec"
 )
@@ -136,8 +137,8 @@ var definerSpecs = []string{
 }
 
 var (
-	jsonKey = regexp.MustCompile(`"([^"\\]+)"\s*:`)
-	yamlKey = regexp.MustCompile(`^\s+([A-Za-z0-9_:.\-]+):`)
+	jsonKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([^"\\]+)"\s*:`) })
+	yamlKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+([A-Za-z0-9_:.\-]+):`) })
 )
 
 // removedLines walks the history reachable from HEAD once, newest first, as a zero-context
@@ -205,11 +206,11 @@ func removedNames(ctx context.Context, root string, want map[Kind]map[string]boo
 		case KindMake, KindJust:
 			names = definedNames(k, []byte(line))
 		case KindScript:
-			for _, m := range jsonKey.FindAllStringSubmatch(line, -1) {
+			for _, m := range jsonKey().FindAllStringSubmatch(line, -1) {
 				names = append(names, m[1])
 			}
 		case KindTask:
-			if m := yamlKey.FindStringSubmatch(line); m != nil {
+			if m := yamlKey().FindStringSubmatch(line); m != nil {
 				names = []string{m[1]}
 			}
 		}

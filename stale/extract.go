@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mbguard/mbguard/bank"
 )
@@ -38,7 +39,9 @@ type Ref struct {
 	Planned bool
 }
 
-var plannedRE = regexp.MustCompile(`(?i)\b(does ?n[o']?t (yet )?exist|not (yet )?(exist|created|there|present)|do ?n[o']?t create|never create|to be (added|created|written|made)|will (be )?(added|created|written)|planned|todo|tbd)\b`)
+var plannedRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(does ?n[o']?t (yet )?exist|not (yet )?(exist|created|there|present)|do ?n[o']?t create|never create|to be (added|created|written|made)|will (be )?(added|created|written)|planned|todo|tbd)\b`)
+})
 
 // Markers that say "this note is intentionally historical": on a line of its own, the marker
 // covers the rest of its section (the whole note when it comes before the first heading); on
@@ -57,15 +60,20 @@ func mayBePlanned(text string) bool {
 	return false
 }
 
-var historicalMarker = regexp.MustCompile(`<!--\s*mbguard:(historical|verified)\b[^>]*-->`)
-
+var historicalMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<!--\s*mbguard:(historical|verified)\b[^>]*-->`) })
 var (
-	heading   = regexp.MustCompile(`^ {0,3}(#{1,6})(\s|$)`)
-	mdLink    = regexp.MustCompile(`!?\[[^\]]*\]\(\s*<?([^)<>\s]+(?: [^)<>"]+)*)>?(?:\s+"[^"]*")?\s*\)`)
-	refDef    = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$`)
-	declSym   = regexp.MustCompile(`^(?:func|class|def|type|interface|struct|enum|trait|fn)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
-	callSym   = regexp.MustCompile(`^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*)\([^()]*\)$`)
-	lineSufix = regexp.MustCompile(`(?::\d+){1,2}$|#L\d+(?:-L?\d+)?$`)
+	heading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}(#{1,6})(\s|$)`) })
+	mdLink  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`!?\[[^\]]*\]\(\s*<?([^)<>\s]+(?: [^)<>"]+)*)>?(?:\s+"[^"]*")?\s*\)`)
+	})
+	refDef  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$`) })
+	declSym = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:func|class|def|type|interface|struct|enum|trait|fn)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
+	})
+	callSym = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*)\([^()]*\)$`)
+	})
+	lineSufix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?::\d+){1,2}$|#L\d+(?:-L?\d+)?$`) })
 )
 
 // shellFences are fence info strings whose lines are commands; other fenced code (Go,
@@ -146,7 +154,7 @@ func Extract(content []byte) []Ref {
 		text = maskComments(text, &inComment)
 		n := len(out)
 		out = appendProseLine(out, text, lineNo, lineHist)
-		if len(out) > n && mayBePlanned(text) && plannedRE.MatchString(text) {
+		if len(out) > n && mayBePlanned(text) && plannedRE().MatchString(text) {
 			for i := n; i < len(out); i++ {
 				out[i].Planned = true
 			}
@@ -231,11 +239,11 @@ func appendSpan(out []Ref, inner string, line int, hist bool) []Ref {
 		return out
 	}
 	add := func(r Ref) { r.Line, r.Historical = line, hist; out = append(out, r) }
-	if m := declSym.FindStringSubmatch(inner); m != nil {
+	if m := declSym().FindStringSubmatch(inner); m != nil {
 		add(Ref{Kind: KindSymbol, Name: m[1], Raw: m[1]})
 		return out
 	}
-	if m := callSym.FindStringSubmatch(inner); m != nil {
+	if m := callSym().FindStringSubmatch(inner); m != nil {
 		for _, id := range strings.Split(m[1], ".") {
 			if !ignoredIdent[id] {
 				add(Ref{Kind: KindSymbol, Name: id, Raw: id})
@@ -361,9 +369,9 @@ func commandRefs(f []string) (Kind, []string) {
 	return k, names
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_:.\-/]*$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_:.\-/]*$`) })
 
-func validName(s string) bool { return nameRE.MatchString(s) && !strings.Contains(s, "://") }
+func validName(s string) bool { return nameRE().MatchString(s) && !strings.Contains(s, "://") }
 
 // linkPath turns a Markdown link target into a path, or reports that it is not one (a URL,
 // an anchor, an absolute or home path).
@@ -389,7 +397,7 @@ func pathToken(tok string) (name, rawTok string, ok bool) {
 	}
 	rawTok = tok
 	if last := tok[len(tok)-1]; last >= '0' && last <= '9' { // only a line suffix (:12, #L3) ends in a digit
-		rawTok = lineSufix.ReplaceAllString(tok, "")
+		rawTok = lineSufix().ReplaceAllString(tok, "")
 	}
 	switch rawTok[0] {
 	case '/', '~', '$', '-', '@', '%', '+', '=', '#', '&':
@@ -421,12 +429,12 @@ func cleanPath(p string) (string, bool) {
 	return p, true
 }
 
-var extRE = regexp.MustCompile(`\.[A-Za-z0-9]{1,8}$`)
+var extRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.[A-Za-z0-9]{1,8}$`) })
 
 // spacedPath reports whether a code span is one path with spaces in it (docs/My Notes.md):
 // its first word holds a slash, it ends in a file extension, and no word is a flag.
 func spacedPath(s string) bool {
-	if !strings.Contains(s, " ") || strings.ContainsAny(s, "\"'$|;&<>=(){}*") || !extRE.MatchString(s) {
+	if !strings.Contains(s, " ") || strings.ContainsAny(s, "\"'$|;&<>=(){}*") || !extRE().MatchString(s) {
 		return false
 	}
 	f := strings.Fields(s)
@@ -455,26 +463,26 @@ func headingOf(text string) []string {
 	if !strings.HasPrefix(strings.TrimLeft(text, " "), "#") {
 		return nil
 	}
-	return heading.FindStringSubmatch(text)
+	return heading().FindStringSubmatch(text)
 }
 
 func markerIn(text string) []int {
 	if !strings.Contains(text, "mbguard:") {
 		return nil
 	}
-	return historicalMarker.FindStringIndex(text)
+	return historicalMarker().FindStringIndex(text)
 }
 
 func refDefIn(text string) []int {
 	if !strings.HasPrefix(strings.TrimLeft(text, " "), "[") || !strings.Contains(text, "]:") {
 		return nil
 	}
-	return refDef.FindStringSubmatchIndex(text)
+	return refDef().FindStringSubmatchIndex(text)
 }
 
 func linksIn(text string) [][]int {
 	if !strings.Contains(text, "](") {
 		return nil
 	}
-	return mdLink.FindAllStringSubmatchIndex(text, -1)
+	return mdLink().FindAllStringSubmatchIndex(text, -1)
 }

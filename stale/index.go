@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -105,9 +106,11 @@ func buildIndex(ctx context.Context, root string) (*index, error) {
 }
 
 var (
-	makeRule   = regexp.MustCompile(`^([^\s:=#][^:=#]*?)\s*::?(?:[^=]|$)`)
-	justRecipe = regexp.MustCompile(`^@?([A-Za-z_][A-Za-z0-9_-]*)(?:\s+[^:=]*)?:(?:[^=]|$)`)
-	justAlias  = regexp.MustCompile(`^alias\s+([A-Za-z_][A-Za-z0-9_-]*)\s*:=`)
+	makeRule   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^\s:=#][^:=#]*?)\s*::?(?:[^=]|$)`) })
+	justRecipe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^@?([A-Za-z_][A-Za-z0-9_-]*)(?:\s+[^:=]*)?:(?:[^=]|$)`)
+	})
+	justAlias = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^alias\s+([A-Za-z_][A-Za-z0-9_-]*)\s*:=`) })
 )
 
 // definedNames lists the targets, scripts, recipes or tasks a file defines.
@@ -118,14 +121,14 @@ func definedNames(k Kind, body []byte) []string {
 		for _, l := range strings.Split(string(body), "\n") {
 			l = strings.TrimRight(l, "\r")
 			if k == KindJust {
-				if m := justAlias.FindStringSubmatch(l); m != nil {
+				if m := justAlias().FindStringSubmatch(l); m != nil {
 					out = append(out, m[1])
-				} else if m := justRecipe.FindStringSubmatch(l); m != nil {
+				} else if m := justRecipe().FindStringSubmatch(l); m != nil {
 					out = append(out, m[1])
 				}
 				continue
 			}
-			m := makeRule.FindStringSubmatch(l)
+			m := makeRule().FindStringSubmatch(l)
 			if m == nil {
 				continue
 			}
