@@ -145,18 +145,28 @@ func (w *world) run(t *testing.T, extraEnv []string, words ...string) string {
 
 func TestMain(m *testing.M) { e2eproject.Main(m) }
 
-func TestOpenCodeGatesWrites(t *testing.T) {
+// TestOpenCodeGatesAndGuards: one session in block mode. MEMORY.md is injected once; a write to
+// src/auth/ is refused naming patterns.md, goes through once it was read; then each way into the
+// bank is refused or undone: a non-.md write, a shell redirect, and a script whose command line
+// shows nothing of the bank (the outcome check in tool.execute.after restores the bank before
+// the plugin returns, and the model reads why in the tool's output). One session, because each
+// OpenCode start costs seconds of CPU.
+func TestOpenCodeGatesAndGuards(t *testing.T) {
 	model := startFakeModel(t, []step{
 		{Tool: "write", Args: map[string]any{"filePath": "src/auth/login.ts", "content": "export const login = 1\n"}},
 		{Tool: "read", Args: map[string]any{"filePath": "memory-bank/details/patterns.md"}},
 		{Tool: "write", Args: map[string]any{"filePath": "src/auth/login.ts", "content": "export const login = 2\n"}},
+		{Tool: "write", Args: map[string]any{"filePath": "memory-bank/x.json", "content": "{}\n"}},
+		{Tool: "bash", Args: map[string]any{"command": "echo hacked > memory-bank/notes.md", "description": "write a note"}},
+		{Tool: "bash", Args: map[string]any{"command": "cat tools/tidy.sh | sh", "description": "tidy up"}},
 	})
 	w := newWorld(t, model)
+	testgit.Write(t, w.project, "tools/tidy.sh", "printf 'x' > memory-bank/cache.bin\nsed -i 's/my notes/agent notes/' memory-bank/MEMORY.md\n")
 	out := w.run(t, []string{"MEMORY_BANK_GUARD_MODE=block"}, "add", "a", "login", "module")
 
 	reqs := model.agentRequests()
-	if len(reqs) < 4 {
-		t.Fatalf("the model got %d agent requests, want 4 (write, read, write, done)\n%s", len(reqs), out)
+	if len(reqs) < 7 {
+		t.Fatalf("the model got %d agent requests, want 7 (six tool calls, done)\n%s", len(reqs), out)
 	}
 	if sys := reqs[0].system(); !strings.Contains(sys, "<memory-bank>") || !strings.Contains(sys, "zebra-quartz login flow") {
 		t.Errorf("system prompt lacks the injected MEMORY.md:\n%s", sys)
@@ -164,7 +174,10 @@ func TestOpenCodeGatesWrites(t *testing.T) {
 	if n := strings.Count(reqs[0].system(), "<memory-bank>"); n != 1 {
 		t.Errorf("context injected %d times, want once", n)
 	}
-	res := reqs[3].toolResults()
+	res := reqs[6].toolResults()
+	if len(res) < 6 {
+		t.Fatalf("the last request carries %d tool results, want 6: %q", len(res), res)
+	}
 	if !strings.Contains(res[0], "[mbguard read gate] blocked") || !strings.Contains(res[0], "memory-bank/details/patterns.md") {
 		t.Errorf("the model did not get the block message as the first write's result: %q", res[0])
 	}
@@ -178,22 +191,7 @@ func TestOpenCodeGatesWrites(t *testing.T) {
 	if err != nil || string(got) != "export const login = 2\n" {
 		t.Errorf("src/auth/login.ts = %q, %v; want the second, allowed write only", got, err)
 	}
-}
-
-func TestOpenCodeGuardsTheBank(t *testing.T) {
-	model := startFakeModel(t, []step{
-		{Tool: "write", Args: map[string]any{"filePath": "memory-bank/x.json", "content": "{}\n"}},
-		{Tool: "bash", Args: map[string]any{"command": "echo hacked > memory-bank/notes.md", "description": "write a note"}},
-	})
-	w := newWorld(t, model)
-	out := w.run(t, nil, "save", "some", "notes")
-
-	reqs := model.agentRequests()
-	if len(reqs) < 3 {
-		t.Fatalf("the model got %d agent requests, want 3\n%s", len(reqs), out)
-	}
-	res := reqs[2].toolResults()
-	for i, want := range []string{"memory-bank/x.json is not an .md file", "[mbguard bank] blocked"} {
+	for i, want := range map[int]string{3: "memory-bank/x.json is not an .md file", 4: "[mbguard bank] blocked"} {
 		if !strings.Contains(res[i], want) {
 			t.Errorf("tool result %d = %q, want it to contain %q", i, res[i], want)
 		}
@@ -202,6 +200,18 @@ func TestOpenCodeGuardsTheBank(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(w.project, p)); err == nil {
 			t.Errorf("%s was written despite the block", p)
 		}
+	}
+	if !strings.Contains(res[5], "[mbguard] undid") || !strings.Contains(res[5], "memory-bank/cache.bin") {
+		t.Errorf("the script's result the model read lacks the undo: %q", res[5])
+	}
+	if _, err := os.Stat(filepath.Join(w.project, "memory-bank/cache.bin")); err == nil {
+		t.Error("memory-bank/cache.bin survived the tool call")
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.project, "memory-bank/MEMORY.md")); string(b) != memoryMD {
+		t.Errorf("MEMORY.md was not restored:\n%s", b)
+	}
+	if q := w.mbguard(t, "quarantine", "list"); !strings.Contains(q, "memory-bank/cache.bin") {
+		t.Errorf("quarantine list = %q", q)
 	}
 }
 
@@ -244,35 +254,5 @@ func TestOpenCodeRecoveryAfterCompaction(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(w.project, "src/auth/login.ts")); err == nil {
 		t.Error("src/auth/login.ts was written while recovery was armed")
-	}
-}
-
-// TestOpenCodeUndoesScriptWrites: the model runs a script whose command line looks harmless
-// but writes into memory-bank/. The outcome check in tool.execute.after restores the bank
-// before the plugin returns, and the model reads why in the tool's output.
-func TestOpenCodeUndoesScriptWrites(t *testing.T) {
-	model := startFakeModel(t, []step{
-		{Tool: "bash", Args: map[string]any{"command": "cat tools/tidy.sh | sh", "description": "tidy up"}},
-	})
-	w := newWorld(t, model)
-	testgit.Write(t, w.project, "tools/tidy.sh", "printf 'x' > memory-bank/cache.bin\nsed -i 's/my notes/agent notes/' memory-bank/MEMORY.md\n")
-	out := w.run(t, nil, "tidy", "the", "project")
-
-	reqs := model.agentRequests()
-	if len(reqs) < 2 {
-		t.Fatalf("the model got %d agent requests, want 2\n%s", len(reqs), out)
-	}
-	res := reqs[1].toolResults()
-	if len(res) == 0 || !strings.Contains(res[0], "[mbguard] undid") || !strings.Contains(res[0], "memory-bank/cache.bin") {
-		t.Errorf("the bash result the model read lacks the undo: %q", res)
-	}
-	if _, err := os.Stat(filepath.Join(w.project, "memory-bank/cache.bin")); err == nil {
-		t.Error("memory-bank/cache.bin survived the tool call")
-	}
-	if b, _ := os.ReadFile(filepath.Join(w.project, "memory-bank/MEMORY.md")); string(b) != memoryMD {
-		t.Errorf("MEMORY.md was not restored:\n%s", b)
-	}
-	if q := w.mbguard(t, "quarantine", "list"); !strings.Contains(q, "memory-bank/cache.bin") {
-		t.Errorf("quarantine list = %q", q)
 	}
 }
