@@ -40,10 +40,8 @@ func TestCodexEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) }
 // still loads and no mbguard hook runs: the same bank write goes through.
 func TestCodexUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
 
-// TestCodexUndoesAScriptsBankWrite: PostToolUse's outcome check puts the bank back after a script
-// wrote into it, and the block reason that replaces the output tells the model.
-func TestCodexUndoesAScriptsBankWrite(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }
-
-// TestCodexReadGateInBlockMode: the read is a shell `sed -n` of patterns.md (Codex has no
-// read tool).
-func TestCodexReadGateInBlockMode(t *testing.T) { e2eproject.ReadGate(t, driver{}) }
+// TestCodexReadGateAndUndo: in block mode a patch under src/auth/ is refused naming patterns.md
+// and allowed after a shell `sed -n` read it (Codex has no read tool); then PostToolUse's outcome
+// check puts the bank back after a script wrote into it, and the block reason that replaces the
+// output tells the model.
+func TestCodexReadGateAndUndo(t *testing.T) { e2eproject.ReadGateAndUndo(t, driver{}) }

@@ -35,9 +35,6 @@ func TestCopilotEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) 
 // still loads and no mbguard hook runs: the same bank write goes through.
 func TestCopilotUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
 
-// TestCopilotUndoesAScriptsBankWrite: postToolUse's outcome check puts the bank back after a script
-// wrote into it, and modifiedResult tells the model.
-func TestCopilotUndoesAScriptsBankWrite(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }
-
-// TestCopilotReadGateInBlockMode: create, view, create.
-func TestCopilotReadGateInBlockMode(t *testing.T) { e2eproject.ReadGate(t, driver{}) }
+// TestCopilotReadGateAndUndo: create, view, create in block mode; then postToolUse's outcome
+// check puts the bank back after a script wrote into it, and modifiedResult tells the model.
+func TestCopilotReadGateAndUndo(t *testing.T) { e2eproject.ReadGateAndUndo(t, driver{}) }

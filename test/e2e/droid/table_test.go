@@ -38,12 +38,9 @@ func TestDroidEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) }
 // still loads and no mbguard hook runs: the same bank write goes through.
 func TestDroidUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
 
-// TestDroidUndoIsToldThroughAdditionalContext: PostToolUse's outcome check puts the bank back
+// TestDroidReadGateAndUndo: in block mode a Create under src/auth/ is refused naming
+// patterns.md, and allowed once Read read it; then PostToolUse's outcome check puts the bank back
 // after a script wrote into it, and the model hears it through additionalContext, the one
 // PostToolUse channel that reaches Droid's model (decision/reason do not); Droid gives it as a
 // user message right after the tool result.
-func TestDroidUndoIsToldThroughAdditionalContext(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }
-
-// TestDroidReadGateInBlockMode: in block mode a Create under src/auth/ is refused naming
-// patterns.md, and allowed once Read read it.
-func TestDroidReadGateInBlockMode(t *testing.T) { e2eproject.ReadGate(t, driver{}) }
+func TestDroidReadGateAndUndo(t *testing.T) { e2eproject.ReadGateAndUndo(t, driver{}) }

@@ -138,36 +138,14 @@ func Uninstall(t *testing.T, d Driver) {
 	}
 }
 
-// OutcomeUndo: the model runs Script through the shell, a command line that shows nothing of
-// the bank; the script writes memory-bank/cache.json and appends to progress.md. After the call
-// the bank is back as it was, the model is told what was undone with the call's result (in it,
-// or in a message the host adds right after it), and the decision log holds the outcome gate's
-// decision.
-func OutcomeUndo(t *testing.T, d Driver) {
-	t.Helper()
-	s := d.Start(t)
-	p := s.Project()
-	s.Install(t)
-	s.Model().Script(s.Shell("cat " + Script + " | sh"))
-	progress := p.File(t, "memory-bank/details/progress.md")
-	out := s.Turn(t, "regenerate the cache")
-	if p.Exists("memory-bank/cache.json") {
-		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank: the outcome check (issue 8) did not run on this host's post-tool event")
-	}
-	if got := p.File(t, "memory-bank/details/progress.md"); got != progress {
-		t.Errorf("progress.md keeps the script's append:\n%s", got)
-	}
-	if r, ok := s.Model().Told(0); !ok || !Contains(r, "[mbguard]", "memory-bank/") {
-		t.Errorf("the model was not told what was undone; after the call it got %q\n%s\nrequests:\n%s", r, out, s.Model().Log())
-	}
-	if log := p.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
-		t.Errorf("no outcome decision in the decision log:\n%s", log)
-	}
-}
-
-// ReadGate: in block mode a write to src/auth/ is refused naming details/patterns.md, and
-// allowed after the host's read tool read it (CheckReadGate).
-func ReadGate(t *testing.T, d Driver) {
+// ReadGateAndUndo, one session in block mode (each host start costs seconds): a write to
+// src/auth/ is refused naming details/patterns.md, and allowed after the host's read tool read
+// it (CheckReadGate). Then the model runs Script through the shell, a command line that shows
+// nothing of the bank; the script writes memory-bank/cache.json and appends to progress.md.
+// After the call the bank is back as it was, the model is told what was undone with the call's
+// result (in it, or in a message the host adds right after it), and the decision log holds the
+// outcome gate's decision.
+func ReadGateAndUndo(t *testing.T, d Driver) {
 	t.Helper()
 	s := d.Start(t)
 	p := s.Project()
@@ -177,9 +155,23 @@ func ReadGate(t *testing.T, d Driver) {
 		s.WriteFile("src/auth/token.go", "package auth // first\n"),
 		s.ReadFile("memory-bank/details/patterns.md"),
 		s.WriteFile("src/auth/token.go", "package auth // second\n"),
+		s.Shell("cat "+Script+" | sh"),
 	)
-	out := s.Turn(t, "add a token module")
+	progress := p.File(t, "memory-bank/details/progress.md")
+	out := s.Turn(t, "add a token module, then regenerate the cache")
 	CheckReadGate(t, p, s.Model(), out)
+	if p.Exists("memory-bank/cache.json") {
+		t.Errorf("memory-bank/cache.json, written by the script, is still in the bank: the outcome check (issue 8) did not run on this host's post-tool event")
+	}
+	if got := p.File(t, "memory-bank/details/progress.md"); got != progress {
+		t.Errorf("progress.md keeps the script's append:\n%s", got)
+	}
+	if r, ok := s.Model().Told(3); !ok || !Contains(r, "[mbguard]", "memory-bank/") {
+		t.Errorf("the model was not told what was undone; after the call it got %q\n%s\nrequests:\n%s", r, out, s.Model().Log())
+	}
+	if log := p.DecisionLog(); !strings.Contains(log, `"gate":"outcome"`) {
+		t.Errorf("no outcome decision in the decision log:\n%s", log)
+	}
 }
 
 // Searcher is a Session whose host has a structured content-search tool (Qwen's grep_search,

@@ -40,10 +40,8 @@ func TestGeminiEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) }
 // still loads and no mbguard hook runs: the same bank write goes through.
 func TestGeminiUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
 
-// TestGeminiUndoesAScriptsBankWrite: AfterTool's outcome check puts the bank back after a script
-// wrote into it, and the deny reason that replaces the result tells the model.
-func TestGeminiUndoesAScriptsBankWrite(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }
-
-// TestGeminiReadGateInBlockMode: uses src/auth/: Gemini CLI refuses writes to build files such
-// as package.json by its own policy, before any hook runs.
-func TestGeminiReadGateInBlockMode(t *testing.T) { e2eproject.ReadGate(t, driver{}) }
+// TestGeminiReadGateAndUndo: uses src/auth/ (Gemini CLI refuses writes to build files such as
+// package.json by its own policy, before any hook runs); then AfterTool's outcome check puts the
+// bank back after a script wrote into it, and the deny reason that replaces the result tells
+// the model.
+func TestGeminiReadGateAndUndo(t *testing.T) { e2eproject.ReadGateAndUndo(t, driver{}) }

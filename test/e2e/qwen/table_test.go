@@ -43,11 +43,8 @@ func TestQwenEscapeHatch(t *testing.T) { e2eproject.EscapeHatch(t, driver{}) }
 // still loads and no mbguard hook runs: the same bank write goes through.
 func TestQwenUninstall(t *testing.T) { e2eproject.Uninstall(t, driver{}) }
 
-// TestQwenUndoIsToldThroughAdditionalContext: PostToolUse's outcome check puts the bank
-// back after a script wrote into it, and the model hears it through additionalContext, the one
-// PostToolUse channel Qwen shows it.
-func TestQwenUndoIsToldThroughAdditionalContext(t *testing.T) { e2eproject.OutcomeUndo(t, driver{}) }
-
-// TestQwenReadGateInBlockMode: the read of patterns.md survives the extra UserPromptSubmit Qwen
-// fires (same prompt_id, empty prompt) before each model call that carries tool results.
-func TestQwenReadGateInBlockMode(t *testing.T) { e2eproject.ReadGate(t, driver{}) }
+// TestQwenReadGateAndUndo: the read of patterns.md survives the extra UserPromptSubmit Qwen fires
+// (same prompt_id, empty prompt) before each model call that carries tool results; then
+// PostToolUse's outcome check puts the bank back after a script wrote into it, and the model
+// hears it through additionalContext, the one PostToolUse channel Qwen shows it.
+func TestQwenReadGateAndUndo(t *testing.T) { e2eproject.ReadGateAndUndo(t, driver{}) }
