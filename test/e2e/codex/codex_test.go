@@ -33,8 +33,6 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	shapes := []e2eproject.Shape{
 		{Name: "apply_patch adding memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
 			Step: addFile("memory-bank/x.json", `{"a": 1}`)},
-		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
-			Step: shell("echo '- done' >> memory-bank/details/progress.md")},
 		{Name: "patch that edits the USER_BLOCK", Refused: true, Kept: "memory-bank/MEMORY.md",
 			Step: patch("*** Update File: memory-bank/MEMORY.md\n@@\n-" + e2eproject.UserBlockLine + "\n+(edited by the agent)\n")},
 		{Name: "patch that moves tech.md to a .json", Refused: true, Kept: "memory-bank/details/tech.md", Absent: "memory-bank/details/tech.json",
@@ -45,23 +43,14 @@ func TestCodexInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: fakemodel.Call("exec_command", map[string]any{"cmd": "echo '{}' > wd.json", "workdir": "memory-bank"})},
 		{Name: "patch deleting MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
 			Step: patch("*** Delete File: memory-bank/MEMORY.md\n")},
-		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
-			Step: shell("rm -f memory-bank/details/tech.md")},
 		{Name: "patch adding a learnings .md that holds a token", Refused: true, Absent: "memory-bank/details/learnings/deploy.md",
 			Step: addFile("memory-bank/details/learnings/deploy.md", "deploy with "+e2eproject.NewSecret())},
-		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
-			Step: shell("cp src/app.go memory-bank/app.go")},
-		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
-			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
-		{Name: "shell tee into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
-			Step: shell("echo '- done' | tee -a memory-bank/details/progress.md")},
 		{Name: "patch adding a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
 			Step: addFile("memory-bank/details/learnings/retries.md", "# Retries")},
 		{Name: "patch editing a patterns.md convention (allowed)", Present: "memory-bank/details/patterns.md", Holds: e2eproject.NewConvention,
 			Step: patch("*** Update File: memory-bank/details/patterns.md\n@@\n-" + e2eproject.ConventionLine + "\n+" + e2eproject.NewConvention + "\n")},
-		{Name: "shell reads of the bank (allowed)", Step: shell("ls memory-bank/details && wc -l memory-bank/MEMORY.md")},
-		{Name: "git diff of the bank (allowed)", Step: shell("git diff --stat -- memory-bank")},
 	}
+	shapes = append(shapes, e2eproject.ShellShapes(shell)...)
 	w := newWorld(t, e2eproject.Steps(shapes)...)
 	w.install(t)
 	secret := w.PlantSecret(t)

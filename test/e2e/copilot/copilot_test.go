@@ -35,8 +35,6 @@ func TestCopilotInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	shapes := []e2eproject.Shape{
 		{Name: "create of memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
 			Step: create("memory-bank/x.json", "{\"a\": 1}\n")},
-		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
-			Step: shell("echo '- done' >> memory-bank/details/progress.md")},
 		{Name: "edit in the USER_BLOCK by absolute path", Refused: true, Kept: "memory-bank/MEMORY.md",
 			Step: fakemodel.Call("edit", map[string]any{"path": w.Abs("memory-bank/MEMORY.md"),
 				"old_str": e2eproject.UserBlockLine, "new_str": "(edited by the agent)"})},
@@ -44,22 +42,15 @@ func TestCopilotInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: create(w.Abs("memory-bank/notes.yaml"), "a: 1\n")},
 		{Name: "create of a .json through src/..", Refused: true, Absent: "memory-bank/y.json",
 			Step: create("src/../memory-bank/y.json", "{}\n")},
-		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
-			Step: shell("rm -f memory-bank/details/tech.md")},
 		{Name: "create of a learnings .md that holds a token", Refused: true, Absent: "memory-bank/details/learnings/deploy.md",
 			Step: create("memory-bank/details/learnings/deploy.md", "# Deploy\n\nuse "+e2eproject.NewSecret()+"\n")},
-		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
-			Step: shell("cp src/app.go memory-bank/app.go")},
-		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
-			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
 		{Name: "create of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
 			Step: create("memory-bank/details/learnings/retries.md", "# Retries\n\n- go through the queue\n")},
 		{Name: "edit of a patterns.md convention (allowed)", Present: "memory-bank/details/patterns.md", Holds: e2eproject.NewConvention,
 			Step: fakemodel.Call("edit", map[string]any{"path": "memory-bank/details/patterns.md",
 				"old_str": e2eproject.ConventionLine, "new_str": e2eproject.NewConvention})},
-		{Name: "shell reads of the bank (allowed)", Step: shell("ls memory-bank/details && wc -l memory-bank/MEMORY.md")},
-		{Name: "git diff of the bank (allowed)", Step: shell("git diff --stat -- memory-bank")},
 	}
+	shapes = append(shapes, e2eproject.ShellShapes(shell)...)
 	w.model.Script(e2eproject.Steps(shapes)...)
 	w.install(t)
 	secret := w.PlantSecret(t)

@@ -100,11 +100,10 @@ func TestDroidInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	shapes := []e2eproject.Shape{
 		{Name: "Create of memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
 			Step: create(w.Abs("memory-bank/x.json"), "{\"a\": 1}\n")},
-		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
-			Step: execute("echo '- done' >> memory-bank/details/progress.md")},
 		{Name: "Create of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
 			Step: create(w.Abs("memory-bank/details/learnings/retries.md"), "# Retries\n\n- go through the queue\n")},
 	}
+	shapes = append(shapes, e2eproject.ShellShapes(execute)...)
 	w.model.Script(e2eproject.Steps(shapes)...)
 	w.install(t)
 	secret := w.PlantSecret(t)

@@ -151,3 +151,23 @@ func CheckReadGate(t *testing.T, p *Project, model *fakemodel.Server, out string
 		t.Errorf("src/auth/token.go does not hold the second, allowed write")
 	}
 }
+
+// ShellShapes are the bank-guard shapes every host's shell tool must meet, in its dialect
+// (shell makes the host's call for a command line): redirects, tee, rm, cp and sed -i into
+// the bank refused with nothing reaching the disk, reads and git diff of the bank allowed.
+func ShellShapes(shell func(cmd string) fakemodel.Step) []Shape {
+	return []Shape{
+		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: shell("echo '- done' >> memory-bank/details/progress.md")},
+		{Name: "shell tee -a into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
+			Step: shell("echo '- done' | tee -a memory-bank/details/progress.md")},
+		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
+			Step: shell("rm -f memory-bank/details/tech.md")},
+		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
+			Step: shell("cp src/app.go memory-bank/app.go")},
+		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
+			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
+		{Name: "shell reads of the bank (allowed)", Step: shell("ls memory-bank/details && wc -l memory-bank/MEMORY.md")},
+		{Name: "git diff of the bank (allowed)", Step: shell("git diff --stat -- memory-bank")},
+	}
+}

@@ -33,8 +33,6 @@ func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	shapes := []e2eproject.Shape{
 		{Name: "write_file of memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
 			Step: writeFile("memory-bank/x.json", "{\"a\": 1}\n")},
-		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
-			Step: shell("echo '- done' >> memory-bank/details/progress.md")},
 		{Name: "replace in the USER_BLOCK", Refused: true, Kept: "memory-bank/MEMORY.md",
 			Step: fakemodel.Call("replace", map[string]any{"file_path": "memory-bank/MEMORY.md", "instruction": "reword the notes",
 				"old_string": e2eproject.UserBlockLine, "new_string": "(edited by the agent)"})},
@@ -44,22 +42,15 @@ func TestGeminiInjectsMemoryAndGuardsTheBank(t *testing.T) {
 			Step: writeFile("src/../memory-bank/y.json", "{}\n")},
 		{Name: "shell redirect with dir_path memory-bank", Refused: true, Absent: "memory-bank/wd.json",
 			Step: fakemodel.Call("run_shell_command", map[string]any{"command": "echo '{}' > wd.json", "description": "scripted", "dir_path": "memory-bank"})},
-		{Name: "shell rm of tech.md", Refused: true, Kept: "memory-bank/details/tech.md",
-			Step: shell("rm -f memory-bank/details/tech.md")},
 		{Name: "write_file of a learnings .md that holds a token", Refused: true, Absent: "memory-bank/details/learnings/deploy.md",
 			Step: writeFile("memory-bank/details/learnings/deploy.md", "# Deploy\n\nuse "+e2eproject.NewSecret()+"\n")},
-		{Name: "shell cp into the bank", Refused: true, Absent: "memory-bank/app.go",
-			Step: shell("cp src/app.go memory-bank/app.go")},
-		{Name: "shell sed -i on MEMORY.md", Refused: true, Kept: "memory-bank/MEMORY.md",
-			Step: shell("sed -i 's/queue/stack/' memory-bank/MEMORY.md")},
 		{Name: "write_file of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
 			Step: writeFile("memory-bank/details/learnings/retries.md", "# Retries\n\n- go through the queue\n")},
 		{Name: "replace of a patterns.md convention (allowed)", Present: "memory-bank/details/patterns.md", Holds: e2eproject.NewConvention,
 			Step: fakemodel.Call("replace", map[string]any{"file_path": "memory-bank/details/patterns.md", "instruction": "record the convention",
 				"old_string": e2eproject.ConventionLine, "new_string": e2eproject.NewConvention})},
-		{Name: "shell reads of the bank (allowed)", Step: shell("ls memory-bank/details && wc -l memory-bank/MEMORY.md")},
-		{Name: "git diff of the bank (allowed)", Step: shell("git diff --stat -- memory-bank")},
 	}
+	shapes = append(shapes, e2eproject.ShellShapes(shell)...)
 	w.model.Script(e2eproject.Steps(shapes)...)
 	w.install(t)
 	secret := w.PlantSecret(t)

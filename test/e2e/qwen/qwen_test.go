@@ -70,11 +70,10 @@ func TestQwenInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	shapes := []e2eproject.Shape{
 		{Name: "write_file of memory-bank/x.json", Refused: true, Says: "memory-bank/x.json", Absent: "memory-bank/x.json",
 			Step: writeFile(w.Abs("memory-bank/x.json"), "{\"a\": 1}\n")},
-		{Name: "shell redirect into progress.md", Refused: true, Kept: "memory-bank/details/progress.md",
-			Step: shell("echo '- done' >> memory-bank/details/progress.md")},
 		{Name: "write_file of a learnings .md (allowed)", Present: "memory-bank/details/learnings/retries.md",
 			Step: writeFile(w.Abs("memory-bank/details/learnings/retries.md"), "# Retries\n\n- go through the queue\n")},
 	}
+	shapes = append(shapes, e2eproject.ShellShapes(shell)...)
 	w.model.Script(e2eproject.Steps(shapes)...)
 	if out := w.Install(t, "qwen"); !strings.Contains(w.File(t, ".qwen/settings.json"), "mbguard hook qwen") {
 		t.Fatalf("install wrote no hook:\n%s", out)
