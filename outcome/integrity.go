@@ -37,6 +37,11 @@ import (
 // is left: every copy was deleted or forged.
 var ErrStoreLost = errors.New("every copy of the known-good state of memory-bank/ is gone or was forged")
 
+// UserStateDir is mbguard's folder in the user's state directory: the MAC key, the manifest's
+// copies and signatures, the protected-file snapshots ("" without a home). No agent call may
+// name it (the first line refuses one that does).
+func UserStateDir() string { return stateBase() }
+
 // stateBase is mbguard's folder in the user's state directory ("" without a home).
 func stateBase() string {
 	base := os.Getenv("XDG_STATE_HOME")

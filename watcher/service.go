@@ -349,6 +349,12 @@ func (s *Service) event(req Request) Response {
 	}
 	s.close(ss)
 	notes := ss.notes
+	if e.Kind == gating.EvToolBefore && d.Verdict != gating.Block {
+		if where := namesOwnState(e); where != "" {
+			d = gating.Decision{Verdict: gating.Block, Gate: gating.GateConfig, Paths: []string{where},
+				Message: "[mbguard config] blocked: " + where + " is mbguard's own state (its signing key, the known-good copies and signatures); an agent neither reads nor writes it. Next: leave it alone; `mbguard doctor` reports on it."}
+		}
+	}
 	notes = append(notes, s.verify(e, &d)...)
 	if d.Verdict != gating.Allow || d.Recovery != "" {
 		s.log(declog.Entry{Session: e.Session, Host: e.Host, Event: string(e.Kind), Tool: e.Tool, Gate: string(d.Gate),
@@ -691,6 +697,36 @@ func (s *Service) readSecrets(e gating.Event, output string) (where, secrets []s
 		}
 	}
 	return where, secrets
+}
+
+// namesOwnState returns mbguard's state directory (outcome.UserStateDir) when a call names it
+// or a path below it, in its arguments or, for a shell command, anywhere in its text (`cd` into
+// it, `$HOME`/`~`/`$XDG_STATE_HOME` spellings): reading the MAC key there is how an agent would
+// forge mbguard's records. "" when it does not.
+func namesOwnState(e gating.Event) string {
+	base := outcome.UserStateDir()
+	if base == "" {
+		return ""
+	}
+	home, _ := os.UserHomeDir()
+	cwd := e.Cwd
+	for _, t := range gating.TargetPaths(e.Tool, e.Args, filepath.ToSlash(cwd)) {
+		p := filepath.FromSlash(t)
+		if rest, ok := strings.CutPrefix(t, "/~/"); ok && home != "" {
+			p = filepath.Join(home, filepath.FromSlash(rest))
+		}
+		if within(filepath.Clean(p), base) {
+			return base
+		}
+	}
+	if cmd, _ := e.Args["command"].(string); cmd != "" && gating.ShellTool(e.Tool) {
+		lc := strings.ToLower(cmd)
+		if strings.Contains(cmd, base) || strings.Contains(lc, ".local/state/mbguard") ||
+			strings.Contains(lc, "xdg_state_home") && strings.Contains(lc, "mbguard") {
+			return base
+		}
+	}
+	return ""
 }
 
 // maxSearchedFiles bounds the bank files scanned for one searched directory.
