@@ -3,6 +3,7 @@
 package hooks
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/mbguard/mbguard/internal/testhost"
+	"github.com/mbguard/mbguard/scanner"
 )
 
 // harnessStep is one hook call for testdata/opencode/harness.mjs.
@@ -302,6 +304,16 @@ func TestOpenCodePluginRedactsBankSecret(t *testing.T) {
 	read := map[string]any{"filePath": filepath.Join(dir, readSecretFile)}
 	cat := map[string]any{"command": "cat " + readSecretFile}
 	clean := map[string]any{"filePath": filepath.Join(dir, "memory-bank/details/patterns.md")}
+	// base64 of the file, wrapped at 76 columns as base64 does: the secret's encoded form is
+	// replaced across the line breaks
+	b64 := map[string]any{"command": "base64 " + readSecretFile}
+	// (text before the token puts its encoded form across the first line break)
+	enc := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("# Tech notes ", 2) + "\ntoken: " + readSecret + "\nuse the queue\n"))
+	wrapped := ""
+	for ; len(enc) > 76; enc = enc[76:] {
+		wrapped += enc[:76] + "\n"
+	}
+	wrapped += enc + "\n"
 	withOutput := func(s harnessStep, out string) harnessStep {
 		s.Output = map[string]any{"output": out, "title": "", "metadata": map[string]any{}}
 		return s
@@ -313,6 +325,8 @@ func TestOpenCodePluginRedactsBankSecret(t *testing.T) {
 		withOutput(after("s", "c2", "bash", cat), "# Tech\ntoken: "+readSecret+"\n"),
 		before("s", "c3", "read", clean),
 		withOutput(after("s", "c3", "read", clean), "<file>\n00001| # P\n</file>"),
+		before("s", "c4", "bash", b64),
+		withOutput(after("s", "c4", "bash", b64), wrapped),
 	})
 	for _, i := range []int{1, 3} {
 		out, _ := res[i].Output["output"].(string)
@@ -323,5 +337,14 @@ func TestOpenCodePluginRedactsBankSecret(t *testing.T) {
 	}
 	if out, _ := res[5].Output["output"].(string); out != "<file>\n00001| # P\n</file>" {
 		t.Errorf("clean read: output changed to %q", out)
+	}
+	if out, _ := res[7].Output["output"].(string); !strings.Contains(out, "REDACTED") {
+		t.Errorf("base64 of the bank file: output %q: want the encoded secret replaced", out)
+	} else {
+		for _, f := range scanner.SecretForms(readSecret) {
+			if strings.Contains(strings.ReplaceAll(out, "\n", ""), f) {
+				t.Errorf("base64 of the bank file: form %q of the secret reached the output", f)
+			}
+		}
 	}
 }

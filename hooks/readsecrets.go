@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mbguard/mbguard/bank"
@@ -107,11 +108,12 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer, way secretWay)
 	scan := func(r repo.Repo, rel, p string, inOutput bool) {
 		found, _ := sc.file(r, rel, p)
 		for _, f := range found {
-			if inOutput && !strings.Contains(outText(), f.secret) {
+			forms := scanner.SecretForms(f.secret) // a command may re-encode what it read
+			if inOutput && !slices.ContainsFunc(forms, func(s string) bool { return strings.Contains(outText(), s) }) {
 				continue
 			}
 			lines = append(lines, f.String())
-			secrets = append(secrets, f.secret)
+			secrets = append(secrets, forms...)
 		}
 	}
 	targets := targetFiles(c)
@@ -372,11 +374,4 @@ func redactJSON(raw json.RawMessage, secrets []string) (any, bool) {
 
 // redactString replaces every occurrence of each secret in s by "REDACTED" (the word
 // scanner.Redact uses).
-func redactString(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec != "" && strings.Contains(s, sec) {
-			s = strings.ReplaceAll(s, sec, "REDACTED")
-		}
-	}
-	return s
-}
+func redactString(s string, secrets []string) string { return scanner.RedactTexts(s, secrets) }

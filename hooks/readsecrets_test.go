@@ -2,13 +2,17 @@ package hooks
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/scanner"
 )
 
 // readSecret is a GitHub token gitleaks finds (rule github-pat), split so this file holds none.
@@ -448,5 +452,33 @@ func TestClaudeGrepWithoutPathSecretIsRedacted(t *testing.T) {
 	}
 	if r := grep("src/main.go:1:// token handling"); strings.Contains(string(r.Stdout), "updatedToolOutput") || strings.Contains(r.Context, "holds a secret") {
 		t.Fatalf("a search that shows no secret was changed: %s", r.Stdout)
+	}
+}
+
+// A command that re-encodes the bank file it reads (base64, hex, rev) does not carry the secret
+// past the redaction: each encoded form is replaced too.
+func TestClaudeReencodedBankSecretIsRedacted(t *testing.T) {
+	content := "# Tech\ntoken: " + readSecret + "\nuse the queue\n"
+	r := []rune(content)
+	slices.Reverse(r)
+	for cmd, stdout := range map[string]string{
+		"base64 -w0 " + readSecretFile:                      base64.StdEncoding.EncodeToString([]byte(content)),
+		"basenc --base64url " + readSecretFile:              base64.URLEncoding.EncodeToString([]byte(content)),
+		"od -An -tx1 " + readSecretFile + " | tr -d ' \\n'": hex.EncodeToString([]byte(content)),
+		"rev " + readSecretFile:                             string(r),
+	} {
+		h := newHookRun(t, secretBankRepo(t), nil)
+		rep := h.call("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"tool_response": map[string]any{"stdout": stdout, "stderr": "", "interrupted": false}})
+		ctx, updated := claudeUpdated(t, rep)
+		wantSecretNotice(t, ctx)
+		if !strings.Contains(string(updated), "REDACTED") {
+			t.Errorf("%s: no updatedToolOutput with the encoded secret replaced: %s", cmd, rep.Stdout)
+		}
+		for _, f := range scanner.SecretForms(readSecret) {
+			if strings.Contains(string(updated)+string(rep.Stdout), f) {
+				t.Errorf("%s: the reply still carries the secret's form %q", cmd, f)
+			}
+		}
 	}
 }

@@ -1,8 +1,12 @@
 package scanner
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -55,4 +59,70 @@ func (r ReadSecret) Where(rel string) string {
 func ReadNotice(where []string) string {
 	return "[mbguard] " + strings.Join(where, "; ") +
 		". Do not repeat it anywhere; remove it from the file and keep only where the secret lives (a vault, an environment variable name)."
+}
+
+// minForm is the shortest encoded form SecretForms returns: shorter ones could match text that
+// has nothing to do with the secret.
+const minForm = 16
+
+// SecretForms are the texts a secret takes when a command re-encodes what it read (`base64`,
+// `basenc --base64url`, `xxd -p`, `rev`): the secret itself, then the base64 (standard and
+// URL alphabets) of its bytes at each of the three alignments a stream can give them (the
+// whole 3-byte groups only, so each form appears verbatim wherever the secret does), its hex in
+// both cases, and its reverse. Replacing every form keeps a re-encoded secret from reaching the
+// model; the few bytes at its edges that share a group with other text stay.
+func SecretForms(secret string) []string {
+	if secret == "" {
+		return nil
+	}
+	out := []string{secret}
+	add := func(f string) {
+		if len(f) >= minForm && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	b := []byte(secret)
+	for o := 0; o < 3 && o < len(b); o++ {
+		n := (len(b) - o) / 3 * 3
+		add(base64.StdEncoding.EncodeToString(b[o : o+n]))
+		add(base64.URLEncoding.EncodeToString(b[o : o+n]))
+	}
+	h := hex.EncodeToString(b)
+	add(h)
+	add(strings.ToUpper(h))
+	r := []rune(secret)
+	slices.Reverse(r)
+	add(string(r))
+	return out
+}
+
+// RedactTexts replaces every secret text in s by "REDACTED": verbatim, and across the line breaks
+// a re-encoding command puts in its output (`base64` wraps at 76 columns, `xxd -p` at 60).
+func RedactTexts(s string, secrets []string) string {
+	var flat string // s without line breaks, made on first need
+	for _, sec := range secrets {
+		if sec == "" {
+			continue
+		}
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, "REDACTED")
+			continue
+		}
+		if len(sec) < minForm || !strings.ContainsAny(s, "\n") {
+			continue
+		}
+		if flat == "" {
+			flat = strings.NewReplacer("\r", "", "\n", "").Replace(s)
+		}
+		if !strings.Contains(flat, sec) {
+			continue
+		}
+		parts := make([]string, 0, len(sec))
+		for _, r := range sec {
+			parts = append(parts, regexp.QuoteMeta(string(r)))
+		}
+		s = regexp.MustCompile(strings.Join(parts, `(?:\r?\n)?`)).ReplaceAllString(s, "REDACTED")
+		flat = ""
+	}
+	return s
 }

@@ -646,11 +646,12 @@ func (s *Service) readSecrets(e gating.Event, output string) (where, secrets []s
 		seen[rel] = true
 		found, _ := s.detector().ScanRead(s.Repo.StateDir(), rel, p)
 		for _, f := range found {
-			if shown && !strings.Contains(output, f.Secret) {
+			forms := scanner.SecretForms(f.Secret) // a command may re-encode what it read
+			if shown && !slices.ContainsFunc(forms, func(x string) bool { return strings.Contains(output, x) }) {
 				continue
 			}
 			where = append(where, f.Where(rel))
-			secrets = append(secrets, f.Secret)
+			secrets = append(secrets, forms...)
 		}
 	}
 	bankDir := filepath.Join(s.Repo.Root, bank.Dir)

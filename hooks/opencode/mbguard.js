@@ -287,7 +287,16 @@ export const MbguardPlugin = async ({ directory, worktree }) => {
       track(session, resp)
       // a bank secret the call read is replaced before its output reaches the model
       if (Array.isArray(resp?.redact) && output && typeof output.output === "string") {
-        for (const s of resp.redact) if (typeof s === "string" && s) output.output = output.output.split(s).join("REDACTED")
+        for (const s of resp.redact) {
+          if (typeof s !== "string" || !s) continue
+          if (output.output.includes(s)) {
+            output.output = output.output.split(s).join("REDACTED")
+          } else if (s.length >= 16 && output.output.replace(/\r?\n/g, "").includes(s)) {
+            // a re-encoding command wraps its lines (base64 at 76 columns): match across them
+            const re = new RegExp([...s].map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("(?:\\r?\\n)?"), "g")
+            output.output = output.output.replace(re, "REDACTED")
+          }
+        }
       }
       const d = resp?.decision
       if (d?.verdict === "warn" || d?.verdict === "block") note(callID, d.message)
