@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/scanner"
 	"github.com/mbguard/mbguard/test/e2e/fakemodel"
 )
 
@@ -46,13 +47,13 @@ const SecretMarker = "deploys go through the queue (marker deploy-kiwi)"
 // SecretRead: memory-bank/details/deploy.md holds a token made up for the run. The agent reads
 // it with the host's read tool and with `cat`, searches the whole project for the token's
 // prefix — with the host's search tool where the driver has one (Searcher), then with
-// `grep -rn` at the root — and greps again with the bank left out. No request the fake model
+// `grep -rn` at the root — greps again with the bank left out, and prints the file in base64. No request the fake model
 // received carries the token. Each read's result still carries the file's other text and says
 // which line holds a secret (redacted, or the read stopped with the text redacted), so the
 // agent keeps its memory and knows what to remove. Each search's result is its output redacted
 // or, on the hosts that cannot hide a tool's output afterwards (Qwen Code, Droid, Crush), a
 // refusal naming the line and how to search without the bank; the search that leaves the bank
-// out runs.
+// out runs. The base64 of the file comes back with the token's encoded form replaced, or refused.
 func SecretRead(t *testing.T, d Driver) {
 	t.Helper()
 	s := d.Start(t)
@@ -68,13 +69,18 @@ func SecretRead(t *testing.T, d Driver) {
 	if sr, ok := s.(Searcher); ok {
 		steps, searches = append(steps, sr.Search(prefix)), append([]string{"search tool"}, searches...)
 	}
-	steps = append(steps, s.Shell("grep -rn "+prefix+" ."), s.Shell("grep -rn --exclude-dir=memory-bank "+prefix+" ."))
+	steps = append(steps, s.Shell("grep -rn "+prefix+" ."), s.Shell("grep -rn --exclude-dir=memory-bank "+prefix+" ."),
+		s.Shell("base64 "+rel))
 	s.Model().Script(steps...)
 	out := s.Turn(t, "what do we know about deploys?")
-	// the host's own output may show it: that is the user's terminal, not the model
+	// the host's own output may show it: that is the user's terminal, not the model; base64
+	// wraps its lines, and a JSON body escapes them
 	for i, r := range s.Model().Requests() {
-		if strings.Contains(r.Text(), secret) {
-			t.Errorf("request #%d (%s) to the model carries the secret read from %s", i, r.Kind, rel)
+		text := strings.NewReplacer(`\n`, "", "\n", "").Replace(r.Text())
+		for _, f := range scanner.SecretForms(secret) {
+			if strings.Contains(text, f) {
+				t.Errorf("request #%d (%s) to the model carries the secret read from %s (as %q)", i, r.Kind, rel, f)
+			}
 		}
 	}
 	where := rel + " line 3 holds a secret (gitleaks rule github-pat)"
@@ -95,6 +101,9 @@ func SecretRead(t *testing.T, d Driver) {
 	}
 	if r := Result(t, s.Model(), 2+len(searches), out); strings.Contains(r, "stopped before it ran") {
 		t.Errorf("grep with the bank left out was refused: %q", r)
+	}
+	if r := Result(t, s.Model(), 3+len(searches), out); !Contains(r, where) || !strings.Contains(r, "REDACTED") && !strings.Contains(r, "stopped before it ran") {
+		t.Errorf("base64 of the file: the result the model got is neither redacted nor a refusal naming the line: %q", r)
 	}
 }
 
