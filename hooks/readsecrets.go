@@ -217,8 +217,15 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 		}
 	}
 	if len(found) == 0 {
-		if above, next := searchAbove(c, repos, sc); len(above) > 0 {
-			return aboveRefusal(above, next), false
+		sh, isShell := shellOf(c)
+		if isShell {
+			if carried := carriedSecrets(sh, repos, sc); len(carried) > 0 {
+				return stopRefusal(carried, "and this command would copy it out of memory-bank/, where mbguard cannot keep it from the model, so it was stopped before it ran",
+					", then copy"), false
+			}
+		}
+		if above, next := searchAbove(c, sh, repos, sc); len(above) > 0 {
+			return stopRefusal(above, "and this search would show it to the model, so it was stopped before it ran", ", or "+next), false
 		}
 		return "", false
 	}

@@ -174,9 +174,9 @@ func expandGlobBraces(g string) []string {
 // searchAbove returns the secrets a call that searches a directory holding a bank would show,
 // and the one way to search without them. A structured search counts only the secrets on lines
 // its pattern matches (and its file filter admits).
-func searchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
+func searchAbove(c *hookCall, sh shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
 	if gating.ShellTool(c.Tool) {
-		return shellSearchAbove(c, repos, sc)
+		return shellSearchAbove(sh, repos, sc)
 	}
 	s, ok := searchOf(c)
 	if !ok {
@@ -207,11 +207,11 @@ func searchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []bankSe
 	return found, "search a path that does not hold memory-bank/, or with a pattern those lines do not match"
 }
 
-// shellSearchAbove returns the secrets in every bank a shell command searches at any depth
-// from a directory that holds it (grep -r token ., rg token, find . -exec cat {} +): the
-// command's output cannot be known before it runs, so every finding counts. A search told to
-// leave memory-bank/ out is not one.
-func shellSearchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
+// shellOf classifies a shell call's command line where it runs; false for another tool.
+func shellOf(c *hookCall) (shell.Result, bool) {
+	if !gating.ShellTool(c.Tool) {
+		return shell.Result{}, false
+	}
 	cmd, ok := c.Args["command"].(string)
 	if !ok {
 		cmd, _ = c.Args["cmd"].(string)
@@ -226,19 +226,53 @@ func shellSearchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []b
 			break
 		}
 	}
-	res := shell.Classify(cmd, filepath.ToSlash(cwd))
+	return shell.Classify(cmd, filepath.ToSlash(cwd)), true
+}
+
+// bankDirOf is the part of a bank that lies below p: the whole bank when p holds it (the
+// repository root), p when it is a directory or file in the bank, "" when p is outside it.
+func bankDirOf(r repo.Repo, p string) string {
+	if holdsBank(r, p) {
+		return r.BankDir()
+	}
+	if _, in := bankRel(r, p); in {
+		return p
+	}
+	return ""
+}
+
+// carriedSecrets returns the secrets in the bank files a shell command copies, archives or
+// links elsewhere (cp memory-bank/… /tmp/y, tar cf /tmp/b.tar memory-bank, ln -s): the copy
+// holds the secret under a name no gate guards, and the next call shows it. A copy into the
+// bank is the bank guard's to judge; it refuses it first.
+func carriedSecrets(sh shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret) {
+	for _, a := range sh.Carries {
+		for _, p := range expandGlobs([]string{filepath.FromSlash(a.Path)}) {
+			for _, r := range repos {
+				if dir := bankDirOf(r, p); dir != "" {
+					walkBank(r, dir, func(rel, file string) {
+						fs, _ := sc.file(r, rel, file)
+						found = append(found, fs...)
+					})
+				}
+			}
+		}
+	}
+	return found
+}
+
+// shellSearchAbove returns the secrets in every bank a shell command searches at any depth
+// from a directory that holds it (grep -r token ., rg token, find . -exec cat {} +): the
+// command's output cannot be known before it runs, so every finding counts. A search told to
+// leave memory-bank/ out is not one.
+func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
 	for _, s := range res.Searches {
 		if s.NoBank {
 			continue
 		}
 		for _, p := range expandGlobs([]string{filepath.FromSlash(s.Path)}) {
 			for _, r := range repos {
-				dir := ""
-				if holdsBank(r, p) {
-					dir = r.BankDir()
-				} else if _, in := bankRel(r, p); in {
-					dir = p
-				}
+				dir := bankDirOf(r, p)
 				if dir == "" {
 					continue
 				}
@@ -278,17 +312,19 @@ func expandGlobs(paths []string) []string {
 	return out
 }
 
-// aboveRefusal is the reason a search above the bank is refused: where the secrets are (file,
-// line, rule; never the secret) and the one next step.
-func aboveRefusal(found []bankSecret, next string) string {
+// stopRefusal is the reason a call is refused before it runs because of where it would take
+// the bank's secrets (what: "and this search would show it to the model, …"): where the
+// secrets are (file, line, rule; never the secret) and the one next step, which then ends
+// (", or search …").
+func stopRefusal(found []bankSecret, what, then string) string {
 	var lines, fixes []string
 	for _, f := range found {
 		lines = append(lines, f.String())
 		fixes = append(fixes, fmt.Sprintf("%s line %d (rule %s)", f.rel, f.line, f.rule))
 	}
-	return "[mbguard] " + strings.Join(lines, "; ") + ", and this search would show it to the model, so it was stopped before it ran. " +
+	return "[mbguard] " + strings.Join(lines, "; ") + ", " + what + ". " +
 		"Do not repeat the secret anywhere. Next: remove the secret at " + strings.Join(fixes, ", ") +
-		" with the write or edit tool (keep only where it lives: a vault, an environment variable name), or " + next + "."
+		" with the write or edit tool (keep only where it lives: a vault, an environment variable name)" + then + "."
 }
 
 func argTrue(args map[string]any, keys []string) bool {

@@ -23,6 +23,7 @@ func archiverCommands() []command {
 				w.res.Write = true
 				if len(ops) > 0 {
 					w.writeArg(ops[0], c.name, c.e)
+					w.carryAll(ops[1:], c.name, c.e)
 					if hasOpt(opts, "-m", "--move") {
 						// zip -m deletes the files it stored
 						w.writeAll(ops[1:], "zip -m", c.e)

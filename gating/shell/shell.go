@@ -86,6 +86,11 @@ type Result struct {
 	// (grep --include='*.go', rg -t go). A search that shows only file names or counts (-l,
 	// -c) is not one.
 	Searches []Access
+	// Carries are the paths whose bytes a command copies, archives or links to another name
+	// (cp, mv, install and ln sources, rsync and scp local sources, what tar c, zip and 7z a
+	// store): a file there holds the same text under a name outside memory-bank/. A
+	// directory is carried at any depth.
+	Carries []Access
 	// Person are the mbguard commands in the line that only the person may run
 	// ("mbguard uninstall", "mbguard quarantine restore" …): they switch the guard
 	// off or undo its work, so an agent's shell must not run them.
@@ -841,6 +846,28 @@ func (w *walker) readArg(a arg, op string, e *env) {
 	w.res.Reads = w.add(w.res.Reads, Access{Path: p, Op: op}, false)
 	if a.end > a.pos && w.feeds == 0 && w.spanOK {
 		w.res.ReadSpans = append(w.res.ReadSpans, [2]int{a.pos, a.end})
+	}
+}
+
+// carryArg records a path whose bytes op copies, archives or links elsewhere (Result.Carries);
+// a word built at run time is left out, as readArg leaves it.
+func (w *walker) carryArg(a arg, op string, e *env) {
+	if !a.exact || a.s == "" || a.s == "-" || isDevice(a.s) {
+		return
+	}
+	p, ok := resolve(a.s, e)
+	if !ok && !strings.HasPrefix(p, "~") {
+		return
+	}
+	acc := Access{Path: p, Op: op}
+	if len(w.res.Carries) < 64 && !hasAccess(w.res.Carries, acc) {
+		w.res.Carries = append(w.res.Carries, acc)
+	}
+}
+
+func (w *walker) carryAll(args []arg, op string, e *env) {
+	for _, a := range args {
+		w.carryArg(a, op, e)
 	}
 }
 

@@ -796,6 +796,7 @@ func (w *walker) tar(args []arg, e *env) {
 		if hasDir {
 			e = chdir(e, dir)
 		}
+		w.carryAll(operands, "tar c", e)
 		if hasArchive && archive.s != "-" {
 			w.writeArg(archive, "tar c", e)
 		} else {
@@ -847,6 +848,9 @@ func (w *walker) sevenZip(args []arg, e *env) {
 		w.res.Write = true
 		if len(ops) > 1 {
 			w.writeArg(ops[1], "7z "+ops[0].s, e)
+		}
+		if len(ops) > 2 && (ops[0].s == "a" || ops[0].s == "u") {
+			w.carryAll(ops[2:], "7z "+ops[0].s, e)
 		}
 		for _, a := range args {
 			if a.exact && a.s == "-sdel" && len(ops) > 2 {

@@ -1,0 +1,53 @@
+package shell
+
+import (
+	"slices"
+	"testing"
+)
+
+// Carries: the paths whose bytes a command copies, archives or links to another name, so a
+// caller can refuse a copy of a bank file holding a secret to where its text is not guarded
+// (hooks' secretRefusal).
+func TestCarries(t *testing.T) {
+	c := func(op string, paths ...string) []Access {
+		var out []Access
+		for _, p := range paths {
+			out = append(out, Access{Path: p, Op: op})
+		}
+		return out
+	}
+	tests := map[string]struct {
+		cmd  string
+		want []Access
+	}{
+		"cp":                    {"cp memory-bank/a.md /tmp/y", c("cp", "/p/memory-bank/a.md")},
+		"cp -r a tree":          {"cp -r memory-bank /tmp/b", c("cp", "/p/memory-bank")},
+		"cp two into a dir":     {"cp a.md b.md out/", c("cp", "/p/a.md", "/p/b.md")},
+		"cp -t":                 {"cp -t /tmp a.md b.md", c("cp", "/p/a.md", "/p/b.md")},
+		"cp after cd":           {"cd memory-bank && cp details/x.md ../out.txt", c("cp", "/p/memory-bank/details/x.md")},
+		"cp a glob":             {"cp memory-bank/*.md /tmp/", c("cp", "/p/memory-bank/*.md")},
+		"mv":                    {"mv a.md /tmp/a.md", c("mv", "/p/a.md")},
+		"install":               {"install -m 644 a.md /tmp/a.md", c("install", "/p/a.md")},
+		"ln -s":                 {"ln -s /p/memory-bank/a.md /tmp/l", c("ln", "/p/memory-bank/a.md")},
+		"ln into cwd":           {"ln -s memory-bank/a.md", c("ln", "/p/memory-bank/a.md")},
+		"rsync":                 {"rsync -a memory-bank/ /tmp/b/", c("rsync", "/p/memory-bank")},
+		"rsync from a remote":   {"rsync -a host:x/ out/", nil},
+		"scp to a remote":       {"scp memory-bank/a.md host:/tmp/", c("scp", "/p/memory-bank/a.md")},
+		"tar c":                 {"tar cf /tmp/b.tar memory-bank", c("tar c", "/p/memory-bank")},
+		"tar czf -C":            {"tar -C memory-bank -czf /tmp/b.tgz details", c("tar c", "/p/memory-bank/details")},
+		"tar to stdout":         {"tar c memory-bank | gzip > /tmp/b.tgz", c("tar c", "/p/memory-bank")},
+		"zip -r":                {"zip -r /tmp/b.zip memory-bank", c("zip", "/p/memory-bank")},
+		"7z a":                  {"7z a /tmp/b.7z memory-bank", c("7z a", "/p/memory-bank")},
+		"tar x":                 {"tar xf b.tar", nil},
+		"cp of a run-time word": {`cp "$F" /tmp/y`, nil},
+		"cat":                   {"cat memory-bank/a.md", nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := Classify(tc.cmd, "/p").Carries
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s: Carries = %+v, want %+v", tc.cmd, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,73 @@
+package hooks
+
+import (
+	"strings"
+	"testing"
+)
+
+// wantCopyRefusal checks a refusal of a command that would carry a bank secret out of the
+// bank: where the secret is, never the secret, and the next step (remove it, then copy).
+func wantCopyRefusal(t *testing.T, cmd, got string) {
+	t.Helper()
+	if !strings.Contains(got, readSecretFile+" line 2 holds a secret (gitleaks rule github-pat)") ||
+		!strings.Contains(got, "copy it out of memory-bank/") ||
+		!strings.Contains(got, "remove the secret at "+readSecretFile+" line 2 (rule github-pat)") {
+		t.Errorf("%s: refusal %q: want the file, line and rule, that it copies the secret out, and where to remove it", cmd, got)
+	}
+}
+
+// A shell command that copies, archives or links a bank file holding a secret to a name
+// outside the bank (cp to /tmp, then cat /tmp/y) is refused before it runs on the hosts that
+// cannot hide a tool's output: the copy would show the secret at the next call, under a name
+// no gate guards. Copies of files without a secret, and of trees without the bank, run; a
+// copy into the bank stays the bank guard's refusal.
+func TestShellCopyOutOfBankSecret(t *testing.T) {
+	cases := []struct {
+		cmd     string
+		refused bool
+	}{
+		{"cp " + readSecretFile + " /tmp/y", true},
+		{"cp -r memory-bank /tmp/b", true},
+		{"cp memory-bank/details/*.md /tmp/", true},
+		{"cd memory-bank && cp details/tech.md ../notes.txt", true},
+		{"install -m 644 " + readSecretFile + " /tmp/y", true},
+		{"rsync -a memory-bank/ /tmp/b/", true},
+		{"tar cf /tmp/b.tar memory-bank", true},
+		{"tar -C memory-bank -czf /tmp/b.tgz details", true},
+		{"tar czf /tmp/all.tgz .", true},
+		{"zip -r /tmp/b.zip memory-bank", true},
+		{"7z a /tmp/b.7z memory-bank", true},
+		{"ln -s $PWD/" + readSecretFile + " /tmp/l", true},
+		{"ln -s " + readSecretFile, true},
+		{"cp memory-bank/details/patterns.md /tmp/y", false},
+		{"cp -r src /tmp/src", false},
+		{"tar cf /tmp/src.tar src", false},
+		{"rsync -a host:backup/ /tmp/b/", false},
+	}
+	for _, host := range []string{"qwen", "droid", "crush"} {
+		t.Run(host, func(t *testing.T) {
+			root := secretBankRepo(t)
+			h := newHostRun(t, host, root, nil)
+			for _, tc := range cases {
+				r := h.call("PreToolUse", searchShapes[host].shell(tc.cmd))
+				if strings.Contains(string(r.Stdout)+r.Stderr+r.Context, readSecret) {
+					t.Fatalf("%s: the reply carries the secret: %s %s", tc.cmd, r.Stdout, r.Stderr)
+				}
+				got := denied(t, host, r)
+				switch {
+				case !tc.refused && got != "":
+					t.Errorf("%s: refused: %s", tc.cmd, got)
+				case tc.refused && got == "":
+					t.Errorf("%s: allowed, and the copy would show the secret at the next call", tc.cmd)
+				case tc.refused:
+					wantCopyRefusal(t, tc.cmd, got)
+				}
+			}
+			// a copy into the bank: the bank guard's refusal, not this one
+			r := h.call("PreToolUse", searchShapes[host].shell("cp "+readSecretFile+" memory-bank/details/y.md"))
+			if got := denied(t, host, r); got == "" || strings.Contains(got, "copy it out of memory-bank/") {
+				t.Errorf("a copy within the bank: refusal %q, want the bank guard's", got)
+			}
+		})
+	}
+}
