@@ -225,7 +225,11 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 			}
 		}
 		if above, next := searchAbove(c, sh, repos, sc); len(above) > 0 {
-			return stopRefusal(above, "and this search would show it to the model, so it was stopped before it ran", ", or "+next), false
+			what := "this search"
+			if isShell {
+				what = "this command"
+			}
+			return stopRefusal(above, "and "+what+" would show it to the model, so it was stopped before it ran", ", or "+next), false
 		}
 		return "", false
 	}

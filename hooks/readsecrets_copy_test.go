@@ -3,6 +3,8 @@ package hooks
 import (
 	"strings"
 	"testing"
+
+	"github.com/mbguard/mbguard/internal/testgit"
 )
 
 // wantCopyRefusal checks a refusal of a command that would carry a bank secret out of the
@@ -67,6 +69,61 @@ func TestShellCopyOutOfBankSecret(t *testing.T) {
 			r := h.call("PreToolUse", searchShapes[host].shell("cp "+readSecretFile+" memory-bank/details/y.md"))
 			if got := denied(t, host, r); got == "" || strings.Contains(got, "copy it out of memory-bank/") {
 				t.Errorf("a copy within the bank: refusal %q, want the bank guard's", got)
+			}
+		})
+	}
+}
+
+// git's views of a bank file holding a secret (by revision, as a patch, in the stash) are
+// refused before they run on the hosts that cannot hide a tool's output, judged by the file
+// as it is now; views that leave the bank out, or show only names, run.
+func TestGitViewOfBankSecret(t *testing.T) {
+	cases := []struct {
+		cmd     string
+		refused bool
+	}{
+		{"git show HEAD:" + readSecretFile, true},
+		{"git show :" + readSecretFile, true},
+		{"git cat-file -p HEAD:" + readSecretFile, true},
+		{"git log -p -- memory-bank", true},
+		{"git log -p", true},
+		{"git log --patch " + readSecretFile, true},
+		{"git diff HEAD~1 -- memory-bank", true},
+		{"git show HEAD", true},
+		{"git stash show -p", true},
+		{"git show HEAD:memory-bank/details/patterns.md", false},
+		{"git log -p -- src", false},
+		{"git log -p -- . ':!memory-bank'", false},
+		{"git diff -- . ':(exclude)memory-bank'", false},
+		{"git log --oneline -- memory-bank", false},
+		{"git show --stat HEAD", false},
+		{"git diff --name-only", false},
+		{"git cat-file -t HEAD:" + readSecretFile, false},
+		{"git status", false},
+	}
+	for _, host := range []string{"qwen", "droid", "crush"} {
+		t.Run(host, func(t *testing.T) {
+			root := secretBankRepo(t)
+			testgit.Commit(t, root, "tech notes")
+			h := newHostRun(t, host, root, nil)
+			for _, tc := range cases {
+				r := h.call("PreToolUse", searchShapes[host].shell(tc.cmd))
+				if strings.Contains(string(r.Stdout)+r.Stderr+r.Context, readSecret) {
+					t.Fatalf("%s: the reply carries the secret: %s %s", tc.cmd, r.Stdout, r.Stderr)
+				}
+				got := denied(t, host, r)
+				switch {
+				case !tc.refused && got != "":
+					t.Errorf("%s: refused: %s", tc.cmd, got)
+				case tc.refused && got == "":
+					t.Errorf("%s: allowed, and its output would show the secret", tc.cmd)
+				case tc.refused:
+					wantAboveRefusal(t, got)
+					// a view naming the file is a read of it: the refusal hands its text, redacted
+					if !strings.Contains(got, "Here is what it would have read") && !strings.Contains(got, "git log -p -- . ':!memory-bank'") {
+						t.Errorf("%s: refusal %q: want the way to view the history with the bank left out", tc.cmd, got)
+					}
+				}
 			}
 		})
 	}

@@ -264,12 +264,16 @@ func carriedSecrets(sh shell.Result, repos []repo.Repo, sc *secretScan) (found [
 // shellSearchAbove returns the secrets in every bank a shell command searches at any depth
 // from a directory that holds it (grep -r token ., rg token, find . -exec cat {} +): the
 // command's output cannot be known before it runs, so every finding counts. A search told to
-// leave memory-bank/ out is not one.
+// leave memory-bank/ out is not one. git's views of files (git show HEAD:memory-bank/x.md,
+// git log -p, git diff) are judged by the files as they are now: a secret only in the history
+// is not looked for.
 func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
+	gitView := false
 	for _, s := range res.Searches {
 		if s.NoBank {
 			continue
 		}
+		n := len(found)
 		for _, p := range expandGlobs([]string{filepath.FromSlash(s.Path)}) {
 			for _, r := range repos {
 				dir := bankDirOf(r, p)
@@ -285,6 +289,10 @@ func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (foun
 				})
 			}
 		}
+		gitView = gitView || len(found) > n && strings.HasPrefix(s.Op, "git ") && s.Op != "git grep"
+	}
+	if gitView {
+		return found, "view the history with the bank left out (git log -p -- . ':!memory-bank', git diff -- . ':!memory-bank')"
 	}
 	return found, "search with the bank left out (grep -r --exclude-dir=memory-bank …, rg -g '!memory-bank' …, git grep … -- ':!memory-bank')"
 }

@@ -51,3 +51,52 @@ func TestCarries(t *testing.T) {
 		})
 	}
 }
+
+// git's views of files by revision or as patches are searches of the paths they show: the
+// text is the file's, whichever version.
+func TestGitShowsSearches(t *testing.T) {
+	s := func(op string, noBank bool, paths ...string) []Access {
+		var out []Access
+		for _, p := range paths {
+			out = append(out, Access{Path: p, Op: op, NoBank: noBank})
+		}
+		return out
+	}
+	tests := map[string]struct {
+		cmd  string
+		want []Access
+	}{
+		"git show REV:PATH":         {"git show HEAD:memory-bank/x.md", s("git show", false, "/p/memory-bank/x.md")},
+		"git show the index's":      {"git show :memory-bank/x.md", s("git show", false, "/p/memory-bank/x.md")},
+		"git show a stage":          {"git show :2:memory-bank/x.md", s("git show", false, "/p/memory-bank/x.md")},
+		"git cat-file -p":           {"git cat-file -p HEAD~1:memory-bank/x.md", s("git cat-file", false, "/p/memory-bank/x.md")},
+		"git cat-file blob":         {"git cat-file blob main:memory-bank/x.md", s("git cat-file", false, "/p/memory-bank/x.md")},
+		"git show a commit":         {"git show HEAD", s("git show", false, "/p")},
+		"git show -- a path":        {"git show HEAD -- memory-bank", s("git show", false, "/p/memory-bank")},
+		"git log -p":                {"git log -p", s("git log", false, "/p")},
+		"git log -p -- memory-bank": {"git log -p -- memory-bank", s("git log", false, "/p/memory-bank")},
+		"git log --patch a file":    {"git log --patch memory-bank/x.md", s("git log", false, "/p/memory-bank/x.md")},
+		"git log -p bank left out":  {"git log -p -- . ':!memory-bank'", s("git log", true, "/p")},
+		"git diff":                  {"git diff", s("git diff", false, "/p")},
+		"git diff HEAD~1 -- bank":   {"git diff HEAD~1 -- memory-bank", s("git diff", false, "/p/memory-bank")},
+		"git diff two blobs":        {"git diff HEAD:a.md HEAD~1:a.md", s("git diff", false, "/p/a.md")},
+		"git stash show -p":         {"git stash show -p", s("git stash show", false, "/p")},
+		"git -C sub log -p":         {"git -C src log -p", s("git log", false, "/p/src")},
+		"git log":                   {"git log --oneline", nil},
+		"git log -- bank":           {"git log -- memory-bank", nil},
+		"git show --stat":           {"git show --stat HEAD", nil},
+		"git diff --name-only":      {"git diff --name-only", nil},
+		"git cat-file -t":           {"git cat-file -t HEAD:memory-bank/x.md", nil},
+		"git show a tree":           {"git show HEAD:memory-bank/", nil},
+		"git stash show":            {"git stash show", nil},
+		"git status":                {"git status", nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := Classify(tc.cmd, "/p").Searches
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s: Searches = %+v, want %+v", tc.cmd, got, tc.want)
+			}
+		})
+	}
+}

@@ -330,7 +330,13 @@ func (w *walker) gitStash(rest []arg, e *env) {
 		sub, rest = rest[0].s, rest[1:]
 	}
 	switch sub {
-	case "list", "show", "create", "store", "drop", "clear":
+	case "show":
+		// the stash's changes, across the tree; with -p their content
+		if opts, _ := parseArgs(rest, flagSpec{}); hasOpt(opts, gitPatch...) {
+			w.search(nil, "git stash show", false, e)
+		}
+		return
+	case "list", "create", "store", "drop", "clear":
 		return
 	case "push", "save":
 		opts, ops := parseArgs(rest, flagSpec{short: "m", long: []string{"--message", "--pathspec-from-file"}})
@@ -381,6 +387,8 @@ func (w *walker) gitRead(sub string, rest []arg, e *env) {
 	}
 	if sub == "grep" {
 		w.gitGrepSearch(rest, e)
+	} else {
+		w.gitShows(sub, opts, ops, rest, e)
 	}
 	w.spanOK = true
 	defer func() { w.spanOK = false }()
@@ -417,11 +425,7 @@ func (w *walker) gitGrepSearch(args []arg, e *env) {
 	noBank := false
 	for _, a := range ops {
 		if a.exact && strings.HasPrefix(a.s, ":") {
-			for _, magic := range []string{":!", ":^", ":(exclude)", ":(exclude,glob)", ":(glob,exclude)"} {
-				if rest, ok := strings.CutPrefix(a.s, magic); ok && ExcludesBank(rest) {
-					noBank = true
-				}
-			}
+			noBank = noBank || gitExcludesBank(a.s)
 			continue
 		}
 		if a.exact && a.s == "--" {
@@ -430,6 +434,106 @@ func (w *walker) gitGrepSearch(args []arg, e *env) {
 		roots = append(roots, a)
 	}
 	w.search(roots, "git grep", noBank, e)
+}
+
+// gitExcludesBank reports an exclude pathspec that leaves memory-bank/ out (':!memory-bank',
+// ':(exclude)memory-bank/**').
+func gitExcludesBank(s string) bool {
+	for _, magic := range []string{":!", ":^", ":(exclude)", ":(exclude,glob)", ":(glob,exclude)"} {
+		if rest, ok := strings.CutPrefix(s, magic); ok && ExcludesBank(rest) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitPatch are the options with which git log, whatchanged, diff-tree, diff-index, diff-files
+// and stash show print the content of files (a patch); gitNoPatch those with which git show and
+// git diff print only names, counts or nothing.
+var (
+	gitPatch   = []string{"-p", "-u", "-U", "--patch", "--patch-with-stat", "--patch-with-raw", "--unified", "--word-diff", "--color-words", "--cc", "-L"}
+	gitNoPatch = []string{"-s", "--no-patch", "--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--dirstat", "--summary", "--raw", "--quiet", "--check"}
+)
+
+// gitShows records as searches what git prints of the content of files from its history or
+// index: git show HEAD:memory-bank/x.md and git cat-file -p REV:PATH (that path), git log -p,
+// git diff and git show (their pathspecs; the working directory when none is named; an
+// exclude pathspec that leaves memory-bank/ out marks NoBank). Whichever version it prints,
+// the text is the file's, so a caller judges it like a search of those paths. A REV:PATH is
+// taken from the working directory, where the hosts run (git takes it from the top of the
+// repository).
+func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
+	op := "git " + sub
+	var content bool
+	switch sub {
+	case "show", "diff":
+		content = hasOpt(opts, gitPatch...) || !hasOpt(opts, gitNoPatch...)
+	case "log", "whatchanged", "diff-tree", "diff-index", "diff-files":
+		content = hasOpt(opts, gitPatch...)
+	case "cat-file":
+		content = !hasOpt(opts, "-t", "-s", "-e", "--batch-check")
+	}
+	if !content {
+		return
+	}
+	// after --, every word is a pathspec; before it, the words that look like paths
+	var after []arg
+	for i, a := range rest {
+		if a.exact && a.s == "--" {
+			after = rest[i+1:]
+			break
+		}
+	}
+	before := ops[:len(ops)-min(len(ops), len(after))]
+	var blobs, roots []arg
+	noBank, revPath := false, false
+	for _, a := range before {
+		if !a.exact {
+			continue
+		}
+		if p, ok := gitBlobPath(a.s); ok {
+			revPath = true
+			if p != "" && !strings.HasSuffix(p, "/") {
+				blobs = append(blobs, arg{s: p, exact: true})
+			}
+			continue
+		}
+		if pathLike(a.s) && !strings.Contains(a.s, "..") {
+			roots = append(roots, a)
+		}
+	}
+	for _, a := range after {
+		if a.exact && strings.HasPrefix(a.s, ":") {
+			noBank = noBank || gitExcludesBank(a.s)
+			continue
+		}
+		roots = append(roots, a)
+	}
+	if len(blobs) > 0 {
+		w.search(blobs, op, false, e)
+	}
+	if sub == "cat-file" || revPath && len(roots) == 0 {
+		return
+	}
+	w.search(roots, op, noBank, e)
+}
+
+// gitBlobPath is the path of a REV:PATH operand (HEAD:memory-bank/x.md, :0:x.md, the index's
+// :x.md); false for any other word, a pathspec with magic (':!memory-bank') included.
+func gitBlobPath(s string) (string, bool) {
+	i := strings.IndexByte(s, ':')
+	if i < 0 {
+		return "", false
+	}
+	if i == 0 {
+		if len(s) > 1 && strings.ContainsRune("(!^/", rune(s[1])) {
+			return "", false // magic, or :/message (a commit by its message)
+		}
+		if len(s) > 2 && s[1] >= '0' && s[1] <= '3' && s[2] == ':' {
+			return s[3:], true // :N:PATH, a merge stage
+		}
+	}
+	return s[i+1:], true
 }
 
 // pathLike guesses whether an operand that could be a ref is a path.
