@@ -223,6 +223,10 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 				return stopRefusal(carried, "and this command would copy it out of memory-bank/, where mbguard cannot keep it from the model, so it was stopped before it ran",
 					", then copy"), false
 			}
+			if ran := ranSecrets(sh, repos, sc); len(ran) > 0 {
+				return stopRefusal(ran, "and this command would run it as a program, whose errors and traces print its lines, so it was stopped before it ran",
+					", or read it with the read tool, which hands it over with the secret redacted"), false
+			}
 		}
 		if above, next := searchAbove(c, sh, repos, sc); len(above) > 0 {
 			what := "this search"

@@ -128,3 +128,48 @@ func TestGitViewOfBankSecret(t *testing.T) {
 		})
 	}
 }
+
+// Readers a model may write instead of cat — filters, dumps, interpreters handed the file,
+// loops, globs and braces, the file run as a program — are refused before they run on the
+// hosts that cannot hide a tool's output when the file holds a secret; the same readers of a
+// file without one run.
+func TestShellReaderOfBankSecret(t *testing.T) {
+	f := readSecretFile
+	readers := []string{
+		"awk 1 " + f, "sed -n p " + f, "xxd " + f, "od -c " + f, "strings " + f, "nl " + f, "tac " + f,
+		"rev " + f, "base64 " + f, "cut -c1- " + f, "sort " + f, "diff /dev/null " + f,
+		`python3 -c 'print(open("` + f + `").read())'`,
+		`python3 -c 'import sys; print(open(sys.argv[1]).read())' ` + f,
+		`node -e 'console.log(require("fs").readFileSync("` + f + `", "utf8"))'`,
+		"perl -ne print " + f, "perl -pe '' " + f, "ruby -e 'puts ARGF.read' " + f,
+		"while read l; do echo $l; done < " + f, `echo "$(< ` + f + `)"`,
+		"cat memory-bank/details/*.md", "cat memory-bank/details/{tech,patterns}.md",
+		"bash -x " + f, "sh " + f, "python3 " + f, ". ./" + f,
+	}
+	for _, host := range []string{"qwen", "droid", "crush"} {
+		t.Run(host, func(t *testing.T) {
+			root := secretBankRepo(t)
+			h := newHostRun(t, host, root, nil)
+			for _, cmd := range readers {
+				r := h.call("PreToolUse", searchShapes[host].shell(cmd))
+				if strings.Contains(string(r.Stdout)+r.Stderr+r.Context, readSecret) {
+					t.Fatalf("%s: the reply carries the secret: %s %s", cmd, r.Stdout, r.Stderr)
+				}
+				got := denied(t, host, r)
+				if got == "" {
+					t.Errorf("%s: allowed, and its output would show the secret", cmd)
+					continue
+				}
+				wantAboveRefusal(t, got)
+				// the same reader of a file without a secret runs
+				clean := strings.ReplaceAll(strings.ReplaceAll(cmd, f, "memory-bank/details/patterns.md"), "{tech,patterns}", "{patterns,progress}")
+				if clean == cmd || strings.Contains(cmd, "*") {
+					continue
+				}
+				if got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell(clean))); got != "" && strings.Contains(got, "holds a secret") {
+					t.Errorf("%s: refused: %s", clean, got)
+				}
+			}
+		})
+	}
+}

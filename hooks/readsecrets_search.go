@@ -245,16 +245,36 @@ func bankDirOf(r repo.Repo, p string) string {
 // links elsewhere (cp memory-bank/… /tmp/y, tar cf /tmp/b.tar memory-bank, ln -s): the copy
 // holds the secret under a name no gate guards, and the next call shows it. A copy into the
 // bank is the bank guard's to judge; it refuses it first.
-func carriedSecrets(sh shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret) {
+func carriedSecrets(sh shell.Result, repos []repo.Repo, sc *secretScan) []bankSecret {
+	var paths []string
 	for _, a := range sh.Carries {
-		for _, p := range expandGlobs([]string{filepath.FromSlash(a.Path)}) {
-			for _, r := range repos {
-				if dir := bankDirOf(r, p); dir != "" {
-					walkBank(r, dir, func(rel, file string) {
-						fs, _ := sc.file(r, rel, file)
-						found = append(found, fs...)
-					})
-				}
+		paths = append(paths, a.Path)
+	}
+	return secretsUnder(paths, repos, sc)
+}
+
+// ranSecrets returns the secrets in the bank files a shell command runs as programs (bash -x
+// memory-bank/…, python memory-bank/…): a shell's trace and an interpreter's syntax error
+// print the file's lines.
+func ranSecrets(sh shell.Result, repos []repo.Repo, sc *secretScan) []bankSecret {
+	var paths []string
+	for _, r := range sh.Runs {
+		paths = append(paths, r.Path)
+	}
+	return secretsUnder(paths, repos, sc)
+}
+
+// secretsUnder returns the secrets in the bank files at or below paths (slash-separated,
+// globs expanded).
+func secretsUnder(paths []string, repos []repo.Repo, sc *secretScan) (found []bankSecret) {
+	for _, p := range expandGlobs(paths) {
+		p = filepath.FromSlash(p)
+		for _, r := range repos {
+			if dir := bankDirOf(r, p); dir != "" {
+				walkBank(r, dir, func(rel, file string) {
+					fs, _ := sc.file(r, rel, file)
+					found = append(found, fs...)
+				})
 			}
 		}
 	}

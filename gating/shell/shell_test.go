@@ -220,6 +220,8 @@ var cases = []tc{
 	{"ruby -e", `ruby -e "File.write('memory-bank/a.md', 'x')"`, w("/repo/memory-bank/a.md"), nil, "WI"},
 	{"perl -e", `perl -e 'unlink "memory-bank/a.md"'`, w("/repo/memory-bank/a.md"), nil, "WI"},
 	{"perl open", `perl -e 'open(my $f, ">", "memory-bank/a.md")'`, w("/repo/memory-bank/a.md"), nil, "WIU"},
+	{"perl -ne FILE", `perl -ne print memory-bank/a.md`, nil, w("/repo/memory-bank/a.md"), "I"},
+	{"python -c CODE FILE", `python3 -c 'import sys; print(open(sys.argv[1]).read())' memory-bank/a.md`, nil, w("/repo/memory-bank/a.md"), "I"},
 	{"php -r", `php -r "file_put_contents('memory-bank/a.md', 'x');"`, w("/repo/memory-bank/a.md"), nil, "WI"},
 	{"deno eval", `deno eval "Deno.writeTextFileSync('a.md', 'x')"`, w("/repo/a.md"), nil, "WI"},
 	{"bun -e", `bun -e "Bun.write('a.md', 'x')"`, w("/repo/a.md"), nil, "WI"},
