@@ -41,6 +41,10 @@ func TestShellCopyOutOfBankSecret(t *testing.T) {
 		{"7z a /tmp/b.7z memory-bank", true},
 		{"ln -s $PWD/" + readSecretFile + " /tmp/l", true},
 		{"ln -s " + readSecretFile, true},
+		{"gzip -c " + readSecretFile + " | zcat", true},
+		{"git archive -o /tmp/b.zip HEAD", true},
+		{"git archive HEAD memory-bank > /tmp/b.tar", true},
+		{"git archive -o /tmp/src.zip HEAD src", false},
 		{"cp memory-bank/details/patterns.md /tmp/y", false},
 		{"cp -r src /tmp/src", false},
 		{"tar cf /tmp/src.tar src", false},
@@ -145,6 +149,8 @@ func TestShellReaderOfBankSecret(t *testing.T) {
 		"while read l; do echo $l; done < " + f, `echo "$(< ` + f + `)"`,
 		"cat memory-bank/details/*.md", "cat memory-bank/details/{tech,patterns}.md",
 		"bash -x " + f, "sh " + f, "python3 " + f, ". ./" + f,
+		"cat $(find memory-bank -name tech.md)", `for f in memory-bank/details/*; do cat "$f"; done`,
+		"gzip -c " + f + " | zcat",
 	}
 	for _, host := range []string{"qwen", "droid", "crush"} {
 		t.Run(host, func(t *testing.T) {
@@ -168,6 +174,46 @@ func TestShellReaderOfBankSecret(t *testing.T) {
 				}
 				if got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell(clean))); got != "" && strings.Contains(got, "holds a secret") {
 					t.Errorf("%s: refused: %s", clean, got)
+				}
+			}
+		})
+	}
+}
+
+// Words built at run time: a reader handed one on a refuse host is judged as reading anything
+// below the word's literal directory, so it is refused while that holds a bank secret; a for
+// loop binds its variable to each word, and a variable the hook shares with the agent's shell
+// ($HOME) is known, so everyday loops and paths run.
+func TestShellRunTimeWordsOfBankSecret(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cases := []struct {
+		cmd     string
+		refused bool
+	}{
+		{"cat $(git ls-files)", true},
+		{`for f in $(find memory-bank -type f); do head "$f"; done`, true},
+		{`cat "memory-bank/details/$NAME"`, true},
+		{`for f in src/*.go; do cat "$f"; done`, false},
+		{`cat "$HOME/.gitconfig"`, false},
+		{`cat "src/$NAME"`, false},
+	}
+	for _, host := range []string{"qwen", "droid", "crush"} {
+		t.Run(host, func(t *testing.T) {
+			root := secretBankRepo(t)
+			h := newHostRun(t, host, root, nil)
+			for _, tc := range cases {
+				got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell(tc.cmd)))
+				switch {
+				case !tc.refused && got != "":
+					t.Errorf("%s: refused: %s", tc.cmd, got)
+				case tc.refused && got == "":
+					t.Errorf("%s: allowed, and its output may show the secret", tc.cmd)
+				case tc.refused:
+					wantAboveRefusal(t, got)
+					if !strings.Contains(got, "name the files to read") {
+						t.Errorf("%s: refusal %q: want the next step, naming the files", tc.cmd, got)
+					}
 				}
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/mbguard/mbguard/gating/shell"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/scanner"
+	"github.com/mbguard/mbguard/watcher"
 )
 
 // A search whose target is a directory above the bank (the repository root, or no path at
@@ -226,7 +227,9 @@ func shellOf(c *hookCall) (shell.Result, bool) {
 			break
 		}
 	}
-	return shell.Classify(cmd, filepath.ToSlash(cwd)), true
+	// the agent's shell shares the hook's environment: "$HOME/x" is a known path, as the
+	// engine sees it
+	return shell.ClassifyEnv(cmd, filepath.ToSlash(cwd), (*watcher.Facts)(nil).Env()), true
 }
 
 // bankDirOf is the part of a bank that lies below p: the whole bank when p holds it (the
@@ -288,7 +291,7 @@ func secretsUnder(paths []string, repos []repo.Repo, sc *secretScan) (found []ba
 // git log -p, git diff) are judged by the files as they are now: a secret only in the history
 // is not looked for.
 func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
-	gitView := false
+	gitView, runTime := false, false
 	for _, s := range res.Searches {
 		if s.NoBank {
 			continue
@@ -310,6 +313,10 @@ func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (foun
 			}
 		}
 		gitView = gitView || len(found) > n && strings.HasPrefix(s.Op, "git ") && s.Op != "git grep"
+		runTime = runTime || len(found) > n && s.Unknown
+	}
+	if runTime {
+		return found, "name the files to read in the command instead of building their names when it runs"
 	}
 	if gitView {
 		return found, "view the history with the bank left out (git log -p -- . ':!memory-bank', git diff -- . ':!memory-bank')"

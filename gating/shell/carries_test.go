@@ -39,6 +39,11 @@ func TestCarries(t *testing.T) {
 		"zip -r":                {"zip -r /tmp/b.zip memory-bank", c("zip", "/p/memory-bank")},
 		"7z a":                  {"7z a /tmp/b.7z memory-bank", c("7z a", "/p/memory-bank")},
 		"tar x":                 {"tar xf b.tar", nil},
+		"gzip -c":               {"gzip -c memory-bank/a.md | zcat", c("gzip", "/p/memory-bank/a.md")},
+		"gzip in place":         {"gzip a.log", nil},
+		"git archive":           {"git archive -o /tmp/b.zip HEAD", c("git archive", "/p")},
+		"git archive a path":    {"git archive HEAD memory-bank > /tmp/b.tar", c("git archive", "/p/memory-bank")},
+		"git archive --list":    {"git archive --list", nil},
 		"cp of a run-time word": {`cp "$F" /tmp/y`, nil},
 		"cat":                   {"cat memory-bank/a.md", nil},
 	}
@@ -98,5 +103,40 @@ func TestGitShowsSearches(t *testing.T) {
 				t.Errorf("%s: Searches = %+v, want %+v", tc.cmd, got, tc.want)
 			}
 		})
+	}
+}
+
+// A for loop's body is walked once per word of its list, the variable bound to the word: what
+// it reads and writes through the variable is known.
+func TestForLoopUnrolled(t *testing.T) {
+	paths := func(as []Access) []string {
+		var out []string
+		for _, a := range as {
+			out = append(out, a.Path)
+		}
+		return out
+	}
+	tests := []struct {
+		cmd           string
+		reads, writes []string
+		unknown       bool
+	}{
+		{`for f in memory-bank/*.md; do cat "$f"; done`, []string{"/p/memory-bank/*.md"}, nil, false},
+		{`for f in a.md b.md; do cp "$f" /tmp/; done`, nil, []string{"/tmp/a.md", "/tmp/b.md"}, false},
+		{`for f in memory-bank/{a,b}.md; do rm $f; done`, nil, []string{"/p/memory-bank/a.md", "/p/memory-bank/b.md"}, false},
+		{`for d in src docs; do cd $d; cat x; done`, []string{"/p/src/x"}, nil, false},
+		{`for f in $(ls); do rm "$f"; done`, nil, nil, true},
+	}
+	for _, tc := range tests {
+		r := Classify(tc.cmd, "/p")
+		if got := paths(r.Reads); !slices.Equal(got, tc.reads) {
+			t.Errorf("%s: Reads = %v, want %v", tc.cmd, got, tc.reads)
+		}
+		if got := paths(r.Writes); !slices.Equal(got, tc.writes) {
+			t.Errorf("%s: Writes = %v, want %v", tc.cmd, got, tc.writes)
+		}
+		if r.Unknown != tc.unknown {
+			t.Errorf("%s: Unknown = %v, want %v", tc.cmd, r.Unknown, tc.unknown)
+		}
 	}
 }

@@ -107,6 +107,14 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 	w.spanOK = true
 	w.readAll(ops, name, e)
 	w.spanOK = false
+	for _, a := range ops {
+		if !a.exact {
+			// cat $(find memory-bank …), cat "$f": files named at run time, anywhere below
+			// the word's literal directory (the working directory when it has none)
+			w.searchWord(a, name, e)
+			break
+		}
+	}
 	if searchesTree(name, opts) {
 		n := len(w.res.Searches)
 		w.search(ops, name, searchLeavesBankOut(opts), e)
@@ -245,6 +253,20 @@ func (w *walker) search(roots []arg, op string, noBank bool, e *env) {
 		if len(w.res.Searches) < 64 && !hasAccess(w.res.Searches, acc) {
 			w.res.Searches = append(w.res.Searches, acc)
 		}
+	}
+}
+
+// searchWord records as an Unknown search the files a word built at run time may name: below
+// the directory of its literal prefix (memory-bank/$X: memory-bank), or the working directory.
+func (w *walker) searchWord(a arg, op string, e *env) {
+	dir := "."
+	if i := strings.LastIndexByte(a.s, '/'); i >= 0 && !strings.ContainsAny(a.s[:i], "*?[") {
+		dir = a.s[:i+1]
+	}
+	n := len(w.res.Searches)
+	w.search([]arg{{s: dir, exact: true}}, op, false, e)
+	for i := n; i < len(w.res.Searches); i++ {
+		w.res.Searches[i].Unknown = true
 	}
 }
 

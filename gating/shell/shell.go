@@ -347,6 +347,41 @@ type walker struct {
 	// spanOK is set while a command that only reads (cat, grep, git log)
 	// records its operands: only their words count as read-only text.
 	spanOK bool
+	// unrolled counts the loop bodies walked once per word (forLoop), at most maxUnrolled.
+	unrolled int
+}
+
+// maxLoopWords and maxUnrolled bound the unrolling of for loops: the words of one loop, and
+// the bodies walked for a whole line.
+const (
+	maxLoopWords = 16
+	maxUnrolled  = 64
+)
+
+// forLoop walks a for loop's body once per word of its list, the variable bound to the word,
+// as the loop runs (for f in memory-bank/*.md; do cat "$f"; done reads the glob's files), in
+// order, each iteration a block (a cd in the body leaves the next one's directory unknown). A list
+// built at run time, or longer than maxLoopWords, leaves the variable unknown, and the body is
+// walked once.
+func (w *walker) forLoop(c *syntax.ForClause, e *env, depth int) {
+	wi, ok := c.Loop.(*syntax.WordIter)
+	if ok && wi.Name != nil && len(wi.Items) > 0 && len(wi.Items) <= maxLoopWords {
+		items := words(wi.Items, e)
+		exact := len(items) <= maxLoopWords && w.unrolled+len(items) <= maxUnrolled
+		for _, it := range items {
+			exact = exact && it.exact
+		}
+		if exact {
+			w.unrolled += len(items)
+			for _, it := range items {
+				it.pos, it.end = 0, 0
+				e.vars = bind(e.vars, wi.Name.Value, it)
+				w.block(c.Do, e, depth)
+			}
+			return
+		}
+	}
+	w.block(c.Do, e, depth)
 }
 
 type seenKey struct {
@@ -502,7 +537,7 @@ func (w *walker) stmt(s *syntax.Stmt, e *env, depth int, piped bool) {
 		w.block(c.Do, e, depth)
 	case *syntax.ForClause:
 		w.substs(c.Loop, e, depth)
-		w.block(c.Do, e, depth)
+		w.forLoop(c, e, depth)
 	case *syntax.CaseClause:
 		w.substs(c.Word, e, depth)
 		for _, it := range c.Items {

@@ -218,9 +218,17 @@ func (w *walker) git(args []arg, e *env, depth int) {
 			w.unknownWrite()
 		}
 	case sub == "archive" || sub == "format-patch":
-		opts, _ := parseArgs(rest, flagSpec{short: "o", long: []string{"--output", "--output-directory", "--format", "--prefix", "--remote"}})
+		opts, ops := parseArgs(rest, flagSpec{short: "o", long: []string{"--output", "--output-directory", "--format", "--prefix", "--remote"}})
 		if o, ok := optValue(opts, "-o", "--output", "--output-directory"); ok {
 			w.writeArg(o, op, e)
+		}
+		if sub == "archive" && !hasOpt(opts, "--remote", "-l", "--list") {
+			// the tree's files under its pathspecs (all of them when none is named)
+			paths := []arg{{s: ".", exact: true}}
+			if len(ops) > 1 {
+				paths = ops[1:]
+			}
+			w.carryAll(paths, op, e)
 		}
 	case gitReads[sub]:
 		w.gitRead(sub, rest, e)
