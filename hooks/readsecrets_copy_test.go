@@ -219,3 +219,39 @@ func TestShellRunTimeWordsOfBankSecret(t *testing.T) {
 		})
 	}
 }
+
+// Listing, counting or summing a bank file that holds a secret shows no line of it, so it runs
+// on the refuse hosts; the same line that also prints the file is refused.
+func TestShellListingOfBankSecretRuns(t *testing.T) {
+	f := readSecretFile
+	cases := []struct {
+		cmd     string
+		refused bool
+	}{
+		{"ls memory-bank/details", false},
+		{"ls -la " + f, false},
+		{"wc -l " + f, false},
+		{"stat " + f, false},
+		{"md5sum memory-bank/details/*.md", false},
+		{"for f in $(git ls-files); do wc -l $f; done", false},
+		{"ls memory-bank/details && cat " + f, true},
+		{"wc -l " + f + " && head " + f, true},
+	}
+	for _, host := range []string{"qwen", "droid", "crush"} {
+		t.Run(host, func(t *testing.T) {
+			root := secretBankRepo(t)
+			h := newHostRun(t, host, root, nil)
+			for _, tc := range cases {
+				got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell(tc.cmd)))
+				switch {
+				case !tc.refused && got != "":
+					t.Errorf("%s: refused: %s", tc.cmd, got)
+				case tc.refused && got == "":
+					t.Errorf("%s: allowed, and its output would show the secret", tc.cmd)
+				case tc.refused:
+					wantSecretNotice(t, got)
+				}
+			}
+		})
+	}
+}

@@ -13,6 +13,8 @@ type readSpec struct {
 	// supplied it.
 	pattern     bool
 	patternOpts []string
+	// names: it shows the names, sizes, counts or sums of what it reads, no line of it
+	names bool
 }
 
 var grepPattern = []string{"-e", "-f", "--regexp", "--file"}
@@ -37,13 +39,13 @@ var readers = map[string]readSpec{
 	"rg":        {flags: flagSpec{short: "efgmABCjMtTrEd", long: []string{"--regexp", "--file", "--glob", "--iglob", "--type", "--type-not", "--type-add", "--max-count", "--context", "--after-context", "--before-context", "--replace", "--max-depth", "--threads", "--encoding", "--sort", "--sortr", "--max-filesize", "--pre", "--pre-glob", "--colors", "--max-columns", "--context-separator", "--field-match-separator", "--path-separator", "--ignore-file"}}, pattern: true, patternOpts: append([]string{"--files", "--type-list"}, grepPattern...)},
 	"ag":        {flags: flagSpec{short: "ABCGgmp", long: []string{"--after", "--before", "--context", "--file-search-regex", "--ignore", "--ignore-dir", "--max-count", "--path-to-ignore", "--depth"}}, pattern: true, patternOpts: []string{"-g"}},
 	"ack":       {flags: flagSpec{short: "ABCgm", long: []string{"--match", "--type", "--ignore-dir", "--ignore-file", "--max-count"}}, pattern: true, patternOpts: []string{"-f", "-g", "--match"}},
-	"ls":        {flags: flagSpec{short: "IwT", long: []string{"--ignore", "--hide", "--width", "--tabsize", "--format", "--sort", "--time", "--time-style", "--quoting-style", "--indicator-style", "--block-size"}}},
-	"eza":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time", "--width", "--color"}}},
-	"exa":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time"}}},
-	"wc":        {},
-	"file":      {flags: flagSpec{short: "mfFeP", long: []string{"--magic-file", "--files-from", "--separator", "--exclude", "--parameter"}}},
-	"stat":      {flags: flagSpec{short: "ct", long: []string{"--format", "--printf"}}},
-	"du":        {flags: flagSpec{short: "dBtX", long: []string{"--max-depth", "--block-size", "--threshold", "--exclude", "--exclude-from", "--time-style"}}},
+	"ls":        {flags: flagSpec{short: "IwT", long: []string{"--ignore", "--hide", "--width", "--tabsize", "--format", "--sort", "--time", "--time-style", "--quoting-style", "--indicator-style", "--block-size"}}, names: true},
+	"eza":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time", "--width", "--color"}}, names: true},
+	"exa":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time"}}, names: true},
+	"wc":        {names: true},
+	"file":      {flags: flagSpec{short: "mfFeP", long: []string{"--magic-file", "--files-from", "--separator", "--exclude", "--parameter"}}, names: true},
+	"stat":      {flags: flagSpec{short: "ct", long: []string{"--format", "--printf"}}, names: true},
+	"du":        {flags: flagSpec{short: "dBtX", long: []string{"--max-depth", "--block-size", "--threshold", "--exclude", "--exclude-from", "--time-style"}}, names: true},
 	"diff":      {flags: flagSpec{short: "CUFIxXLSW", long: []string{"--context", "--unified", "--show-function-line", "--ignore-matching-lines", "--exclude", "--exclude-from", "--label", "--starting-file", "--width", "--to-file", "--from-file"}}},
 	"cmp":       {flags: flagSpec{short: "iIn", long: []string{"--ignore-initial", "--bytes"}}},
 	"comm":      {},
@@ -58,16 +60,16 @@ var readers = map[string]readSpec{
 	"hexdump":   {flags: flagSpec{short: "efns"}},
 	"hd":        {flags: flagSpec{short: "efns"}},
 	"strings":   {flags: flagSpec{short: "nteT", long: []string{"--bytes", "--radix", "--encoding", "--target"}}},
-	"md5sum":    {},
-	"sha1sum":   {},
-	"sha256sum": {},
-	"sha512sum": {},
-	"shasum":    {flags: flagSpec{short: "a", long: []string{"--algorithm"}}},
-	"b2sum":     {flags: flagSpec{short: "l"}},
-	"cksum":     {},
-	"md5":       {},
-	"readlink":  {},
-	"realpath":  {flags: flagSpec{long: []string{"--relative-to", "--relative-base"}}},
+	"md5sum":    {names: true},
+	"sha1sum":   {names: true},
+	"sha256sum": {names: true},
+	"sha512sum": {names: true},
+	"shasum":    {flags: flagSpec{short: "a", long: []string{"--algorithm"}}, names: true},
+	"b2sum":     {flags: flagSpec{short: "l"}, names: true},
+	"cksum":     {names: true},
+	"md5":       {names: true},
+	"readlink":  {names: true},
+	"realpath":  {flags: flagSpec{long: []string{"--relative-to", "--relative-base"}}, names: true},
 	"zcat":      {},
 	"bzcat":     {},
 	"xzcat":     {},
@@ -108,7 +110,7 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 	w.readAll(ops, name, e)
 	w.spanOK = false
 	for _, a := range ops {
-		if !a.exact {
+		if !a.exact && !spec.names {
 			// cat $(find memory-bank …), cat "$f": files named at run time, anywhere below
 			// the word's literal directory (the working directory when it has none)
 			w.searchWord(a, name, e)
@@ -254,6 +256,12 @@ func (w *walker) search(roots []arg, op string, noBank bool, e *env) {
 			w.res.Searches = append(w.res.Searches, acc)
 		}
 	}
+}
+
+// ShowsNames reports whether op, a read command's name (Access.Op), shows only the names,
+// sizes, counts or sums of what it reads (ls, wc, stat, md5sum), no line of it.
+func ShowsNames(op string) bool {
+	return readers[op].names
 }
 
 // searchWord records as an Unknown search the files a word built at run time may name: below
