@@ -151,7 +151,7 @@ func TestShellReaderOfBankSecret(t *testing.T) {
 		"perl -ne print " + f, "perl -pe '' " + f, "ruby -e 'puts ARGF.read' " + f,
 		"while read l; do echo $l; done < " + f, `echo "$(< ` + f + `)"`,
 		"cat memory-bank/details/*.md", "cat memory-bank/details/{tech,patterns}.md",
-		"bash -x " + f, "sh " + f, "python3 " + f, ". ./" + f,
+		"bash -x " + f, "sh " + f, "python3 " + f, ". ./" + f, "awk -f " + f + " /dev/null",
 		"cat $(find memory-bank -name tech.md)", `for f in memory-bank/details/*; do cat "$f"; done`,
 		"gzip -c " + f + " | zcat", "curl -s file://$PWD/" + f,
 	}

@@ -358,6 +358,12 @@ func (w *walker) awk(c *invocation) {
 	if prog.s != "" {
 		w.awkProgram(prog, e)
 	}
+	for _, o := range opts {
+		if (o.name == "-f" || o.name == "--file") && o.has {
+			// the program file: a syntax error prints its lines
+			w.readArg(o.value, name+" -f", e)
+		}
+	}
 	if inplace {
 		w.writeAll(files, name+" -i inplace", e)
 		return
