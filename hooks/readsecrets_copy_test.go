@@ -107,6 +107,8 @@ func TestGitViewOfBankSecret(t *testing.T) {
 		{"git diff --name-only", false},
 		{"git cat-file -t HEAD:" + readSecretFile, false},
 		{"git status", false},
+		{"git diff", false}, // the file has no uncommitted change: git diff shows none of it
+		{"git diff --cached -- memory-bank", false},
 	}
 	for _, host := range []string{"qwen", "droid", "crush"} {
 		t.Run(host, func(t *testing.T) {
@@ -254,6 +256,33 @@ func TestShellListingOfBankSecretRuns(t *testing.T) {
 				case tc.refused:
 					wantSecretNotice(t, got)
 				}
+			}
+		})
+	}
+}
+
+// git diff with no revision shows only files with uncommitted changes: refused on the refuse
+// hosts once the bank file holding a secret has one (staged or not), allowed before.
+func TestGitDiffOfChangedBankSecret(t *testing.T) {
+	for _, host := range []string{"qwen", "droid", "crush"} {
+		t.Run(host, func(t *testing.T) {
+			root := secretBankRepo(t)
+			testgit.Commit(t, root, "tech notes")
+			h := newHostRun(t, host, root, nil)
+			if got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell("git diff"))); got != "" {
+				t.Fatalf("git diff with no change refused: %s", got)
+			}
+			testgit.Write(t, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\nuse the queue, then the cache\n")
+			for _, cmd := range []string{"git diff", "git diff -- memory-bank/details"} {
+				got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell(cmd)))
+				if got == "" {
+					t.Fatalf("%s: allowed, and its output would show the secret", cmd)
+				}
+				wantAboveRefusal(t, got)
+			}
+			testgit.Git(t, root, "add", readSecretFile)
+			if got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell("git diff --cached"))); got == "" {
+				t.Fatal("git diff --cached: allowed, and its output would show the secret")
 			}
 		})
 	}

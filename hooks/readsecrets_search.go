@@ -292,6 +292,7 @@ func secretsUnder(paths []string, repos []repo.Repo, sc *secretScan) (found []ba
 // is not looked for.
 func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
 	gitView, runTime := false, false
+	changed := map[string]map[string]bool{} // repository root → bank files with uncommitted changes
 	for _, s := range res.Searches {
 		if s.NoBank {
 			continue
@@ -303,9 +304,15 @@ func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (foun
 				if dir == "" {
 					continue
 				}
+				if s.Changes && changed[r.Root] == nil {
+					changed[r.Root] = bankChanges(r)
+				}
 				walkBank(r, dir, func(rel, file string) {
 					if s.NoMarkdown && strings.EqualFold(filepath.Ext(file), ".md") {
 						return // its file filters let no Markdown file in (grep --include='*.go')
+					}
+					if s.Changes && !changed[r.Root]["*"] && !changed[r.Root][rel] {
+						return // git diff shows only files with uncommitted changes
 					}
 					fs, _ := sc.file(r, rel, file)
 					found = append(found, fs...)
@@ -322,6 +329,20 @@ func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (foun
 		return found, "view the history with the bank left out (git log -p -- . ':!memory-bank', git diff -- . ':!memory-bank')"
 	}
 	return found, "search with the bank left out (grep -r --exclude-dir=memory-bank …, rg -g '!memory-bank' …, git grep … -- ':!memory-bank')"
+}
+
+// bankChanges is the set of r's bank files with uncommitted changes (repository-relative, as
+// bankRel gives them); {"*": true} when git cannot tell, so that every file counts.
+func bankChanges(r repo.Repo) map[string]bool {
+	files, ok := watcher.NewFacts(r.Root, nil).BankChanges()
+	if !ok {
+		return map[string]bool{"*": true}
+	}
+	set := map[string]bool{"": true} // never nil: asked once
+	for _, f := range files {
+		set[filepath.ToSlash(f)] = true
+	}
+	return set
 }
 
 // maxGlobPaths bounds the paths one glob in a call's arguments is expanded to.

@@ -46,6 +46,9 @@ type Access struct {
 	Exclude string
 	// NoBank marks a tree write by a formatter told to leave memory-bank/ out of it.
 	NoBank bool
+	// Changes marks a search that shows only files with uncommitted changes (git diff, git
+	// diff --cached, with no revision named).
+	Changes bool
 }
 
 // Result is what Classify learnt about a command line.

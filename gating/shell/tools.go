@@ -494,9 +494,10 @@ func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
 	}
 	before := ops[:len(ops)-min(len(ops), len(after))]
 	var blobs, roots []arg
-	noBank, revPath := false, false
+	noBank, revPath, revs := false, false, false
 	for _, a := range before {
 		if !a.exact {
+			revs = true
 			continue
 		}
 		if p, ok := gitBlobPath(a.s); ok {
@@ -508,6 +509,8 @@ func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
 		}
 		if pathLike(a.s) && !strings.Contains(a.s, "..") {
 			roots = append(roots, a)
+		} else {
+			revs = true
 		}
 	}
 	for _, a := range after {
@@ -523,7 +526,15 @@ func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
 	if sub == "cat-file" || revPath && len(roots) == 0 {
 		return
 	}
+	n := len(w.res.Searches)
 	w.search(roots, op, noBank, e)
+	if sub == "diff" && !revs && !revPath && !hasOpt(opts, "--no-index") {
+		// the work tree against the index (or, --cached, the index against HEAD): only
+		// files with uncommitted changes show
+		for i := n; i < len(w.res.Searches); i++ {
+			w.res.Searches[i].Changes = true
+		}
+	}
 }
 
 // gitBlobPath is the path of a REV:PATH operand (HEAD:memory-bank/x.md, :0:x.md, the index's
