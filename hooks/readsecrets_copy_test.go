@@ -98,6 +98,8 @@ func TestGitViewOfBankSecret(t *testing.T) {
 		{"git diff HEAD~1 -- memory-bank", true},
 		{"git show HEAD", true},
 		{"git stash show -p", true},
+		{"cd src && git show HEAD:" + readSecretFile, true},
+		{"git -C src --no-pager show HEAD~0:../" + readSecretFile, true},
 		{"git show HEAD:memory-bank/details/patterns.md", false},
 		{"git log -p -- src", false},
 		{"git log -p -- . ':!memory-bank'", false},

@@ -300,6 +300,9 @@ func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (foun
 		n := len(found)
 		for _, p := range expandGlobs([]string{filepath.FromSlash(s.Path)}) {
 			for _, r := range repos {
+				if s.Top {
+					p = filepath.Join(r.Root, filepath.FromSlash(s.Path)) // git's REV:PATH
+				}
 				dir := bankDirOf(r, p)
 				if dir == "" {
 					continue

@@ -75,11 +75,11 @@ func TestGitShowsSearches(t *testing.T) {
 		cmd  string
 		want []Access
 	}{
-		"git show REV:PATH":         {"git show HEAD:memory-bank/x.md", s("git show", false, "/p/memory-bank/x.md")},
-		"git show the index's":      {"git show :memory-bank/x.md", s("git show", false, "/p/memory-bank/x.md")},
-		"git show a stage":          {"git show :2:memory-bank/x.md", s("git show", false, "/p/memory-bank/x.md")},
-		"git cat-file -p":           {"git cat-file -p HEAD~1:memory-bank/x.md", s("git cat-file", false, "/p/memory-bank/x.md")},
-		"git cat-file blob":         {"git cat-file blob main:memory-bank/x.md", s("git cat-file", false, "/p/memory-bank/x.md")},
+		"git show REV:PATH":         {"git show HEAD:memory-bank/x.md", []Access{{Path: "memory-bank/x.md", Op: "git show", Top: true}}},
+		"git show the index's":      {"git show :memory-bank/x.md", []Access{{Path: "memory-bank/x.md", Op: "git show", Top: true}}},
+		"git show a stage":          {"git show :2:memory-bank/x.md", []Access{{Path: "memory-bank/x.md", Op: "git show", Top: true}}},
+		"git cat-file -p":           {"git cat-file -p HEAD~1:memory-bank/x.md", []Access{{Path: "memory-bank/x.md", Op: "git cat-file", Top: true}}},
+		"git cat-file blob":         {"git cat-file blob main:memory-bank/x.md", []Access{{Path: "memory-bank/x.md", Op: "git cat-file", Top: true}}},
 		"git show a commit":         {"git show HEAD", s("git show", false, "/p")},
 		"git show -- a path":        {"git show HEAD -- memory-bank", s("git show", false, "/p/memory-bank")},
 		"git log -p":                {"git log -p", s("git log", false, "/p")},
@@ -90,7 +90,8 @@ func TestGitShowsSearches(t *testing.T) {
 		"git diff --cached a path":  {"git diff --cached -- memory-bank", []Access{{Path: "/p/memory-bank", Op: "git diff", Changes: true}}},
 		"git diff a revision":       {"git diff main", s("git diff", false, "/p")},
 		"git diff HEAD~1 -- bank":   {"git diff HEAD~1 -- memory-bank", s("git diff", false, "/p/memory-bank")},
-		"git diff two blobs":        {"git diff HEAD:a.md HEAD~1:a.md", s("git diff", false, "/p/a.md")},
+		"git diff two blobs":        {"git diff HEAD:a.md HEAD~1:a.md", []Access{{Path: "a.md", Op: "git diff", Top: true}}},
+		"git show REV:./PATH":       {"cd memory-bank && git show HEAD:./x.md", s("git show", false, "/p/memory-bank/x.md")},
 		"git stash show -p":         {"git stash show -p", s("git stash show", false, "/p")},
 		"git -C sub log -p":         {"git -C src log -p", s("git log", false, "/p/src")},
 		"git log":                   {"git log --oneline", nil},

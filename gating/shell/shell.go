@@ -49,6 +49,9 @@ type Access struct {
 	// Changes marks a search that shows only files with uncommitted changes (git diff, git
 	// diff --cached, with no revision named).
 	Changes bool
+	// Top marks a path relative to the top of the repository the command runs in (git's
+	// REV:PATH), left as written, since the classifier does not know where that top is.
+	Top bool
 }
 
 // Result is what Classify learnt about a command line.

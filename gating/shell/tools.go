@@ -464,12 +464,11 @@ var (
 )
 
 // gitShows records as searches what git prints of the content of files from its history or
-// index: git show HEAD:memory-bank/x.md and git cat-file -p REV:PATH (that path), git log -p,
+// index: git show HEAD:memory-bank/x.md and git cat-file -p REV:PATH (that path, from the top
+// of the repository: Access.Top), git log -p,
 // git diff and git show (their pathspecs; the working directory when none is named; an
 // exclude pathspec that leaves memory-bank/ out marks NoBank). Whichever version it prints,
-// the text is the file's, so a caller judges it like a search of those paths. A REV:PATH is
-// taken from the working directory, where the hosts run (git takes it from the top of the
-// repository).
+// the text is the file's, so a caller judges it like a search of those paths.
 func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
 	op := "git " + sub
 	var content bool
@@ -520,8 +519,17 @@ func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
 		}
 		roots = append(roots, a)
 	}
-	if len(blobs) > 0 {
-		w.search(blobs, op, false, e)
+	for _, b := range blobs {
+		// REV:./PATH and REV:../PATH are taken from the working directory, REV:PATH from
+		// the top of the repository
+		if b.s == "." || b.s == ".." || strings.HasPrefix(b.s, "./") || strings.HasPrefix(b.s, "../") {
+			w.search([]arg{b}, op, false, e)
+			continue
+		}
+		acc := Access{Path: path.Clean(b.s), Op: op, Top: true}
+		if len(w.res.Searches) < 64 && !hasAccess(w.res.Searches, acc) {
+			w.res.Searches = append(w.res.Searches, acc)
+		}
 	}
 	if sub == "cat-file" || revPath && len(roots) == 0 {
 		return
