@@ -99,6 +99,8 @@ func TestGitViewOfBankSecret(t *testing.T) {
 		{"git show HEAD", true},
 		{"git stash show -p", true},
 		{"cd src && git show HEAD:" + readSecretFile, true},
+		{"cd src && git log -p", true},
+		{"git -C src show HEAD", true},
 		{"git -C src --no-pager show HEAD~0:../" + readSecretFile, true},
 		{"git show HEAD:memory-bank/details/patterns.md", false},
 		{"git log -p -- src", false},

@@ -341,7 +341,7 @@ func (w *walker) gitStash(rest []arg, e *env) {
 	case "show":
 		// the stash's changes, across the tree; with -p their content
 		if opts, _ := parseArgs(rest, flagSpec{}); hasOpt(opts, gitPatch...) {
-			w.search(nil, "git stash show", false, e)
+			w.searchTop("git stash show", false)
 		}
 		return
 	case "list", "create", "store", "drop", "clear":
@@ -526,22 +526,37 @@ func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
 			w.search([]arg{b}, op, false, e)
 			continue
 		}
-		acc := Access{Path: path.Clean(b.s), Op: op, Top: true}
-		if len(w.res.Searches) < 64 && !hasAccess(w.res.Searches, acc) {
-			w.res.Searches = append(w.res.Searches, acc)
-		}
+		w.searchTopPath(path.Clean(b.s), op, false)
 	}
 	if sub == "cat-file" || revPath && len(roots) == 0 {
 		return
 	}
 	n := len(w.res.Searches)
-	w.search(roots, op, noBank, e)
+	if len(roots) == 0 {
+		// no pathspec: the whole repository, wherever in it the command runs
+		w.searchTop(op, noBank)
+	} else {
+		w.search(roots, op, noBank, e)
+	}
 	if sub == "diff" && !revs && !revPath && !hasOpt(opts, "--no-index") {
 		// the work tree against the index (or, --cached, the index against HEAD): only
 		// files with uncommitted changes show
 		for i := n; i < len(w.res.Searches); i++ {
 			w.res.Searches[i].Changes = true
 		}
+	}
+}
+
+// searchTop records a search of the whole repository the command runs in.
+func (w *walker) searchTop(op string, noBank bool) {
+	w.searchTopPath(".", op, noBank)
+}
+
+// searchTopPath records a search of p, relative to the top of the repository (Access.Top).
+func (w *walker) searchTopPath(p, op string, noBank bool) {
+	acc := Access{Path: p, Op: op, NoBank: noBank, Top: true}
+	if len(w.res.Searches) < 64 && !hasAccess(w.res.Searches, acc) {
+		w.res.Searches = append(w.res.Searches, acc)
 	}
 }
 
