@@ -232,6 +232,10 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 				return stopRefusal(ran, "and this command would run it as a program, whose errors and traces print its lines, so it was stopped before it ran",
 					", or read it with the read tool, which hands it over with the secret redacted"), false
 			}
+			if named, script := scriptSecrets(sh, repos, sc); len(named) > 0 {
+				return stopRefusal(named, "and the script this command runs ("+script+") names memory-bank/, so what it prints may show it; it was stopped before it ran",
+					", or have the script leave memory-bank/ out"), false
+			}
 		}
 		if above, next := searchAbove(c, sh, repos, sc); len(above) > 0 {
 			what := "this search"

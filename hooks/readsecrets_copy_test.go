@@ -291,3 +291,41 @@ func TestGitDiffOfChangedBankSecret(t *testing.T) {
 		})
 	}
 }
+
+// A script the command runs that names memory-bank/ (written in an earlier call, outside the
+// bank) may print a bank secret: refused on the refuse hosts while the bank holds one; a
+// script that does not name the bank runs.
+func TestScriptNamingBankSecret(t *testing.T) {
+	dir := t.TempDir()
+	testgit.Write(t, dir, "dump.py", "print(open('memory-bank/details/tech.md').read())\n")
+	testgit.Write(t, dir, "dump.sh", "#!/bin/sh\nfor f in memory-bank/details/*; do cat \"$f\"; done\n")
+	testgit.Write(t, dir, "hello.py", "print('hello')\n")
+	cases := []struct {
+		cmd     string
+		refused bool
+	}{
+		{"python3 " + dir + "/dump.py", true},
+		{"sh " + dir + "/dump.sh", true},
+		{"python3 " + dir + "/hello.py", false},
+	}
+	for _, host := range []string{"qwen", "droid", "crush"} {
+		t.Run(host, func(t *testing.T) {
+			root := secretBankRepo(t)
+			h := newHostRun(t, host, root, nil)
+			for _, tc := range cases {
+				got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell(tc.cmd)))
+				switch {
+				case !tc.refused && got != "":
+					t.Errorf("%s: refused: %s", tc.cmd, got)
+				case tc.refused && got == "":
+					t.Errorf("%s: allowed, and the script may print the secret", tc.cmd)
+				case tc.refused:
+					wantAboveRefusal(t, got)
+					if !strings.Contains(got, "names memory-bank/") {
+						t.Errorf("%s: refusal %q: want the script named", tc.cmd, got)
+					}
+				}
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/gating/shell"
 	"github.com/mbguard/mbguard/internal/repo"
@@ -265,6 +266,43 @@ func ranSecrets(sh shell.Result, repos []repo.Repo, sc *secretScan) []bankSecret
 		paths = append(paths, r.Path)
 	}
 	return secretsUnder(paths, repos, sc)
+}
+
+// maxScriptScan bounds the text of a script read to see whether it names the bank.
+const maxScriptScan = 256 << 10
+
+// scriptSecrets returns the secrets of every bank a script the shell command runs names by
+// its directory (python3 /tmp/dump.py, whose code opens memory-bank/…): what the script prints
+// cannot be known before it runs. A script in the bank is ranSecrets's; one that does not name
+// memory-bank/ is not judged (a name built at run time is not seen).
+func scriptSecrets(sh shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret, script string) {
+	for _, run := range sh.Runs {
+		if run.Kind == "patch" {
+			continue // git apply prints no line of what it applies
+		}
+		p := filepath.FromSlash(run.Path)
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxScriptScan {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b), bank.Dir) {
+			continue
+		}
+		for _, r := range repos {
+			if _, in := bankRel(r, p); in {
+				continue
+			}
+			walkBank(r, r.BankDir(), func(rel, file string) {
+				fs, _ := sc.file(r, rel, file)
+				found = append(found, fs...)
+			})
+		}
+		if len(found) > 0 {
+			return found, filepath.Base(p)
+		}
+	}
+	return nil, ""
 }
 
 // secretsUnder returns the secrets in the bank files at or below paths (slash-separated,
