@@ -159,7 +159,8 @@ func TestShellReaderOfBankSecret(t *testing.T) {
 		"cat memory-bank/details/*.md", "cat memory-bank/details/{tech,patterns}.md",
 		"bash -x " + f, "sh " + f, "python3 " + f, ". ./" + f, "awk -f " + f + " /dev/null",
 		"cat $(find memory-bank -name tech.md)", `for f in memory-bank/details/*; do cat "$f"; done`,
-		"gzip -c " + f + " | zcat", "curl -s file://$PWD/" + f,
+		"gzip -c " + f + " | zcat", "curl -s file://$PWD/" + f, "look token " + f, "xargs -a " + f + " echo",
+		"diff -r . /tmp/empty", "diff -ru memory-bank /tmp/empty",
 	}
 	for _, host := range []string{"qwen", "droid", "crush"} {
 		t.Run(host, func(t *testing.T) {

@@ -91,8 +91,15 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 		return // test -f x only asks about x
 	}
 	opts, ops := parseArgs(args, spec.flags)
-	if name == "tr" || name == "look" {
-		return // their operands are sets and words, not files
+	if name == "tr" {
+		return // its operands are sets, not files
+	}
+	if name == "look" {
+		// look WORD [FILE]: the lines of FILE that begin with WORD
+		if len(ops) > 1 {
+			w.readAll(ops[1:], name, e)
+		}
+		return
 	}
 	if spec.pattern && len(ops) > 0 && !hasOpt(opts, spec.patternOpts...) {
 		ops = ops[1:]
@@ -208,6 +215,9 @@ func searchesTree(name string, opts []opt) bool {
 		}
 		v, ok := optValue(opts, "-d", "--directories")
 		return ok && v.s == "recurse"
+	case "diff":
+		// diff -r prints the lines of every file that differs, at any depth
+		return hasOpt(opts, "-r", "--recursive") && !hasOpt(opts, "-q", "--brief")
 	}
 	return false
 }

@@ -197,6 +197,8 @@ var cases = []tc{
 	{"perl -i.bak", "perl -i.bak -pe 's/a/b/' a.md b.md", w("/repo/a.md", "/repo/b.md"), nil, "WI"},
 	{"ruby -i", "ruby -i -pe 'sub(/a/,\"b\")' a.md", w("/repo/a.md"), nil, "WI"},
 	{"awk read", "awk '{print $1}' memory-bank/a.md", nil, w("/repo/memory-bank/a.md"), ""},
+	{"look WORD FILE", "look token memory-bank/a.md", nil, w("/repo/memory-bank/a.md"), ""},
+	{"xargs -a FILE", "xargs -a memory-bank/a.md echo", nil, w("/repo/memory-bank/a.md"), ""},
 	{"awk -f", "awk -f memory-bank/a.awk in.txt", nil, w("/repo/memory-bank/a.awk", "/repo/in.txt"), ""},
 	{"curl file://", "curl file:///repo/memory-bank/a.md", nil, w("/repo/memory-bank/a.md"), ""},
 	{"awk -F read", "awk -F: '{print $1}' /etc/passwd", nil, w("/etc/passwd"), ""},
