@@ -10,6 +10,7 @@ import (
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/gating/shell"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/scanner"
 )
@@ -205,7 +206,12 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 		left -= min(left, len(text))
 		texts = append(texts, "--- "+rel+" (secrets replaced by REDACTED)\n"+text)
 	}
-	for _, p := range expandGlobs(targetFiles(c)) {
+	sh, isShell := shellOf(c)
+	targets := targetFiles(c)
+	if isShell {
+		targets = shownTargets(targets, sh)
+	}
+	for _, p := range expandGlobs(targets) {
 		for _, r := range repos {
 			rel, ok := bankRel(r, p)
 			if !ok {
@@ -219,8 +225,26 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 		}
 	}
 	if len(found) == 0 {
-		if above, next := searchAbove(c, repos, sc); len(above) > 0 {
-			return aboveRefusal(above, next), false
+		if isShell {
+			if carried := carriedSecrets(sh, repos, sc); len(carried) > 0 {
+				return stopRefusal(carried, "and this command would copy it out of memory-bank/, where mbguard cannot keep it from the model, so it was stopped before it ran",
+					", then copy"), false
+			}
+			if ran := ranSecrets(sh, repos, sc); len(ran) > 0 {
+				return stopRefusal(ran, "and this command would run it as a program, whose errors and traces print its lines, so it was stopped before it ran",
+					", or read it with the read tool, which hands it over with the secret redacted"), false
+			}
+			if named, script := scriptSecrets(sh, repos, sc); len(named) > 0 {
+				return stopRefusal(named, "and the script this command runs ("+script+") names memory-bank/, so what it prints may show it; it was stopped before it ran",
+					", or have the script leave memory-bank/ out"), false
+			}
+		}
+		if above, next := searchAbove(c, sh, repos, sc); len(above) > 0 {
+			what := "this search"
+			if isShell {
+				what = "this command"
+			}
+			return stopRefusal(above, "and "+what+" would show it to the model, so it was stopped before it ran", ", or "+next), false
 		}
 		return "", false
 	}
@@ -237,6 +261,36 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 	}
 	return msg + "Do not repeat the secret anywhere; remove the secret at " + strings.Join(fixes, ", ") +
 		" and keep only where it lives (a vault, an environment variable name).", len(texts) > 0
+}
+
+// shownTargets leaves out of a shell call's targets the paths it only lists, counts or sums
+// (ls memory-bank/details, wc -l, md5sum): no line of them reaches the model. A path the
+// command also reads otherwise, or writes, stays.
+func shownTargets(targets []string, sh shell.Result) []string {
+	names := map[string]bool{}
+	for _, a := range sh.Reads {
+		if shell.ShowsNames(a.Op) {
+			names[a.Path] = true
+		}
+	}
+	if len(names) == 0 {
+		return targets
+	}
+	for _, a := range sh.Reads {
+		if !shell.ShowsNames(a.Op) {
+			delete(names, a.Path)
+		}
+	}
+	for _, a := range sh.Writes {
+		delete(names, a.Path)
+	}
+	out := targets[:0:0]
+	for _, t := range targets {
+		if !names[filepath.ToSlash(t)] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // maxBankWalk bounds the bank files scanned for one call that names a directory.

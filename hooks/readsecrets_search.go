@@ -8,10 +8,12 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/gating/shell"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/scanner"
+	"github.com/mbguard/mbguard/watcher"
 )
 
 // A search whose target is a directory above the bank (the repository root, or no path at
@@ -174,9 +176,9 @@ func expandGlobBraces(g string) []string {
 // searchAbove returns the secrets a call that searches a directory holding a bank would show,
 // and the one way to search without them. A structured search counts only the secrets on lines
 // its pattern matches (and its file filter admits).
-func searchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
+func searchAbove(c *hookCall, sh shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
 	if gating.ShellTool(c.Tool) {
-		return shellSearchAbove(c, repos, sc)
+		return shellSearchAbove(sh, repos, sc)
 	}
 	s, ok := searchOf(c)
 	if !ok {
@@ -207,11 +209,11 @@ func searchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []bankSe
 	return found, "search a path that does not hold memory-bank/, or with a pattern those lines do not match"
 }
 
-// shellSearchAbove returns the secrets in every bank a shell command searches at any depth
-// from a directory that holds it (grep -r token ., rg token, find . -exec cat {} +): the
-// command's output cannot be known before it runs, so every finding counts. A search told to
-// leave memory-bank/ out is not one.
-func shellSearchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
+// shellOf classifies a shell call's command line where it runs; false for another tool.
+func shellOf(c *hookCall) (shell.Result, bool) {
+	if !gating.ShellTool(c.Tool) {
+		return shell.Result{}, false
+	}
 	cmd, ok := c.Args["command"].(string)
 	if !ok {
 		cmd, _ = c.Args["cmd"].(string)
@@ -226,33 +228,162 @@ func shellSearchAbove(c *hookCall, repos []repo.Repo, sc *secretScan) (found []b
 			break
 		}
 	}
-	res := shell.Classify(cmd, filepath.ToSlash(cwd))
-	for _, s := range res.Searches {
-		if s.NoBank {
+	// the agent's shell shares the hook's environment: "$HOME/x" is a known path, as the
+	// engine sees it
+	return shell.ClassifyEnv(cmd, filepath.ToSlash(cwd), (*watcher.Facts)(nil).Env()), true
+}
+
+// bankDirOf is the part of a bank that lies below p: the whole bank when p holds it (the
+// repository root), p when it is a directory or file in the bank, "" when p is outside it.
+func bankDirOf(r repo.Repo, p string) string {
+	if holdsBank(r, p) {
+		return r.BankDir()
+	}
+	if _, in := bankRel(r, p); in {
+		return p
+	}
+	return ""
+}
+
+// carriedSecrets returns the secrets in the bank files a shell command copies, archives or
+// links elsewhere (cp memory-bank/… /tmp/y, tar cf /tmp/b.tar memory-bank, ln -s): the copy
+// holds the secret under a name no gate guards, and the next call shows it. A copy into the
+// bank is the bank guard's to judge; it refuses it first.
+func carriedSecrets(sh shell.Result, repos []repo.Repo, sc *secretScan) []bankSecret {
+	var paths []string
+	for _, a := range sh.Carries {
+		paths = append(paths, a.Path)
+	}
+	return secretsUnder(paths, repos, sc)
+}
+
+// ranSecrets returns the secrets in the bank files a shell command runs as programs (bash -x
+// memory-bank/…, python memory-bank/…): a shell's trace and an interpreter's syntax error
+// print the file's lines.
+func ranSecrets(sh shell.Result, repos []repo.Repo, sc *secretScan) []bankSecret {
+	var paths []string
+	for _, r := range sh.Runs {
+		paths = append(paths, r.Path)
+	}
+	return secretsUnder(paths, repos, sc)
+}
+
+// maxScriptScan bounds the text of a script read to see whether it names the bank.
+const maxScriptScan = 256 << 10
+
+// scriptSecrets returns the secrets of every bank a script the shell command runs names by
+// its directory (python3 /tmp/dump.py, whose code opens memory-bank/…): what the script prints
+// cannot be known before it runs. A script in the bank is ranSecrets's; one that does not name
+// memory-bank/ is not judged (a name built at run time is not seen).
+func scriptSecrets(sh shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret, script string) {
+	for _, run := range sh.Runs {
+		if run.Kind == "patch" {
+			continue // git apply prints no line of what it applies
+		}
+		p := filepath.FromSlash(run.Path)
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxScriptScan {
 			continue
 		}
-		for _, p := range expandGlobs([]string{filepath.FromSlash(s.Path)}) {
-			for _, r := range repos {
-				dir := ""
-				if holdsBank(r, p) {
-					dir = r.BankDir()
-				} else if _, in := bankRel(r, p); in {
-					dir = p
-				}
-				if dir == "" {
-					continue
-				}
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b), bank.Dir) {
+			continue
+		}
+		for _, r := range repos {
+			if _, in := bankRel(r, p); in {
+				continue
+			}
+			walkBank(r, r.BankDir(), func(rel, file string) {
+				fs, _ := sc.file(r, rel, file)
+				found = append(found, fs...)
+			})
+		}
+		if len(found) > 0 {
+			return found, filepath.Base(p)
+		}
+	}
+	return nil, ""
+}
+
+// secretsUnder returns the secrets in the bank files at or below paths (slash-separated,
+// globs expanded).
+func secretsUnder(paths []string, repos []repo.Repo, sc *secretScan) (found []bankSecret) {
+	for _, p := range expandGlobs(paths) {
+		p = filepath.FromSlash(p)
+		for _, r := range repos {
+			if dir := bankDirOf(r, p); dir != "" {
 				walkBank(r, dir, func(rel, file string) {
-					if s.NoMarkdown && strings.EqualFold(filepath.Ext(file), ".md") {
-						return // its file filters let no Markdown file in (grep --include='*.go')
-					}
 					fs, _ := sc.file(r, rel, file)
 					found = append(found, fs...)
 				})
 			}
 		}
 	}
+	return found
+}
+
+// shellSearchAbove returns the secrets in every bank a shell command searches at any depth
+// from a directory that holds it (grep -r token ., rg token, find . -exec cat {} +): the
+// command's output cannot be known before it runs, so every finding counts. A search told to
+// leave memory-bank/ out is not one. git's views of files (git show HEAD:memory-bank/x.md,
+// git log -p, git diff) are judged by the files as they are now: a secret only in the history
+// is not looked for.
+func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
+	gitView, runTime := false, false
+	changed := map[string]map[string]bool{} // repository root → bank files with uncommitted changes
+	for _, s := range res.Searches {
+		if s.NoBank {
+			continue
+		}
+		n := len(found)
+		for _, p := range expandGlobs([]string{filepath.FromSlash(s.Path)}) {
+			for _, r := range repos {
+				if s.Top {
+					p = filepath.Join(r.Root, filepath.FromSlash(s.Path)) // git's REV:PATH
+				}
+				dir := bankDirOf(r, p)
+				if dir == "" {
+					continue
+				}
+				if s.Changes && changed[r.Root] == nil {
+					changed[r.Root] = bankChanges(r)
+				}
+				walkBank(r, dir, func(rel, file string) {
+					if s.NoMarkdown && strings.EqualFold(filepath.Ext(file), ".md") {
+						return // its file filters let no Markdown file in (grep --include='*.go')
+					}
+					if s.Changes && !changed[r.Root]["*"] && !changed[r.Root][rel] {
+						return // git diff shows only files with uncommitted changes
+					}
+					fs, _ := sc.file(r, rel, file)
+					found = append(found, fs...)
+				})
+			}
+		}
+		gitView = gitView || len(found) > n && strings.HasPrefix(s.Op, "git ") && s.Op != "git grep"
+		runTime = runTime || len(found) > n && s.Unknown
+	}
+	if runTime {
+		return found, "name the files to read in the command instead of building their names when it runs"
+	}
+	if gitView {
+		return found, "view the history with the bank left out (git log -p -- . ':!memory-bank', git diff -- . ':!memory-bank')"
+	}
 	return found, "search with the bank left out (grep -r --exclude-dir=memory-bank …, rg -g '!memory-bank' …, git grep … -- ':!memory-bank')"
+}
+
+// bankChanges is the set of r's bank files with uncommitted changes (repository-relative, as
+// bankRel gives them); {"*": true} when git cannot tell, so that every file counts.
+func bankChanges(r repo.Repo) map[string]bool {
+	files, ok := watcher.NewFacts(r.Root, nil).BankChanges()
+	if !ok {
+		return map[string]bool{"*": true}
+	}
+	set := map[string]bool{"": true} // never nil: asked once
+	for _, f := range files {
+		set[filepath.ToSlash(f)] = true
+	}
+	return set
 }
 
 // maxGlobPaths bounds the paths one glob in a call's arguments is expanded to.
@@ -278,17 +409,19 @@ func expandGlobs(paths []string) []string {
 	return out
 }
 
-// aboveRefusal is the reason a search above the bank is refused: where the secrets are (file,
-// line, rule; never the secret) and the one next step.
-func aboveRefusal(found []bankSecret, next string) string {
+// stopRefusal is the reason a call is refused before it runs because of where it would take
+// the bank's secrets (what: "and this search would show it to the model, …"): where the
+// secrets are (file, line, rule; never the secret) and the one next step, which then ends
+// (", or search …").
+func stopRefusal(found []bankSecret, what, then string) string {
 	var lines, fixes []string
 	for _, f := range found {
 		lines = append(lines, f.String())
 		fixes = append(fixes, fmt.Sprintf("%s line %d (rule %s)", f.rel, f.line, f.rule))
 	}
-	return "[mbguard] " + strings.Join(lines, "; ") + ", and this search would show it to the model, so it was stopped before it ran. " +
+	return "[mbguard] " + strings.Join(lines, "; ") + ", " + what + ". " +
 		"Do not repeat the secret anywhere. Next: remove the secret at " + strings.Join(fixes, ", ") +
-		" with the write or edit tool (keep only where it lives: a vault, an environment variable name), or " + next + "."
+		" with the write or edit tool (keep only where it lives: a vault, an environment variable name)" + then + "."
 }
 
 func argTrue(args map[string]any, keys []string) bool {

@@ -358,7 +358,7 @@ func BenchmarkClaudeReadSecrets(b *testing.B) {
 // BenchmarkQwenSecretRefusal prices the check Qwen Code's PreToolUse now makes before every
 // read (is a bank file it names holding a secret?) against the whole PreToolUse it is part of,
 // both measured in this process, on the common case: a read_file of a clean bank file in a bank
-// of 40 files. Compare check with handle.
+// of 40 files, and a shell call reading one. Compare check with handle.
 func BenchmarkQwenSecretRefusal(b *testing.B) {
 	root := bankRepo(b)
 	for i := range 40 {
@@ -385,6 +385,29 @@ func BenchmarkQwenSecretRefusal(b *testing.B) {
 			}
 			if reason, _ := secretRefusal(&call, h.repos(&call)); reason != "" {
 				b.Fatal("a clean file refused")
+			}
+		}
+	})
+	// a shell call: the command is classified for what it reads, carries, runs and searches
+	sp, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "bench-session", "cwd": root, "prompt_id": "p1",
+		"tool_name": "run_shell_command", "tool_use_id": "call_s", "tool_input": map[string]any{
+			"command": "cat memory-bank/details/n07.md && for f in src/*.go; do wc -l $f; done && git diff --stat"}})
+	if r := h.Handle(ctx, sp); r.Exit != 0 {
+		b.Fatalf("clean shell call refused: %s", r.Stderr)
+	}
+	b.Run("handle shell", func(b *testing.B) {
+		for b.Loop() {
+			h.Handle(ctx, sp)
+		}
+	})
+	b.Run("check shell", func(b *testing.B) {
+		for b.Loop() {
+			call, err := qwenProto{}.parse(sp, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if reason, _ := secretRefusal(&call, h.repos(&call)); reason != "" {
+				b.Fatal("a clean shell call refused")
 			}
 		}
 	})

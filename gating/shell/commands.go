@@ -259,6 +259,12 @@ func (w *walker) copy(c *invocation) {
 		return
 	}
 	t, hasT := optValue(opts, "-t", "--target-directory")
+	switch {
+	case hasT || len(ops) == 1 && (name == "ln" || name == "link"):
+		w.carryAll(ops, name, e)
+	case len(ops) > 1:
+		w.carryAll(ops[:len(ops)-1], name, e)
+	}
 	if name == "ln" || name == "link" {
 		// after the link itself is recorded as written
 		defer w.noteLinks(opts, ops, t, hasT, e)
@@ -388,6 +394,11 @@ func (w *walker) remoteCopy(c *invocation) {
 		return
 	}
 	dest, srcs := ops[len(ops)-1], ops[:len(ops)-1]
+	for _, s := range srcs {
+		if !isRemote(s.s) {
+			w.carryArg(s, name, e)
+		}
+	}
 	if hasOpt(opts, "--remove-source-files") {
 		for _, s := range srcs {
 			if !isRemote(s.s) {

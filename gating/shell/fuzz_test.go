@@ -44,6 +44,12 @@ func FuzzClassify(f *testing.F) {
 // rootCauseSeeds are one command per root cause of issue 8 §3 (the full tables
 // are in gating's rootcause_test.go).
 var rootCauseSeeds = []string{
+	// what a command carries, shows or reads by a run-time word (hooks' secretRefusal)
+	"cp -t /tmp memory-bank/a.md && tar -C memory-bank -czf /tmp/b.tgz details",
+	"git show :2:memory-bank/a.md HEAD:: && git cat-file -p : && git log -p -- . ':!memory-bank'",
+	"curl -F 'f=@memory-bank/a.md;type=x' -d @ -T '' file://",
+	"for f in a b; do for g in $f/*; do for h in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do cat $f $g $h; done; done; done",
+	`for f; do cat "$f"; done; for x in $(ls); do awk -f "$x"; done`,
 	"git checkout -- ':/'",
 	"git -c alias.x='!rm -rf memory-bank' x",
 	"git --work-tree=memory-bank checkout HEAD -- .",

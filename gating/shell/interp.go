@@ -103,6 +103,10 @@ func (w *walker) interp(it interpreter, name string, args []arg, e *env, in *std
 		}
 	}
 	if seen {
+		// perl -ne print FILE, python -c CODE FILE: the code is handed the operands, and
+		// reads them (perl -n, -p) or may; a read is what a caller that keeps a file's text
+		// from the agent needs to know
+		w.readAll(ops, name, e)
 		return
 	}
 	if it.sub != "" && len(ops) > 0 && ops[0].s == it.sub {

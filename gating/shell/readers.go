@@ -13,6 +13,8 @@ type readSpec struct {
 	// supplied it.
 	pattern     bool
 	patternOpts []string
+	// names: it shows the names, sizes, counts or sums of what it reads, no line of it
+	names bool
 }
 
 var grepPattern = []string{"-e", "-f", "--regexp", "--file"}
@@ -37,13 +39,13 @@ var readers = map[string]readSpec{
 	"rg":        {flags: flagSpec{short: "efgmABCjMtTrEd", long: []string{"--regexp", "--file", "--glob", "--iglob", "--type", "--type-not", "--type-add", "--max-count", "--context", "--after-context", "--before-context", "--replace", "--max-depth", "--threads", "--encoding", "--sort", "--sortr", "--max-filesize", "--pre", "--pre-glob", "--colors", "--max-columns", "--context-separator", "--field-match-separator", "--path-separator", "--ignore-file"}}, pattern: true, patternOpts: append([]string{"--files", "--type-list"}, grepPattern...)},
 	"ag":        {flags: flagSpec{short: "ABCGgmp", long: []string{"--after", "--before", "--context", "--file-search-regex", "--ignore", "--ignore-dir", "--max-count", "--path-to-ignore", "--depth"}}, pattern: true, patternOpts: []string{"-g"}},
 	"ack":       {flags: flagSpec{short: "ABCgm", long: []string{"--match", "--type", "--ignore-dir", "--ignore-file", "--max-count"}}, pattern: true, patternOpts: []string{"-f", "-g", "--match"}},
-	"ls":        {flags: flagSpec{short: "IwT", long: []string{"--ignore", "--hide", "--width", "--tabsize", "--format", "--sort", "--time", "--time-style", "--quoting-style", "--indicator-style", "--block-size"}}},
-	"eza":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time", "--width", "--color"}}},
-	"exa":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time"}}},
-	"wc":        {},
-	"file":      {flags: flagSpec{short: "mfFeP", long: []string{"--magic-file", "--files-from", "--separator", "--exclude", "--parameter"}}},
-	"stat":      {flags: flagSpec{short: "ct", long: []string{"--format", "--printf"}}},
-	"du":        {flags: flagSpec{short: "dBtX", long: []string{"--max-depth", "--block-size", "--threshold", "--exclude", "--exclude-from", "--time-style"}}},
+	"ls":        {flags: flagSpec{short: "IwT", long: []string{"--ignore", "--hide", "--width", "--tabsize", "--format", "--sort", "--time", "--time-style", "--quoting-style", "--indicator-style", "--block-size"}}, names: true},
+	"eza":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time", "--width", "--color"}}, names: true},
+	"exa":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time"}}, names: true},
+	"wc":        {names: true},
+	"file":      {flags: flagSpec{short: "mfFeP", long: []string{"--magic-file", "--files-from", "--separator", "--exclude", "--parameter"}}, names: true},
+	"stat":      {flags: flagSpec{short: "ct", long: []string{"--format", "--printf"}}, names: true},
+	"du":        {flags: flagSpec{short: "dBtX", long: []string{"--max-depth", "--block-size", "--threshold", "--exclude", "--exclude-from", "--time-style"}}, names: true},
 	"diff":      {flags: flagSpec{short: "CUFIxXLSW", long: []string{"--context", "--unified", "--show-function-line", "--ignore-matching-lines", "--exclude", "--exclude-from", "--label", "--starting-file", "--width", "--to-file", "--from-file"}}},
 	"cmp":       {flags: flagSpec{short: "iIn", long: []string{"--ignore-initial", "--bytes"}}},
 	"comm":      {},
@@ -58,16 +60,16 @@ var readers = map[string]readSpec{
 	"hexdump":   {flags: flagSpec{short: "efns"}},
 	"hd":        {flags: flagSpec{short: "efns"}},
 	"strings":   {flags: flagSpec{short: "nteT", long: []string{"--bytes", "--radix", "--encoding", "--target"}}},
-	"md5sum":    {},
-	"sha1sum":   {},
-	"sha256sum": {},
-	"sha512sum": {},
-	"shasum":    {flags: flagSpec{short: "a", long: []string{"--algorithm"}}},
-	"b2sum":     {flags: flagSpec{short: "l"}},
-	"cksum":     {},
-	"md5":       {},
-	"readlink":  {},
-	"realpath":  {flags: flagSpec{long: []string{"--relative-to", "--relative-base"}}},
+	"md5sum":    {names: true},
+	"sha1sum":   {names: true},
+	"sha256sum": {names: true},
+	"sha512sum": {names: true},
+	"shasum":    {flags: flagSpec{short: "a", long: []string{"--algorithm"}}, names: true},
+	"b2sum":     {flags: flagSpec{short: "l"}, names: true},
+	"cksum":     {names: true},
+	"md5":       {names: true},
+	"readlink":  {names: true},
+	"realpath":  {flags: flagSpec{long: []string{"--relative-to", "--relative-base"}}, names: true},
 	"zcat":      {},
 	"bzcat":     {},
 	"xzcat":     {},
@@ -89,8 +91,15 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 		return // test -f x only asks about x
 	}
 	opts, ops := parseArgs(args, spec.flags)
-	if name == "tr" || name == "look" {
-		return // their operands are sets and words, not files
+	if name == "tr" {
+		return // its operands are sets, not files
+	}
+	if name == "look" {
+		// look WORD [FILE]: the lines of FILE that begin with WORD
+		if len(ops) > 1 {
+			w.readAll(ops[1:], name, e)
+		}
+		return
 	}
 	if spec.pattern && len(ops) > 0 && !hasOpt(opts, spec.patternOpts...) {
 		ops = ops[1:]
@@ -107,6 +116,14 @@ func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
 	w.spanOK = true
 	w.readAll(ops, name, e)
 	w.spanOK = false
+	for _, a := range ops {
+		if !a.exact && !spec.names {
+			// cat $(find memory-bank …), cat "$f": files named at run time, anywhere below
+			// the word's literal directory (the working directory when it has none)
+			w.searchWord(a, name, e)
+			break
+		}
+	}
 	if searchesTree(name, opts) {
 		n := len(w.res.Searches)
 		w.search(ops, name, searchLeavesBankOut(opts), e)
@@ -198,6 +215,9 @@ func searchesTree(name string, opts []opt) bool {
 		}
 		v, ok := optValue(opts, "-d", "--directories")
 		return ok && v.s == "recurse"
+	case "diff":
+		// diff -r prints the lines of every file that differs, at any depth
+		return hasOpt(opts, "-r", "--recursive") && !hasOpt(opts, "-q", "--brief")
 	}
 	return false
 }
@@ -245,6 +265,26 @@ func (w *walker) search(roots []arg, op string, noBank bool, e *env) {
 		if len(w.res.Searches) < 64 && !hasAccess(w.res.Searches, acc) {
 			w.res.Searches = append(w.res.Searches, acc)
 		}
+	}
+}
+
+// ShowsNames reports whether op, a read command's name (Access.Op), shows only the names,
+// sizes, counts or sums of what it reads (ls, wc, stat, md5sum), no line of it.
+func ShowsNames(op string) bool {
+	return readers[op].names
+}
+
+// searchWord records as an Unknown search the files a word built at run time may name: below
+// the directory of its literal prefix (memory-bank/$X: memory-bank), or the working directory.
+func (w *walker) searchWord(a arg, op string, e *env) {
+	dir := "."
+	if i := strings.LastIndexByte(a.s, '/'); i >= 0 && !strings.ContainsAny(a.s[:i], "*?[") {
+		dir = a.s[:i+1]
+	}
+	n := len(w.res.Searches)
+	w.search([]arg{{s: dir, exact: true}}, op, false, e)
+	for i := n; i < len(w.res.Searches); i++ {
+		w.res.Searches[i].Unknown = true
 	}
 }
 
@@ -327,6 +367,12 @@ func (w *walker) awk(c *invocation) {
 	}
 	if prog.s != "" {
 		w.awkProgram(prog, e)
+	}
+	for _, o := range opts {
+		if (o.name == "-f" || o.name == "--file") && o.has {
+			// the program file: a syntax error prints its lines
+			w.readArg(o.value, name+" -f", e)
+		}
 	}
 	if inplace {
 		w.writeAll(files, name+" -i inplace", e)

@@ -9,10 +9,14 @@ func archiverCommands() []command {
 		})},
 		{names: "unzip", family: "archivers", does: "reads the archive, writes the tree below -d DIR",
 			flags: flagSpec{short: "dP", long: []string{"--password"}}, handle: always((*walker).unzip)},
-		{names: "gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 brotli", family: "archivers", does: "replaces its operands, unless -c/-l/-t",
+		{names: "gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 brotli", family: "archivers", does: "replaces its operands, unless -c/-l/-t; -c carries them to stdout",
 			flags: flagSpec{short: "S", long: []string{"--suffix"}}, handle: always(func(w *walker, c *invocation) {
 				opts, ops := parseArgs(c.args, c.spec.flags)
-				if hasOpt(opts, "-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") {
+				if hasOpt(opts, "-c", "--stdout", "--to-stdout") {
+					w.carryAll(ops, c.name, c.e) // gzip -c x | zcat shows x
+					return
+				}
+				if hasOpt(opts, "-l", "--list", "-t", "--test") {
 					return
 				}
 				w.writeAll(ops, c.name, c.e)
@@ -23,6 +27,7 @@ func archiverCommands() []command {
 				w.res.Write = true
 				if len(ops) > 0 {
 					w.writeArg(ops[0], c.name, c.e)
+					w.carryAll(ops[1:], c.name, c.e)
 					if hasOpt(opts, "-m", "--move") {
 						// zip -m deletes the files it stored
 						w.writeAll(ops[1:], "zip -m", c.e)

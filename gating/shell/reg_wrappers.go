@@ -90,7 +90,11 @@ func prefixCommands() []command {
 		{names: "xargs", family: "wrappers", does: "runs a command on names from stdin: where it writes is unknown",
 			flags: flagSpec{short: "aEdILnPs", optional: "iel", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-lines", "--max-procs", "--max-chars", "--replace", "--eof", "--process-slot-var"}, stopAtOperand: true},
 			prefix: func(w *walker, c *invocation) ([]arg, *env) {
-				_, ops := parseArgs(c.args, c.spec.flags)
+				opts, ops := parseArgs(c.args, c.spec.flags)
+				if f, ok := optValue(opts, "-a", "--arg-file"); ok {
+					// the names come from this file, and echo prints them
+					w.readArg(f, "xargs -a", c.e)
+				}
 				if len(ops) == 0 {
 					return nil, c.e // runs echo
 				}

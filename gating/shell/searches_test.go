@@ -51,6 +51,12 @@ func TestSearches(t *testing.T) {
 		"find without -exec":        {"find . -name '*.md'", nil},
 		"xargs rm":                  {"find . -name '*.tmp' | xargs rm", nil},
 		"ls":                        {"ls -la", nil},
+		"diff -r":                   {"diff -ru memory-bank /tmp/e", []Access{{Path: "/p/memory-bank", Op: "diff"}, {Path: "/tmp/e", Op: "diff"}}},
+		"diff -rq":                  {"diff -rq . /tmp/e", nil},
+		"cat of a run-time word":    {"cat $(find memory-bank -name x.md)", []Access{{Path: "/p", Op: "cat", Unknown: true}}},
+		"cat below a literal dir":   {`cat "memory-bank/$X"`, []Access{{Path: "/p/memory-bank", Op: "cat", Unknown: true}}},
+		"head of a loop's word":     {`for f in $(ls); do head "$f"; done`, []Access{{Path: "/p", Op: "head", Unknown: true}}},
+		"cat of a loop's glob":      {`for f in memory-bank/*.md; do cat "$f"; done`, nil},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

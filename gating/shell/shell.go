@@ -46,6 +46,12 @@ type Access struct {
 	Exclude string
 	// NoBank marks a tree write by a formatter told to leave memory-bank/ out of it.
 	NoBank bool
+	// Changes marks a search that shows only files with uncommitted changes (git diff, git
+	// diff --cached, with no revision named).
+	Changes bool
+	// Top marks a path relative to the top of the repository the command runs in (git's
+	// REV:PATH), left as written, since the classifier does not know where that top is.
+	Top bool
 }
 
 // Result is what Classify learnt about a command line.
@@ -86,6 +92,11 @@ type Result struct {
 	// (grep --include='*.go', rg -t go). A search that shows only file names or counts (-l,
 	// -c) is not one.
 	Searches []Access
+	// Carries are the paths whose bytes a command copies, archives or links to another name
+	// (cp, mv, install and ln sources, rsync and scp local sources, what tar c, zip and 7z a
+	// store): a file there holds the same text under a name outside memory-bank/. A
+	// directory is carried at any depth.
+	Carries []Access
 	// Person are the mbguard commands in the line that only the person may run
 	// ("mbguard uninstall", "mbguard quarantine restore" …): they switch the guard
 	// off or undo its work, so an agent's shell must not run them.
@@ -342,6 +353,41 @@ type walker struct {
 	// spanOK is set while a command that only reads (cat, grep, git log)
 	// records its operands: only their words count as read-only text.
 	spanOK bool
+	// unrolled counts the loop bodies walked once per word (forLoop), at most maxUnrolled.
+	unrolled int
+}
+
+// maxLoopWords and maxUnrolled bound the unrolling of for loops: the words of one loop, and
+// the bodies walked for a whole line.
+const (
+	maxLoopWords = 16
+	maxUnrolled  = 64
+)
+
+// forLoop walks a for loop's body once per word of its list, the variable bound to the word,
+// as the loop runs (for f in memory-bank/*.md; do cat "$f"; done reads the glob's files), in
+// order, each iteration a block (a cd in the body leaves the next one's directory unknown). A list
+// built at run time, or longer than maxLoopWords, leaves the variable unknown, and the body is
+// walked once.
+func (w *walker) forLoop(c *syntax.ForClause, e *env, depth int) {
+	wi, ok := c.Loop.(*syntax.WordIter)
+	if ok && wi.Name != nil && len(wi.Items) > 0 && len(wi.Items) <= maxLoopWords {
+		items := words(wi.Items, e)
+		exact := len(items) <= maxLoopWords && w.unrolled+len(items) <= maxUnrolled
+		for _, it := range items {
+			exact = exact && it.exact
+		}
+		if exact {
+			w.unrolled += len(items)
+			for _, it := range items {
+				it.pos, it.end = 0, 0
+				e.vars = bind(e.vars, wi.Name.Value, it)
+				w.block(c.Do, e, depth)
+			}
+			return
+		}
+	}
+	w.block(c.Do, e, depth)
 }
 
 type seenKey struct {
@@ -497,7 +543,7 @@ func (w *walker) stmt(s *syntax.Stmt, e *env, depth int, piped bool) {
 		w.block(c.Do, e, depth)
 	case *syntax.ForClause:
 		w.substs(c.Loop, e, depth)
-		w.block(c.Do, e, depth)
+		w.forLoop(c, e, depth)
 	case *syntax.CaseClause:
 		w.substs(c.Word, e, depth)
 		for _, it := range c.Items {
@@ -841,6 +887,28 @@ func (w *walker) readArg(a arg, op string, e *env) {
 	w.res.Reads = w.add(w.res.Reads, Access{Path: p, Op: op}, false)
 	if a.end > a.pos && w.feeds == 0 && w.spanOK {
 		w.res.ReadSpans = append(w.res.ReadSpans, [2]int{a.pos, a.end})
+	}
+}
+
+// carryArg records a path whose bytes op copies, archives or links elsewhere (Result.Carries);
+// a word built at run time is left out, as readArg leaves it.
+func (w *walker) carryArg(a arg, op string, e *env) {
+	if !a.exact || a.s == "" || a.s == "-" || isDevice(a.s) {
+		return
+	}
+	p, ok := resolve(a.s, e)
+	if !ok && !strings.HasPrefix(p, "~") {
+		return
+	}
+	acc := Access{Path: p, Op: op}
+	if len(w.res.Carries) < 64 && !hasAccess(w.res.Carries, acc) {
+		w.res.Carries = append(w.res.Carries, acc)
+	}
+}
+
+func (w *walker) carryAll(args []arg, op string, e *env) {
+	for _, a := range args {
+		w.carryArg(a, op, e)
 	}
 }
 

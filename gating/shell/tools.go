@@ -218,9 +218,17 @@ func (w *walker) git(args []arg, e *env, depth int) {
 			w.unknownWrite()
 		}
 	case sub == "archive" || sub == "format-patch":
-		opts, _ := parseArgs(rest, flagSpec{short: "o", long: []string{"--output", "--output-directory", "--format", "--prefix", "--remote"}})
+		opts, ops := parseArgs(rest, flagSpec{short: "o", long: []string{"--output", "--output-directory", "--format", "--prefix", "--remote"}})
 		if o, ok := optValue(opts, "-o", "--output", "--output-directory"); ok {
 			w.writeArg(o, op, e)
+		}
+		if sub == "archive" && !hasOpt(opts, "--remote", "-l", "--list") {
+			// the tree's files under its pathspecs (all of them when none is named)
+			paths := []arg{{s: ".", exact: true}}
+			if len(ops) > 1 {
+				paths = ops[1:]
+			}
+			w.carryAll(paths, op, e)
 		}
 	case gitReads[sub]:
 		w.gitRead(sub, rest, e)
@@ -330,7 +338,13 @@ func (w *walker) gitStash(rest []arg, e *env) {
 		sub, rest = rest[0].s, rest[1:]
 	}
 	switch sub {
-	case "list", "show", "create", "store", "drop", "clear":
+	case "show":
+		// the stash's changes, across the tree; with -p their content
+		if opts, _ := parseArgs(rest, flagSpec{}); hasOpt(opts, gitPatch...) {
+			w.searchTop("git stash show", false)
+		}
+		return
+	case "list", "create", "store", "drop", "clear":
 		return
 	case "push", "save":
 		opts, ops := parseArgs(rest, flagSpec{short: "m", long: []string{"--message", "--pathspec-from-file"}})
@@ -381,6 +395,8 @@ func (w *walker) gitRead(sub string, rest []arg, e *env) {
 	}
 	if sub == "grep" {
 		w.gitGrepSearch(rest, e)
+	} else {
+		w.gitShows(sub, opts, ops, rest, e)
 	}
 	w.spanOK = true
 	defer func() { w.spanOK = false }()
@@ -417,11 +433,7 @@ func (w *walker) gitGrepSearch(args []arg, e *env) {
 	noBank := false
 	for _, a := range ops {
 		if a.exact && strings.HasPrefix(a.s, ":") {
-			for _, magic := range []string{":!", ":^", ":(exclude)", ":(exclude,glob)", ":(glob,exclude)"} {
-				if rest, ok := strings.CutPrefix(a.s, magic); ok && ExcludesBank(rest) {
-					noBank = true
-				}
-			}
+			noBank = noBank || gitExcludesBank(a.s)
 			continue
 		}
 		if a.exact && a.s == "--" {
@@ -430,6 +442,140 @@ func (w *walker) gitGrepSearch(args []arg, e *env) {
 		roots = append(roots, a)
 	}
 	w.search(roots, "git grep", noBank, e)
+}
+
+// gitExcludesBank reports an exclude pathspec that leaves memory-bank/ out (':!memory-bank',
+// ':(exclude)memory-bank/**').
+func gitExcludesBank(s string) bool {
+	for _, magic := range []string{":!", ":^", ":(exclude)", ":(exclude,glob)", ":(glob,exclude)"} {
+		if rest, ok := strings.CutPrefix(s, magic); ok && ExcludesBank(rest) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitPatch are the options with which git log, whatchanged, diff-tree, diff-index, diff-files
+// and stash show print the content of files (a patch); gitNoPatch those with which git show and
+// git diff print only names, counts or nothing.
+var (
+	gitPatch   = []string{"-p", "-u", "-U", "--patch", "--patch-with-stat", "--patch-with-raw", "--unified", "--word-diff", "--color-words", "--cc", "-L"}
+	gitNoPatch = []string{"-s", "--no-patch", "--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--dirstat", "--summary", "--raw", "--quiet", "--check"}
+)
+
+// gitShows records as searches what git prints of the content of files from its history or
+// index: git show HEAD:memory-bank/x.md and git cat-file -p REV:PATH (that path, from the top
+// of the repository: Access.Top), git log -p,
+// git diff and git show (their pathspecs; the working directory when none is named; an
+// exclude pathspec that leaves memory-bank/ out marks NoBank). Whichever version it prints,
+// the text is the file's, so a caller judges it like a search of those paths.
+func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
+	op := "git " + sub
+	var content bool
+	switch sub {
+	case "show", "diff":
+		content = hasOpt(opts, gitPatch...) || !hasOpt(opts, gitNoPatch...)
+	case "log", "whatchanged", "diff-tree", "diff-index", "diff-files":
+		content = hasOpt(opts, gitPatch...)
+	case "cat-file":
+		content = !hasOpt(opts, "-t", "-s", "-e", "--batch-check")
+	}
+	if !content {
+		return
+	}
+	// after --, every word is a pathspec; before it, the words that look like paths
+	var after []arg
+	for i, a := range rest {
+		if a.exact && a.s == "--" {
+			after = rest[i+1:]
+			break
+		}
+	}
+	before := ops[:len(ops)-min(len(ops), len(after))]
+	var blobs, roots []arg
+	noBank, revPath, revs := false, false, false
+	for _, a := range before {
+		if !a.exact {
+			revs = true
+			continue
+		}
+		if p, ok := gitBlobPath(a.s); ok {
+			revPath = true
+			if p != "" && !strings.HasSuffix(p, "/") {
+				blobs = append(blobs, arg{s: p, exact: true})
+			}
+			continue
+		}
+		if pathLike(a.s) && !strings.Contains(a.s, "..") {
+			roots = append(roots, a)
+		} else {
+			revs = true
+		}
+	}
+	for _, a := range after {
+		if a.exact && strings.HasPrefix(a.s, ":") {
+			noBank = noBank || gitExcludesBank(a.s)
+			continue
+		}
+		roots = append(roots, a)
+	}
+	for _, b := range blobs {
+		// REV:./PATH and REV:../PATH are taken from the working directory, REV:PATH from
+		// the top of the repository
+		if b.s == "." || b.s == ".." || strings.HasPrefix(b.s, "./") || strings.HasPrefix(b.s, "../") {
+			w.search([]arg{b}, op, false, e)
+			continue
+		}
+		w.searchTopPath(path.Clean(b.s), op, false)
+	}
+	if sub == "cat-file" || revPath && len(roots) == 0 {
+		return
+	}
+	n := len(w.res.Searches)
+	if len(roots) == 0 {
+		// no pathspec: the whole repository, wherever in it the command runs
+		w.searchTop(op, noBank)
+	} else {
+		w.search(roots, op, noBank, e)
+	}
+	if sub == "diff" && !revs && !revPath && !hasOpt(opts, "--no-index") {
+		// the work tree against the index (or, --cached, the index against HEAD): only
+		// files with uncommitted changes show
+		for i := n; i < len(w.res.Searches); i++ {
+			w.res.Searches[i].Changes = true
+		}
+	}
+}
+
+// searchTop records a search of the whole repository the command runs in.
+func (w *walker) searchTop(op string, noBank bool) {
+	w.searchTopPath(".", op, noBank)
+}
+
+// searchTopPath records a search of p, relative to the top of the repository (Access.Top).
+func (w *walker) searchTopPath(p, op string, noBank bool) {
+	acc := Access{Path: p, Op: op, NoBank: noBank, Top: true}
+	if len(w.res.Searches) < 64 && !hasAccess(w.res.Searches, acc) {
+		w.res.Searches = append(w.res.Searches, acc)
+	}
+}
+
+// gitBlobPath is the path of a REV:PATH operand (HEAD:memory-bank/x.md, :0:x.md, the index's
+// :x.md); false for any other word, a pathspec with magic (':!memory-bank') included.
+func gitBlobPath(s string) (string, bool) {
+	i := strings.IndexByte(s, ':')
+	if i < 0 {
+		return "", false
+	}
+	if i == 0 {
+		if len(s) > 1 && strings.ContainsRune("(!^/", rune(s[1])) {
+			return "", false // magic, or :/message (a commit by its message)
+		}
+		if len(s) > 2 && s[1] >= '0' && s[1] <= '3' && s[2] == ':' {
+			return s[3:], true // :N:PATH, a merge stage
+		}
+	}
+	return s[i+1:], true
 }
 
 // pathLike guesses whether an operand that could be a ref is a path.
@@ -637,6 +783,33 @@ func (w *walker) curl(c *invocation) {
 			if o.has && o.value.s != "-" {
 				w.writeArg(o.value, "curl "+o.name, e)
 			}
+		case "-T", "--upload-file":
+			if o.has {
+				w.carryArg(o.value, "curl", e)
+			}
+		case "-d", "--data", "--data-binary", "--data-urlencode", "--json", "-F", "--form":
+			// @FILE (name@FILE, name=@FILE, name=<FILE in a form) sends the file's bytes,
+			// which a server may send back
+			if v := o.value.s; o.has && o.value.exact {
+				if i := strings.IndexAny(v, "@<"); i >= 0 && (o.name == "-F" || o.name == "--form" || v[i] == '@') {
+					f, _, _ := strings.Cut(v[i+1:], ";") // -F's ;type=…
+					w.carryArg(arg{s: f, exact: true}, "curl", e)
+				}
+			}
+		}
+	}
+	urls := ops
+	if u, ok := optValue(opts, "--url"); ok {
+		urls = append(urls, u)
+	}
+	for _, u := range urls {
+		// file:// reads a local file and prints it
+		if rest, ok := strings.CutPrefix(u.s, "file://"); ok {
+			if u.exact {
+				w.readArg(arg{s: rest, exact: true}, "curl", e)
+			} else {
+				w.searchWord(arg{s: rest}, "curl", e)
+			}
 		}
 	}
 	if hasOpt(opts, "-J", "--remote-header-name") {
@@ -796,6 +969,7 @@ func (w *walker) tar(args []arg, e *env) {
 		if hasDir {
 			e = chdir(e, dir)
 		}
+		w.carryAll(operands, "tar c", e)
 		if hasArchive && archive.s != "-" {
 			w.writeArg(archive, "tar c", e)
 		} else {
@@ -847,6 +1021,9 @@ func (w *walker) sevenZip(args []arg, e *env) {
 		w.res.Write = true
 		if len(ops) > 1 {
 			w.writeArg(ops[1], "7z "+ops[0].s, e)
+		}
+		if len(ops) > 2 && (ops[0].s == "a" || ops[0].s == "u") {
+			w.carryAll(ops[2:], "7z "+ops[0].s, e)
 		}
 		for _, a := range args {
 			if a.exact && a.s == "-sdel" && len(ops) > 2 {
