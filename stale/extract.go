@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/mbguard/mbguard/bank"
 )
@@ -216,12 +217,22 @@ func appendProseLine(out []Ref, text string, line int, hist bool) []Ref {
 		}
 		blank(m[0], m[1])
 	}
-	for _, tok := range strings.Fields(string(masked)) {
+	for _, tok := range words(string(masked)) {
 		if p, r, ok := pathToken(tok); ok {
 			add(Ref{Kind: KindPath, Name: p, Raw: r})
 		}
 	}
 	return out
+}
+
+// words splits text into the words a path may be: at spaces, and at punctuation and symbols
+// outside ASCII. Chinese and Japanese prose puts no space around a path and ends it with
+// full-width punctuation ("写入 memory-bank/，然后…", "src/a.go；之后"), which no path holds;
+// CJK letters stay in the word, since a path may be written in them (docs/文档).
+func words(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool {
+		return unicode.IsSpace(r) || r > unicode.MaxASCII && (unicode.IsPunct(r) || unicode.IsSymbol(r))
+	})
 }
 
 // raw is the part of a link target that names the path (without #anchor or ?query).
@@ -286,7 +297,7 @@ func appendCommandLine(out []Ref, text string, line int, hist bool) []Ref {
 				add(Ref{Kind: k, Name: n, Raw: n})
 			}
 		}
-		for _, tok := range f {
+		for _, tok := range words(cmd) {
 			if p, r, ok := pathToken(tok); ok {
 				add(Ref{Kind: KindPath, Name: p, Raw: r})
 			}
@@ -357,16 +368,35 @@ func commandRefs(f []string) (Kind, []string) {
 		switch {
 		case args[0] == "run" || args[0] == "run-script":
 			if len(args) > 1 && validName(args[1]) {
-				names = append(names, args[1])
+				names = append(names, scriptNames(args[1])...)
 			}
 		case f[0] != "npm" && !managerBuiltins[args[0]] && !strings.HasPrefix(args[0], "-") && validName(args[0]):
-			names = append(names, args[0])
+			names = append(names, scriptNames(args[0])...)
 		}
 	}
 	if len(names) == 0 {
 		return "", nil
 	}
 	return k, names
+}
+
+// scriptNames reads the shorthand notes use for a family of scripts: test:e2e:chromium/firefox
+// names test:e2e:chromium and test:e2e:firefox (each alternative replaces the last :part).
+// A name without a colon before its first slash is taken as written.
+func scriptNames(name string) []string {
+	alts := strings.Split(name, "/")
+	i := strings.LastIndexByte(alts[0], ':')
+	if len(alts) == 1 || i < 0 {
+		return []string{name}
+	}
+	out := []string{alts[0]}
+	for _, a := range alts[1:] {
+		if a == "" || strings.Contains(a, ":") {
+			return []string{name}
+		}
+		out = append(out, alts[0][:i+1]+a)
+	}
+	return out
 }
 
 var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_:.\-/]*$`) })

@@ -56,6 +56,8 @@ func TestExtract(t *testing.T) {
 		"historical line":      {"`src/a.go` <!-- mbguard:historical -->\n`src/b.go`", []string{"1 path src/a.go historical", "2 path src/b.go"}},
 		"planned":              {"`docs/shots/` does not exist yet; DO NOT create `server/prisma/`", []string{"1 path docs/shots planned", "1 path server/prisma planned"}},
 		"crlf":                 {"`src/a.go`\r\n`make x`\r\n", []string{"1 path src/a.go", "2 make x"}},
+		"full-width punct":     {"写入 memory-bank/，然后 Read memory-bank/_index.md；之后 docs/文档/a.md。", []string{"1 path memory-bank", "1 path memory-bank/_index.md", "1 path docs/文档/a.md"}},
+		"script family":        {"`pnpm test:e2e:chromium/firefox` and `npm run lint:fix`", []string{"1 script test:e2e:chromium", "1 script test:e2e:firefox", "1 script lint:fix"}},
 		"trailing punct":       {"see src/a.go, src/b.go; and (src/c.go).", []string{"1 path src/a.go", "1 path src/b.go", "1 path src/c.go"}},
 		"glob and placeholder": {"`src/*.go` `src/<name>.ts` `src/{a,b}.go`", nil},
 	} {
