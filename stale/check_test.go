@@ -2,6 +2,7 @@ package stale
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,6 +181,31 @@ func TestStagedDeletionIsStillInHEAD(t *testing.T) {
 	}
 	if strings.Join(staged, " ") != "src/gone.go tools/gen/" {
 		t.Errorf("reported as deleted by the staged changes: %q; want src/gone.go and tools/gen/", staged)
+	}
+}
+
+// TestRoutingPlacesAreNotStale: a Roo Code bank has no techContext.md, so after migrate the bank
+// has details/ but no details/tech.md, which MEMORY.md's routing table (the template's own text)
+// names. That is where tech notes go, not a stale reference; the same name in another note, or
+// a detail file the table does not name, still is.
+func TestRoutingPlacesAreNotStale(t *testing.T) {
+	dir := testgit.New(t)
+	testgit.Write(t, dir, "src/app.go", "package src\n")
+	testgit.Write(t, dir, "memory-bank/details/design/decision-log.md", "# Decisions\n")
+	testgit.Write(t, dir, "memory-bank/MEMORY.md", "# Memory\n\n| when | read |\n|---|---|\n| build | details/tech.md |\n| patterns | details/patterns.md |\n\nSee details/plans.md.\n")
+	testgit.Write(t, dir, "memory-bank/details/patterns.md", "# Patterns\n\nStack in [tech](tech.md).\n")
+	testgit.Commit(t, dir, "initial")
+	res, err := Check(context.Background(), dir, readNotes(t, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, strings.Fields(f.Message)[0]))
+	}
+	want := "memory-bank/MEMORY.md:8 details/plans.md memory-bank/details/patterns.md:3 tech.md"
+	if strings.Join(got, " ") != want {
+		t.Errorf("stale: %q; want %q (the routing table's details/tech.md is a place, not stale)", got, want)
 	}
 }
 
