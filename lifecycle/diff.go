@@ -36,6 +36,10 @@ func PreviewMigration(o MigrateOptions) (Plan, Preview, error) {
 	if plan.Layout != bank.LayoutLegacy && plan.Layout != bank.LayoutMixed && plan.Kind != bank.KindUnmarked {
 		return plan, pv, nil
 	}
+	if plan.Unsure != "" && !o.Force {
+		// what --apply refuses, --diff does not show as if it would be written
+		return plan, pv, refuse("%s", plan.Unsure)
+	}
 	sim, err := simulate(o, plan)
 	if err != nil {
 		return plan, pv, err

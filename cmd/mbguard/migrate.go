@@ -45,6 +45,9 @@ func newMigrateCmd(e *env) *cobra.Command {
 			}
 			plan, pv, err := lifecycle.PreviewMigration(o)
 			if err != nil {
+				if errors.Is(err, lifecycle.ErrRefused) {
+					printPlan(e, plan)
+				}
 				return e.fail(err)
 			}
 			if len(plan.Refusals) > 0 {
