@@ -148,6 +148,37 @@ func TestBankElsewhereNameClash(t *testing.T) {
 	}
 }
 
+// A bank kept as Cursor rules beside a memory-bank/ that already holds a copy of Cline's files as
+// .mdc (etanheyman.com), and images: two banks. Migrate refuses, naming the files of the second
+// one, and changes nothing; the plan lists what else is already in memory-bank/ (the images
+// that check would flag after the migration) rather than saying nothing of it.
+func TestBankElsewhereBesideSecondBank(t *testing.T) {
+	root := testgit.New(t)
+	for _, f := range []string{"projectbrief.mdc", "activeContext.mdc", "techContext.mdc"} {
+		testgit.Write(t, root, ".cursor/rules/memory-bank/"+f, "---\ndescription: x\nalwaysApply: true\n---\n# "+f+"\n")
+	}
+	for _, f := range []string{"techContext.mdc", "systemPatterns.mdc", "styleGuide.md", "home-design.png"} {
+		testgit.Write(t, root, "memory-bank/"+f, "# "+f+"\n")
+	}
+	testgit.Commit(t, root, "two banks")
+	head := testgit.Git(t, root, "rev-parse", "HEAD")
+	plan, err := PlanMigration(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(plan.Notes, "\n")
+	if !strings.Contains(notes, "memory-bank/home-design.png is already there") || !strings.Contains(notes, "not Markdown") || !strings.Contains(notes, "memory-bank/styleGuide.md is already there") {
+		t.Errorf("notes do not list what memory-bank/ already holds:\n%s", notes)
+	}
+	_, err = Migrate(context.Background(), opts(root))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "another bank (systemPatterns.mdc, techContext.mdc)") {
+		t.Fatalf("got %v, want a refusal naming memory-bank/'s .mdc files", err)
+	}
+	if testgit.Git(t, root, "rev-parse", "HEAD") != head {
+		t.Error("a refusal made a commit")
+	}
+}
+
 // An ignored .memory-bank/ (some tools keep it out of git) is not migrated with commits: its
 // entry files are not in the commit MEMORY.md is built from, so they would be deleted with
 // their text missing. Migrate refuses, changing nothing; --no-git migrates it.
