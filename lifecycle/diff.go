@@ -36,9 +36,14 @@ func PreviewMigration(o MigrateOptions) (Plan, Preview, error) {
 	if plan.Layout != bank.LayoutLegacy && plan.Layout != bank.LayoutMixed && plan.Kind != bank.KindUnmarked {
 		return plan, pv, nil
 	}
-	if plan.Unsure != "" && !o.Force {
+	if !o.Force {
 		// what --apply refuses, --diff does not show as if it would be written
-		return plan, pv, refuse("%s", plan.Unsure)
+		if plan.Unsure != "" {
+			return plan, pv, refuse("%s", plan.Unsure)
+		}
+		if _, err := keptReferences(o, plan); err != nil {
+			return plan, pv, err
+		}
 	}
 	sim, err := simulate(o, plan)
 	if err != nil {
