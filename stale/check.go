@@ -96,7 +96,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 				}
 				found := false
 				for _, c := range cand {
-					if ix.exists(c) {
+					if ix.exists(c) || ix.cutAtSpace(c) {
 						found = true
 						break
 					}

@@ -209,6 +209,28 @@ func TestRoutingPlacesAreNotStale(t *testing.T) {
 	}
 }
 
+// TestUnquotedSpacedPathIsNotStale: BIG-BRAIN-Memory-Bank's README says, in a bash fence,
+// "cd memory-bank/Bedtime Protocol/memory-tools": the words are not quoted, so the path read is
+// memory-bank/Bedtime, a tracked folder's name cut at its space. Not stale; a path cut at a
+// space that no tracked path continues still is.
+func TestUnquotedSpacedPathIsNotStale(t *testing.T) {
+	dir := testgit.New(t)
+	testgit.Write(t, dir, "memory-bank/Night Shift/tools/run.py", "print(1)\n")
+	testgit.Write(t, dir, "memory-bank/notes.md", "# Notes\n\n```bash\ncd memory-bank/Night Shift/tools\ncd memory-bank/Day Shift/tools\n```\n")
+	testgit.Commit(t, dir, "initial")
+	res, err := Check(context.Background(), dir, readNotes(t, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%d %s", f.Line, strings.Fields(f.Message)[0]))
+	}
+	if strings.Join(got, ", ") != "5 memory-bank/Day" {
+		t.Errorf("stale: %q; want only line 5's memory-bank/Day (Night is a tracked folder's name cut at its space)", got)
+	}
+}
+
 // TestBankFoldersToComeAreNotStale: MEMORY.md's routing table names folders of the bank that
 // are made when the first note goes there (details/archive/); git never knew them, and that is
 // not stale. A file of the bank git never knew, or a folder outside it, still is.
