@@ -972,6 +972,10 @@ func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]
 			rewritten = append(rewritten, rw...)
 			out, text = w, w
 		}
+		if w, rw := rewriteSpans(text, n, m); w != nil {
+			rewritten = append(rewritten, rw...)
+			out, text = w, w
+		}
 		if p.From != "" {
 			// A bank brought from elsewhere names its files from the repository root too
 			// (Cursor's mdc:.cursor/rules/memory-bank/… links): those paths follow the files.
