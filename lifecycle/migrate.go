@@ -477,6 +477,15 @@ var ErrRefused = errors.New("migration refused")
 // ErrInjected is returned by the test-only fault injection (MigrateOptions.FailAfter).
 var ErrInjected = errors.New("stopped by fault injection")
 
+// noBank is the refusal when neither memory-bank/ nor a place elsewhere holds a bank migrate
+// knows, with the next step.
+func noBank(root string) error {
+	if why := bankElsewhere(root); why != "" {
+		return refuse("%s", why)
+	}
+	return refuse("no legacy memory bank in %s: run mbguard init to create a v7.1 one", root)
+}
+
 func refuse(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrRefused}, a...)...)
 }
@@ -509,10 +518,7 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 		res.NoOp = true
 		return res, nil
 	case plan.Layout == bank.LayoutNone, plan.Layout == bank.LayoutEmpty:
-		if why := bankElsewhere(o.Root); why != "" {
-			return res, refuse("%s", why)
-		}
-		return res, refuse("no legacy memory bank in %s: run mbguard init to create a v7.1 one", o.Root)
+		return res, noBank(o.Root)
 	}
 	if j != nil && j.Phase != phaseDone {
 		res.Warnings = append(res.Warnings, "an interrupted migration is recorded: mbguard migrate --apply resumes it, --rollback undoes it")
