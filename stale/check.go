@@ -96,7 +96,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 				}
 				found := false
 				for _, c := range cand {
-					if ix.exists(c) || ix.cutAtSpace(c) {
+					if ix.exists(c) || ix.cutAtSpace(c) || ix.module(c) {
 						found = true
 						break
 					}
@@ -134,7 +134,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 			if c, ok := removed[r.Kind][r.Name]; ok {
 				add(p.note, r.Line, RuleCommand, "update the note to the command that replaced it, or mark it historical with <!-- mbguard:historical -->",
 					"%s: the repository no longer defines %s %s; removed in %s", commandText(r), kindNoun(r.Kind), r.Name, c)
-			} else {
+			} else if !r.Planned { // a script a to-do asks for is not there yet
 				add(p.note, r.Line, RuleCommand, "correct the note, or mark it historical with <!-- mbguard:historical -->",
 					"%s: the repository defines no %s %s", commandText(r), kindNoun(r.Kind), r.Name)
 			}

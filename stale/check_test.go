@@ -231,6 +231,29 @@ func TestUnquotedSpacedPathIsNotStale(t *testing.T) {
 	}
 }
 
+// TestModulePathsAndToDoScripts: a note names a source file the way an import does, without its
+// extension (src/game/actions for src/game/actions.ts), and a to-do asks for a script the
+// package.json does not define yet (CivWeb-Lite). Neither is stale; a script the note says exists
+// and a module path no file continues still are.
+func TestModulePathsAndToDoScripts(t *testing.T) {
+	dir := testgit.New(t)
+	testgit.Write(t, dir, "package.json", `{"scripts": {"test": "vitest"}}`+"\n")
+	testgit.Write(t, dir, "src/game/actions.ts", "export {}\n")
+	testgit.Write(t, dir, "memory-bank/notes.md", "# Notes\n\nTypes are in `src/game/actions` and `src/game/reducer`.\n\n- [ ] Create `npm run test:e2e:ci` for CI.\n- Run `npm run lint` before review.\n")
+	testgit.Commit(t, dir, "initial")
+	res, err := Check(context.Background(), dir, readNotes(t, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%d %s", f.Line, strings.Fields(f.Message)[0]))
+	}
+	if strings.Join(got, ", ") != "3 src/game/reducer, 6 npm" {
+		t.Errorf("stale: %q; want line 3's src/game/reducer and line 6's npm run lint", got)
+	}
+}
+
 // TestBankFoldersToComeAreNotStale: MEMORY.md's routing table names folders of the bank that
 // are made when the first note goes there (details/archive/); git never knew them, and that is
 // not stale. A file of the bank git never knew, or a folder outside it, still is.

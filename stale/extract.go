@@ -40,8 +40,13 @@ type Ref struct {
 	Planned bool
 }
 
+// A to-do also says so: an unchecked task ("- [ ] Add docs/bench.md"), a list item that starts
+// with a verb of making ("- Create docs/bench.md"), a next step or a future clean-up (CivWeb-Lite's
+// LATER tasks).
 var plannedRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(does ?n[o']?t (yet )?exist|not (yet )?(exist|created|there|present)|do ?n[o']?t create|never create|to be (added|created|written|made)|will (be )?(added|created|written)|planned|todo|tbd)\b`)
+	return regexp.MustCompile(`(?i)\b(does ?n[o']?t (yet )?exist|not (yet )?(exist|created|there|present)|do ?n[o']?t create|never create|to be (added|created|written|made)|will (be )?(added|created|written)|planned|todo|tbd|next steps?|future)\b` +
+		`|^\s*(?:[-*+]|\d+[.)])\s+\[ \]` +
+		`|(?i)^\s*(?:[-*+]|\d+[.)])\s+(?:create|add|write|introduce)\b`)
 })
 
 // Markers that say "this note is intentionally historical": on a line of its own, the marker
@@ -49,7 +54,7 @@ var plannedRE = sync.OnceValue(func() *regexp.Regexp {
 // a line with text, that line.
 // plannedWords holds a word of each of plannedRE's alternatives: a line with none of them
 // cannot match, and most lines have none (the regular expression costs a third of a run).
-var plannedWords = []string{"exist", "creat", "there", "present", "added", "written", "made", "planned", "todo", "tbd"}
+var plannedWords = []string{"exist", "creat", "there", "present", "added", "written", "made", "planned", "todo", "tbd", "next step", "future", "[ ]", "add", "write", "introduc"}
 
 func mayBePlanned(text string) bool {
 	l := strings.ToLower(text)
@@ -334,7 +339,7 @@ var managerBuiltins = map[string]bool{
 	"create": true, "init": true, "publish": true, "pack": true, "store": true, "env": true, "setup": true,
 	"config": true, "root": true, "bin": true, "x": true, "info": true, "cache": true, "workspace": true,
 	"workspaces": true, "global": true, "version": true, "login": true, "logout": true, "set": true, "dedupe": true,
-	"help": true, "node": true, "plugin": true, "licenses": true, "owner": true, "tag": true, "test": true,
+	"help": true, "pm": true, "node": true, "plugin": true, "licenses": true, "owner": true, "tag": true, "test": true,
 	"start": true, "t": true, "deploy": true, "recursive": true, "-r": true, "--filter": true,
 }
 
@@ -421,9 +426,13 @@ var tlds = map[string]bool{"com": true, "org": true, "net": true, "io": true, "d
 func pathToken(tok string) (name, rawTok string, ok bool) {
 	tok = strings.Trim(tok, "\"'“”‘’«»")
 	tok = strings.TrimLeft(tok, "([{<")
+	elided := strings.HasSuffix(strings.TrimRight(tok, ",;:!?)]}>*"), "...")
 	tok = strings.TrimRight(tok, ".,;:!?)]}>*")
 	if tok == "" || !strings.Contains(tok, "/") || strings.Contains(tok, "://") || strings.HasPrefix(tok, "//") {
 		return "", "", false
+	}
+	if elided || strings.HasSuffix(tok, "-") || strings.HasSuffix(tok, "_") || strings.Contains(strings.ToLower(tok), "xxx") {
+		return "", "", false // elided (REQ-005-..., REQ-005-…) or a placeholder (docs/design-xxx.md)
 	}
 	rawTok = tok
 	if last := tok[len(tok)-1]; last >= '0' && last <= '9' { // only a line suffix (:12, #L3) ends in a digit

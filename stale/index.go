@@ -266,6 +266,23 @@ func identifiers(b []byte, fn func([]byte)) {
 	}
 }
 
+// moduleExts are the extensions a source import leaves out.
+var moduleExts = []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".py", ".go", ".rs", ".rb", ".vue", ".svelte"}
+
+// module reports whether p, written without an extension, is a tracked source file as an import
+// names it: "types are defined in src/game/actions" means src/game/actions.ts (CivWeb-Lite).
+func (ix *index) module(p string) bool {
+	if path.Ext(p) != "" {
+		return false
+	}
+	for _, e := range moduleExts {
+		if ix.files[p+e] {
+			return true
+		}
+	}
+	return false
+}
+
 // cutAtSpace reports whether p is a tracked path cut at a space: a note's shell line
 // "cd memory-bank/Bedtime Protocol/tools" leaves the words unquoted, so the path read from it is
 // memory-bank/Bedtime, which is no reference of its own.
