@@ -332,11 +332,15 @@ func anchored(ix *index, ref Ref, cand []string) bool {
 // bankFolder reports whether a path git never knew names a place of the bank itself: a folder
 // (details/archive/ in MEMORY.md's routing table, a folder of a bank folder that exists), or a
 // detail file MEMORY.md's routing table names (details/tech.md in a Roo Code bank migrated
-// without a techContext.md). These are the bank's own places, made when the first note goes
+// without a techContext.md), or legacy.md, which migrate makes only when something needs it;
+// from another note, these count only when named from the root (memory-bank/legacy.md). These are the bank's own places, made when the first note goes
 // there, not a claim about the repository.
 func bankFolder(ix *index, note string, ref Ref, cand []string) bool {
 	if note == "memory-bank/MEMORY.md" && routingPlace(ref.Name) {
 		return true
+	}
+	if rest, ok := strings.CutPrefix(ref.Name, "memory-bank/"); ok && (rest == "legacy.md" || routingPlace(rest)) {
+		return true // named from the root: the same places, in any note
 	}
 	if !strings.HasSuffix(ref.Name, "/") && !strings.HasSuffix(ref.Raw, "/") {
 		return false

@@ -193,7 +193,7 @@ func TestRoutingPlacesAreNotStale(t *testing.T) {
 	testgit.Write(t, dir, "src/app.go", "package src\n")
 	testgit.Write(t, dir, "memory-bank/details/design/decision-log.md", "# Decisions\n")
 	testgit.Write(t, dir, "memory-bank/MEMORY.md", "# Memory\n\n| when | read |\n|---|---|\n| build | details/tech.md |\n| patterns | details/patterns.md |\n\nSee details/plans.md.\n")
-	testgit.Write(t, dir, "memory-bank/details/patterns.md", "# Patterns\n\nStack in [tech](tech.md).\n")
+	testgit.Write(t, dir, "memory-bank/details/patterns.md", "# Patterns\n\nStack in [tech](tech.md).\n\nUnmapped text goes to `memory-bank/legacy.md`; notes to `memory-bank/details/tech.md`.\n")
 	testgit.Commit(t, dir, "initial")
 	res, err := Check(context.Background(), dir, readNotes(t, dir), Options{})
 	if err != nil {

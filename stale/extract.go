@@ -302,7 +302,18 @@ func appendCommandLine(out []Ref, text string, line int, hist bool) []Ref {
 				add(Ref{Kind: k, Name: n, Raw: n})
 			}
 		}
+		out := false
 		for _, tok := range words(cmd) {
+			// what a redirection writes is the command's output, not a file it reads
+			// ("echo foo > memory-bank/test.md" in memory-bank-skill's write-guard table)
+			if tok == ">" || tok == ">>" {
+				out = true
+				continue
+			}
+			if out {
+				out = false
+				continue
+			}
 			if p, r, ok := pathToken(tok); ok {
 				add(Ref{Kind: KindPath, Name: p, Raw: r})
 			}
