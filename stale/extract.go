@@ -437,7 +437,8 @@ var tlds = map[string]bool{"com": true, "org": true, "net": true, "io": true, "d
 func pathToken(tok string) (name, rawTok string, ok bool) {
 	tok = strings.Trim(tok, "\"'“”‘’«»")
 	tok = strings.TrimLeft(tok, "([{<")
-	elided := strings.HasSuffix(strings.TrimRight(tok, ",;:!?)]}>*"), "...")
+	t := strings.TrimRight(tok, ",;:!?)]}>*")
+	elided := strings.HasSuffix(t, "...") && !strings.HasSuffix(t, "/...") // dist/server/... is the folder's content
 	tok = strings.TrimRight(tok, ".,;:!?)]}>*")
 	if tok == "" || !strings.Contains(tok, "/") || strings.Contains(tok, "://") || strings.HasPrefix(tok, "//") {
 		return "", "", false

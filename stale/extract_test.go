@@ -59,6 +59,7 @@ func TestExtract(t *testing.T) {
 		"full-width punct":     {"写入 memory-bank/，然后 Read memory-bank/_index.md；之后 docs/文档/a.md。", []string{"1 path memory-bank", "1 path memory-bank/_index.md", "1 path docs/文档/a.md"}},
 		"script family":        {"`pnpm test:e2e:chromium/firefox` and `npm run lint:fix`", []string{"1 script test:e2e:chromium", "1 script test:e2e:firefox", "1 script lint:fix"}},
 		"elided and xxx":       {"`memory-bank/details/requirements/REQ-005-...` and REQ-005-… and docs/design-xxx.md", nil},
+		"folder content":       {"Output goes to `dist/server/...`.", []string{"1 path dist/server"}},
 		"redirect output":      {"`echo foo > memory-bank/test.md` and `cat src/in.txt >> logs/out.txt`", []string{"1 path src/in.txt"}},
 		"bun pm":               {"`bun pm cache rm`", nil},
 		"unchecked task":       {"- [ ] Add `docs/bench.md`\n- [x] Add `docs/done.md`", []string{"1 path docs/bench.md planned", "2 path docs/done.md"}},
