@@ -40,21 +40,47 @@ type Ref struct {
 	Planned bool
 }
 
-// A to-do also says so: an unchecked task ("- [ ] Add docs/bench.md"), a list item that starts
-// with a verb of making ("- Create docs/bench.md"), a next step or a future clean-up (CivWeb-Lite's
-// LATER tasks).
 var plannedRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(does ?n[o']?t (yet )?exist|not (yet )?(exist|created|there|present)|do ?n[o']?t create|never create|to be (added|created|written|made)|will (be )?(added|created|written)|planned|todo|tbd|next steps?|future)\b` +
-		`|^\s*(?:[-*+]|\d+[.)])\s+\[ \]` +
-		`|(?i)^\s*(?:[-*+]|\d+[.)])\s+(?:create|add|write|introduce)\b`)
+	return regexp.MustCompile(`(?i)\b(does ?n[o']?t (yet )?exist|not (yet )?(exist|created|there|present)|do ?n[o']?t create|never create|to be (added|created|written|made)|will (be )?(added|created|written)|planned|todo|tbd|next steps?|future)\b`)
 })
+
+// todoItem reports whether a line is a to-do, which names what is not there yet: an unchecked
+// task ("- [ ] Add docs/bench.md") or a list item that starts with a verb of making ("- Create
+// docs/bench.md"), as in CivWeb-Lite's LATER tasks. Plain code, not plannedRE: it runs on every
+// line that names something.
+func todoItem(text string) bool {
+	t := strings.TrimLeft(text, " \t")
+	switch {
+	case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "* "), strings.HasPrefix(t, "+ "):
+		t = t[2:]
+	default:
+		i := 0
+		for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+			i++
+		}
+		if i == 0 || i+1 >= len(t) || (t[i] != '.' && t[i] != ')') || t[i+1] != ' ' {
+			return false
+		}
+		t = t[i+2:]
+	}
+	t = strings.TrimLeft(t, " ")
+	if strings.HasPrefix(t, "[ ]") {
+		return true
+	}
+	w, _, _ := strings.Cut(t, " ")
+	switch strings.ToLower(w) {
+	case "create", "add", "write", "introduce":
+		return true
+	}
+	return false
+}
 
 // Markers that say "this note is intentionally historical": on a line of its own, the marker
 // covers the rest of its section (the whole note when it comes before the first heading); on
 // a line with text, that line.
 // plannedWords holds a word of each of plannedRE's alternatives: a line with none of them
 // cannot match, and most lines have none (the regular expression costs a third of a run).
-var plannedWords = []string{"exist", "creat", "there", "present", "added", "written", "made", "planned", "todo", "tbd", "next step", "future", "[ ]", "add", "write", "introduc"}
+var plannedWords = []string{"exist", "creat", "there", "present", "added", "written", "made", "planned", "todo", "tbd", "next step", "future"}
 
 func mayBePlanned(text string) bool {
 	l := strings.ToLower(text)
@@ -160,7 +186,7 @@ func Extract(content []byte) []Ref {
 		text = maskComments(text, &inComment)
 		n := len(out)
 		out = appendProseLine(out, text, lineNo, lineHist)
-		if len(out) > n && mayBePlanned(text) && plannedRE().MatchString(text) {
+		if len(out) > n && (todoItem(text) || mayBePlanned(text) && plannedRE().MatchString(text)) {
 			for i := n; i < len(out); i++ {
 				out[i].Planned = true
 			}
@@ -235,6 +261,16 @@ func appendProseLine(out []Ref, text string, line int, hist bool) []Ref {
 // full-width punctuation ("写入 memory-bank/，然后…", "src/a.go；之后"), which no path holds;
 // CJK letters stay in the word, since a path may be written in them (docs/文档).
 func words(text string) []string {
+	ascii := true
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.Fields(text) // most lines: Fields' own fast path
+	}
 	return strings.FieldsFunc(text, func(r rune) bool {
 		return unicode.IsSpace(r) || r > unicode.MaxASCII && (unicode.IsPunct(r) || unicode.IsSymbol(r))
 	})
