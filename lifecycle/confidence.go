@@ -23,8 +23,11 @@ var bankDotfiles = map[string]bool{".gitignore": true, ".gitattributes": true}
 // move its other files along, and the next step is bringing the folder over by hand.
 func confidence(kind bank.Kind, names []string, known map[string]bool, from string) string {
 	set := bank.ContextEntries
-	if kind == bank.KindSkill {
+	switch kind {
+	case bank.KindSkill:
 		set = bank.LegacyEntries
+	case bank.KindKilo:
+		set = bank.KiloEntries
 	}
 	var seen, own []string
 	ours := 0

@@ -12,18 +12,20 @@ import (
 )
 
 // Banks kept outside memory-bank/ by other tools: Cursor rules (.mdc files with a front matter
-// of description, globs and alwaysApply; some projects keep plain .md there) and the hidden
+// of description, globs and alwaysApply; some projects keep plain .md there), Kilo Code's rules
+// folder (.kilocode/rules/memory-bank/: brief.md, context.md, product.md…) and the hidden
 // folder other memory-bank skills use. When memory-bank/ has no bank and one of these holds a
 // convention migrate knows, migrate moves its files straight to their v7.1 places (one rename
 // commit, so git log --follow reaches back into the old folder); init never starts a second,
 // empty bank beside one.
 const (
 	cursorRulesBank = ".cursor/rules/memory-bank"
+	kiloBank        = ".kilocode/rules/memory-bank" // Kilo Code's own place for its bank
 	hiddenBank      = ".memory-bank"
 )
 
 // elsewhereDirs are the places searched, in order.
-var elsewhereDirs = []string{cursorRulesBank, hiddenBank}
+var elsewhereDirs = []string{cursorRulesBank, kiloBank, hiddenBank}
 
 // planElsewhere plans the migration of a bank kept in one of elsewhereDirs when memory-bank/
 // has none. Its top-level names are read as the mapping knows them: a Cursor rule's .mdc as .md,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/testgit"
 )
 
@@ -66,6 +67,56 @@ func TestBankElsewhere(t *testing.T) {
 			checkClean(t, root)
 		})
 	}
+}
+
+// A Kilo Code bank in .kilocode/rules/memory-bank/ (budget-tracker and a thousand public
+// repositories more) was not seen: every command said "run mbguard init", which would have started
+// a second, empty bank. Now init and upgrade point at migrate, and migrate maps brief.md to the
+// Project Snapshot, context.md to Current Focus, architecture.md to details/patterns.md (its
+// headings the Decision Highlights), product.md and tech.md to their details files, with history.
+func TestBankElsewhereKilo(t *testing.T) {
+	root := testgit.New(t)
+	dir := ".kilocode/rules/memory-bank"
+	files := map[string]string{
+		"brief.md":        "# Brief\n\nA budget tracker for two people.\n",
+		"context.md":      "# Context\n\n- Fixing console warnings.\n",
+		"product.md":      "# Product\n\nShared expenses, monthly limits.\n",
+		"architecture.md": "# Architecture\n\n## State in one store\n\nZustand, no server state cache.\n",
+		"tech.md":         "# Tech\n\n- React Native 0.74\n",
+	}
+	for n, c := range files {
+		testgit.Write(t, root, dir+"/"+n, c)
+	}
+	testgit.Write(t, root, ".kilocode/rules/memory-bank-instructions.md", "Read every file in memory-bank/ at the start of a task.\n")
+	testgit.Commit(t, root, "kilo bank")
+	if _, err := Init(root); err == nil || !strings.Contains(err.Error(), "Kilo Code bank kept in "+dir) {
+		t.Fatalf("init: got %v, want a refusal naming the Kilo Code bank in %s", err, dir)
+	}
+	res, err := Migrate(context.Background(), opts(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Plan.Kind != bank.KindKilo || res.Plan.From != dir {
+		t.Errorf("plan %q from %q, want Kilo Code from %s", res.Plan.Kind, res.Plan.From, dir)
+	}
+	mem := string(read(t, root, "memory-bank/MEMORY.md"))
+	snap := mem[strings.Index(mem, "## Project Snapshot"):strings.Index(mem, "## Current Focus")]
+	focus := mem[strings.Index(mem, "## Current Focus"):strings.Index(mem, "## Decision Highlights")]
+	if !strings.Contains(snap, "A budget tracker for two people.") || !strings.Contains(focus, "Fixing console warnings.") || !strings.Contains(mem, "- State in one store") {
+		t.Errorf("MEMORY.md does not carry brief.md, context.md and architecture.md's decision:\n%s", mem)
+	}
+	for old, nw := range map[string]string{"architecture.md": "memory-bank/details/patterns.md", "product.md": "memory-bank/details/requirements/product-context.md", "tech.md": "memory-bank/details/tech.md"} {
+		if got := string(read(t, root, nw)); got != files[old] {
+			t.Errorf("%s: %q, want %s byte for byte", nw, got, old)
+		}
+		if log := testgit.Git(t, root, "log", "--follow", "--format=%s", "--", nw); !strings.Contains(log, "kilo bank") {
+			t.Errorf("git log --follow %s does not reach the old folder:\n%s", nw, log)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(dir))); err == nil {
+		t.Errorf("%s is still there", dir)
+	}
+	checkClean(t, root)
 }
 
 // A bank kept elsewhere with nothing but its entry files has no rename commit: MEMORY.md is

@@ -99,6 +99,21 @@ var contextMapping = mapping{
 	decisions: []string{"details/patterns.md", "details/design/decision-log.md"},
 }
 
+// kiloMapping is Kilo Code's memory bank (.kilocode/rules/memory-bank/): brief.md is the project
+// snapshot, context.md the current focus, architecture.md the system's design and decisions.
+// docs/migrate.md states this table for users; keep the two together.
+var kiloMapping = mapping{
+	files: [][2]string{
+		{"tech.md", "details/tech.md"},
+		{"architecture.md", "details/patterns.md"},
+		{"product.md", "details/requirements/product-context.md"},
+		{"tasks.md", "details/tasks.md"},
+	},
+	dirs:  dirMoves,
+	brief: "brief.md", active: "context.md",
+	decisions: []string{"details/patterns.md"},
+}
+
 // Commit messages also identify our own commits when a run resumes without its journal entry.
 const (
 	msgMoves  = "memory-bank: move legacy files to the v7.1 layout (mbguard migrate: renames)\n\nPure renames, committed alone so git log --follow and git diff -M keep the history.\n"
@@ -164,8 +179,11 @@ func planFrom(root string, p Plan, names []string, real map[string]string) (Plan
 		return p, nil
 	}
 	m := contextMapping
-	if p.Kind == bank.KindSkill {
+	switch p.Kind {
+	case bank.KindSkill:
 		m = skillMapping
+	case bank.KindKilo:
+		m = kiloMapping
 	}
 	// actual finds a top-level name without regard to case: Roo Code writes projectBrief.md.
 	actual := func(want string) string {
