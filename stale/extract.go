@@ -96,7 +96,8 @@ var historicalMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.Must
 var (
 	heading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}(#{1,6})(\s|$)`) })
 	mdLink  = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`!?\[[^\]]*\]\(\s*<?([^)<>\s]+(?: [^)<>"]+)*)>?(?:\s+"[^"]*")?\s*\)`)
+		// a target may hold balanced parentheses, as Next.js route groups do: src/app/(dashboard)/page.tsx
+		return regexp.MustCompile(`!?\[[^\]]*\]\(\s*<?((?:[^()<>\s]|\([^()<>\s]*\))+(?: [^)<>"]+)*)>?(?:\s+"[^"]*")?\s*\)`)
 	})
 	refDef  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$`) })
 	declSym = sync.OnceValue(func() *regexp.Regexp {

@@ -34,6 +34,7 @@ func TestExtract(t *testing.T) {
 		"directory":            {"See `src/cart/`.", []string{"1 path src/cart"}},
 		"path with spaces":     {"Notes in `docs/My Notes.md`.", []string{"1 path docs/My Notes.md"}},
 		"link":                 {"[h](../src/a.go#L3) and [u](https://x.dev/a/b) and [s](#top)", []string{"1 path ../src/a.go link"}},
+		"route group link":     {"[l](<src/app/(dashboard)/layout.tsx>) and [p](src/app/(auth)/page.tsx)", []string{"1 path src/app/(dashboard)/layout.tsx link", "1 path src/app/(auth)/page.tsx link"}},
 		"link with space":      {"[n](docs/My%20Notes.md)", []string{"1 path docs/My Notes.md link"}},
 		"reference link":       {"[h]: src/handler.go", []string{"1 path src/handler.go link"}},
 		"prose path":           {"The handler (src/api/handler.go) reads it.", []string{"1 path src/api/handler.go"}},
