@@ -87,7 +87,8 @@ func TestBankElsewhereKilo(t *testing.T) {
 	for n, c := range files {
 		testgit.Write(t, root, dir+"/"+n, c)
 	}
-	testgit.Write(t, root, ".kilocode/rules/memory-bank-instructions.md", "Read every file in memory-bank/ at the start of a task.\n")
+	instructions := ".kilocode/rules/memory-bank-instructions.md"
+	testgit.Write(t, root, instructions, "The memory bank files are located in `.kilocode/rules/memory-bank` folder.\nSee .kilocode/rules/memory-bank-instructions.md.\n")
 	testgit.Commit(t, root, "kilo bank")
 	if _, err := Init(root); err == nil || !strings.Contains(err.Error(), "Kilo Code bank kept in "+dir) {
 		t.Fatalf("init: got %v, want a refusal naming the Kilo Code bank in %s", err, dir)
@@ -115,6 +116,12 @@ func TestBankElsewhereKilo(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(dir))); err == nil {
 		t.Errorf("%s is still there", dir)
+	}
+	// Kilo Code reads where its instructions say: they must name the new folder, or it keeps
+	// writing the old one; the instruction file's own name stays
+	want := "The memory bank files are located in `memory-bank` folder.\nSee .kilocode/rules/memory-bank-instructions.md.\n"
+	if got := string(read(t, root, instructions)); got != want {
+		t.Errorf("%s:\n%s\nwant:\n%s", instructions, got, want)
 	}
 	checkClean(t, root)
 }

@@ -61,6 +61,17 @@ func (m bankMap) prefixes() []string {
 	return []string{bank.Dir + "/"}
 }
 
+// searched are the texts a reference to the bank starts with: the prefixes, and the folder a bank
+// was brought from named on its own ("the memory bank files are located in
+// `.kilocode/rules/memory-bank`", in Kilo Code's instructions), which follows it to memory-bank.
+// A name that goes on (memory-bank-instructions.md) is no reference: where() knows no such path.
+func (m bankMap) searched() []string {
+	if m.src == "" {
+		return m.prefixes()
+	}
+	return append(m.prefixes(), m.src)
+}
+
 // inBank is true for the bank's folders and what is in them: they are not "outside".
 func (m bankMap) inBank(name string) bool {
 	for _, d := range m.prefixes() {
@@ -342,7 +353,7 @@ func rewriteOutside(name string, content []byte, m bankMap, r linkResolver) (out
 		var b strings.Builder
 		last := 0
 		for at := 0; ; {
-			s, n := nextPath(l, at, m.prefixes())
+			s, n := nextPath(l, at, m.searched())
 			if s < 0 {
 				break
 			}
@@ -422,7 +433,7 @@ func rewriteOutside(name string, content []byte, m bankMap, r linkResolver) (out
 
 // outsideRelevant is a quick test that a file might mention the bank at all.
 func outsideRelevant(b []byte, m bankMap) bool {
-	for _, p := range m.prefixes() {
+	for _, p := range m.searched() {
 		if bytes.Contains(b, []byte(p)) {
 			return true
 		}
@@ -575,7 +586,7 @@ func grepCandidates(root string, m bankMap) (cand map[string]bool, ok bool) {
 		return nil, false
 	}
 	args := []string{"-c", "core.quotePath=false", "grep", "-l", "-z", "-I", "-F", "--no-color", "-e", "[["}
-	for _, p := range m.prefixes() {
+	for _, p := range m.searched() {
 		args = append(args, "-e", p)
 	}
 	for _, b := range m.bare {
