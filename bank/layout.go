@@ -31,6 +31,7 @@ const (
 	KindCline    Kind = "Cline"
 	KindRoo      Kind = "Roo Code"
 	KindCursor   Kind = "Cursor"
+	KindKilo     Kind = "Kilo Code"
 	KindV7       Kind = "v7"
 	KindUnmarked Kind = "unmarked MEMORY.md"
 )
@@ -42,6 +43,18 @@ var LegacyEntries = []string{"_index.md", "brief.md", "active.md"}
 // Cursor), compared without regard to case ("projectBrief.md" is Roo Code's spelling). progress.md
 // and tasks.md are shared with other conventions and identify nothing alone.
 var ContextEntries = []string{"projectbrief.md", "productContext.md", "activeContext.md", "systemPatterns.md", "techContext.md", "decisionLog.md"}
+
+// KiloEntries are the core files of Kilo Code's memory bank (kept in .kilocode/rules/memory-bank/).
+// brief.md is also memory-bank-skill's; context.md with product.md or architecture.md, and none
+// of _index.md and active.md, make the bank Kilo Code's (see kilo).
+var KiloEntries = []string{"brief.md", "product.md", "context.md", "architecture.md", "tech.md"}
+
+// kilo reports whether names are Kilo Code's: its context.md beside product.md or
+// architecture.md, without memory-bank-skill's own _index.md or active.md.
+func kilo(names []string) bool {
+	has := func(n string) bool { return in(n, names, true) }
+	return has("context.md") && (has("product.md") || has("architecture.md")) && !has("_index.md") && !has("active.md")
+}
 
 // DetectLayout classifies a bank from the names present directly in memory-bank/.
 // exists is false when memory-bank/ itself is missing.
@@ -55,6 +68,7 @@ func DetectLayout(exists bool, names []string) Layout {
 		skill = skill || in(n, LegacyEntries, false)
 		context = context || in(n, ContextEntries, true)
 	}
+	skill = skill || kilo(names) // one branch: Kilo Code shares brief.md with memory-bank-skill
 	switch {
 	case memory && (skill || context), skill && context:
 		return LayoutMixed
@@ -76,8 +90,10 @@ func DetectKind(names []string) Kind {
 		context = context || in(n, ContextEntries, true)
 	}
 	switch {
-	case has("MEMORY.md") && !skill && !context:
+	case has("MEMORY.md") && !skill && !context && !kilo(names):
 		return KindV7
+	case kilo(names) && !context && !has("MEMORY.md"):
+		return KindKilo
 	case skill && !context && !has("MEMORY.md"):
 		return KindSkill
 	case !context || has("MEMORY.md") || skill:

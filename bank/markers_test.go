@@ -217,6 +217,8 @@ func TestDetectLayout(t *testing.T) {
 		{"cline beside MEMORY.md", true, []string{"MEMORY.md", "systemPatterns.md"}, LayoutMixed},
 		{"cline beside skill legacy", true, []string{"brief.md", "activeContext.md"}, LayoutMixed},
 		{"progress alone is nobody's", true, []string{"progress.md", "tasks.md"}, LayoutEmpty},
+		{"kilo", true, []string{"context.md", "product.md", "tech.md"}, LayoutLegacy},
+		{"kilo beside MEMORY.md", true, []string{"MEMORY.md", "context.md", "architecture.md"}, LayoutMixed},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -238,6 +240,9 @@ func TestDetectKind(t *testing.T) {
 		{"cline with extra folders", []string{"projectbrief.md", "activeContext.md", "api"}, KindCline},
 		{"roo", []string{"activeContext.md", "decisionLog.md", "productContext.md", "progress.md", "systemPatterns.md"}, KindRoo},
 		{"cursor", []string{"tasks.md", "projectbrief.md", "activeContext.md", "creative", "reflection", "archive"}, KindCursor},
+		{"kilo", []string{"brief.md", "product.md", "context.md", "architecture.md", "tech.md", "tasks.md"}, KindKilo},
+		{"kilo without brief", []string{"context.md", "architecture.md"}, KindKilo},
+		{"skill with a context.md", []string{"_index.md", "brief.md", "context.md", "product.md"}, KindSkill},
 		{"v7", []string{"MEMORY.md", "details"}, KindV7},
 		{"mixed", []string{"MEMORY.md", "activeContext.md"}, KindNone},
 		{"empty", []string{"notes.md"}, KindNone},

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/templates"
@@ -295,22 +296,47 @@ func decisionHeadings(b []byte) []string {
 	if b == nil {
 		return nil
 	}
-	var out []string
+	// Roo Code's decision log gives every decision the parts "### Decision", "### Rationale",
+	// "### Implementation Details", and its empty template has them once, over a lone "*": a
+	// heading that recurs, or whose section holds no words, is a part label, not a decision
+	// (auto-quote-system listed "Decision" three times; miniimagecompressor only the labels).
+	type heading struct {
+		text  string
+		words bool
+	}
+	var hs []heading
+	count := map[string]int{}
 	fence := false
 	for _, l := range strings.Split(string(bytes.TrimPrefix(b, bomUTF)), "\n") {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			fence = !fence
-			continue
 		}
-		if fence {
-			continue
-		}
-		for _, p := range []string{"## ", "### "} {
-			if h, ok := strings.CutPrefix(t, p); ok && strings.TrimSpace(h) != "" && len(out) < 20 {
-				out = append(out, strings.TrimSpace(h))
+		if !fence {
+			found := false
+			for _, p := range []string{"## ", "### "} {
+				if h, ok := strings.CutPrefix(t, p); ok && strings.TrimSpace(h) != "" {
+					hs = append(hs, heading{text: strings.TrimSpace(h)})
+					count[strings.ToLower(strings.TrimSpace(h))]++
+					found = true
+				}
+			}
+			if found || strings.HasPrefix(t, "#") {
+				continue
 			}
 		}
+		if len(hs) > 0 && strings.ContainsFunc(t, unicode.IsLetter) {
+			hs[len(hs)-1].words = true
+		}
+	}
+	var out []string
+	for i, h := range hs {
+		// a heading with subheadings holds its words in them
+		words := h.words || i+1 < len(hs) && hs[i+1].words && !h.words && count[strings.ToLower(hs[i+1].text)] > 1
+		if count[strings.ToLower(h.text)] > 1 || !words || len(out) == 20 {
+			continue
+		}
+		out = append(out, h.text)
 	}
 	return out
 }

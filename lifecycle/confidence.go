@@ -23,8 +23,11 @@ var bankDotfiles = map[string]bool{".gitignore": true, ".gitattributes": true}
 // move its other files along, and the next step is bringing the folder over by hand.
 func confidence(kind bank.Kind, names []string, known map[string]bool, from string) string {
 	set := bank.ContextEntries
-	if kind == bank.KindSkill {
+	switch kind {
+	case bank.KindSkill:
 		set = bank.LegacyEntries
+	case bank.KindKilo:
+		set = bank.KiloEntries
 	}
 	var seen, own []string
 	ours := 0
@@ -126,8 +129,12 @@ func keptReferences(o MigrateOptions, p Plan) (*outsideScan, error) {
 	if len(stay) == 0 {
 		return scan, nil
 	}
-	return nil, refuse("%s would be merged into MEMORY.md and deleted, but %d reference(s) to them outside the bank would stay: %s. Nothing changed: change them by hand (or drop --no-rewrite-links), or pass --force",
-		strings.Join(p.Delete, ", "), len(stay), strings.Join(stay, "; "))
+	how := "change them by hand to memory-bank/MEMORY.md"
+	if o.NoRewriteLinks {
+		how += " (or drop --no-rewrite-links)"
+	}
+	return nil, refuse("%s would be merged into MEMORY.md and deleted, but %d reference(s) to them outside the bank would stay: %s. Nothing changed: %s, or pass --force",
+		strings.Join(p.Delete, ", "), len(stay), strings.Join(stay, "; "), how)
 }
 
 // outsideScan is the files outside the bank as keptReferences read them at commit head.

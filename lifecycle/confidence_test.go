@@ -32,6 +32,11 @@ func TestMigrateOwnConventionRefused(t *testing.T) {
 	if err != nil || plan.Unsure == "" {
 		t.Fatalf("plan not unsure: %+v %v", plan, err)
 	}
+	// --diff refuses the same (arc42-memory-bank, Twilight-Hub: a diff of a migration that
+	// --apply then refused)
+	if _, pv, err := PreviewMigration(opts(root)); !errors.Is(err, ErrRefused) || len(pv.Files) > 0 {
+		t.Errorf("preview: %d file(s), %v; want a refusal and nothing to show", len(pv.Files), err)
+	}
 	_, err = Migrate(context.Background(), opts(root))
 	if !errors.Is(err, ErrRefused) {
 		t.Fatalf("got %v, want a refusal", err)

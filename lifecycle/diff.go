@@ -33,8 +33,20 @@ func PreviewMigration(o MigrateOptions) (Plan, Preview, error) {
 	if err != nil || len(plan.Refusals) > 0 || (plan.Layout == bank.LayoutV7 && plan.Kind != bank.KindUnmarked) {
 		return plan, pv, err
 	}
+	if plan.Layout == bank.LayoutNone || plan.Layout == bank.LayoutEmpty {
+		return plan, pv, noBank(o.Root) // as migrate and migrate --apply say (BIG-BRAIN-Memory-Bank)
+	}
 	if plan.Layout != bank.LayoutLegacy && plan.Layout != bank.LayoutMixed && plan.Kind != bank.KindUnmarked {
 		return plan, pv, nil
+	}
+	if !o.Force {
+		// what --apply refuses, --diff does not show as if it would be written
+		if plan.Unsure != "" {
+			return plan, pv, refuse("%s", plan.Unsure)
+		}
+		if _, err := keptReferences(o, plan); err != nil {
+			return plan, pv, err
+		}
 	}
 	sim, err := simulate(o, plan)
 	if err != nil {

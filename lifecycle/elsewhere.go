@@ -12,18 +12,20 @@ import (
 )
 
 // Banks kept outside memory-bank/ by other tools: Cursor rules (.mdc files with a front matter
-// of description, globs and alwaysApply; some projects keep plain .md there) and the hidden
+// of description, globs and alwaysApply; some projects keep plain .md there), Kilo Code's rules
+// folder (.kilocode/rules/memory-bank/: brief.md, context.md, product.md…) and the hidden
 // folder other memory-bank skills use. When memory-bank/ has no bank and one of these holds a
 // convention migrate knows, migrate moves its files straight to their v7.1 places (one rename
 // commit, so git log --follow reaches back into the old folder); init never starts a second,
 // empty bank beside one.
 const (
 	cursorRulesBank = ".cursor/rules/memory-bank"
+	kiloBank        = ".kilocode/rules/memory-bank" // Kilo Code's own place for its bank
 	hiddenBank      = ".memory-bank"
 )
 
 // elsewhereDirs are the places searched, in order.
-var elsewhereDirs = []string{cursorRulesBank, hiddenBank}
+var elsewhereDirs = []string{cursorRulesBank, kiloBank, hiddenBank}
 
 // planElsewhere plans the migration of a bank kept in one of elsewhereDirs when memory-bank/
 // has none. Its top-level names are read as the mapping knows them: a Cursor rule's .mdc as .md,
@@ -60,9 +62,45 @@ func planElsewhere(root string, p Plan) (Plan, error) {
 		for _, c := range clash {
 			q.Refusals = append(q.Refusals, fmt.Sprintf("%s/: %s would both become one file in memory-bank/: rename or remove one of them", src, c))
 		}
+		alreadyThere(root, &q)
 		return q, err
 	}
 	return p, nil
+}
+
+// alreadyThere says what memory-bank/ holds before a bank kept elsewhere is brought in. Files
+// that read as another bank's (productContext.mdc, techContext.mdc: a copy of Cursor rules kept
+// in memory-bank/, as in etanheyman.com) make two banks, which migrate does not merge: refused.
+// Anything else stays where it is and is listed, with what mbguard check will say of it.
+func alreadyThere(root string, p *Plan) {
+	ents, err := os.ReadDir(filepath.Join(root, bank.Dir))
+	if err != nil {
+		return
+	}
+	var twin []string
+	for _, e := range ents {
+		n := e.Name()
+		if bankDotfiles[n] {
+			continue
+		}
+		if !e.IsDir() {
+			if c := canonicalName(mdName(n)); containsFold(bank.ContextEntries, c) || containsFold(bank.LegacyEntries, c) {
+				twin = append(twin, n)
+				continue
+			}
+		}
+		note := fmt.Sprintf("%s/%s is already there, not part of the bank in %s/: left where it is", bank.Dir, n, p.From)
+		if !e.IsDir() && !strings.EqualFold(path.Ext(n), ".md") {
+			note += " (it is not Markdown, so mbguard check flags it: move it out of memory-bank/)"
+		} else if first, count := nonMarkdown(filepath.Join(root, bank.Dir, n)); e.IsDir() && count > 0 {
+			note += fmt.Sprintf(" (it holds %d file(s) that are not Markdown, such as %s/%s, which mbguard check flags: move them out of memory-bank/)", count, n, first)
+		}
+		p.Notes = append(p.Notes, note)
+	}
+	if len(twin) > 0 {
+		p.Refusals = append(p.Refusals, fmt.Sprintf("%s/ already holds files of another bank (%s) beside the %s bank in %s/: two banks, which migrate does not merge. "+
+			"Nothing changed: keep one (git rm the other, or fold its text into the one you keep), then run mbguard migrate again", bank.Dir, shortList(twin), p.Kind, p.From))
+	}
 }
 
 // mdName names a Cursor rule file (.mdc) as the Markdown file it becomes; other names are kept.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/testgit"
 )
 
@@ -66,6 +67,63 @@ func TestBankElsewhere(t *testing.T) {
 			checkClean(t, root)
 		})
 	}
+}
+
+// A Kilo Code bank in .kilocode/rules/memory-bank/ (budget-tracker and a thousand public
+// repositories more) was not seen: every command said "run mbguard init", which would have started
+// a second, empty bank. Now init and upgrade point at migrate, and migrate maps brief.md to the
+// Project Snapshot, context.md to Current Focus, architecture.md to details/patterns.md (its
+// headings the Decision Highlights), product.md and tech.md to their details files, with history.
+func TestBankElsewhereKilo(t *testing.T) {
+	root := testgit.New(t)
+	dir := ".kilocode/rules/memory-bank"
+	files := map[string]string{
+		"brief.md":        "# Brief\n\nA budget tracker for two people.\n",
+		"context.md":      "# Context\n\n- Fixing console warnings.\n",
+		"product.md":      "# Product\n\nShared expenses, monthly limits.\n",
+		"architecture.md": "# Architecture\n\n## State in one store\n\nZustand, no server state cache.\n",
+		"tech.md":         "# Tech\n\n- React Native 0.74\n",
+	}
+	for n, c := range files {
+		testgit.Write(t, root, dir+"/"+n, c)
+	}
+	instructions := ".kilocode/rules/memory-bank-instructions.md"
+	testgit.Write(t, root, instructions, "The memory bank files are located in `.kilocode/rules/memory-bank` folder.\nSee .kilocode/rules/memory-bank-instructions.md.\n")
+	testgit.Commit(t, root, "kilo bank")
+	if _, err := Init(root); err == nil || !strings.Contains(err.Error(), "Kilo Code bank kept in "+dir) {
+		t.Fatalf("init: got %v, want a refusal naming the Kilo Code bank in %s", err, dir)
+	}
+	res, err := Migrate(context.Background(), opts(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Plan.Kind != bank.KindKilo || res.Plan.From != dir {
+		t.Errorf("plan %q from %q, want Kilo Code from %s", res.Plan.Kind, res.Plan.From, dir)
+	}
+	mem := string(read(t, root, "memory-bank/MEMORY.md"))
+	snap := mem[strings.Index(mem, "## Project Snapshot"):strings.Index(mem, "## Current Focus")]
+	focus := mem[strings.Index(mem, "## Current Focus"):strings.Index(mem, "## Decision Highlights")]
+	if !strings.Contains(snap, "A budget tracker for two people.") || !strings.Contains(focus, "Fixing console warnings.") || !strings.Contains(mem, "- State in one store") {
+		t.Errorf("MEMORY.md does not carry brief.md, context.md and architecture.md's decision:\n%s", mem)
+	}
+	for old, nw := range map[string]string{"architecture.md": "memory-bank/details/patterns.md", "product.md": "memory-bank/details/requirements/product-context.md", "tech.md": "memory-bank/details/tech.md"} {
+		if got := string(read(t, root, nw)); got != files[old] {
+			t.Errorf("%s: %q, want %s byte for byte", nw, got, old)
+		}
+		if log := testgit.Git(t, root, "log", "--follow", "--format=%s", "--", nw); !strings.Contains(log, "kilo bank") {
+			t.Errorf("git log --follow %s does not reach the old folder:\n%s", nw, log)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(dir))); err == nil {
+		t.Errorf("%s is still there", dir)
+	}
+	// Kilo Code reads where its instructions say: they must name the new folder, or it keeps
+	// writing the old one; the instruction file's own name stays
+	want := "The memory bank files are located in `memory-bank` folder.\nSee .kilocode/rules/memory-bank-instructions.md.\n"
+	if got := string(read(t, root, instructions)); got != want {
+		t.Errorf("%s:\n%s\nwant:\n%s", instructions, got, want)
+	}
+	checkClean(t, root)
 }
 
 // A bank kept elsewhere with nothing but its entry files has no rename commit: MEMORY.md is
@@ -145,6 +203,37 @@ func TestBankElsewhereNameClash(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "memory-bank")); err == nil {
 		t.Fatal("memory-bank/ created by a refused run")
+	}
+}
+
+// A bank kept as Cursor rules beside a memory-bank/ that already holds a copy of Cline's files as
+// .mdc (etanheyman.com), and images: two banks. Migrate refuses, naming the files of the second
+// one, and changes nothing; the plan lists what else is already in memory-bank/ (the images
+// that check would flag after the migration) rather than saying nothing of it.
+func TestBankElsewhereBesideSecondBank(t *testing.T) {
+	root := testgit.New(t)
+	for _, f := range []string{"projectbrief.mdc", "activeContext.mdc", "techContext.mdc"} {
+		testgit.Write(t, root, ".cursor/rules/memory-bank/"+f, "---\ndescription: x\nalwaysApply: true\n---\n# "+f+"\n")
+	}
+	for _, f := range []string{"techContext.mdc", "systemPatterns.mdc", "styleGuide.md", "home-design.png"} {
+		testgit.Write(t, root, "memory-bank/"+f, "# "+f+"\n")
+	}
+	testgit.Commit(t, root, "two banks")
+	head := testgit.Git(t, root, "rev-parse", "HEAD")
+	plan, err := PlanMigration(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(plan.Notes, "\n")
+	if !strings.Contains(notes, "memory-bank/home-design.png is already there") || !strings.Contains(notes, "not Markdown") || !strings.Contains(notes, "memory-bank/styleGuide.md is already there") {
+		t.Errorf("notes do not list what memory-bank/ already holds:\n%s", notes)
+	}
+	_, err = Migrate(context.Background(), opts(root))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "another bank (systemPatterns.mdc, techContext.mdc)") {
+		t.Fatalf("got %v, want a refusal naming memory-bank/'s .mdc files", err)
+	}
+	if testgit.Git(t, root, "rev-parse", "HEAD") != head {
+		t.Error("a refusal made a commit")
 	}
 }
 

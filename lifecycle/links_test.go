@@ -1,8 +1,11 @@
 package lifecycle
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/mbguard/mbguard/internal/testgit"
 )
 
 func TestRewriteLinks(t *testing.T) {
@@ -108,4 +111,46 @@ func FuzzRewriteLinks(f *testing.F) {
 			t.Fatalf("line count changed: %q -> %q", s, out)
 		}
 	})
+}
+
+// TestMigrateRewritesCodeSpansInBank: a Cline bank names its own files in code spans, relative to
+// the bank (`tasks/`, `activeContext.md`) or from the root (`memory-bank/progress.md`), as
+// CivWeb-Lite's memory-bank/AGENTS.md does. After the moves they must name the new places (a
+// merged file names MEMORY.md); fenced code and spans that name no bank path stay as written,
+// and --diff shows the same text --apply writes.
+func TestMigrateRewritesCodeSpansInBank(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "memory-bank/projectbrief.md", "# Brief\n\nA game.\n")
+	testgit.Write(t, root, "memory-bank/activeContext.md", "# Active\n\nWorking on `tasks/TASK001-x.md`.\n")
+	testgit.Write(t, root, "memory-bank/progress.md", "# Progress\n")
+	testgit.Write(t, root, "memory-bank/techContext.md", "# Tech\n")
+	testgit.Write(t, root, "memory-bank/tasks/TASK001-x.md", "# Task 1\n")
+	testgit.Write(t, root, "memory-bank/AGENTS.md", "# Bank\n\n- `projectbrief.md` — goals.\n- `tasks/` — tasks; `memory-bank/progress.md` and `./techContext.md`.\n- `src/app.ts` and `make build` stay.\n\n```sh\ncat memory-bank/progress.md\n```\n")
+	testgit.Commit(t, root, "cline bank")
+	o := opts(root)
+	o.Apply = false
+	_, pv, err := PreviewMigration(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var previewed []byte
+	for _, f := range pv.Files {
+		if f.Path == "memory-bank/AGENTS.md" {
+			previewed = f.New
+		}
+	}
+	if _, err := Migrate(context.Background(), opts(root)); err != nil {
+		t.Fatal(err)
+	}
+	got := string(read(t, root, "memory-bank/AGENTS.md"))
+	want := "# Bank\n\n- `MEMORY.md` — goals.\n- `details/tasks/` — tasks; `memory-bank/details/progress.md` and `details/tech.md`.\n- `src/app.ts` and `make build` stay.\n\n```sh\ncat memory-bank/progress.md\n```\n"
+	if got != want {
+		t.Errorf("AGENTS.md after migrate:\n%s\nwant:\n%s", got, want)
+	}
+	if string(previewed) != got {
+		t.Errorf("--diff showed:\n%s\n--apply wrote:\n%s", previewed, got)
+	}
+	if mem := string(read(t, root, "memory-bank/MEMORY.md")); !strings.Contains(mem, "`details/tasks/TASK001-x.md`") {
+		t.Errorf("MEMORY.md keeps the old task path:\n%s", mem)
+	}
 }

@@ -99,6 +99,21 @@ var contextMapping = mapping{
 	decisions: []string{"details/patterns.md", "details/design/decision-log.md"},
 }
 
+// kiloMapping is Kilo Code's memory bank (.kilocode/rules/memory-bank/): brief.md is the project
+// snapshot, context.md the current focus, architecture.md the system's design and decisions.
+// docs/migrate.md states this table for users; keep the two together.
+var kiloMapping = mapping{
+	files: [][2]string{
+		{"tech.md", "details/tech.md"},
+		{"architecture.md", "details/patterns.md"},
+		{"product.md", "details/requirements/product-context.md"},
+		{"tasks.md", "details/tasks.md"},
+	},
+	dirs:  dirMoves,
+	brief: "brief.md", active: "context.md",
+	decisions: []string{"details/patterns.md"},
+}
+
 // Commit messages also identify our own commits when a run resumes without its journal entry.
 const (
 	msgMoves  = "memory-bank: move legacy files to the v7.1 layout (mbguard migrate: renames)\n\nPure renames, committed alone so git log --follow and git diff -M keep the history.\n"
@@ -164,8 +179,11 @@ func planFrom(root string, p Plan, names []string, real map[string]string) (Plan
 		return p, nil
 	}
 	m := contextMapping
-	if p.Kind == bank.KindSkill {
+	switch p.Kind {
+	case bank.KindSkill:
 		m = skillMapping
+	case bank.KindKilo:
+		m = kiloMapping
 	}
 	// actual finds a top-level name without regard to case: Roo Code writes projectBrief.md.
 	actual := func(want string) string {
@@ -477,6 +495,15 @@ var ErrRefused = errors.New("migration refused")
 // ErrInjected is returned by the test-only fault injection (MigrateOptions.FailAfter).
 var ErrInjected = errors.New("stopped by fault injection")
 
+// noBank is the refusal when neither memory-bank/ nor a place elsewhere holds a bank migrate
+// knows, with the next step.
+func noBank(root string) error {
+	if why := bankElsewhere(root); why != "" {
+		return refuse("%s", why)
+	}
+	return refuse("no legacy memory bank in %s: run mbguard init to create a v7.1 one", root)
+}
+
 func refuse(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrRefused}, a...)...)
 }
@@ -509,10 +536,7 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 		res.NoOp = true
 		return res, nil
 	case plan.Layout == bank.LayoutNone, plan.Layout == bank.LayoutEmpty:
-		if why := bankElsewhere(o.Root); why != "" {
-			return res, refuse("%s", why)
-		}
-		return res, refuse("no legacy memory bank in %s: run mbguard init to create a v7.1 one", o.Root)
+		return res, noBank(o.Root)
 	}
 	if j != nil && j.Phase != phaseDone {
 		res.Warnings = append(res.Warnings, "an interrupted migration is recorded: mbguard migrate --apply resumes it, --rollback undoes it")
@@ -969,6 +993,10 @@ func rewriteAll(root string, p Plan, after map[string][]byte, before map[string]
 			text = out
 		}
 		if w, rw := rewriteWiki(text, n, m); w != nil {
+			rewritten = append(rewritten, rw...)
+			out, text = w, w
+		}
+		if w, rw := rewriteSpans(text, n, m); w != nil {
 			rewritten = append(rewritten, rw...)
 			out, text = w, w
 		}

@@ -61,6 +61,17 @@ func (m bankMap) prefixes() []string {
 	return []string{bank.Dir + "/"}
 }
 
+// searched are the texts a reference to the bank starts with: the prefixes, and the folder a bank
+// was brought from named on its own ("the memory bank files are located in
+// `.kilocode/rules/memory-bank`", in Kilo Code's instructions), which follows it to memory-bank.
+// A name that goes on (memory-bank-instructions.md) is no reference: where() knows no such path.
+func (m bankMap) searched() []string {
+	if m.src == "" {
+		return m.prefixes()
+	}
+	return append(m.prefixes(), m.src)
+}
+
 // inBank is true for the bank's folders and what is in them: they are not "outside".
 func (m bankMap) inBank(name string) bool {
 	for _, d := range m.prefixes() {
@@ -206,6 +217,73 @@ func rewriteWiki(content []byte, file string, m bankMap) (out []byte, rewritten 
 	return []byte(strings.Join(lines, "")), rewritten
 }
 
+// rewriteSpans points the inline code spans of one bank file that name a moved or merged bank
+// path, whole, at its new place. Cline-style banks name their own files that way, relative to
+// the bank (`tasks/`, `activeContext.md`) or from the root (`memory-bank/progress.md`); left as
+// they were, they name files the migration removed (CivWeb-Lite's memory-bank/AGENTS.md).
+// Fenced code is left alone: it is commands and samples.
+func rewriteSpans(content []byte, file string, m bankMap) (out []byte, rewritten []Link) {
+	if !bytes.Contains(content, []byte("`")) {
+		return nil, nil
+	}
+	src := bank.Dir
+	if m.src != "" {
+		src = m.src
+	}
+	lines := strings.SplitAfter(string(content), "\n")
+	var fence bank.Fence
+	changed := false
+	for i, l := range lines {
+		if fence.Line([]byte(strings.TrimRight(l, "\r\n"))) || !strings.Contains(l, "`") {
+			continue
+		}
+		var b strings.Builder
+		last := 0
+		for _, sp := range codeSpans(l) {
+			inner := l[sp[0]:sp[1]]
+			tick := len(inner) - len(strings.TrimLeft(inner, "`"))
+			s, e := sp[0]+tick, sp[1]-tick
+			tok := l[s:e]
+			if tok == "" || strings.ContainsAny(tok, " \t*?") {
+				continue
+			}
+			name := strings.TrimPrefix(tok, "./")
+			slash := strings.HasSuffix(name, "/")
+			name = strings.TrimSuffix(name, "/")
+			old, prefix := src+"/"+name, ""
+			if strings.HasPrefix(name, bank.Dir+"/") || strings.HasPrefix(name, src+"/") {
+				old, prefix = name, "full"
+			}
+			nw, ok := m.where(old)
+			if !ok {
+				continue
+			}
+			if prefix == "" {
+				nw = strings.TrimPrefix(nw, bank.Dir+"/")
+			}
+			if slash {
+				nw += "/"
+			}
+			if nw == tok {
+				continue
+			}
+			rewritten = append(rewritten, Link{Path: file, Line: i + 1, Target: tok, New: nw})
+			b.WriteString(l[last:s])
+			b.WriteString(nw)
+			last = e
+		}
+		if last > 0 {
+			b.WriteString(l[last:])
+			lines[i] = b.String()
+			changed = true
+		}
+	}
+	if !changed {
+		return nil, rewritten
+	}
+	return []byte(strings.Join(lines, "")), rewritten
+}
+
 // agentFiles are the instruction files of agent hosts; they are prose for the agent to follow.
 var agentFiles = map[string]bool{"AGENTS.md": true, "CLAUDE.md": true, "GEMINI.md": true, ".clinerules": true, ".windsurfrules": true, ".cursorrules": true, "copilot-instructions.md": true}
 
@@ -275,7 +353,7 @@ func rewriteOutside(name string, content []byte, m bankMap, r linkResolver) (out
 		var b strings.Builder
 		last := 0
 		for at := 0; ; {
-			s, n := nextPath(l, at, m.prefixes())
+			s, n := nextPath(l, at, m.searched())
 			if s < 0 {
 				break
 			}
@@ -355,7 +433,7 @@ func rewriteOutside(name string, content []byte, m bankMap, r linkResolver) (out
 
 // outsideRelevant is a quick test that a file might mention the bank at all.
 func outsideRelevant(b []byte, m bankMap) bool {
-	for _, p := range m.prefixes() {
+	for _, p := range m.searched() {
 		if bytes.Contains(b, []byte(p)) {
 			return true
 		}
@@ -508,7 +586,7 @@ func grepCandidates(root string, m bankMap) (cand map[string]bool, ok bool) {
 		return nil, false
 	}
 	args := []string{"-c", "core.quotePath=false", "grep", "-l", "-z", "-I", "-F", "--no-color", "-e", "[["}
-	for _, p := range m.prefixes() {
+	for _, p := range m.searched() {
 		args = append(args, "-e", p)
 	}
 	for _, b := range m.bare {

@@ -96,8 +96,8 @@ func TestMigrateKeepsReferencedFiles(t *testing.T) {
 		o := opts(root)
 		o.NoRewriteLinks = true
 		_, err := Migrate(context.Background(), o)
-		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "README.md:3 memory-bank/projectbrief.md") {
-			t.Fatalf("got %v, want a refusal naming README.md:3", err)
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "README.md:3 memory-bank/projectbrief.md") || !strings.Contains(err.Error(), "drop --no-rewrite-links") {
+			t.Fatalf("got %v, want a refusal naming README.md:3 and --no-rewrite-links", err)
 		}
 		if testgit.Git(t, root, "rev-parse", "HEAD") != head || read(t, root, "memory-bank/projectbrief.md") == nil {
 			t.Fatal("a refusal changed something")
@@ -117,6 +117,14 @@ func TestMigrateKeepsReferencedFiles(t *testing.T) {
 		_, err := Migrate(context.Background(), opts(root))
 		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), ".roo/modes.json:1 memory-bank/activeContext.md") || strings.Contains(err.Error(), "README.md") {
 			t.Fatalf("got %v, want a refusal naming only .roo/modes.json:1", err)
+		}
+		// the flag the user did not pass is not the way out (STLab, AI_driven_ERP)
+		if strings.Contains(err.Error(), "--no-rewrite-links") {
+			t.Errorf("refusal names --no-rewrite-links, which was not given: %v", err)
+		}
+		// --diff refuses the same, rather than show a migration --apply will not make
+		if _, pv, err := PreviewMigration(opts(root)); !errors.Is(err, ErrRefused) || len(pv.Files) > 0 {
+			t.Errorf("preview: %d file(s), %v; want the same refusal", len(pv.Files), err)
 		}
 		o := opts(root)
 		o.Force = true

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mbguard/mbguard/internal/gitexec"
 	"github.com/mbguard/mbguard/scanner"
+	"github.com/mbguard/mbguard/templates"
 )
 
 // Rule ids of the stale-reference check; scanner.Rules describes them.
@@ -95,7 +96,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 				}
 				found := false
 				for _, c := range cand {
-					if ix.exists(c) {
+					if ix.exists(c) || ix.cutAtSpace(c) || ix.module(c) {
 						found = true
 						break
 					}
@@ -133,7 +134,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 			if c, ok := removed[r.Kind][r.Name]; ok {
 				add(p.note, r.Line, RuleCommand, "update the note to the command that replaced it, or mark it historical with <!-- mbguard:historical -->",
 					"%s: the repository no longer defines %s %s; removed in %s", commandText(r), kindNoun(r.Kind), r.Name, c)
-			} else {
+			} else if !r.Planned { // a script a to-do asks for is not there yet
 				add(p.note, r.Line, RuleCommand, "correct the note, or mark it historical with <!-- mbguard:historical -->",
 					"%s: the repository defines no %s %s", commandText(r), kindNoun(r.Kind), r.Name)
 			}
@@ -216,7 +217,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 			case anyOf(inHEAD, m.cand):
 				add(m.note, m.ref.Line, RulePath, "update or remove the note in the same commit, or mark it historical with <!-- mbguard:historical -->",
 					"%s is deleted by the staged changes (still in HEAD)", m.ref.Raw)
-			case anchored(ix, m.ref, m.cand) && !m.ref.Planned && !bankFolder(ix, m.ref, m.cand):
+			case anchored(ix, m.ref, m.cand) && !m.ref.Planned && !bankFolder(ix, m.note, m.ref, m.cand):
 				add(m.note, m.ref.Line, RulePath, "correct the path, or mark the note historical with <!-- mbguard:historical -->",
 					"%s is not in the repository (git has no record of it)", m.ref.Raw)
 			}
@@ -328,15 +329,38 @@ func anchored(ix *index, ref Ref, cand []string) bool {
 	return false
 }
 
-// bankFolder reports whether a path git never knew names a folder of the bank itself
-// (details/archive/ in MEMORY.md's routing table, a folder of a bank folder that exists): the
-// bank's own places, made when the first note goes there, not a claim about the repository.
-func bankFolder(ix *index, ref Ref, cand []string) bool {
+// bankFolder reports whether a path git never knew names a place of the bank itself: a folder
+// (details/archive/ in MEMORY.md's routing table, a folder of a bank folder that exists), or a
+// detail file MEMORY.md's routing table names (details/tech.md in a Roo Code bank migrated
+// without a techContext.md), or legacy.md, which migrate makes only when something needs it;
+// from another note, these count only when named from the root (memory-bank/legacy.md). These are the bank's own places, made when the first note goes
+// there, not a claim about the repository.
+func bankFolder(ix *index, note string, ref Ref, cand []string) bool {
+	if note == "memory-bank/MEMORY.md" && routingPlace(ref.Name) {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(ref.Name, "memory-bank/"); ok && (rest == "legacy.md" || routingPlace(rest)) {
+		return true // named from the root: the same places, in any note
+	}
 	if !strings.HasSuffix(ref.Name, "/") && !strings.HasSuffix(ref.Raw, "/") {
 		return false
 	}
 	for _, c := range cand {
 		if strings.HasPrefix(c, "memory-bank/") && ix.dirs[path.Dir(c)] {
+			return true
+		}
+	}
+	return false
+}
+
+// routingPlace reports whether a path MEMORY.md names is one of the template's routing places.
+func routingPlace(name string) bool {
+	places, err := templates.RoutingPlaces()
+	if err != nil {
+		return false // the embedded template is checked by its own tests
+	}
+	for _, p := range places {
+		if strings.TrimSuffix(p, "/") == strings.TrimSuffix(name, "/") {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package stale
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,6 +181,76 @@ func TestStagedDeletionIsStillInHEAD(t *testing.T) {
 	}
 	if strings.Join(staged, " ") != "src/gone.go tools/gen/" {
 		t.Errorf("reported as deleted by the staged changes: %q; want src/gone.go and tools/gen/", staged)
+	}
+}
+
+// TestRoutingPlacesAreNotStale: a Roo Code bank has no techContext.md, so after migrate the bank
+// has details/ but no details/tech.md, which MEMORY.md's routing table (the template's own text)
+// names. That is where tech notes go, not a stale reference; the same name in another note, or
+// a detail file the table does not name, still is.
+func TestRoutingPlacesAreNotStale(t *testing.T) {
+	dir := testgit.New(t)
+	testgit.Write(t, dir, "src/app.go", "package src\n")
+	testgit.Write(t, dir, "memory-bank/details/design/decision-log.md", "# Decisions\n")
+	testgit.Write(t, dir, "memory-bank/MEMORY.md", "# Memory\n\n| when | read |\n|---|---|\n| build | details/tech.md |\n| patterns | details/patterns.md |\n\nSee details/plans.md.\n")
+	testgit.Write(t, dir, "memory-bank/details/patterns.md", "# Patterns\n\nStack in [tech](tech.md).\n\nUnmapped text goes to `memory-bank/legacy.md`; notes to `memory-bank/details/tech.md`.\n")
+	testgit.Commit(t, dir, "initial")
+	res, err := Check(context.Background(), dir, readNotes(t, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, strings.Fields(f.Message)[0]))
+	}
+	want := "memory-bank/MEMORY.md:8 details/plans.md memory-bank/details/patterns.md:3 tech.md"
+	if strings.Join(got, " ") != want {
+		t.Errorf("stale: %q; want %q (the routing table's details/tech.md is a place, not stale)", got, want)
+	}
+}
+
+// TestUnquotedSpacedPathIsNotStale: BIG-BRAIN-Memory-Bank's README says, in a bash fence,
+// "cd memory-bank/Bedtime Protocol/memory-tools": the words are not quoted, so the path read is
+// memory-bank/Bedtime, a tracked folder's name cut at its space. Not stale; a path cut at a
+// space that no tracked path continues still is.
+func TestUnquotedSpacedPathIsNotStale(t *testing.T) {
+	dir := testgit.New(t)
+	testgit.Write(t, dir, "memory-bank/Night Shift/tools/run.py", "print(1)\n")
+	testgit.Write(t, dir, "memory-bank/notes.md", "# Notes\n\n```bash\ncd memory-bank/Night Shift/tools\ncd memory-bank/Day Shift/tools\n```\n")
+	testgit.Commit(t, dir, "initial")
+	res, err := Check(context.Background(), dir, readNotes(t, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%d %s", f.Line, strings.Fields(f.Message)[0]))
+	}
+	if strings.Join(got, ", ") != "5 memory-bank/Day" {
+		t.Errorf("stale: %q; want only line 5's memory-bank/Day (Night is a tracked folder's name cut at its space)", got)
+	}
+}
+
+// TestModulePathsAndToDoScripts: a note names a source file the way an import does, without its
+// extension (src/game/actions for src/game/actions.ts), and a to-do asks for a script the
+// package.json does not define yet (CivWeb-Lite). Neither is stale; a script the note says exists
+// and a module path no file continues still are.
+func TestModulePathsAndToDoScripts(t *testing.T) {
+	dir := testgit.New(t)
+	testgit.Write(t, dir, "package.json", `{"scripts": {"test": "vitest"}}`+"\n")
+	testgit.Write(t, dir, "src/game/actions.ts", "export {}\n")
+	testgit.Write(t, dir, "memory-bank/notes.md", "# Notes\n\nTypes are in `src/game/actions` and `src/game/reducer`.\n\n- [ ] Create `npm run test:e2e:ci` for CI.\n- Run `npm run lint` before review.\n")
+	testgit.Commit(t, dir, "initial")
+	res, err := Check(context.Background(), dir, readNotes(t, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%d %s", f.Line, strings.Fields(f.Message)[0]))
+	}
+	if strings.Join(got, ", ") != "3 src/game/reducer, 6 npm" {
+		t.Errorf("stale: %q; want line 3's src/game/reducer and line 6's npm run lint", got)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/mbguard/mbguard/bank"
 )
@@ -40,15 +41,46 @@ type Ref struct {
 }
 
 var plannedRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(does ?n[o']?t (yet )?exist|not (yet )?(exist|created|there|present)|do ?n[o']?t create|never create|to be (added|created|written|made)|will (be )?(added|created|written)|planned|todo|tbd)\b`)
+	return regexp.MustCompile(`(?i)\b(does ?n[o']?t (yet )?exist|not (yet )?(exist|created|there|present)|do ?n[o']?t create|never create|to be (added|created|written|made)|will (be )?(added|created|written)|planned|todo|tbd|next steps?|future)\b`)
 })
+
+// todoItem reports whether a line is a to-do, which names what is not there yet: an unchecked
+// task ("- [ ] Add docs/bench.md") or a list item that starts with a verb of making ("- Create
+// docs/bench.md"), as in CivWeb-Lite's LATER tasks. Plain code, not plannedRE: it runs on every
+// line that names something.
+func todoItem(text string) bool {
+	t := strings.TrimLeft(text, " \t")
+	switch {
+	case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "* "), strings.HasPrefix(t, "+ "):
+		t = t[2:]
+	default:
+		i := 0
+		for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+			i++
+		}
+		if i == 0 || i+1 >= len(t) || (t[i] != '.' && t[i] != ')') || t[i+1] != ' ' {
+			return false
+		}
+		t = t[i+2:]
+	}
+	t = strings.TrimLeft(t, " ")
+	if strings.HasPrefix(t, "[ ]") {
+		return true
+	}
+	w, _, _ := strings.Cut(t, " ")
+	switch strings.ToLower(w) {
+	case "create", "add", "write", "introduce":
+		return true
+	}
+	return false
+}
 
 // Markers that say "this note is intentionally historical": on a line of its own, the marker
 // covers the rest of its section (the whole note when it comes before the first heading); on
 // a line with text, that line.
 // plannedWords holds a word of each of plannedRE's alternatives: a line with none of them
 // cannot match, and most lines have none (the regular expression costs a third of a run).
-var plannedWords = []string{"exist", "creat", "there", "present", "added", "written", "made", "planned", "todo", "tbd"}
+var plannedWords = []string{"exist", "creat", "there", "present", "added", "written", "made", "planned", "todo", "tbd", "next step", "future"}
 
 func mayBePlanned(text string) bool {
 	l := strings.ToLower(text)
@@ -64,7 +96,8 @@ var historicalMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.Must
 var (
 	heading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}(#{1,6})(\s|$)`) })
 	mdLink  = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`!?\[[^\]]*\]\(\s*<?([^)<>\s]+(?: [^)<>"]+)*)>?(?:\s+"[^"]*")?\s*\)`)
+		// a target may hold balanced parentheses, as Next.js route groups do: src/app/(dashboard)/page.tsx
+		return regexp.MustCompile(`!?\[[^\]]*\]\(\s*<?((?:[^()<>\s]|\([^()<>\s]*\))+(?: [^)<>"]+)*)>?(?:\s+"[^"]*")?\s*\)`)
 	})
 	refDef  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$`) })
 	declSym = sync.OnceValue(func() *regexp.Regexp {
@@ -154,7 +187,7 @@ func Extract(content []byte) []Ref {
 		text = maskComments(text, &inComment)
 		n := len(out)
 		out = appendProseLine(out, text, lineNo, lineHist)
-		if len(out) > n && mayBePlanned(text) && plannedRE().MatchString(text) {
+		if len(out) > n && (todoItem(text) || mayBePlanned(text) && plannedRE().MatchString(text)) {
 			for i := n; i < len(out); i++ {
 				out[i].Planned = true
 			}
@@ -216,12 +249,32 @@ func appendProseLine(out []Ref, text string, line int, hist bool) []Ref {
 		}
 		blank(m[0], m[1])
 	}
-	for _, tok := range strings.Fields(string(masked)) {
+	for _, tok := range words(string(masked)) {
 		if p, r, ok := pathToken(tok); ok {
 			add(Ref{Kind: KindPath, Name: p, Raw: r})
 		}
 	}
 	return out
+}
+
+// words splits text into the words a path may be: at spaces, and at punctuation and symbols
+// outside ASCII. Chinese and Japanese prose puts no space around a path and ends it with
+// full-width punctuation ("写入 memory-bank/，然后…", "src/a.go；之后"), which no path holds;
+// CJK letters stay in the word, since a path may be written in them (docs/文档).
+func words(text string) []string {
+	ascii := true
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.Fields(text) // most lines: Fields' own fast path
+	}
+	return strings.FieldsFunc(text, func(r rune) bool {
+		return unicode.IsSpace(r) || r > unicode.MaxASCII && (unicode.IsPunct(r) || unicode.IsSymbol(r))
+	})
 }
 
 // raw is the part of a link target that names the path (without #anchor or ?query).
@@ -286,7 +339,18 @@ func appendCommandLine(out []Ref, text string, line int, hist bool) []Ref {
 				add(Ref{Kind: k, Name: n, Raw: n})
 			}
 		}
-		for _, tok := range f {
+		out := false
+		for _, tok := range words(cmd) {
+			// what a redirection writes is the command's output, not a file it reads
+			// ("echo foo > memory-bank/test.md" in memory-bank-skill's write-guard table)
+			if tok == ">" || tok == ">>" {
+				out = true
+				continue
+			}
+			if out {
+				out = false
+				continue
+			}
 			if p, r, ok := pathToken(tok); ok {
 				add(Ref{Kind: KindPath, Name: p, Raw: r})
 			}
@@ -323,7 +387,7 @@ var managerBuiltins = map[string]bool{
 	"create": true, "init": true, "publish": true, "pack": true, "store": true, "env": true, "setup": true,
 	"config": true, "root": true, "bin": true, "x": true, "info": true, "cache": true, "workspace": true,
 	"workspaces": true, "global": true, "version": true, "login": true, "logout": true, "set": true, "dedupe": true,
-	"help": true, "node": true, "plugin": true, "licenses": true, "owner": true, "tag": true, "test": true,
+	"help": true, "pm": true, "node": true, "plugin": true, "licenses": true, "owner": true, "tag": true, "test": true,
 	"start": true, "t": true, "deploy": true, "recursive": true, "-r": true, "--filter": true,
 }
 
@@ -357,16 +421,35 @@ func commandRefs(f []string) (Kind, []string) {
 		switch {
 		case args[0] == "run" || args[0] == "run-script":
 			if len(args) > 1 && validName(args[1]) {
-				names = append(names, args[1])
+				names = append(names, scriptNames(args[1])...)
 			}
 		case f[0] != "npm" && !managerBuiltins[args[0]] && !strings.HasPrefix(args[0], "-") && validName(args[0]):
-			names = append(names, args[0])
+			names = append(names, scriptNames(args[0])...)
 		}
 	}
 	if len(names) == 0 {
 		return "", nil
 	}
 	return k, names
+}
+
+// scriptNames reads the shorthand notes use for a family of scripts: test:e2e:chromium/firefox
+// names test:e2e:chromium and test:e2e:firefox (each alternative replaces the last :part).
+// A name without a colon before its first slash is taken as written.
+func scriptNames(name string) []string {
+	alts := strings.Split(name, "/")
+	i := strings.LastIndexByte(alts[0], ':')
+	if len(alts) == 1 || i < 0 {
+		return []string{name}
+	}
+	out := []string{alts[0]}
+	for _, a := range alts[1:] {
+		if a == "" || strings.Contains(a, ":") {
+			return []string{name}
+		}
+		out = append(out, alts[0][:i+1]+a)
+	}
+	return out
 }
 
 var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_:.\-/]*$`) })
@@ -391,9 +474,14 @@ var tlds = map[string]bool{"com": true, "org": true, "net": true, "io": true, "d
 func pathToken(tok string) (name, rawTok string, ok bool) {
 	tok = strings.Trim(tok, "\"'“”‘’«»")
 	tok = strings.TrimLeft(tok, "([{<")
+	t := strings.TrimRight(tok, ",;:!?)]}>*")
+	elided := strings.HasSuffix(t, "...") && !strings.HasSuffix(t, "/...") // dist/server/... is the folder's content
 	tok = strings.TrimRight(tok, ".,;:!?)]}>*")
 	if tok == "" || !strings.Contains(tok, "/") || strings.Contains(tok, "://") || strings.HasPrefix(tok, "//") {
 		return "", "", false
+	}
+	if elided || strings.HasSuffix(tok, "-") || strings.HasSuffix(tok, "_") || strings.Contains(strings.ToLower(tok), "xxx") {
+		return "", "", false // elided (REQ-005-..., REQ-005-…) or a placeholder (docs/design-xxx.md)
 	}
 	rawTok = tok
 	if last := tok[len(tok)-1]; last >= '0' && last <= '9' { // only a line suffix (:12, #L3) ends in a digit

@@ -26,6 +26,7 @@ type index struct {
 	// file that defines it (then its commands are not the project's own)
 	names map[Kind]map[string]bool
 	lower map[string]string // lower-cased path → tracked path, built on first use
+	cut   map[string]bool   // every part of a tracked path before one of its spaces, built on first use
 }
 
 // defining files, by base name
@@ -263,6 +264,42 @@ func identifiers(b []byte, fn func([]byte)) {
 		}
 		i = j
 	}
+}
+
+// moduleExts are the extensions a source import leaves out.
+var moduleExts = []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".py", ".go", ".rs", ".rb", ".vue", ".svelte"}
+
+// module reports whether p, written without an extension, is a tracked source file as an import
+// names it: "types are defined in src/game/actions" means src/game/actions.ts (CivWeb-Lite).
+func (ix *index) module(p string) bool {
+	if path.Ext(p) != "" {
+		return false
+	}
+	for _, e := range moduleExts {
+		if ix.files[p+e] {
+			return true
+		}
+	}
+	return false
+}
+
+// cutAtSpace reports whether p is a tracked path cut at a space: a note's shell line
+// "cd memory-bank/Bedtime Protocol/tools" leaves the words unquoted, so the path read from it is
+// memory-bank/Bedtime, which is no reference of its own.
+func (ix *index) cutAtSpace(p string) bool {
+	if ix.cut == nil {
+		ix.cut = map[string]bool{}
+		for _, set := range []map[string]bool{ix.files, ix.dirs} {
+			for t := range set {
+				for i := 0; i < len(t); i++ {
+					if t[i] == ' ' {
+						ix.cut[t[:i]] = true
+					}
+				}
+			}
+		}
+	}
+	return ix.cut[p]
 }
 
 // folded returns the tracked path that one of cand names in another case, or "".

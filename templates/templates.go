@@ -114,6 +114,27 @@ func Section(heading string) (string, error) {
 	return renderDefaults(strings.TrimRight(rest[:end], "\n") + "\n"), nil
 }
 
+// RoutingPlaces lists the bank places (relative to memory-bank/) that the template's Routing
+// Rules table sends an agent to, as written: details/tech.md, details/archive/. They name where
+// a kind of note goes, whether or not the bank has one yet.
+func RoutingPlaces() ([]string, error) {
+	sec, err := Section(RoutingHeading)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(sec, "\n") {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(l), "|"), "|")
+		if len(cells) < 2 {
+			continue
+		}
+		if f := strings.Fields(cells[len(cells)-1]); len(f) > 0 && strings.HasPrefix(f[0], "details/") {
+			out = append(out, f[0])
+		}
+	}
+	return out, nil
+}
+
 // renderDefaults fills every placeholder of t with its neutral default, so a section copied out
 // of a template on its own (upgrade, migrate) never carries a literal {{name}} into a bank.
 func renderDefaults(t string) string {

@@ -117,3 +117,16 @@ func TestPlaceholdersComplete(t *testing.T) {
 }
 
 var placeholderRe = regexp.MustCompile(`\{\{([a-z_]+)\}\}`)
+
+// TestRoutingPlaces: the places the routing table names are read from the template itself, so a
+// change of the table changes what check --stale takes as the bank's own places.
+func TestRoutingPlaces(t *testing.T) {
+	got, err := RoutingPlaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "details/patterns.md details/tech.md details/progress.md details/requirements/ details/design/ details/learnings/ details/archive/"
+	if strings.Join(got, " ") != want {
+		t.Errorf("RoutingPlaces() = %q; want %q", got, want)
+	}
+}

@@ -13,7 +13,7 @@ import (
 )
 
 func newMigrateCmd(e *env) *cobra.Command {
-	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git] [--no-rewrite-links] [--force] [--diff]", Short: "migrate a memory bank (memory-bank-skill legacy, Cline, Roo Code, Cursor, unmarked MEMORY.md; also from .cursor/rules/memory-bank/ or .memory-bank/) to v7.1 (plan; --apply to execute)", Args: noArgs}
+	c := &cobra.Command{Use: "migrate [--apply] [--rollback] [--git-cli] [--no-git] [--no-rewrite-links] [--force] [--diff]", Short: "migrate a memory bank (memory-bank-skill legacy, Cline, Roo Code, Cursor, Kilo Code, unmarked MEMORY.md; also from .cursor/rules/memory-bank/, .kilocode/rules/memory-bank/ or .memory-bank/) to v7.1 (plan; --apply to execute)", Args: noArgs}
 	apply := c.Flags().Bool("apply", false, "execute the plan (commits: the moves, then MEMORY.md, then the rewritten links); resumes an interrupted run")
 	rollback := c.Flags().Bool("rollback", false, "undo a migration: restore memory-bank/ and the branch to the starting commit")
 	gitCLI := c.Flags().Bool("git-cli", false, "move and commit through the git CLI, so hooks, signing and filters apply")
@@ -45,6 +45,9 @@ func newMigrateCmd(e *env) *cobra.Command {
 			}
 			plan, pv, err := lifecycle.PreviewMigration(o)
 			if err != nil {
+				if errors.Is(err, lifecycle.ErrRefused) {
+					printPlan(e, plan)
+				}
 				return e.fail(err)
 			}
 			if len(plan.Refusals) > 0 {
