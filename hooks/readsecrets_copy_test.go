@@ -18,16 +18,62 @@ func wantCopyRefusal(t *testing.T, cmd, got string) {
 	}
 }
 
+// shellCase is one shell command played on the refuse hosts, and whether it must be refused.
+type shellCase struct {
+	cmd     string
+	refused bool
+}
+
+// refusePlay plays shell commands as PreToolUse calls on the hosts that refuse before a call
+// (Qwen Code, Droid, Crush), each on a fresh repository whose tech.md holds readSecret: no
+// reply carries the secret, a command is refused exactly when its case says, and a refusal
+// passes check.
+type refusePlay struct {
+	cases   []shellCase
+	leak    string                                      // what an allowed command would have shown
+	check   func(t *testing.T, cmd, refusal string)     // a refusal's text
+	prepare func(t *testing.T, root string)             // the repository, before the first call
+	after   func(t *testing.T, host string, h *hostRun) // more calls on the same host
+}
+
+func (p refusePlay) run(t *testing.T) {
+	t.Helper()
+	for _, host := range []string{"qwen", "droid", "crush"} {
+		t.Run(host, func(t *testing.T) {
+			root := secretBankRepo(t)
+			if p.prepare != nil {
+				p.prepare(t, root)
+			}
+			h := newHostRun(t, host, root, nil)
+			for _, tc := range p.cases {
+				r := h.call("PreToolUse", searchShapes[host].shell(tc.cmd))
+				if strings.Contains(string(r.Stdout)+r.Stderr+r.Context, readSecret) {
+					t.Fatalf("%s: the reply carries the secret: %s %s", tc.cmd, r.Stdout, r.Stderr)
+				}
+				got := denied(t, host, r)
+				switch {
+				case !tc.refused && got != "":
+					t.Errorf("%s: refused: %s", tc.cmd, got)
+				case tc.refused && got == "":
+					t.Errorf("%s: allowed, and %s", tc.cmd, p.leak)
+				case tc.refused && p.check != nil:
+					p.check(t, tc.cmd, got)
+				}
+			}
+			if p.after != nil {
+				p.after(t, host, h)
+			}
+		})
+	}
+}
+
 // A shell command that copies, archives or links a bank file holding a secret to a name
 // outside the bank (cp to /tmp, then cat /tmp/y) is refused before it runs on the hosts that
 // cannot hide a tool's output: the copy would show the secret at the next call, under a name
 // no gate guards. Copies of files without a secret, and of trees without the bank, run; a
 // copy into the bank stays the bank guard's refusal.
 func TestShellCopyOutOfBankSecret(t *testing.T) {
-	cases := []struct {
-		cmd     string
-		refused bool
-	}{
+	cases := []shellCase{
 		{"cp " + readSecretFile + " /tmp/y", true},
 		{"cp -r memory-bank /tmp/b", true},
 		{"cp memory-bank/details/*.md /tmp/", true},
@@ -53,42 +99,21 @@ func TestShellCopyOutOfBankSecret(t *testing.T) {
 		{"tar cf /tmp/src.tar src", false},
 		{"rsync -a host:backup/ /tmp/b/", false},
 	}
-	for _, host := range []string{"qwen", "droid", "crush"} {
-		t.Run(host, func(t *testing.T) {
-			root := secretBankRepo(t)
-			h := newHostRun(t, host, root, nil)
-			for _, tc := range cases {
-				r := h.call("PreToolUse", searchShapes[host].shell(tc.cmd))
-				if strings.Contains(string(r.Stdout)+r.Stderr+r.Context, readSecret) {
-					t.Fatalf("%s: the reply carries the secret: %s %s", tc.cmd, r.Stdout, r.Stderr)
-				}
-				got := denied(t, host, r)
-				switch {
-				case !tc.refused && got != "":
-					t.Errorf("%s: refused: %s", tc.cmd, got)
-				case tc.refused && got == "":
-					t.Errorf("%s: allowed, and the copy would show the secret at the next call", tc.cmd)
-				case tc.refused:
-					wantCopyRefusal(t, tc.cmd, got)
-				}
-			}
+	refusePlay{cases: cases, leak: "the copy would show the secret at the next call", check: wantCopyRefusal,
+		after: func(t *testing.T, host string, h *hostRun) {
 			// a copy into the bank: the bank guard's refusal, not this one
 			r := h.call("PreToolUse", searchShapes[host].shell("cp "+readSecretFile+" memory-bank/details/y.md"))
 			if got := denied(t, host, r); got == "" || strings.Contains(got, "copy it out of memory-bank/") {
 				t.Errorf("a copy within the bank: refusal %q, want the bank guard's", got)
 			}
-		})
-	}
+		}}.run(t)
 }
 
 // git's views of a bank file holding a secret (by revision, as a patch, in the stash) are
 // refused before they run on the hosts that cannot hide a tool's output, judged by the file
 // as it is now; views that leave the bank out, or show only names, run.
 func TestGitViewOfBankSecret(t *testing.T) {
-	cases := []struct {
-		cmd     string
-		refused bool
-	}{
+	cases := []shellCase{
 		{"git show HEAD:" + readSecretFile, true},
 		{"git show :" + readSecretFile, true},
 		{"git cat-file -p HEAD:" + readSecretFile, true},
@@ -114,32 +139,15 @@ func TestGitViewOfBankSecret(t *testing.T) {
 		{"git diff", false}, // the file has no uncommitted change: git diff shows none of it
 		{"git diff --cached -- memory-bank", false},
 	}
-	for _, host := range []string{"qwen", "droid", "crush"} {
-		t.Run(host, func(t *testing.T) {
-			root := secretBankRepo(t)
-			testgit.Commit(t, root, "tech notes")
-			h := newHostRun(t, host, root, nil)
-			for _, tc := range cases {
-				r := h.call("PreToolUse", searchShapes[host].shell(tc.cmd))
-				if strings.Contains(string(r.Stdout)+r.Stderr+r.Context, readSecret) {
-					t.Fatalf("%s: the reply carries the secret: %s %s", tc.cmd, r.Stdout, r.Stderr)
-				}
-				got := denied(t, host, r)
-				switch {
-				case !tc.refused && got != "":
-					t.Errorf("%s: refused: %s", tc.cmd, got)
-				case tc.refused && got == "":
-					t.Errorf("%s: allowed, and its output would show the secret", tc.cmd)
-				case tc.refused:
-					wantAboveRefusal(t, got)
-					// a view naming the file is a read of it: the refusal hands its text, redacted
-					if !strings.Contains(got, "Here is what it would have read") && !strings.Contains(got, "git log -p -- . ':!memory-bank'") {
-						t.Errorf("%s: refusal %q: want the way to view the history with the bank left out", tc.cmd, got)
-					}
-				}
+	refusePlay{cases: cases, leak: "its output would show the secret",
+		prepare: func(t *testing.T, root string) { testgit.Commit(t, root, "tech notes") },
+		check: func(t *testing.T, cmd, got string) {
+			wantAboveRefusal(t, got)
+			// a view naming the file is a read of it: the refusal hands its text, redacted
+			if !strings.Contains(got, "Here is what it would have read") && !strings.Contains(got, "git log -p -- . ':!memory-bank'") {
+				t.Errorf("%s: refusal %q: want the way to view the history with the bank left out", cmd, got)
 			}
-		})
-	}
+		}}.run(t)
 }
 
 // Readers a model may write instead of cat — filters, dumps, interpreters handed the file,
@@ -197,10 +205,7 @@ func TestShellReaderOfBankSecret(t *testing.T) {
 func TestShellRunTimeWordsOfBankSecret(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	cases := []struct {
-		cmd     string
-		refused bool
-	}{
+	cases := []shellCase{
 		{"cat $(git ls-files)", true},
 		{`for f in $(find memory-bank -type f); do head "$f"; done`, true},
 		{`cat "memory-bank/details/$NAME"`, true},
@@ -208,36 +213,20 @@ func TestShellRunTimeWordsOfBankSecret(t *testing.T) {
 		{`cat "$HOME/.gitconfig"`, false},
 		{`cat "src/$NAME"`, false},
 	}
-	for _, host := range []string{"qwen", "droid", "crush"} {
-		t.Run(host, func(t *testing.T) {
-			root := secretBankRepo(t)
-			h := newHostRun(t, host, root, nil)
-			for _, tc := range cases {
-				got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell(tc.cmd)))
-				switch {
-				case !tc.refused && got != "":
-					t.Errorf("%s: refused: %s", tc.cmd, got)
-				case tc.refused && got == "":
-					t.Errorf("%s: allowed, and its output may show the secret", tc.cmd)
-				case tc.refused:
-					wantAboveRefusal(t, got)
-					if !strings.Contains(got, "name the files to read") {
-						t.Errorf("%s: refusal %q: want the next step, naming the files", tc.cmd, got)
-					}
-				}
+	refusePlay{cases: cases, leak: "its output may show the secret",
+		check: func(t *testing.T, cmd, got string) {
+			wantAboveRefusal(t, got)
+			if !strings.Contains(got, "name the files to read") {
+				t.Errorf("%s: refusal %q: want the next step, naming the files", cmd, got)
 			}
-		})
-	}
+		}}.run(t)
 }
 
 // Listing, counting or summing a bank file that holds a secret shows no line of it, so it runs
 // on the refuse hosts; the same line that also prints the file is refused.
 func TestShellListingOfBankSecretRuns(t *testing.T) {
 	f := readSecretFile
-	cases := []struct {
-		cmd     string
-		refused bool
-	}{
+	cases := []shellCase{
 		{"ls memory-bank/details", false},
 		{"ls -la " + f, false},
 		{"wc -l " + f, false},
@@ -247,23 +236,8 @@ func TestShellListingOfBankSecretRuns(t *testing.T) {
 		{"ls memory-bank/details && cat " + f, true},
 		{"wc -l " + f + " && head " + f, true},
 	}
-	for _, host := range []string{"qwen", "droid", "crush"} {
-		t.Run(host, func(t *testing.T) {
-			root := secretBankRepo(t)
-			h := newHostRun(t, host, root, nil)
-			for _, tc := range cases {
-				got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell(tc.cmd)))
-				switch {
-				case !tc.refused && got != "":
-					t.Errorf("%s: refused: %s", tc.cmd, got)
-				case tc.refused && got == "":
-					t.Errorf("%s: allowed, and its output would show the secret", tc.cmd)
-				case tc.refused:
-					wantSecretNotice(t, got)
-				}
-			}
-		})
-	}
+	refusePlay{cases: cases, leak: "its output would show the secret",
+		check: func(t *testing.T, _, got string) { wantSecretNotice(t, got) }}.run(t)
 }
 
 // git diff with no revision shows only files with uncommitted changes: refused on the refuse
@@ -301,32 +275,16 @@ func TestScriptNamingBankSecret(t *testing.T) {
 	testgit.Write(t, dir, "dump.py", "print(open('memory-bank/details/tech.md').read())\n")
 	testgit.Write(t, dir, "dump.sh", "#!/bin/sh\nfor f in memory-bank/details/*; do cat \"$f\"; done\n")
 	testgit.Write(t, dir, "hello.py", "print('hello')\n")
-	cases := []struct {
-		cmd     string
-		refused bool
-	}{
+	cases := []shellCase{
 		{"python3 " + dir + "/dump.py", true},
 		{"sh " + dir + "/dump.sh", true},
 		{"python3 " + dir + "/hello.py", false},
 	}
-	for _, host := range []string{"qwen", "droid", "crush"} {
-		t.Run(host, func(t *testing.T) {
-			root := secretBankRepo(t)
-			h := newHostRun(t, host, root, nil)
-			for _, tc := range cases {
-				got := denied(t, host, h.call("PreToolUse", searchShapes[host].shell(tc.cmd)))
-				switch {
-				case !tc.refused && got != "":
-					t.Errorf("%s: refused: %s", tc.cmd, got)
-				case tc.refused && got == "":
-					t.Errorf("%s: allowed, and the script may print the secret", tc.cmd)
-				case tc.refused:
-					wantAboveRefusal(t, got)
-					if !strings.Contains(got, "names memory-bank/") {
-						t.Errorf("%s: refusal %q: want the script named", tc.cmd, got)
-					}
-				}
+	refusePlay{cases: cases, leak: "the script may print the secret",
+		check: func(t *testing.T, cmd, got string) {
+			wantAboveRefusal(t, got)
+			if !strings.Contains(got, "names memory-bank/") {
+				t.Errorf("%s: refusal %q: want the script named", cmd, got)
 			}
-		})
-	}
+		}}.run(t)
 }

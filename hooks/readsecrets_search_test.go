@@ -141,10 +141,7 @@ func TestSearchAboveBankSettings(t *testing.T) {
 // that cannot hide its output while any bank file holds a secret; told to leave the bank out,
 // or not searching, it runs. The reply never carries the secret.
 func TestShellSearchAboveBankSecret(t *testing.T) {
-	cases := []struct {
-		cmd     string
-		refused bool
-	}{
+	cases := []shellCase{
 		{"grep -rn ghp_ .", true},
 		{"grep -r token", true},
 		{"rg ghp_", true},
@@ -168,32 +165,17 @@ func TestShellSearchAboveBankSecret(t *testing.T) {
 		{"grep -rn --include='*.md' ghp_ .", true},
 		{"rg -t go ghp_", false},
 	}
-	for _, host := range []string{"qwen", "droid", "crush"} {
-		t.Run(host, func(t *testing.T) {
-			root := secretBankRepo(t)
-			h := newHostRun(t, host, root, nil)
-			for _, tc := range cases {
-				r := h.call("PreToolUse", searchShapes[host].shell(tc.cmd))
-				if strings.Contains(string(r.Stdout)+r.Stderr+r.Context, readSecret) {
-					t.Fatalf("%s: the reply carries the secret: %s %s", tc.cmd, r.Stdout, r.Stderr)
-				}
-				got := denied(t, host, r)
-				switch {
-				case !tc.refused && got != "":
-					t.Errorf("%s: refused: %s", tc.cmd, got)
-				case tc.refused && got == "":
-					t.Errorf("%s: allowed, and its output would show the secret", tc.cmd)
-				case tc.refused && strings.Contains(tc.cmd, "*/"):
-					wantSecretNotice(t, got) // a glob names the files: their text is handed over, redacted
-				case tc.refused:
-					wantAboveRefusal(t, got)
-					if !strings.Contains(got, "--exclude-dir=memory-bank") {
-						t.Errorf("%s: refusal %q: want the way to search with the bank left out", tc.cmd, got)
-					}
-				}
+	refusePlay{cases: cases, leak: "its output would show the secret",
+		check: func(t *testing.T, cmd, got string) {
+			if strings.Contains(cmd, "*/") {
+				wantSecretNotice(t, got) // a glob names the files: their text is handed over, redacted
+				return
 			}
-		})
-	}
+			wantAboveRefusal(t, got)
+			if !strings.Contains(got, "--exclude-dir=memory-bank") {
+				t.Errorf("%s: refusal %q: want the way to search with the bank left out", cmd, got)
+			}
+		}}.run(t)
 }
 
 // FuzzSearchOf: any search call's arguments are read without a panic, and a file filter that
