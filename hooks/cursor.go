@@ -20,6 +20,7 @@ const (
 	cursorPreShell     = "beforeShellExecution"
 	cursorPostShell    = "afterShellExecution"
 	cursorReadFile     = "beforeReadFile"
+	cursorAfterEdit    = "afterFileEdit"
 	cursorPreCompact   = "preCompact"
 	cursorStop         = "stop"
 	cursorSessionEnd   = "sessionEnd"
@@ -28,9 +29,15 @@ const (
 // CursorEvents are the hook events `mbguard install --agent cursor` registers. Shell commands
 // are gated at beforeShellExecution and checked at afterShellExecution (the pair every Cursor
 // with hooks sends, with the command in both); reads count at beforeReadFile; every other tool
-// goes through preToolUse/postToolUse.
+// goes through preToolUse/postToolUse. afterFileEdit, which every Cursor with hooks sends after
+// an edit of its own, closes the session's open windows: a write whose postToolUse never comes
+// (a timeout, a Cursor that sends none) is still checked after it landed.
 var CursorEvents = []string{cursorSessionStart, cursorPrompt, cursorPreTool, cursorPostTool, cursorPostFailure,
-	cursorPreShell, cursorPostShell, cursorReadFile, cursorPreCompact, cursorStop, cursorSessionEnd}
+	cursorPreShell, cursorPostShell, cursorReadFile, cursorAfterEdit, cursorPreCompact, cursorStop, cursorSessionEnd}
+
+// cursorGates are the events whose reply is a permission: their entries fail closed
+// (failClosed), so a crash or timeout of mbguard refuses the action instead of letting it run.
+var cursorGates = map[string]bool{cursorPreTool: true, cursorPreShell: true, cursorReadFile: true}
 
 type cursorPayload struct {
 	HookEventName  string          `json:"hook_event_name"`
@@ -157,6 +164,8 @@ func cursorKind(event string) callKind {
 		return callCompact
 	case cursorStop:
 		return callClose // the agent loop ended: no call of this turn is still running
+	case cursorAfterEdit:
+		return callClose // an edit landed: the windows open before it are judged now
 	case cursorSessionEnd:
 		return callEnd
 	}
@@ -262,28 +271,40 @@ func CursorHooksPath(o InstallOptions) string {
 type cursorHook struct {
 	Command string `json:"command"`
 	Timeout int    `json:"timeout,omitempty"` // seconds
+	// FailClosed makes a hook that crashes, times out or prints no valid reply refuse the
+	// action (Cursor's default is to let it run).
+	FailClosed bool `json:"failClosed,omitempty"`
 }
 
-// InstallCursor merges `<binary> hook cursor` into .cursor/hooks.json (version 1, one entry
-// per event in CursorEvents, no matcher: every tool), keeping the user's entries (see
-// installHookFile).
+// InstallCursor merges `<binary> hook cursor <event>` into .cursor/hooks.json (version 1, one
+// entry per event in CursorEvents, no matcher: every tool), keeping the user's entries (see
+// installHookFile). The event on the command line lets a reply in the event's own shape go out
+// even when the payload cannot be read; the gating entries fail closed.
 func InstallCursor(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" {
 		return nil, errors.New("--global needs HOME to find ~/.cursor")
 	}
-	command := hookCommand(o.Binary, "cursor")
 	return installHookFile(o, hookFile{
 		path:        CursorHooksPath,
 		globalNeeds: "HOME to find ~/.cursor",
 		events:      CursorEvents,
 		base:        map[string]json.RawMessage{"version": json.RawMessage(`1`)},
-		entry: func(string) json.RawMessage {
-			b, _ := json.Marshal(cursorHook{Command: command, Timeout: 30})
+		entry: func(event string) json.RawMessage {
+			b, _ := json.Marshal(cursorHook{Command: hookCommand(o.Binary, "cursor", event), Timeout: 30, FailClosed: cursorGates[event]})
 			return b
 		},
 		ours: func(raw json.RawMessage) bool {
 			var h cursorHook
-			return json.Unmarshal(raw, &h) == nil && isOurCommand(h.Command, " hook cursor")
+			if json.Unmarshal(raw, &h) != nil {
+				return false
+			}
+			c := strings.TrimSpace(h.Command)
+			// `… hook cursor` (older installs) or `… hook cursor <event>`
+			if i := strings.LastIndex(c, " hook cursor"); i >= 0 && strings.Contains(c[:i], "mbguard") {
+				rest := strings.TrimSpace(c[i+len(" hook cursor"):])
+				return rest == "" || !strings.ContainsAny(rest, " \t;|&")
+			}
+			return false
 		},
 	})
 }

@@ -39,7 +39,7 @@ func (h *cursorRun) send(event string, fields map[string]any) Reply {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	r := h.raw("", b)
+	r := h.raw(event, b) // install names the event on each entry's command line
 	if !json.Valid(r.Stdout) {
 		h.t.Fatalf("%s: stdout %q is not JSON; Cursor wants JSON on every reply", event, r.Stdout)
 	}
@@ -322,15 +322,19 @@ func TestInstallCursor(t *testing.T) {
 	for _, ev := range CursorEvents {
 		n := 0
 		for _, h := range got.Hooks[ev] {
-			if h.Command == "/opt/bin/mbguard hook cursor" && h.Timeout == 30 {
+			if h.Command == "/opt/bin/mbguard hook cursor "+ev && h.Timeout == 30 {
 				n++
+				// a gate that fails open lets the action run when mbguard crashes or times out
+				if gate := ev == "preToolUse" || ev == "beforeShellExecution" || ev == "beforeReadFile"; h.FailClosed != gate {
+					t.Errorf("%s: failClosed %v, want %v", ev, h.FailClosed, gate)
+				}
 			}
 		}
 		if n != 1 {
 			t.Errorf("%s: %d mbguard entries, want 1", ev, n)
 		}
 	}
-	if len(got.Hooks["afterFileEdit"]) != 1 || len(got.Hooks["beforeShellExecution"]) != 2 || got.Hooks["beforeShellExecution"][0].Command != "./hooks/audit.sh" {
+	if len(got.Hooks["afterFileEdit"]) != 2 || got.Hooks["afterFileEdit"][0].Command != "./hooks/format.sh" || len(got.Hooks["beforeShellExecution"]) != 2 || got.Hooks["beforeShellExecution"][0].Command != "./hooks/audit.sh" {
 		t.Fatalf("the user's hooks were not kept first and whole:\n%s", b)
 	}
 	o.Uninstall = true
@@ -348,7 +352,7 @@ func TestInstallCursor(t *testing.T) {
 		t.Fatal(err)
 	}
 	gp := filepath.Join(g.Home, ".cursor", "hooks.json")
-	if b, err := os.ReadFile(gp); err != nil || !strings.Contains(string(b), `"command": "mbguard hook cursor"`) {
+	if b, err := os.ReadFile(gp); err != nil || !strings.Contains(string(b), `"command": "mbguard hook cursor preToolUse"`) {
 		t.Fatalf("global hooks.json: %s %v", b, err)
 	}
 	g.Uninstall = true
@@ -398,6 +402,7 @@ func TestCursorEveryEvent(t *testing.T) {
 		"beforeShellExecution": {map[string]any{"command": "ls", "cwd": root, "sandbox": false}, []string{"permission"}},
 		"afterShellExecution":  {map[string]any{"command": "ls", "output": "src\n", "duration": 5, "cwd": root}, nil},
 		"beforeReadFile":       {map[string]any{"file_path": filepath.Join(root, "src/app.go"), "content": "package app\n", "attachments": []any{}}, []string{"permission"}},
+		"afterFileEdit":        {map[string]any{"file_path": filepath.Join(root, "src/app.go"), "edits": []any{map[string]any{"old_string": "", "new_string": "package app // x\n"}}}, nil},
 		"preCompact":           {map[string]any{"trigger": "manual", "context_usage_percent": 50, "message_count": 9, "messages_to_compact": 5, "is_first_compaction": true}, nil},
 		"stop":                 {map[string]any{"status": "completed", "loop_count": 0}, nil},
 		"sessionEnd":           {map[string]any{"session_id": h.sess, "reason": "user_close", "final_status": "completed", "duration_ms": 900}, nil},
@@ -429,20 +434,103 @@ func TestCursorEveryEvent(t *testing.T) {
 	}
 }
 
-// beforeReadFile can only allow or deny: a secret in the bank file it reads is told to the model
-// (file, line, rule — never the secret) with the next postToolUse.
-func TestCursorSecretInBankReadIsTold(t *testing.T) {
+// beforeReadFile can only allow or deny, and nothing after a read or a shell command can replace
+// what the model got: a bank file holding a secret is refused to the read and to a shell read, a
+// search that would show it too; the model learns why (file, line, rule — never the secret) with
+// the refusal of the shell command, or with the next event for the read. Reads of clean files,
+// and listings, still run.
+func TestCursorSecretInBankIsRefused(t *testing.T) {
 	secret := "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 	root := bankRepo(t)
 	testgit.Write(t, root, "memory-bank/details/progress.md", "# Progress\ntoken "+secret+"\n")
 	h := newCursorRun(t, root, nil)
 	h.prompt("p")
-	if r := h.readFile("memory-bank/details/progress.md"); strings.Contains(string(r.Stdout), secret) || cursorOut(t, r).Permission != "allow" {
-		t.Fatalf("beforeReadFile reply %s", r.Stdout)
+	r := h.readFile("memory-bank/details/progress.md")
+	if strings.Contains(string(r.Stdout), secret) || cursorOut(t, r).Permission != "deny" {
+		t.Fatalf("beforeReadFile of a bank file with a secret: reply %s, want deny", r.Stdout)
 	}
 	out := cursorOut(t, h.send("postToolUse", map[string]any{"tool_name": "Grep", "tool_input": map[string]any{"pattern": "x"},
 		"tool_output": "", "tool_use_id": "g", "cwd": root}))
-	if !strings.Contains(out.Additional, "memory-bank/details/progress.md line 2 holds a secret") || strings.Contains(out.Additional, secret) {
-		t.Fatalf("additional_context %q: want the file and line told, never the secret", out.Additional)
+	if !strings.Contains(out.Additional, "memory-bank/details/progress.md") || !strings.Contains(out.Additional, "line 2") || strings.Contains(out.Additional, secret) {
+		t.Fatalf("additional_context after the refused read %q: want the file and line, never the secret", out.Additional)
+	}
+	for _, cmd := range []string{"cat memory-bank/details/progress.md", "grep -rn ghp_ .", "base64 memory-bank/details/progress.md"} {
+		r := h.shell(cmd)
+		why := cursorDenied(t, r)
+		if why == "" || strings.Contains(string(r.Stdout), secret) {
+			t.Errorf("beforeShellExecution %q: reply %s, want deny without the secret", cmd, r.Stdout)
+		}
+	}
+	for _, cmd := range []string{"ls memory-bank/details", "cat memory-bank/details/patterns.md", "grep -rn queue --exclude-dir=memory-bank ."} {
+		if why := cursorDenied(t, h.shell(cmd)); why != "" {
+			t.Errorf("beforeShellExecution %q refused: %s", cmd, why)
+		}
+	}
+	if r := h.readFile("memory-bank/details/patterns.md"); cursorOut(t, r).Permission != "allow" {
+		t.Fatalf("beforeReadFile of a clean bank file: reply %s, want allow", r.Stdout)
+	}
+}
+
+// afterFileEdit closes the windows open before it: what an edit left in the bank that no write
+// tool was allowed to write is undone then, even when its postToolUse never comes, and told with
+// the next event that reaches the model.
+func TestCursorAfterFileEditChecksTheEdit(t *testing.T) {
+	root := bankRepo(t)
+	h := newCursorRun(t, root, nil)
+	h.prompt("p")
+	h.readFile("memory-bank/details/patterns.md")
+	note := filepath.Join(root, "memory-bank/details/learnings.md")
+	if why := cursorDenied(t, h.tool("preToolUse", "Write", map[string]any{"file_path": note, "contents": "# Learnings\n"})); why != "" {
+		t.Fatalf("preToolUse Write of a bank note refused: %s", why)
+	}
+	// the edit lands, and beside it a file no write tool was allowed to write
+	testgit.Write(t, root, "memory-bank/details/learnings.md", "# Learnings\n")
+	testgit.Write(t, root, "memory-bank/details/evil.json", "{}\n")
+	r := h.send("afterFileEdit", map[string]any{"file_path": note, "edits": []any{map[string]any{"old_string": "", "new_string": "# Learnings\n"}}})
+	if string(r.Stdout) != "{}\n" {
+		t.Fatalf("afterFileEdit: stdout %q, want {}", r.Stdout)
+	}
+	if _, err := os.Stat(filepath.Join(root, "memory-bank/details/evil.json")); !os.IsNotExist(err) {
+		t.Fatalf("evil.json is still in the bank after afterFileEdit: %v", err)
+	}
+	if b, err := os.ReadFile(note); err != nil || string(b) != "# Learnings\n" {
+		t.Fatalf("the allowed edit was not kept: %q %v", b, err)
+	}
+	out := cursorOut(t, h.send("postToolUse", map[string]any{"tool_name": "Grep", "tool_input": map[string]any{"pattern": "x"},
+		"tool_output": "", "tool_use_id": "g", "cwd": root}))
+	if !strings.Contains(out.Additional, "evil.json") {
+		t.Fatalf("the next additional_context %q does not tell the undo", out.Additional)
+	}
+}
+
+// A payload that cannot be read still gets a reply in the shape of the event install named on
+// the command line: a permission for a gate (refused when the fail-safe rule says so), {} else.
+func TestCursorUnreadablePayloadGetsItsEventsShape(t *testing.T) {
+	root := bankRepo(t)
+	block := map[string]string{"MEMORY_BANK_GUARD_MODE": "block"}
+	cases := []struct {
+		event, payload string
+		env            map[string]string
+		want           string
+	}{
+		{"preToolUse", "not json", block, "deny"},
+		{"beforeShellExecution", `{"command":"echo x > memory-bank/a.js"`, nil, "deny"},
+		{"beforeShellExecution", "\x00\x01", block, "deny"},
+		{"beforeReadFile", "not json", block, "allow"},
+		{"sessionStart", "not json", nil, ""},
+		{"afterFileEdit", "not json", nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.event+" "+tc.payload, func(t *testing.T) {
+			h := newCursorRun(t, root, tc.env)
+			r := h.raw(tc.event, []byte(tc.payload))
+			var out cursorReply
+			if err := json.Unmarshal(r.Stdout, &out); err != nil || r.Exit != 0 {
+				t.Fatalf("exit %d stdout %q: want exit 0 and JSON", r.Exit, r.Stdout)
+			}
+			if out.Permission != tc.want {
+				t.Fatalf("reply %s (stderr %q): want permission %q", r.Stdout, r.Stderr, tc.want)
+			}
+		})
 	}
 }

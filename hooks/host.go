@@ -299,6 +299,13 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 	}
 	if refusal != "" && ans.Deny == "" {
 		ans.Deny = joinText(refusal, ans.Context)
+		if c.Defer {
+			// the refusal's reply carries no text to the model (Cursor's beforeReadFile): why
+			// the read was refused, and the file's redacted text, go with the next event
+			if err := savePending(repos[0], c.Session, ans.Deny); err != nil {
+				ans.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
+			}
+		}
 	}
 	if notice, secrets := readSecrets(&c, repos, &ans, way); notice != "" {
 		if c.Defer {

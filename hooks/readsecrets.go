@@ -40,6 +40,9 @@ const (
 var secretWays = map[string]secretWay{
 	"claude": secretUpdate, "codex": secretReplace, "gemini": secretReplace, "copilot": secretReplace,
 	"qwen": secretRefuse, "crush": secretRefuse, "droid": secretRefuse,
+	// Cursor's beforeReadFile can only allow or deny, and nothing it sends after a read or a
+	// shell command can replace what the model got
+	"cursor": secretRefuse,
 }
 
 // bankSecret is one gitleaks finding in a bank file.

@@ -138,7 +138,7 @@ var hostSpecs = []HostSpec{
 		SessionField: "session_id", E2E: "test/e2e/droid", proto: droidProto{},
 	},
 	{
-		Name: "cursor", Title: "Cursor", Events: CursorEvents, Closes: []string{cursorPostTool, cursorPostFailure, cursorPostShell, cursorStop},
+		Name: "cursor", Title: "Cursor", Events: CursorEvents, Closes: []string{cursorPostTool, cursorPostFailure, cursorPostShell, cursorAfterEdit, cursorStop},
 		ProjectFiles: []string{".cursor/hooks.json"},
 		Install:      InstallCursor, Trust: cursorTrust, Marker: "hook cursor",
 		DoctorFiles: func(o InstallOptions) []string {
