@@ -44,6 +44,9 @@ type HostSpec struct {
 	// E2E is the package that drives the real host end to end, or "" with NotRun saying why.
 	E2E    string
 	NotRun string
+	// Fails is what the host does with a gating hook that crashes, times out or answers in a
+	// shape it rejects (doctor prints it; replyrules.go holds the shapes it takes).
+	Fails FailMode
 
 	proto protocol // nil for a host served by a plugin (OpenCode)
 }
@@ -61,6 +64,7 @@ var hostSpecs = []HostSpec{
 			return []string{filepath.Join(o.Root, ".claude", "settings.json"), filepath.Join(o.Root, ".claude", "settings.local.json"),
 				filepath.Join(o.Home, ".claude", "settings.json")}
 		},
+		Fails:        FailMode{Crash: "closed", Timeout: "closed", BadReply: "closed", How: "install sets onFailure: block on the gates; Claude Code before 2.1.295 ignores it and fails open"},
 		SessionField: "session_id", E2E: "test/e2e/claude", proto: claudeProto{},
 	},
 	{
@@ -75,6 +79,7 @@ var hostSpecs = []HostSpec{
 			}
 			return filepath.Join(o.Root, ".opencode", "skills", "memory-bank")
 		},
+		Fails:  FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "the plugin lets a call run with a warning in warn mode; in block mode or with recovery armed it refuses writes"},
 		Marker: openCodeHeader, SessionField: "sessionID", E2E: "test/e2e/opencode",
 	},
 	{
@@ -84,6 +89,7 @@ var hostSpecs = []HostSpec{
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{CodexHooksPath(o), CodexHooksPath(InstallOptions{Global: true, Home: o.Home, CodexHome: o.CodexHome})}
 		},
+		Fails:        FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Codex runs the call when a hook fails; no setting changes that"},
 		SessionField: "session_id", E2E: "test/e2e/codex", proto: codexProto{},
 	},
 	{
@@ -93,6 +99,7 @@ var hostSpecs = []HostSpec{
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{GeminiSettingsPath(o), GeminiSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
+		Fails:        FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Gemini CLI runs the call when a hook fails; no setting changes that"},
 		SessionField: "session_id", E2E: "test/e2e/gemini", proto: geminiProto{},
 	},
 	{
@@ -107,6 +114,7 @@ var hostSpecs = []HostSpec{
 			// Copilot CLI reads every *.json in these folders
 			return jsonFiles(filepath.Join(o.Root, ".github", "hooks"), filepath.Join(home, "hooks"))
 		},
+		Fails:        FailMode{Crash: "closed", Timeout: "open", BadReply: "open", How: "Copilot CLI refuses on exit 1 but runs the call on a timeout; no setting changes that"},
 		SessionField: "sessionId", E2E: "test/e2e/copilot", proto: copilotProto{},
 	},
 	{
@@ -116,6 +124,7 @@ var hostSpecs = []HostSpec{
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{QwenSettingsPath(o), QwenSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
+		Fails:        FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Qwen Code runs the call when a hook fails; no setting changes that"},
 		SessionField: "session_id", E2E: "test/e2e/qwen", proto: qwenProto{},
 	},
 	{
@@ -125,6 +134,7 @@ var hostSpecs = []HostSpec{
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{CrushConfigPath(o), filepath.Join(o.Root, ".crush.json"), CrushConfigPath(InstallOptions{Global: true, ConfigHome: o.ConfigHome})}
 		},
+		Fails:        FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Crush runs the call when a hook fails; no setting changes that"},
 		SessionField: "session_id", proto: crushProto{}, Refresh: refreshCrushContext,
 		NotRun: "its npm package downloads the binary from GitHub at install time; adapter tests on the payloads of HOSTS.md §7",
 	},
@@ -135,6 +145,7 @@ var hostSpecs = []HostSpec{
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{DroidSettingsPath(o), DroidSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
+		Fails:        FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Droid runs the call when a hook fails (Claude-compatible hooks without onFailure)"},
 		SessionField: "session_id", E2E: "test/e2e/droid", proto: droidProto{},
 	},
 	{
@@ -144,6 +155,7 @@ var hostSpecs = []HostSpec{
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{CursorHooksPath(o), CursorHooksPath(InstallOptions{Global: true, Home: o.Home})}
 		},
+		Fails:        FailMode{Crash: "closed", Timeout: "closed", BadReply: "closed", How: "install sets failClosed: true on the gates"},
 		SessionField: "conversation_id", proto: cursorProto{},
 		NotRun: "no headless Cursor binary on any registry here; adapter tests on payloads built from Cursor's published hook schema (docs/hosts/cursor.md)",
 	},
