@@ -20,6 +20,7 @@ var allowedImports = map[string]bool{
 	"unicode": true, "unicode/utf8": true, "unicode/utf16": true,
 	"github.com/mbguard/mbguard/bank":         true,
 	"github.com/mbguard/mbguard/gating/shell": true,
+	"github.com/mbguard/mbguard/host":         true,
 }
 
 var forbiddenImports = []string{"os", "io/fs", "net", "os/exec", "time", "syscall", "path/filepath"}

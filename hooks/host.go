@@ -281,7 +281,7 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		// No memory-bank/ in any repository this call is about: nothing to guard.
 		return p.render(&c, &hookAnswer{})
 	}
-	way := secretWays[h.name()]
+	way := secretWayOf(h.name())
 	refusal, handed := "", false
 	if way == secretRefuse {
 		if refusal, handed = secretRefusal(&c, repos); refusal != "" {

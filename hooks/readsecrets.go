@@ -11,39 +11,25 @@ import (
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/gating/shell"
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/scanner"
 )
 
-// secretWay is how a host's protocol keeps a bank secret a tool call reads from the model.
-type secretWay int
+// secretWay is how a host's protocol keeps a bank secret a tool call reads from the model:
+// host.Secrets, named here for the code that acts on it. Each host's way is in its host.Spec,
+// verified against the real hosts (docs/hosts/secrets.md).
+type secretWay = host.Secrets
 
 const (
-	// secretTell: the model is only told which file and line hold a secret (the host can
-	// neither replace a tool's output nor refuse in time).
-	secretTell secretWay = iota
-	// secretUpdate: the post-tool reply replaces the tool's output with a redacted copy of the
-	// same shape (Claude Code's updatedToolOutput).
-	secretUpdate
-	// secretReplace: the post-tool reply that replaces a tool's result with text (the outcome
-	// block's: Codex {"decision":"block"}, Gemini CLI AfterTool deny, Copilot CLI
-	// modifiedResult) carries the notice, then the tool's output with the secrets redacted.
-	secretReplace
-	// secretRefuse: no post-tool reply can hide the output (Qwen Code: only additionalContext
-	// reaches the model; Crush has no post event), so a call naming a bank file that holds a
-	// secret is refused before it runs, the reason carrying the file with the secret redacted.
-	secretRefuse
+	secretTell    = host.Tell
+	secretUpdate  = host.Update
+	secretReplace = host.Replace
+	secretRefuse  = host.Refuse
 )
 
-// secretWays are the hosts' ways, verified against the real hosts (docs/hosts/secrets.md);
-// a host not listed is told only.
-var secretWays = map[string]secretWay{
-	"claude": secretUpdate, "codex": secretReplace, "gemini": secretReplace, "copilot": secretReplace,
-	"qwen": secretRefuse, "crush": secretRefuse, "droid": secretRefuse,
-	// Cursor's beforeReadFile can only allow or deny, and nothing it sends after a read or a
-	// shell command can replace what the model got
-	"cursor": secretRefuse,
-}
+// secretWayOf is host name's way; an unknown host is told only.
+func secretWayOf(name string) secretWay { return host.Get(name).Secrets }
 
 // bankSecret is one gitleaks finding in a bank file.
 type bankSecret struct {

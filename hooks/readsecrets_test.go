@@ -131,7 +131,7 @@ func TestClaudeBankReadWithoutSecret(t *testing.T) {
 func TestHostsBankReadSecretIsReplaced(t *testing.T) {
 	for _, host := range []string{"codex", "gemini", "copilot"} {
 		t.Run(host, func(t *testing.T) {
-			if secretWays[host] != secretReplace {
+			if secretWayOf(host) != secretReplace {
 				t.Fatalf("%s: secretWays does not replace its output", host)
 			}
 			h := newHostRun(t, host, secretBankRepo(t), nil)

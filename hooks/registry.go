@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
 )
@@ -13,10 +14,9 @@ import (
 // and the tests need to know about it. Adding a host is one entry in hostSpecs plus its
 // payload parser and reply renderer (a protocol).
 type HostSpec struct {
-	// Name is the host's name on the command line: install --agent <Name>, hook <Name>.
-	Name string
-	// Title is how people call it.
-	Title string
+	// Spec is the host's entry in the one table of hosts: its names, tools, secret way,
+	// failure mode and e2e package.
+	host.Spec
 	// Events are the host's hook events install registers, in the host's spelling.
 	Events []string
 	// Closes are the events that end a tool call's window: after them the call claims no
@@ -41,12 +41,6 @@ type HostSpec struct {
 	// Refresh, when set, runs at every hook call for a repository: what the host reads by
 	// itself (Crush's MEMORY.md view) is brought up to date.
 	Refresh func(repo.Repo, *config.Config) error
-	// E2E is the package that drives the real host end to end, or "" with NotRun saying why.
-	E2E    string
-	NotRun string
-	// Fails is what the host does with a gating hook that crashes, times out or answers in a
-	// shape it rejects (doctor prints it; replyrules.go holds the shapes it takes).
-	Fails FailMode
 
 	proto protocol // nil for a host served by a plugin (OpenCode)
 }
@@ -57,18 +51,17 @@ func (s HostSpec) HookHost() bool { return s.proto != nil }
 // hostSpecs is the one list of hosts.
 var hostSpecs = []HostSpec{
 	{
-		Name: "claude", Title: "Claude Code", Events: ClaudeEvents, Closes: []string{claudePostTool, claudePostFailure},
+		Spec: host.Get("claude"), Events: ClaudeEvents, Closes: []string{claudePostTool, claudePostFailure},
 		ProjectFiles: []string{".claude/settings.json", ".claude/settings.local.json"},
 		Install:      InstallClaude, SkillDir: skillIn(".claude"), Marker: "hook claude",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{filepath.Join(o.Root, ".claude", "settings.json"), filepath.Join(o.Root, ".claude", "settings.local.json"),
 				filepath.Join(o.Home, ".claude", "settings.json")}
 		},
-		Fails:        FailMode{Crash: "closed", Timeout: "closed", BadReply: "closed", How: "install sets onFailure: block on the gates; Claude Code before 2.1.295 ignores it and fails open"},
-		SessionField: "session_id", E2E: "test/e2e/claude", proto: claudeProto{},
+		SessionField: "session_id", proto: claudeProto{},
 	},
 	{
-		Name: "opencode", Title: "OpenCode", Events: []string{"chat.message", "tool.execute.before", "tool.execute.after",
+		Spec: host.Get("opencode"), Events: []string{"chat.message", "tool.execute.before", "tool.execute.after",
 			"experimental.chat.system.transform", "experimental.session.compacting", "event"},
 		Closes:       []string{"tool.execute.after"},
 		ProjectFiles: []string{".opencode/plugin/mbguard.js", ".opencode/plugins/mbguard.js"},
@@ -79,31 +72,28 @@ var hostSpecs = []HostSpec{
 			}
 			return filepath.Join(o.Root, ".opencode", "skills", "memory-bank")
 		},
-		Fails:  FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "the plugin lets a call run with a warning in warn mode; in block mode or with recovery armed it refuses writes"},
-		Marker: openCodeHeader, SessionField: "sessionID", E2E: "test/e2e/opencode",
+		Marker: openCodeHeader, SessionField: "sessionID",
 	},
 	{
-		Name: "codex", Title: "Codex CLI", Events: CodexEvents, Closes: []string{codexPostTool},
+		Spec: host.Get("codex"), Events: CodexEvents, Closes: []string{codexPostTool},
 		ProjectFiles: []string{".codex/hooks.json", ".codex/config.toml"},
 		Install:      InstallCodex, Trust: trustStep("codex"), Marker: "hook codex",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{CodexHooksPath(o), CodexHooksPath(InstallOptions{Global: true, Home: o.Home, CodexHome: o.CodexHome})}
 		},
-		Fails:        FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Codex runs the call when a hook fails; no setting changes that"},
-		SessionField: "session_id", E2E: "test/e2e/codex", proto: codexProto{},
+		SessionField: "session_id", proto: codexProto{},
 	},
 	{
-		Name: "gemini", Title: "Gemini CLI", Events: GeminiEvents, Closes: []string{geminiAfterTool},
+		Spec: host.Get("gemini"), Events: GeminiEvents, Closes: []string{geminiAfterTool},
 		ProjectFiles: []string{".gemini/settings.json"},
 		Install:      InstallGemini, Trust: trustStep("gemini"), Marker: "hook gemini",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{GeminiSettingsPath(o), GeminiSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
-		Fails:        FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Gemini CLI runs the call when a hook fails; no setting changes that"},
-		SessionField: "session_id", E2E: "test/e2e/gemini", proto: geminiProto{},
+		SessionField: "session_id", proto: geminiProto{},
 	},
 	{
-		Name: "copilot", Title: "Copilot CLI", Events: CopilotEvents, Closes: []string{copilotPostTool, copilotPostFailure},
+		Spec: host.Get("copilot"), Events: CopilotEvents, Closes: []string{copilotPostTool, copilotPostFailure},
 		ProjectFiles: []string{".github/hooks/mbguard.json"},
 		Install:      InstallCopilot, Trust: trustStep("copilot"), Marker: "hook copilot",
 		DoctorFiles: func(o InstallOptions) []string {
@@ -114,50 +104,43 @@ var hostSpecs = []HostSpec{
 			// Copilot CLI reads every *.json in these folders
 			return jsonFiles(filepath.Join(o.Root, ".github", "hooks"), filepath.Join(home, "hooks"))
 		},
-		Fails:        FailMode{Crash: "closed", Timeout: "open", BadReply: "open", How: "Copilot CLI refuses on exit 1 but runs the call on a timeout; no setting changes that"},
-		SessionField: "sessionId", E2E: "test/e2e/copilot", proto: copilotProto{},
+		SessionField: "sessionId", proto: copilotProto{},
 	},
 	{
-		Name: "qwen", Title: "Qwen Code", Events: QwenEvents, Closes: []string{qwenPostTool, qwenPostFailure},
+		Spec: host.Get("qwen"), Events: QwenEvents, Closes: []string{qwenPostTool, qwenPostFailure},
 		ProjectFiles: []string{".qwen/settings.json"},
 		Install:      InstallQwen, SkillDir: skillIn(".qwen"), Marker: "hook qwen",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{QwenSettingsPath(o), QwenSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
-		Fails:        FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Qwen Code runs the call when a hook fails; no setting changes that"},
-		SessionField: "session_id", E2E: "test/e2e/qwen", proto: qwenProto{},
+		SessionField: "session_id", proto: qwenProto{},
 	},
 	{
-		Name: "crush", Title: "Crush", Events: CrushEvents, Closes: []string{crushPreTool},
+		Spec: host.Get("crush"), Events: CrushEvents, Closes: []string{crushPreTool},
 		ProjectFiles: []string{"crush.json", ".crush.json"},
 		Install:      InstallCrush, Marker: "hook crush",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{CrushConfigPath(o), filepath.Join(o.Root, ".crush.json"), CrushConfigPath(InstallOptions{Global: true, ConfigHome: o.ConfigHome})}
 		},
-		Fails:        FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Crush runs the call when a hook fails; no setting changes that"},
 		SessionField: "session_id", proto: crushProto{}, Refresh: refreshCrushContext,
-		NotRun: "its npm package downloads the binary from GitHub at install time; adapter tests on the payloads of HOSTS.md §7",
 	},
 	{
-		Name: "droid", Title: "Factory Droid", Events: DroidEvents, Closes: []string{claudePostTool, claudeStop},
+		Spec: host.Get("droid"), Events: DroidEvents, Closes: []string{claudePostTool, claudeStop},
 		ProjectFiles: []string{".factory/settings.json"},
 		Install:      InstallDroid, Marker: "hook droid",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{DroidSettingsPath(o), DroidSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
-		Fails:        FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Droid runs the call when a hook fails (Claude-compatible hooks without onFailure)"},
-		SessionField: "session_id", E2E: "test/e2e/droid", proto: droidProto{},
+		SessionField: "session_id", proto: droidProto{},
 	},
 	{
-		Name: "cursor", Title: "Cursor", Events: CursorEvents, Closes: []string{cursorPostTool, cursorPostFailure, cursorPostShell, cursorAfterEdit, cursorStop},
+		Spec: host.Get("cursor"), Events: CursorEvents, Closes: []string{cursorPostTool, cursorPostFailure, cursorPostShell, cursorAfterEdit, cursorStop},
 		ProjectFiles: []string{".cursor/hooks.json"},
 		Install:      InstallCursor, Trust: cursorTrust, Marker: "hook cursor",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{CursorHooksPath(o), CursorHooksPath(InstallOptions{Global: true, Home: o.Home})}
 		},
-		Fails:        FailMode{Crash: "closed", Timeout: "closed", BadReply: "closed", How: "install sets failClosed: true on the gates"},
 		SessionField: "conversation_id", proto: cursorProto{},
-		NotRun: "no headless Cursor binary on any registry here; adapter tests on payloads built from Cursor's published hook schema (docs/hosts/cursor.md)",
 	},
 }
 

@@ -3,32 +3,11 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 )
-
-// FailMode is what a host does when mbguard's hook cannot answer: the process crashes or
-// cannot start, runs past the host's timeout, or prints a reply the host rejects. "closed"
-// refuses the tool call, "open" lets it run. Gate is the mode of the gating event (the
-// pre-tool hook) as install leaves it; How says what makes it so, or why it cannot be changed.
-type FailMode struct {
-	Crash, Timeout, BadReply string
-	How                      string
-}
-
-// Open reports whether any failure of the gating hook lets the call run.
-func (f FailMode) Open() bool {
-	return f.Crash != "closed" || f.Timeout != "closed" || f.BadReply != "closed"
-}
-
-// String is the one line doctor prints.
-func (f FailMode) String() string {
-	if f.Crash == f.Timeout && f.Timeout == f.BadReply {
-		return "a crash, a timeout or a reply it rejects fails " + f.Crash + " (" + f.How + ")"
-	}
-	return fmt.Sprintf("a crash fails %s, a timeout %s, a reply it rejects %s (%s)", f.Crash, f.Timeout, f.BadReply, f.How)
-}
 
 // replyRules are the hosts' rules for a hook's reply, from HOSTS.md and the hosts' own schemas:
 // what each host accepts per event. A reply a host rejects is a failed hook there, and on most
@@ -107,22 +86,89 @@ type claudeShapedHost struct {
 // qwenContextEvents take hookSpecificOutput.additionalContext on Qwen Code and Droid.
 var qwenContextEvents = map[string]bool{claudeSessionStart: true, claudePrompt: true, claudePostTool: true, claudePostFailure: true}
 
+// wantReason fails when m's key is not a non-empty string: a refusal the model gets no reason
+// for.
+func wantReason(m map[string]json.RawMessage, key string) error {
+	if s, _ := stringField(m, key); strings.TrimSpace(s) == "" {
+		return fmt.Errorf("a refusal with no %s", key)
+	}
+	return nil
+}
+
+// decisionRule checks m's top-level "decision": only value, only where ok, with a reason.
+func decisionRule(m map[string]json.RawMessage, value string, ok bool, event string) error {
+	d, has := m["decision"]
+	if !has {
+		return nil
+	}
+	if s, _ := stringField(m, "decision"); !ok || s != value {
+		return fmt.Errorf("decision %s on %s", d, event)
+	}
+	return wantReason(m, "reason")
+}
+
+// permissionRule checks a permissionDecision in obj: only a deny (mbguard only ever refuses),
+// only where ok, with its reason.
+func permissionRule(obj map[string]json.RawMessage, ok bool, event string) error {
+	pd, has := stringField(obj, "permissionDecision")
+	if !has && obj["permissionDecision"] == nil {
+		return nil
+	}
+	if !ok || pd != "deny" {
+		return fmt.Errorf("permissionDecision %q on %s: only a deny, only on the gate", pd, event)
+	}
+	return wantReason(obj, "permissionDecisionReason")
+}
+
+// hookSpecific returns m's hookSpecificOutput (nil when there is none), which must be an object
+// naming the event it answers and holding only keys.
+func hookSpecific(m map[string]json.RawMessage, event string, keys ...string) (map[string]json.RawMessage, error) {
+	raw, ok := m["hookSpecificOutput"]
+	if !ok {
+		return nil, nil
+	}
+	var hso map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &hso); err != nil {
+		return nil, fmt.Errorf("hookSpecificOutput is not an object: %v", err)
+	}
+	if name, _ := stringField(hso, "hookEventName"); name != event {
+		return nil, fmt.Errorf("hookSpecificOutput.hookEventName %q answers %s", name, event)
+	}
+	return hso, onlyKeys(hso, append(keys, "hookEventName")...)
+}
+
+// onlyOn fails when obj holds key on an event where ok is false.
+func onlyOn(obj map[string]json.RawMessage, key string, ok bool, event string) error {
+	if _, has := obj[key]; has && !ok {
+		return fmt.Errorf("%s on %s, which does not take it", key, event)
+	}
+	return nil
+}
+
+// exitRule: exit 0 always, or exit 2 on a gate with the reason on stderr where gates refuse
+// by exit code.
+func exitRule(r Reply, gate bool) error {
+	switch {
+	case r.Exit == 0:
+		return nil
+	case r.Exit == 2 && !gate:
+		return fmt.Errorf("exit 2 off the gate: only a gate refuses by exit code")
+	case r.Exit == 2 && strings.TrimSpace(r.Stderr) == "":
+		return fmt.Errorf("exit 2 with nothing on stderr: the model gets no reason")
+	case r.Exit == 2:
+		return nil
+	}
+	return fmt.Errorf("exit %d: a hook that fails lets the call run", r.Exit)
+}
+
 // claudeShapedRule checks Claude Code's shape (and Qwen Code's and Droid's, which copy it):
 // exit 0 or 2, exit 2 only on a gate and with a reason on stderr, hookSpecificOutput naming the
 // event it answers and only on the events that take it, a deny with its reason.
 func claudeShapedRule(h claudeShapedHost) func(string, Reply) error {
 	return func(event string, r Reply) error {
-		switch r.Exit {
-		case 0:
-		case 2:
-			if event != claudePreTool && event != claudePreSkillShell {
-				return fmt.Errorf("exit 2 on %s: only a gate refuses by exit code", event)
-			}
-			if strings.TrimSpace(r.Stderr) == "" {
-				return fmt.Errorf("exit 2 with nothing on stderr: the model gets no reason")
-			}
-		default:
-			return fmt.Errorf("exit %d: a hook that fails lets the call run", r.Exit)
+		gate := event == claudePreTool || event == claudePreSkillShell
+		if err := exitRule(r, gate && h.exit2Blocks); err != nil {
+			return err
 		}
 		m, err := replyObject(r)
 		if err != nil || m == nil {
@@ -131,45 +177,16 @@ func claudeShapedRule(h claudeShapedHost) func(string, Reply) error {
 		if err := onlyKeys(m, "hookSpecificOutput", "decision", "reason"); err != nil {
 			return err
 		}
-		if d, ok := m["decision"]; ok {
-			var s string
-			json.Unmarshal(d, &s)
-			if !h.postDecision || event != claudePostTool || s != "block" {
-				return fmt.Errorf("decision %s on %s", d, event)
-			}
-			if reason, _ := stringField(m, "reason"); strings.TrimSpace(reason) == "" {
-				return fmt.Errorf("decision block without a reason")
-			}
+		if err := decisionRule(m, "block", h.postDecision && event == claudePostTool, event); err != nil {
+			return err
 		}
-		raw, ok := m["hookSpecificOutput"]
-		if !ok {
-			return nil
+		hso, err := hookSpecific(m, event, "additionalContext", "updatedToolOutput", "permissionDecision", "permissionDecisionReason")
+		if err != nil || hso == nil {
+			return err
 		}
-		var hso map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &hso); err != nil {
-			return fmt.Errorf("hookSpecificOutput is not an object: %v", err)
-		}
-		if name, _ := stringField(hso, "hookEventName"); name != event {
-			return fmt.Errorf("hookSpecificOutput.hookEventName %q answers %s", name, event)
-		}
-		if _, ok := hso["additionalContext"]; ok && !h.contextEvents[event] {
-			return fmt.Errorf("additionalContext on %s, which does not take it", event)
-		}
-		if _, ok := hso["updatedToolOutput"]; ok && event != claudePostTool {
-			return fmt.Errorf("updatedToolOutput on %s", event)
-		}
-		if pd, ok := stringField(hso, "permissionDecision"); ok {
-			if event != claudePreTool {
-				return fmt.Errorf("permissionDecision on %s", event)
-			}
-			if pd != "deny" {
-				return fmt.Errorf("permissionDecision %q: mbguard only ever refuses", pd)
-			}
-			if reason, _ := stringField(hso, "permissionDecisionReason"); strings.TrimSpace(reason) == "" {
-				return fmt.Errorf("a deny without a reason")
-			}
-		}
-		return onlyKeys(hso, "hookEventName", "additionalContext", "updatedToolOutput", "permissionDecision", "permissionDecisionReason")
+		return errors.Join(onlyOn(hso, "additionalContext", h.contextEvents[event], event),
+			onlyOn(hso, "updatedToolOutput", event == claudePostTool, event),
+			permissionRule(hso, event == claudePreTool, event))
 	}
 }
 
@@ -188,45 +205,18 @@ func codexRule(event string, r Reply) error {
 	if err := onlyKeys(m, "hookSpecificOutput", "decision", "reason"); err != nil {
 		return err
 	}
-	if d, ok := stringField(m, "decision"); ok || m["decision"] != nil {
-		if d != "block" || event != codexPostTool {
-			return fmt.Errorf("decision %q on %s", d, event)
-		}
-		if reason, _ := stringField(m, "reason"); strings.TrimSpace(reason) == "" {
-			return fmt.Errorf("decision block with an empty reason")
-		}
-	}
-	raw, ok := m["hookSpecificOutput"]
-	if !ok {
-		return nil
-	}
-	if event == "Stop" {
-		return fmt.Errorf("hookSpecificOutput on Stop")
-	}
-	var hso map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &hso); err != nil {
-		return fmt.Errorf("hookSpecificOutput is not an object: %v", err)
-	}
-	if name, _ := stringField(hso, "hookEventName"); name != event {
-		return fmt.Errorf("hookSpecificOutput.hookEventName %q answers %s", name, event)
-	}
-	if err := onlyKeys(hso, "hookEventName", "additionalContext", "permissionDecision", "permissionDecisionReason"); err != nil {
+	if err := decisionRule(m, "block", event == codexPostTool, event); err != nil {
 		return err
 	}
-	if _, ok := hso["additionalContext"]; ok && !codexContextEvents[event] {
-		return fmt.Errorf("additionalContext on %s", event)
+	if err := onlyOn(m, "hookSpecificOutput", event != "Stop", event); err != nil {
+		return err
 	}
-	if pd, ok := hso["permissionDecision"]; ok {
-		var s string
-		json.Unmarshal(pd, &s)
-		if event != codexPreTool || s != "deny" {
-			return fmt.Errorf("permissionDecision %s on %s: Codex takes only a deny, on PreToolUse", pd, event)
-		}
-		if reason, _ := stringField(hso, "permissionDecisionReason"); strings.TrimSpace(reason) == "" {
-			return fmt.Errorf("a deny with an empty reason")
-		}
+	hso, err := hookSpecific(m, event, "additionalContext", "permissionDecision", "permissionDecisionReason")
+	if err != nil || hso == nil {
+		return err
 	}
-	return nil
+	return errors.Join(onlyOn(hso, "additionalContext", codexContextEvents[event], event),
+		permissionRule(hso, event == codexPreTool, event))
 }
 
 // geminiRule: Gemini CLI reads JSON on stdout on every reply; a refusal is {"decision":"deny",
@@ -246,30 +236,14 @@ func geminiRule(event string, r Reply) error {
 	if err := onlyKeys(m, "hookSpecificOutput", "decision", "reason"); err != nil {
 		return err
 	}
-	if d, ok := m["decision"]; ok {
-		var s string
-		json.Unmarshal(d, &s)
-		if s != "deny" || (event != geminiBeforeTool && event != geminiAfterTool) {
-			return fmt.Errorf("decision %s on %s", d, event)
-		}
-		if reason, _ := stringField(m, "reason"); strings.TrimSpace(reason) == "" {
-			return fmt.Errorf("a deny without a reason")
-		}
+	if err := decisionRule(m, "deny", event == geminiBeforeTool || event == geminiAfterTool, event); err != nil {
+		return err
 	}
-	if raw, ok := m["hookSpecificOutput"]; ok {
-		var hso map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &hso); err != nil {
-			return fmt.Errorf("hookSpecificOutput is not an object: %v", err)
-		}
-		if name, _ := stringField(hso, "hookEventName"); name != event {
-			return fmt.Errorf("hookSpecificOutput.hookEventName %q answers %s", name, event)
-		}
-		if event == geminiBeforeTool || event == geminiSessionEnd {
-			return fmt.Errorf("hookSpecificOutput on %s", event)
-		}
-		return onlyKeys(hso, "hookEventName", "additionalContext")
+	if err := onlyOn(m, "hookSpecificOutput", event != geminiBeforeTool && event != geminiSessionEnd, event); err != nil {
+		return err
 	}
-	return nil
+	_, err = hookSpecific(m, event, "additionalContext")
+	return err
 }
 
 // copilotRule: Copilot CLI reads JSON on stdout on every reply; preToolUse takes
@@ -290,21 +264,13 @@ func copilotRule(event string, r Reply) error {
 		return err
 	}
 	pre := strings.EqualFold(event, copilotPreTool)
-	if pd, ok := stringField(m, "permissionDecision"); ok {
-		if !pre || pd != "deny" {
-			return fmt.Errorf("permissionDecision %q on %s", pd, event)
-		}
-		if reason, _ := stringField(m, "permissionDecisionReason"); strings.TrimSpace(reason) == "" {
-			return fmt.Errorf("a deny without a reason")
-		}
-	}
-	if _, ok := m["hookSpecificOutput"]; ok && !(pre && event[0] >= 'A' && event[0] <= 'Z') {
-		return fmt.Errorf("hookSpecificOutput on %s", event)
+	post := strings.EqualFold(event, copilotPostTool) || strings.EqualFold(event, copilotPostFailure)
+	if err := errors.Join(permissionRule(m, pre, event),
+		onlyOn(m, "hookSpecificOutput", pre && event[0] >= 'A' && event[0] <= 'Z', event),
+		onlyOn(m, "modifiedResult", post, event)); err != nil {
+		return err
 	}
 	if raw, ok := m["modifiedResult"]; ok {
-		if !strings.EqualFold(event, copilotPostTool) && !strings.EqualFold(event, copilotPostFailure) {
-			return fmt.Errorf("modifiedResult on %s", event)
-		}
 		var mr map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &mr); err != nil {
 			return fmt.Errorf("modifiedResult is not an object: %v", err)
@@ -329,17 +295,7 @@ func crushRule(event string, r Reply) error {
 	if err := onlyKeys(m, "decision", "reason", "context"); err != nil {
 		return err
 	}
-	if d, ok := m["decision"]; ok {
-		var s string
-		json.Unmarshal(d, &s)
-		if s != "deny" {
-			return fmt.Errorf("decision %s", d)
-		}
-		if reason, _ := stringField(m, "reason"); strings.TrimSpace(reason) == "" {
-			return fmt.Errorf("a deny without a reason")
-		}
-	}
-	return nil
+	return decisionRule(m, "deny", true, event)
 }
 
 // cursorRule: Cursor wants a JSON object on every path (an empty stdout is no answer); the

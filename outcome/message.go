@@ -6,58 +6,46 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mbguard/mbguard/host"
 )
 
 // Blocked reports whether the check undid anything: the agent must be told.
 func (r Report) Blocked() bool { return len(r.Undone) > 0 }
 
-// hostTools are the names a host's own shell, write and edit tools go by: the model is told
-// which of its tools did what, and which to use, in its host's words (the engine calls them
-// Bash, Write and Edit). A host not listed hears the engine's name of the call's tool and
-// write/edit. hooks' registry test checks that every host with a hook protocol is listed.
-var hostTools = map[string]struct{ shell, write, edit string }{
-	"claude":  {"Bash", "Write", "Edit"},
-	"droid":   {"Execute", "Create", "Edit"},
-	"qwen":    {"run_shell_command", "write_file", "edit"},
-	"gemini":  {"run_shell_command", "write_file", "replace"},
-	"copilot": {"bash", "create", "edit"},
-	"crush":   {"bash", "write", "edit"},
-	"codex":   {"exec_command", "apply_patch", "apply_patch"},
-	"cursor":  {"Shell", "Write", "StrReplace"},
-}
-
-// HostToolNames returns the names of host's own shell, write and edit tools; ok is false for
-// a host hostTools does not list.
-func HostToolNames(host string) (shell, write, edit string, ok bool) {
-	t, ok := hostTools[host]
-	return t.shell, t.write, t.edit, ok
+// HostToolNames returns the names of host's own shell, write and edit tools (host.Spec.Tools):
+// the model is told which of its tools did what, and which to use, in its host's words (the
+// engine calls them Bash, Write and Edit). ok is false for a host that names none.
+func HostToolNames(name string) (shell, write, edit string, ok bool) {
+	t := host.Get(name).Tools
+	return t.Shell, t.Write, t.Edit, t.Shell != ""
 }
 
 // hostTool is the host's own name of the engine's tool (Bash, Write, Edit), or tool itself.
-func hostTool(host, tool string) string {
-	t, ok := hostTools[host]
+func hostTool(name, tool string) string {
+	shell, write, edit, ok := HostToolNames(name)
 	if !ok {
 		return tool
 	}
 	switch tool {
 	case "Bash":
-		return t.shell
+		return shell
 	case "Write":
-		return t.write
+		return write
 	case "Edit":
-		return t.edit
+		return edit
 	}
 	return tool
 }
 
 // Message tells the agent what was undone, where its bytes are and which tool to use
-// instead, in host's tool names (hostTools).
-func (r Report) Message(host string) string {
+// instead, in the host's own tool names (host.Spec.Tools).
+func (r Report) Message(hostName string) string {
 	if len(r.Undone) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	tool := hostTool(host, r.Call.Tool)
+	tool := hostTool(hostName, r.Call.Tool)
 	if tool == "" {
 		tool = "tool"
 	}
@@ -93,8 +81,8 @@ func (r Report) Message(host string) string {
 		fmt.Fprintf(&b, "\nThe bytes written there are kept in the quarantine (`mbguard quarantine show %s`); only the user can restore them.", r.Quarantine)
 	}
 	write, edit := "write", "edit"
-	if t, ok := hostTools[host]; ok {
-		write, edit = t.write, t.edit
+	if _, w, e, ok := HostToolNames(hostName); ok {
+		write, edit = w, e
 	}
 	if !bankUndone {
 		b.WriteString("\nmbguard's configuration, hook files and the git config keys that run code are the user's to change. Next: ask the user to make this change themselves.")

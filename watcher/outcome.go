@@ -9,6 +9,7 @@ import (
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/declog"
 	"github.com/mbguard/mbguard/internal/repo"
@@ -31,14 +32,11 @@ func mayWrite(tool string, d gating.Decision) bool {
 	return gating.ClassifyTool(tool) != gating.ClassRead
 }
 
-// serialHosts run one tool call at a time per session, so a session's next pre event closes
-// the window of a call whose post never came (docs/hosts/windows.md). Claude Code, OpenCode,
-// Codex, Gemini CLI, Copilot CLI and Qwen Code can run several calls of one turn at once
-// (read-only ones at least), so none is listed yet: their windows close on the events they
-// send (post, failure, PermissionDenied, Stop, SessionEnd, the next user message).
-var serialHosts = map[string]bool{}
-
-func serialHost(host string) bool { return serialHosts[host] }
+// serialHost reports whether name runs one tool call at a time per session (host.Spec.Serial),
+// so that a session's next pre event closes the window of a call whose post never came
+// (docs/hosts/windows.md). No host is serial yet: each can run several calls of one turn at
+// once (read-only ones at least), so their windows close on the events they send.
+func serialHost(name string) bool { return host.Get(name).Serial }
 
 // callID is the host's id of the call, or one derived from what identifies it in both the
 // pre and the post event when the host sends none.

@@ -128,6 +128,11 @@ func TestComplexityBudget(t *testing.T) {
 	}
 	t.Logf("functions above 15: %d (budget %d), above 30: %d (budget %d), most complex: %s (%d)",
 		len(above15), maxAbove15, len(above30), maxAbove30, all[0].where, all[0].cost)
+	if testing.Verbose() {
+		for _, f := range above15 {
+			t.Logf("%3d %s", f.cost, f.where)
+		}
+	}
 	list := func(fs []funcCost) string {
 		var b strings.Builder
 		for i, f := range fs {

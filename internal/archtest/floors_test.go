@@ -31,6 +31,7 @@ var floor = map[string]int{
 	"templates":       11,
 	"skills":          11,
 	"bank":            10,
+	"host":            5, // the one table of agent hosts: standard library only
 	"internal":        0,
 }
 
