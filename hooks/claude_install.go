@@ -36,7 +36,7 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" {
 		return nil, errors.New("--global needs HOME to find ~/.claude")
 	}
-	command := claudeCommand(o.Binary)
+	command := o.hookCommand("claude")
 	return installHookFile(o, hookFile{
 		path:        ClaudeSettingsPath,
 		globalNeeds: "HOME to find ~/.claude",
@@ -184,19 +184,16 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	return ks
 }
 
-// claudeCommand is the hook command line.
-func claudeCommand(binary string) string { return hookCommand(binary, "claude") }
-
-// hookCommand is the command line that runs `mbguard hook <args>`; a binary path with
-// shell-special characters is quoted.
-func hookCommand(binary string, args ...string) string {
+// shellQuote is binary as one shell word ("mbguard" when empty): a path with shell-special
+// characters is quoted.
+func shellQuote(binary string) string {
 	if binary == "" {
 		binary = "mbguard"
 	}
 	if strings.ContainsAny(binary, " \t'\"$`\\!*?[]{}()<>|&;#~") {
 		binary = "'" + strings.ReplaceAll(binary, "'", `'\''`) + "'"
 	}
-	return binary + " hook " + strings.Join(args, " ")
+	return binary
 }
 
 type claudeHook struct {

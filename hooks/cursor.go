@@ -271,7 +271,7 @@ func InstallCursor(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" {
 		return nil, errors.New("--global needs HOME to find ~/.cursor")
 	}
-	command := hookCommand(o.Binary, "cursor")
+	command := o.hookCommand("cursor")
 	return installHookFile(o, hookFile{
 		path:        CursorHooksPath,
 		globalNeeds: "HOME to find ~/.cursor",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // InstallOptions says where and how `mbguard install` writes its files.
@@ -24,6 +25,49 @@ type InstallOptions struct {
 	Husky       bool // add the check to .husky/pre-commit instead of .git/hooks
 	// Binary is how hooks call mbguard: "mbguard" when it is on PATH, else an absolute path.
 	Binary string
+	// ProjectBin, when mbguard was installed into the project by npm, is the launcher npm
+	// linked for it, relative to Root and slash-separated ("node_modules/.bin/mbguard").
+	// Project files then call it through the project's own folder, found at run time, so the
+	// committed files work in every clone, not only in the one at this machine's path.
+	ProjectBin string
+	// ProjectDirEnv is the variable in which the host names the project folder to its hook
+	// commands (HostSpec.ProjectDirEnv); "" when it has none.
+	ProjectDirEnv string
+}
+
+// projectBin reports whether files in the project call mbguard relative to the project.
+func (o InstallOptions) projectBin() bool { return o.ProjectBin != "" && !o.Global }
+
+// hookCommand is the shell command line a host runs for `mbguard hook <args>`.
+func (o InstallOptions) hookCommand(args ...string) string {
+	return o.shellBinary() + " hook " + strings.Join(args, " ")
+}
+
+// shellBinary is the shell word that starts mbguard from a host's hook command. A project's
+// npm install is reached through the folder the host names (the work tree's top, asked of git
+// when the host names none, or does not this time): a hook's working directory may be any
+// folder of the project.
+func (o InstallOptions) shellBinary() string {
+	if o.projectBin() {
+		top := "$(git rev-parse --show-toplevel)"
+		if o.ProjectDirEnv != "" {
+			top = "${" + o.ProjectDirEnv + ":-" + top + "}"
+		}
+		return `"` + top + `"/` + ghQuote(o.ProjectBin)
+	}
+	return shellQuote(o.Binary)
+}
+
+// gitHookBinary is what a git pre-commit hook (plain, husky, lefthook) runs: git starts them
+// at the top of the work tree, so a project's npm install is called by its relative path.
+func (o InstallOptions) gitHookBinary() string {
+	switch {
+	case o.projectBin():
+		return o.ProjectBin
+	case o.Binary == "":
+		return "mbguard"
+	}
+	return o.Binary
 }
 
 // Change is one line of what an install did, for the user.
