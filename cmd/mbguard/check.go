@@ -120,6 +120,12 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 		if err != nil {
 			return e.fail(err)
 		}
+		if kind, legacy := legacyBank(r); legacy && (*all || files.Load() > 0) {
+			// doctor FAILs it; the gate (CI, the Action) must not stay green on it either
+			findings = append(findings, scanner.Finding{Path: bank.Dir + "/", Rule: scanner.RuleLegacyLayout, Severity: scanner.SeverityError,
+				Message: fmt.Sprintf("memory-bank/ has the legacy layout (%s memory bank); mbguard checks and guards the v7.1 layout", kind),
+				Fix:     "run mbguard migrate (it shows the plan; --apply moves the files with their history)"})
+		}
 		if *all {
 			sf, err := staleFindings(ctx, r.Root, cfg, "", func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) })
 			if err != nil {
