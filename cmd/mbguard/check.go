@@ -136,7 +136,15 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 		}
 		e.logf("checked %d files, %d findings", files.Load(), len(findings))
 		if *format == "text" && !scanner.Failing(findings) {
-			fmt.Fprintf(e.stderr, "mbguard: memory-bank/ passed (%d files checked)\n", files.Load())
+			n := int(files.Load())
+			what := fmt.Sprintf("%d %s checked", n, plural(n, "file", "files"))
+			if *staged {
+				what = fmt.Sprintf("%d %s of the next commit checked", n, plural(n, "file", "files"))
+				if _, err := gitexec.Run(ctx, r.Root, "diff", "--cached", "--quiet", "--", bank.Dir+"/"); err == nil {
+					what += "; nothing in it is staged"
+				}
+			}
+			fmt.Fprintf(e.stderr, "mbguard: memory-bank/ passed (%s)\n", what)
 		}
 		return writeFindings(e, *format, findings)
 	})
