@@ -1,10 +1,17 @@
 package hooks
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
+
+	"github.com/mbguard/mbguard/internal/fsutil"
 )
 
 // InstallOptions says where and how `mbguard install` writes its files.
@@ -94,4 +101,60 @@ func readTarget(o InstallOptions, path func(InstallOptions) string, globalNeeds 
 		return nil, false, show, full, fmt.Errorf("reading %s: %w", show, err)
 	}
 	return old, err == nil, show, full, nil
+}
+
+// originalPath is where install keeps the bytes a person's file had before mbguard first
+// changed it (under the repository's state folder; "" for --global or outside a repository).
+func (o InstallOptions) originalPath(path string) string {
+	if o.Global || o.GitDir == "" || o.Root == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(o.Root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(filepath.ToSlash(rel)))
+	return filepath.Join(o.GitDir, "mbguard", "originals", hex.EncodeToString(sum[:8]))
+}
+
+// keepOriginal remembers old as the file's bytes before mbguard's first change; a later
+// install keeps the first. Best effort: without it uninstall writes the file re-encoded.
+func (o InstallOptions) keepOriginal(path string, old []byte) {
+	p := o.originalPath(path)
+	if p == "" {
+		return
+	}
+	if _, err := os.Stat(p); err == nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
+		_ = fsutil.WriteFileAtomic(p, old, 0o600)
+	}
+}
+
+// original returns the bytes keepOriginal kept for path.
+func (o InstallOptions) original(path string) ([]byte, bool) {
+	p := o.originalPath(path)
+	if p == "" {
+		return nil, false
+	}
+	b, err := os.ReadFile(p)
+	return b, err == nil
+}
+
+// forgetOriginal removes what keepOriginal kept for path, and the folder once empty.
+func (o InstallOptions) forgetOriginal(path string) {
+	if p := o.originalPath(path); p != "" {
+		_ = os.Remove(p)
+		_ = os.Remove(filepath.Dir(p))
+	}
+}
+
+// sameJSON reports whether a and b hold the same JSON value, whatever their layout.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }

@@ -55,9 +55,12 @@ func newInstallCmd(e *env) *cobra.Command {
 				return e.usage(c, "--agent %q: want %s", *agent, strings.Join(installAgents, " or "))
 			}
 			o.ProjectDirEnv = spec.ProjectDirEnv
-			if spec.Name == "claude" {
+			switch {
+			case spec.Name == "claude" && *uninstall:
+				changes, err = uninstallClaude(o)
+			case spec.Name == "claude":
 				changes, err = installClaude(o, *sandbox) // the kernel line rides on Claude Code's sandbox
-			} else {
+			default:
 				changes, err = spec.Install(o)
 			}
 			if spec.SkillDir != nil {
@@ -121,6 +124,18 @@ func newInstallCmd(e *env) *cobra.Command {
 		return exitOK
 	})
 	return c
+}
+
+// uninstallClaude removes the sandbox's deny rule, then the hooks: the hooks' step is the one
+// that gives the person's own bytes back when mbguard's entries were the only change, so it
+// comes last. The lines keep install's order.
+func uninstallClaude(o hooks.InstallOptions) ([]hooks.Change, error) {
+	sc, err := hooks.InstallClaudeSandbox(o, false)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := hooks.InstallClaude(o)
+	return append(changes, sc...), err
 }
 
 // installAgents are the hosts install --agent knows, for help, messages and completion.
