@@ -89,6 +89,12 @@ func newInstallCmd(e *env) *cobra.Command {
 		if *sandbox && !*uninstall {
 			fmt.Fprintln(e.stdout, hooks.ClaudeSandboxEffects)
 		}
+		if *agent != "" && !*uninstall && !*global {
+			if fi, err := os.Stat(r.BankDir()); err != nil || !fi.IsDir() {
+				// doctor FAILs this; say it where the person is looking
+				fmt.Fprintln(e.stdout, "next: mbguard init (there is no memory-bank/ here yet, so nothing is gated)")
+			}
+		}
 		if step := hooks.TrustStep(*agent, *global); step != "" && !*uninstall {
 			fmt.Fprintf(e.stdout, "next: %s\n", step)
 		}
