@@ -127,6 +127,21 @@ func TestActionPassesACleanBank(t *testing.T) {
 	}
 }
 
+// TestActionFailsOnAnInvalidConfig: a typo in .mbguard.yaml fails the job (exit 2) with an
+// error annotation on the file and line, instead of quietly checking with the defaults.
+func TestActionFailsOnAnInvalidConfig(t *testing.T) {
+	bin := buildMbguard(t)
+	repo := testgit.New(t)
+	testgit.Write(t, repo, "memory-bank/MEMORY.md", memory)
+	testgit.Write(t, repo, ".mbguard.yaml", "check:\n  stale: eror\n")
+	testgit.Git(t, repo, "add", ".")
+	testgit.Git(t, repo, "commit", "-qm", "bank")
+	r := runAction(t, bin, repo)
+	if r.status != 2 || !strings.Contains(r.stdout, `::error file=.mbguard.yaml,line=2,title=mbguard config::check.stale = "eror"`) {
+		t.Fatalf("exit %d, want 2 with an annotation on .mbguard.yaml line 2\n%s", r.status, r.stdout)
+	}
+}
+
 func TestActionWithoutMbguardSaysHowToInstall(t *testing.T) {
 	repo := testgit.New(t)
 	empty := t.TempDir()

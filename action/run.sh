@@ -20,7 +20,11 @@ mbguard version
 mbguard check --all "${extra[@]}" --format sarif >"$sarif"
 sarif_status=$?
 if [ "$sarif_status" -gt 1 ]; then
-  echo "::error title=mbguard::mbguard check failed (exit $sarif_status); run mbguard check --all locally to see why"
+  rm -f "$sarif" # empty: upload-sarif must not read it
+  # an invalid configuration is annotated where it is (file and line); anything else in one line
+  if ! mbguard check --all "${extra[@]}" --format github | grep '^::error '; then
+    echo "::error title=mbguard::mbguard check failed (exit $sarif_status); run mbguard check --all locally to see why"
+  fi
   exit "$sarif_status"
 fi
 mbguard check --all "${extra[@]}" --format github

@@ -36,7 +36,7 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" {
 		return nil, errors.New("--global needs HOME to find ~/.claude")
 	}
-	command := claudeCommand(o.Binary)
+	command := o.hookCommand("claude")
 	return installHookFile(o, hookFile{
 		path:        ClaudeSettingsPath,
 		globalNeeds: "HOME to find ~/.claude",
@@ -141,8 +141,19 @@ func installHookFile(o InstallOptions, f hookFile) ([]Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", show, err)
 	}
+	if o.Uninstall {
+		// mbguard's entries were the only change: the person's own bytes come back, their
+		// layout included, so a committed file shows no diff
+		if orig, ok := o.original(path); ok && sameJSON(orig, out) {
+			out = orig
+		}
+		defer o.forgetOriginal(path)
+	}
 	if exists && bytes.Equal(bytes.TrimSpace(old), bytes.TrimSpace(out)) {
 		return []Change{{Path: show, Action: "unchanged"}}, nil
+	}
+	if exists && !o.Uninstall {
+		o.keepOriginal(path, old)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(show), err)
@@ -184,19 +195,16 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	return ks
 }
 
-// claudeCommand is the hook command line.
-func claudeCommand(binary string) string { return hookCommand(binary, "claude") }
-
-// hookCommand is the command line that runs `mbguard hook <args>`; a binary path with
-// shell-special characters is quoted.
-func hookCommand(binary string, args ...string) string {
+// shellQuote is binary as one shell word ("mbguard" when empty): a path with shell-special
+// characters is quoted.
+func shellQuote(binary string) string {
 	if binary == "" {
 		binary = "mbguard"
 	}
 	if strings.ContainsAny(binary, " \t'\"$`\\!*?[]{}()<>|&;#~") {
 		binary = "'" + strings.ReplaceAll(binary, "'", `'\''`) + "'"
 	}
-	return binary + " hook " + strings.Join(args, " ")
+	return binary
 }
 
 type claudeHook struct {

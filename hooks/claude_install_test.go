@@ -102,10 +102,10 @@ func TestInstallClaude(t *testing.T) {
 }
 
 func TestClaudeCommandQuotes(t *testing.T) {
-	if got := claudeCommand("/home/a b/mbguard"); got != `'/home/a b/mbguard' hook claude` {
+	if got := (InstallOptions{Binary: "/home/a b/mbguard"}).hookCommand("claude"); got != `'/home/a b/mbguard' hook claude` {
 		t.Fatalf("got %s", got)
 	}
-	if !isOurGroup(ourGroup(claudeCommand("/home/a b/mbguard"), 30, true), " hook claude") {
+	if !isOurGroup(ourGroup((InstallOptions{Binary: "/home/a b/mbguard"}).hookCommand("claude"), 30, true), " hook claude") {
 		t.Fatal("a quoted command is not recognised as ours")
 	}
 }

@@ -115,7 +115,7 @@ func InstallCrush(o InstallOptions) ([]Change, error) {
 	if o.Global && o.ConfigHome == "" {
 		return nil, errors.New("--global needs XDG_CONFIG_HOME or HOME to find crush/crush.json")
 	}
-	command := hookCommand(o.Binary, "crush")
+	command := o.hookCommand("crush")
 	changes, err := installHookFile(o, hookFile{
 		path:        CrushConfigPath,
 		globalNeeds: "XDG_CONFIG_HOME or HOME to find crush/crush.json",

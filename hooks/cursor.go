@@ -290,7 +290,7 @@ func InstallCursor(o InstallOptions) ([]Change, error) {
 		events:      CursorEvents,
 		base:        map[string]json.RawMessage{"version": json.RawMessage(`1`)},
 		entry: func(event string) json.RawMessage {
-			b, _ := json.Marshal(cursorHook{Command: hookCommand(o.Binary, "cursor", event), Timeout: 30, FailClosed: cursorGates[event]})
+			b, _ := json.Marshal(cursorHook{Command: o.hookCommand("cursor", event), Timeout: 30, FailClosed: cursorGates[event]})
 			return b
 		},
 		ours: func(raw json.RawMessage) bool {

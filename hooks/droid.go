@@ -80,7 +80,7 @@ func InstallDroid(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" {
 		return nil, errors.New("--global needs HOME to find ~/.factory")
 	}
-	command := hookCommand(o.Binary, "droid")
+	command := o.hookCommand("droid")
 	return installHookFile(o, hookFile{
 		path:        DroidSettingsPath,
 		globalNeeds: "HOME to find ~/.factory",

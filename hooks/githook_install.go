@@ -58,10 +58,7 @@ func InstallGitHook(o InstallOptions) ([]Change, error) {
 	if o.Root == "" {
 		return nil, errors.New("not inside a git work tree (run it in the repository whose commits to check)")
 	}
-	bin := o.Binary
-	if bin == "" {
-		bin = "mbguard"
-	}
+	bin := o.gitHookBinary()
 	if o.Husky {
 		return installHusky(o, bin)
 	}

@@ -32,7 +32,7 @@ func InstallCodex(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" && o.CodexHome == "" {
 		return nil, errors.New("--global needs CODEX_HOME or HOME to find ~/.codex")
 	}
-	command := hookCommand(o.Binary, "codex")
+	command := o.hookCommand("codex")
 	return installHookFile(o, hookFile{
 		path:        CodexHooksPath,
 		globalNeeds: "CODEX_HOME or HOME to find ~/.codex",
@@ -77,7 +77,7 @@ func InstallGemini(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" {
 		return nil, errors.New("--global needs HOME to find ~/.gemini")
 	}
-	command := hookCommand(o.Binary, "gemini")
+	command := o.hookCommand("gemini")
 	return installHookFile(o, hookFile{
 		path:        GeminiSettingsPath,
 		globalNeeds: "HOME to find ~/.gemini",
@@ -135,7 +135,7 @@ func InstallCopilot(o InstallOptions) ([]Change, error) {
 		events:      CopilotEvents,
 		base:        map[string]json.RawMessage{"version": json.RawMessage(`1`)},
 		entry: func(ev string) json.RawMessage {
-			b, _ := json.Marshal(copilotHook{Type: "command", Bash: hookCommand(o.Binary, "copilot", ev), TimeoutSec: int(outcome.HookTimeout / time.Second)})
+			b, _ := json.Marshal(copilotHook{Type: "command", Bash: o.hookCommand("copilot", ev), TimeoutSec: int(outcome.HookTimeout / time.Second)})
 			return b
 		},
 		ours: func(raw json.RawMessage) bool {

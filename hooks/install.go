@@ -1,9 +1,17 @@
 package hooks
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/mbguard/mbguard/internal/fsutil"
 )
 
 // InstallOptions says where and how `mbguard install` writes its files.
@@ -24,6 +32,49 @@ type InstallOptions struct {
 	Husky       bool // add the check to .husky/pre-commit instead of .git/hooks
 	// Binary is how hooks call mbguard: "mbguard" when it is on PATH, else an absolute path.
 	Binary string
+	// ProjectBin, when mbguard was installed into the project by npm, is the launcher npm
+	// linked for it, relative to Root and slash-separated ("node_modules/.bin/mbguard").
+	// Project files then call it through the project's own folder, found at run time, so the
+	// committed files work in every clone, not only in the one at this machine's path.
+	ProjectBin string
+	// ProjectDirEnv is the variable in which the host names the project folder to its hook
+	// commands (HostSpec.ProjectDirEnv); "" when it has none.
+	ProjectDirEnv string
+}
+
+// projectBin reports whether files in the project call mbguard relative to the project.
+func (o InstallOptions) projectBin() bool { return o.ProjectBin != "" && !o.Global }
+
+// hookCommand is the shell command line a host runs for `mbguard hook <args>`.
+func (o InstallOptions) hookCommand(args ...string) string {
+	return o.shellBinary() + " hook " + strings.Join(args, " ")
+}
+
+// shellBinary is the shell word that starts mbguard from a host's hook command. A project's
+// npm install is reached through the folder the host names (the work tree's top, asked of git
+// when the host names none, or does not this time): a hook's working directory may be any
+// folder of the project.
+func (o InstallOptions) shellBinary() string {
+	if o.projectBin() {
+		top := "$(git rev-parse --show-toplevel)"
+		if o.ProjectDirEnv != "" {
+			top = "${" + o.ProjectDirEnv + ":-" + top + "}"
+		}
+		return `"` + top + `"/` + ghQuote(o.ProjectBin)
+	}
+	return shellQuote(o.Binary)
+}
+
+// gitHookBinary is what a git pre-commit hook (plain, husky, lefthook) runs: git starts them
+// at the top of the work tree, so a project's npm install is called by its relative path.
+func (o InstallOptions) gitHookBinary() string {
+	switch {
+	case o.projectBin():
+		return o.ProjectBin
+	case o.Binary == "":
+		return "mbguard"
+	}
+	return o.Binary
 }
 
 // Change is one line of what an install did, for the user.
@@ -50,4 +101,60 @@ func readTarget(o InstallOptions, path func(InstallOptions) string, globalNeeds 
 		return nil, false, show, full, fmt.Errorf("reading %s: %w", show, err)
 	}
 	return old, err == nil, show, full, nil
+}
+
+// originalPath is where install keeps the bytes a person's file had before mbguard first
+// changed it (under the repository's state folder; "" for --global or outside a repository).
+func (o InstallOptions) originalPath(path string) string {
+	if o.Global || o.GitDir == "" || o.Root == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(o.Root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(filepath.ToSlash(rel)))
+	return filepath.Join(o.GitDir, "mbguard", "originals", hex.EncodeToString(sum[:8]))
+}
+
+// keepOriginal remembers old as the file's bytes before mbguard's first change; a later
+// install keeps the first. Best effort: without it uninstall writes the file re-encoded.
+func (o InstallOptions) keepOriginal(path string, old []byte) {
+	p := o.originalPath(path)
+	if p == "" {
+		return
+	}
+	if _, err := os.Stat(p); err == nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
+		_ = fsutil.WriteFileAtomic(p, old, 0o600)
+	}
+}
+
+// original returns the bytes keepOriginal kept for path.
+func (o InstallOptions) original(path string) ([]byte, bool) {
+	p := o.originalPath(path)
+	if p == "" {
+		return nil, false
+	}
+	b, err := os.ReadFile(p)
+	return b, err == nil
+}
+
+// forgetOriginal removes what keepOriginal kept for path, and the folder once empty.
+func (o InstallOptions) forgetOriginal(path string) {
+	if p := o.originalPath(path); p != "" {
+		_ = os.Remove(p)
+		_ = os.Remove(filepath.Dir(p))
+	}
+}
+
+// sameJSON reports whether a and b hold the same JSON value, whatever their layout.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }

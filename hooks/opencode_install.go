@@ -80,6 +80,15 @@ func pluginState(content string) PluginState {
 	return PluginCurrent
 }
 
+// pluginBinary is the DEFAULT_BIN the plugin gets: a project's npm install relative to the
+// project (the plugin resolves it against the work tree it runs in), else Binary.
+func (o InstallOptions) pluginBinary() string {
+	if o.projectBin() {
+		return o.ProjectBin
+	}
+	return o.Binary
+}
+
 // renderOpenCodePlugin is the file install writes: the header, then the asset calling binary.
 func renderOpenCodePlugin(binary string) string {
 	body := openCodePlugin
@@ -116,7 +125,7 @@ func InstallOpenCode(o InstallOptions) ([]Change, error) {
 		}
 		return []Change{{Path: show, Action: "removed"}}, nil
 	}
-	want := renderOpenCodePlugin(o.Binary)
+	want := renderOpenCodePlugin(o.pluginBinary())
 	switch state {
 	case PluginForeign:
 		return []Change{{Path: show, Action: "skipped", Note: "a file mbguard did not write is in the way; move it and run this again"}}, nil

@@ -28,7 +28,7 @@ func InstallQwen(o InstallOptions) ([]Change, error) {
 	if o.Global && o.Home == "" {
 		return nil, errors.New("--global needs HOME to find ~/.qwen")
 	}
-	command := hookCommand(o.Binary, "qwen")
+	command := o.hookCommand("qwen")
 	return installHookFile(o, hookFile{
 		path:        QwenSettingsPath,
 		globalNeeds: "HOME to find ~/.qwen",

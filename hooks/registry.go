@@ -32,6 +32,9 @@ type HostSpec struct {
 	SkillDir func(InstallOptions) string
 	// Trust is the one step a user must take before the host runs the hooks ("" for none).
 	Trust func(global bool) string
+	// ProjectDirEnv is the variable in which the host names the project folder to a hook
+	// command ("" when it has none); a project's npm install is reached through it.
+	ProjectDirEnv string
 	// Marker is the text a configuration file holds when mbguard's hook is in it.
 	Marker string
 	// DoctorFiles are the files doctor reads to find mbguard's hooks, project first.
@@ -53,7 +56,7 @@ var hostSpecs = []HostSpec{
 	{
 		Spec: host.Get("claude"), Events: ClaudeEvents, Closes: []string{claudePostTool, claudePostFailure},
 		ProjectFiles: []string{".claude/settings.json", ".claude/settings.local.json"},
-		Install:      InstallClaude, SkillDir: skillIn(".claude"), Marker: "hook claude",
+		Install:      InstallClaude, SkillDir: skillIn(".claude"), ProjectDirEnv: "CLAUDE_PROJECT_DIR", Marker: "hook claude",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{filepath.Join(o.Root, ".claude", "settings.json"), filepath.Join(o.Root, ".claude", "settings.local.json"),
 				filepath.Join(o.Home, ".claude", "settings.json")}
@@ -86,7 +89,7 @@ var hostSpecs = []HostSpec{
 	{
 		Spec: host.Get("gemini"), Events: GeminiEvents, Closes: []string{geminiAfterTool},
 		ProjectFiles: []string{".gemini/settings.json"},
-		Install:      InstallGemini, Trust: trustStep("gemini"), Marker: "hook gemini",
+		Install:      InstallGemini, Trust: trustStep("gemini"), ProjectDirEnv: "GEMINI_PROJECT_DIR", Marker: "hook gemini",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{GeminiSettingsPath(o), GeminiSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
@@ -95,7 +98,7 @@ var hostSpecs = []HostSpec{
 	{
 		Spec: host.Get("copilot"), Events: CopilotEvents, Closes: []string{copilotPostTool, copilotPostFailure},
 		ProjectFiles: []string{".github/hooks/mbguard.json"},
-		Install:      InstallCopilot, Trust: trustStep("copilot"), Marker: "hook copilot",
+		Install:      InstallCopilot, Trust: trustStep("copilot"), ProjectDirEnv: "COPILOT_PROJECT_DIR", Marker: "hook copilot",
 		DoctorFiles: func(o InstallOptions) []string {
 			home := o.CopilotHome
 			if home == "" {
@@ -109,7 +112,7 @@ var hostSpecs = []HostSpec{
 	{
 		Spec: host.Get("qwen"), Events: QwenEvents, Closes: []string{qwenPostTool, qwenPostFailure},
 		ProjectFiles: []string{".qwen/settings.json"},
-		Install:      InstallQwen, SkillDir: skillIn(".qwen"), Marker: "hook qwen",
+		Install:      InstallQwen, SkillDir: skillIn(".qwen"), ProjectDirEnv: "QWEN_PROJECT_DIR", Marker: "hook qwen",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{QwenSettingsPath(o), QwenSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
@@ -118,7 +121,7 @@ var hostSpecs = []HostSpec{
 	{
 		Spec: host.Get("crush"), Events: CrushEvents, Closes: []string{crushPreTool},
 		ProjectFiles: []string{"crush.json", ".crush.json"},
-		Install:      InstallCrush, Marker: "hook crush",
+		Install:      InstallCrush, ProjectDirEnv: "CRUSH_PROJECT_DIR", Marker: "hook crush",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{CrushConfigPath(o), filepath.Join(o.Root, ".crush.json"), CrushConfigPath(InstallOptions{Global: true, ConfigHome: o.ConfigHome})}
 		},
@@ -127,7 +130,7 @@ var hostSpecs = []HostSpec{
 	{
 		Spec: host.Get("droid"), Events: DroidEvents, Closes: []string{claudePostTool, claudeStop},
 		ProjectFiles: []string{".factory/settings.json"},
-		Install:      InstallDroid, Marker: "hook droid",
+		Install:      InstallDroid, ProjectDirEnv: "FACTORY_PROJECT_DIR", Marker: "hook droid",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{DroidSettingsPath(o), DroidSettingsPath(InstallOptions{Global: true, Home: o.Home})}
 		},
@@ -136,7 +139,7 @@ var hostSpecs = []HostSpec{
 	{
 		Spec: host.Get("cursor"), Events: CursorEvents, Closes: []string{cursorPostTool, cursorPostFailure, cursorPostShell, cursorAfterEdit, cursorStop},
 		ProjectFiles: []string{".cursor/hooks.json"},
-		Install:      InstallCursor, Trust: cursorTrust, Marker: "hook cursor",
+		Install:      InstallCursor, Trust: cursorTrust, ProjectDirEnv: "CURSOR_PROJECT_DIR", Marker: "hook cursor",
 		DoctorFiles: func(o InstallOptions) []string {
 			return []string{CursorHooksPath(o), CursorHooksPath(InstallOptions{Global: true, Home: o.Home})}
 		},

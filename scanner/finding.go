@@ -36,6 +36,7 @@ const (
 	RuleNonMD             = "non-md"
 	RuleSymlink           = "symlink"
 	RuleTooLarge          = "too-large"
+	RuleLegacyLayout      = "legacy-layout"
 	SecretRulePrefix      = "secret:"
 	// Stale references (package stale): warnings unless check.stale says otherwise.
 	RuleStalePath    = "stale-path"
@@ -57,6 +58,7 @@ var Rules = map[string]string{
 	RuleTemplateMalformed: "The template version marker is not written as <!-- MEMORY_BANK_TEMPLATE:vMAJOR.MINOR -->, or not on the line after MACHINE_BLOCK_START.",
 	RuleTemplateDuplicate: "memory-bank/MEMORY.md has more than one template version marker.",
 	RuleNonMD:             "memory-bank/ holds only Markdown files (plus check.allowed_files).",
+	RuleLegacyLayout:      "memory-bank/ has an older layout (memory-bank-skill legacy, Cline, Roo Code); mbguard migrate moves it to v7.1.",
 	RuleSymlink:           "memory-bank/ must not hold symbolic links.",
 	RuleTooLarge:          "The file is over 10 MB, too large to check.",
 	RuleStalePath:         "A note names a repository path that is no longer there (deleted or renamed; git's commit is named).",

@@ -219,7 +219,7 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 					"%s is deleted by the staged changes (still in HEAD)", m.ref.Raw)
 			case anchored(ix, m.ref, m.cand) && !m.ref.Planned && !bankFolder(ix, m.note, m.ref, m.cand):
 				add(m.note, m.ref.Line, RulePath, "correct the path, or mark the note historical with <!-- mbguard:historical -->",
-					"%s is not in the repository (git has no record of it)", m.ref.Raw)
+					"%s is not on this branch (neither in its files nor in its history)", m.ref.Raw)
 			}
 		}
 	}

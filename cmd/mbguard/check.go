@@ -14,6 +14,7 @@ import (
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/hooks"
+	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/gitexec"
 	"github.com/mbguard/mbguard/scanner"
 )
@@ -81,8 +82,9 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 		if err != nil {
 			return e.fail(err)
 		}
-		if _, err := bank.ParseVersion(cfg.Templates.Minimum); err != nil {
-			return e.fail(cfg.Err())
+		if len(cfg.Issues) > 0 {
+			// a typo must never turn a team's gate off silently: CI and the Action stop here
+			return configInvalid(e, r.Root, cfg, *format)
 		}
 		if *staleOnly {
 			return runStale(ctx, e, r.Root, cfg, *format, *since, *fix)
@@ -118,6 +120,12 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 		if err != nil {
 			return e.fail(err)
 		}
+		if kind, legacy := legacyBank(r); legacy && (*all || files.Load() > 0) {
+			// doctor FAILs it; the gate (CI, the Action) must not stay green on it either
+			findings = append(findings, scanner.Finding{Path: bank.Dir + "/", Rule: scanner.RuleLegacyLayout, Severity: scanner.SeverityError,
+				Message: fmt.Sprintf("memory-bank/ has the legacy layout (%s memory bank); mbguard checks and guards the v7.1 layout", kind),
+				Fix:     "run mbguard migrate (it shows the plan; --apply moves the files with their history)"})
+		}
 		if *all {
 			sf, err := staleFindings(ctx, r.Root, cfg, "", func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) })
 			if err != nil {
@@ -128,7 +136,15 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 		}
 		e.logf("checked %d files, %d findings", files.Load(), len(findings))
 		if *format == "text" && !scanner.Failing(findings) {
-			fmt.Fprintf(e.stderr, "mbguard: memory-bank/ passed (%d files checked)\n", files.Load())
+			n := int(files.Load())
+			what := fmt.Sprintf("%d %s checked", n, plural(n, "file", "files"))
+			if *staged {
+				what = fmt.Sprintf("%d %s of the next commit checked", n, plural(n, "file", "files"))
+				if _, err := gitexec.Run(ctx, r.Root, "diff", "--cached", "--quiet", "--", bank.Dir+"/"); err == nil {
+					what += "; nothing in it is staged"
+				}
+			}
+			fmt.Fprintf(e.stderr, "mbguard: memory-bank/ passed (%s)\n", what)
 		}
 		return writeFindings(e, *format, findings)
 	})
@@ -218,4 +234,27 @@ func appendSummary(path string, findings []scanner.Finding) error {
 		return fmt.Errorf("writing the job summary: %w", err)
 	}
 	return f.Close()
+}
+
+// configInvalid reports every configuration problem, with its file, line and key, on stderr
+// (and as error annotations with --format github) and returns exit 2: check does not run on a
+// configuration it cannot read as written.
+func configInvalid(e *env, root string, cfg *config.Config, format string) int {
+	if format == "github" {
+		var fs []scanner.Finding
+		for _, is := range cfg.Issues {
+			path := is.File
+			if rel, err := filepath.Rel(root, path); err == nil && path != "" && !strings.HasPrefix(rel, "..") {
+				path = filepath.ToSlash(rel)
+			}
+			fs = append(fs, scanner.Finding{Path: path, Line: is.Line, Rule: "config", Severity: scanner.SeverityError,
+				Message: is.Text, Fix: "fix it; mbguard config shows every value and where it came from"})
+		}
+		_ = scanner.WriteGitHub(e.stdout, fs)
+	}
+	for _, p := range cfg.Problems {
+		fmt.Fprintf(e.stderr, "mbguard: %s\n", p)
+	}
+	fmt.Fprintln(e.stderr, "mbguard: check did not run: the configuration above is invalid; fix it (mbguard config shows every value and where it came from)")
+	return exitUsage
 }

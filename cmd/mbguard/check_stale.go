@@ -44,6 +44,13 @@ func runStale(ctx context.Context, e *env, root string, cfg *config.Config, form
 		res.Findings = kept
 		fmt.Fprintf(e.stderr, "mbguard: rewrote %d renamed path(s) in %s/: review with git diff, then commit\n", len(done), bank.Dir)
 	}
+	if format == "text" && !scanner.Failing(res.Findings) {
+		what := "no stale references"
+		if n := len(res.Findings); n > 0 {
+			what = fmt.Sprintf("%d %s", n, plural(n, "warning", "warnings"))
+		}
+		fmt.Fprintf(e.stderr, "mbguard: memory-bank/ passed the stale check (%s)\n", what)
+	}
 	return writeFindings(e, format, res.Findings)
 }
 

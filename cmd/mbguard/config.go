@@ -82,3 +82,16 @@ func render(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// warnConfig tells a person on stderr what is wrong in the configuration, each problem with
+// its file, line and key, for the commands that go on regardless (a hook's agent must not be
+// stopped by a typo; status still shows what it can).
+func warnConfig(e *env, cfg *config.Config) {
+	if len(cfg.Problems) == 0 {
+		return
+	}
+	for _, p := range cfg.Problems {
+		fmt.Fprintf(e.stderr, "mbguard: %s\n", p)
+	}
+	fmt.Fprintf(e.stderr, "mbguard: the configuration above is invalid: %s; fix it, then run mbguard doctor\n", cfg.Meanwhile())
+}

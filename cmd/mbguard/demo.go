@@ -18,6 +18,8 @@ import (
 	"github.com/mbguard/mbguard/examples"
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/internal/gitexec"
+	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/outcome"
 )
 
 // demoEnv is the configuration the demo runs with, whatever the user's environment says:
@@ -56,10 +58,19 @@ func runDemo(ctx context.Context, e *env, from string) int {
 	if err != nil {
 		return e.fail(fmt.Errorf("making the demo directory: %w", err))
 	}
-	defer os.RemoveAll(tmp)
 	if r, err := filepath.EvalSymlinks(tmp); err == nil {
 		tmp = r
 	}
+	defer func() {
+		// the hooks recorded the demo repository in the user's state folder too: forget it,
+		// or every doctor after would report a repository that no longer exists
+		if r, err := repo.Find(tmp); err == nil && r.Root == tmp {
+			if err := outcome.ForgetState(r); err != nil {
+				fmt.Fprintf(e.stderr, "mbguard: removing the demo's state: %v (mbguard doctor --prune removes it)\n", err)
+			}
+		}
+		os.RemoveAll(tmp)
+	}()
 	name := "the bundled demo project"
 	if src == "" {
 		err = examples.WriteDemo(tmp)
@@ -80,7 +91,8 @@ func runDemo(ctx context.Context, e *env, from string) int {
 	rootJSON, _ := json.Marshal(tmp)
 	b = bytes.ReplaceAll(b, []byte("@ROOT@"), bytes.Trim(rootJSON, `"`))
 
-	fmt.Fprintf(e.stdout, "mbguard demo: a scripted Claude Code session in %s (gating.mode=block)\n\n", name)
+	fmt.Fprintf(e.stdout, "mbguard demo: a scripted Claude Code session in %s\n", name)
+	fmt.Fprintf(e.stdout, "(run with gating.mode=block so every gate shows; the default is warn, which warns instead of blocking)\n\n")
 	h := &hooks.Claude{Dir: tmp, Getenv: func(k string) string { return demoEnv[k] }, Now: time.Now}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 1<<20), hooks.MaxClaudePayload)
@@ -113,7 +125,7 @@ func runDemo(ctx context.Context, e *env, from string) int {
 	if err := sc.Err(); err != nil {
 		return e.fail(fmt.Errorf("reading session.jsonl: %w", err))
 	}
-	fmt.Fprintf(e.stdout, "\n%d steps replayed. In your repository: mbguard install --agent claude, then mbguard status.\n", step)
+	fmt.Fprintf(e.stdout, "\n%d steps replayed. In your repository: mbguard init (when it has no memory-bank/ yet), mbguard install --agent claude, then mbguard status.\n", step)
 	if mismatches > 0 {
 		fmt.Fprintf(e.stderr, "mbguard: %d demo steps did not give the expected verdict (see above)\n", mismatches)
 		return exitFindings

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/outcome"
 )
 
 // TestDemoBundled runs the README's first command from a directory that is not the checkout:
@@ -37,5 +38,49 @@ func TestDemoBundled(t *testing.T) {
 				t.Errorf("the demo changed %s: %d entries before, %d after", dir, len(before), len(after))
 			}
 		})
+	}
+}
+
+// TestDemoNarrative: the demo says it blocks because it runs in block mode (the default is
+// warn); a step it calls re-reading an anchor reads a file the anchor list it showed names; and
+// it leaves no state behind (doctor would report its deleted repository for ever after).
+func TestDemoNarrative(t *testing.T) {
+	testgit.Isolate(t)
+	t.Setenv("XDG_STATE_HOME", "")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"-C", t.TempDir(), "demo"}, strings.NewReader(""), &out, &errb, os.Getenv); code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	text := out.String()
+	if !strings.Contains(text, "the default is warn") {
+		t.Errorf("the demo does not say the default mode is warn:\n%s", text)
+	}
+	anchors := map[string]bool{}
+	inBlock := false
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "│"))
+		switch {
+		case strings.Contains(l, "<memory-bank-anchors>"):
+			inBlock = true
+		case strings.Contains(l, "</memory-bank-anchors>"):
+			inBlock = false
+		case inBlock && strings.HasPrefix(l, "- memory-bank/"):
+			anchors[strings.TrimPrefix(l, "- ")] = true
+		}
+	}
+	if len(anchors) == 0 {
+		t.Fatalf("no anchor list in the demo:\n%s", text)
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if !strings.Contains(l, "re-reading an anchor") {
+			continue
+		}
+		f := strings.Fields(l)
+		if len(f) < 4 || !anchors[f[3]] {
+			t.Errorf("%q re-reads a file the anchor list %v does not name", l, anchors)
+		}
+	}
+	if gone, err := outcome.OrphanState(); err != nil || len(gone) > 0 {
+		t.Errorf("the demo left the state of %d deleted repositories (%v)", len(gone), err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,6 +82,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 			checkWatcher(ctx, r),
 			checkQuarantine(r),
 			checkKnownGood(r),
+			checkWritable(r, home),
 		)
 		checks = append(checks, checkOrphans()...)
 		checks = append(checks, checkJobReports(r, time.Now())...)
@@ -156,7 +158,7 @@ func checkBinary() doctorCheck {
 	if s, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = s
 	}
-	if abs != self {
+	if abs != self && abs != npmLauncher(self) { // npm's mbguard.js runs exactly this binary
 		ch.Status, ch.Detail = checkWarn, fmt.Sprintf("PATH runs %s, not this binary (%s)", abs, self)
 		ch.Next = "reinstall mbguard so hooks run the version you are checking"
 		return ch
@@ -407,4 +409,71 @@ func confirmUserFiles(e *env, r repo.Repo) (int, bool) {
 		fmt.Fprintf(e.stdout, "confirm-user-files: %s taken as you want them; the session is guarded again\n", strings.Join(was, ", "))
 	}
 	return exitOK, false
+}
+
+// checkWritable fails when a place mbguard writes cannot be written: the repository's state
+// folder, the user's state folder, the known-good ref and its objects. Every hook and warning
+// that cannot record the bank's state sends the person here, so this is where it is named.
+func checkWritable(r repo.Repo, home string) doctorCheck {
+	show := func(p string) string {
+		if home != "" && strings.HasPrefix(p, home+string(filepath.Separator)) && !strings.HasPrefix(p, r.Root+string(filepath.Separator)) {
+			return "~" + filepath.ToSlash(p[len(home):])
+		}
+		if rel, err := filepath.Rel(r.Root, p); err == nil && !strings.HasPrefix(rel, "..") && p != outcome.UserStateDir() {
+			return filepath.ToSlash(rel)
+		}
+		if home != "" && strings.HasPrefix(p, home+string(filepath.Separator)) {
+			return "~" + filepath.ToSlash(p[len(home):])
+		}
+		return p
+	}
+	places := []struct{ dir, what string }{
+		{r.StateDir(), "the repository's state"},
+		{outcome.UserStateDir(), "your state folder"},
+		{filepath.Join(r.CommonDir, "refs", "mbguard"), "the known-good ref"},
+		{filepath.Join(r.CommonDir, "objects"), "the known-good copies"},
+	}
+	var shown []string
+	for _, p := range places {
+		if p.dir == "" {
+			continue
+		}
+		if err := probeWritable(p.dir); err != nil {
+			return doctorCheck{Name: "writable", Status: checkFail,
+				Detail: fmt.Sprintf("%s (%s) cannot be written: %v; hooks cannot record the bank's known-good state", show(p.dir), p.what, err),
+				Next:   "make " + show(p.dir) + " writable for you (its permissions, or a read-only mount), then run mbguard doctor"}
+		}
+		shown = append(shown, show(p.dir))
+	}
+	return doctorCheck{Name: "writable", Status: checkOK, Detail: strings.Join(shown, ", ")}
+}
+
+// probeWritable creates and removes a file in dir, or in the nearest folder above it that
+// exists (mbguard creates the rest on first use). A path where a file stands in for a folder
+// fails too.
+func probeWritable(dir string) error {
+	for d := dir; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is a file, not a folder", d)
+			}
+			f, err := os.CreateTemp(d, ".mbguard-probe-*")
+			if err != nil {
+				if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+					return pe.Err // the path is shown already
+				}
+				return err
+			}
+			name := f.Name()
+			f.Close()
+			return os.Remove(name)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if filepath.Dir(d) == d {
+			return err
+		}
+	}
 }

@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 
+	"os"
+
 	"github.com/spf13/cobra"
 
+	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/lifecycle"
 )
 
@@ -19,8 +23,10 @@ func newInitCmd(e *env) *cobra.Command {
 		}
 		res, err := lifecycle.Init(r.Root)
 		if errors.Is(err, lifecycle.ErrLegacy) {
-			fmt.Fprintln(e.stderr, "mbguard: memory-bank/ holds an older memory bank (memory-bank-skill legacy, Cline, Roo Code or Cursor); init leaves it alone: run mbguard migrate")
-			return exitUsage
+			// a refusal, not a usage mistake
+			kind, _ := legacyBank(r)
+			fmt.Fprintf(e.stderr, "mbguard: memory-bank/ holds an older memory bank (%s memory bank); init leaves it alone: run mbguard migrate\n", kind)
+			return exitFindings
 		}
 		if err != nil {
 			return e.fail(err)
@@ -37,4 +43,18 @@ func newInitCmd(e *env) *cobra.Command {
 		return exitOK
 	})
 	return c
+}
+
+// legacyBank reports whether memory-bank/ has the legacy layout, and which kind of bank it is
+// (Cline, Roo Code, memory-bank-skill legacy …), as doctor names it.
+func legacyBank(r repo.Repo) (bank.Kind, bool) {
+	ents, err := os.ReadDir(r.BankDir())
+	if err != nil {
+		return bank.DetectKind(nil), false
+	}
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return bank.DetectKind(names), bank.DetectLayout(true, names) == bank.LayoutLegacy
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -46,7 +45,7 @@ func newInstallCmd(e *env) *cobra.Command {
 		}
 		home := e.getenv("HOME")
 		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, ConfigHome: configHome(e.getenv),
-			Global: *global, Uninstall: *uninstall, Husky: *husky, Binary: selfCommand()}
+			Global: *global, Uninstall: *uninstall, Husky: *husky, Binary: selfCommand(), ProjectBin: projectBin(r.Root)}
 		o.CodexHome, o.CopilotHome = e.getenv("CODEX_HOME"), e.getenv("COPILOT_HOME")
 		var changes []hooks.Change
 		var skillDir string
@@ -55,9 +54,13 @@ func newInstallCmd(e *env) *cobra.Command {
 			if !ok {
 				return e.usage(c, "--agent %q: want %s", *agent, strings.Join(installAgents, " or "))
 			}
-			if spec.Name == "claude" {
+			o.ProjectDirEnv = spec.ProjectDirEnv
+			switch {
+			case spec.Name == "claude" && *uninstall:
+				changes, err = uninstallClaude(o)
+			case spec.Name == "claude":
 				changes, err = installClaude(o, *sandbox) // the kernel line rides on Claude Code's sandbox
-			} else {
+			default:
 				changes, err = spec.Install(o)
 			}
 			if spec.SkillDir != nil {
@@ -77,7 +80,7 @@ func newInstallCmd(e *env) *cobra.Command {
 		for _, ch := range changes {
 			printChange(e, ch)
 		}
-		if w := transientBinary(o.Binary); w != "" && !*uninstall && len(changes) > 0 {
+		if w := transientBinary(o.Binary); w != "" && o.ProjectBin == "" && !*uninstall && len(changes) > 0 {
 			fmt.Fprintln(e.stderr, w)
 		}
 		if *agent != "" && !*uninstall { // the first hook call must not build the known-good store
@@ -85,6 +88,12 @@ func newInstallCmd(e *env) *cobra.Command {
 		}
 		if *sandbox && !*uninstall {
 			fmt.Fprintln(e.stdout, hooks.ClaudeSandboxEffects)
+		}
+		if *agent != "" && !*uninstall && !*global {
+			if fi, err := os.Stat(r.BankDir()); err != nil || !fi.IsDir() {
+				// doctor FAILs this; say it where the person is looking
+				fmt.Fprintln(e.stdout, "next: mbguard init (there is no memory-bank/ here yet, so nothing is gated)")
+			}
 		}
 		if step := hooks.TrustStep(*agent, *global); step != "" && !*uninstall {
 			fmt.Fprintf(e.stdout, "next: %s\n", step)
@@ -121,6 +130,18 @@ func newInstallCmd(e *env) *cobra.Command {
 		return exitOK
 	})
 	return c
+}
+
+// uninstallClaude removes the sandbox's deny rule, then the hooks: the hooks' step is the one
+// that gives the person's own bytes back when mbguard's entries were the only change, so it
+// comes last. The lines keep install's order.
+func uninstallClaude(o hooks.InstallOptions) ([]hooks.Change, error) {
+	sc, err := hooks.InstallClaudeSandbox(o, false)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := hooks.InstallClaude(o)
+	return append(changes, sc...), err
 }
 
 // installAgents are the hosts install --agent knows, for help, messages and completion.
@@ -166,12 +187,59 @@ func selfCommand() string {
 	}
 	self, _ = filepath.EvalSymlinks(self)
 	if p, err := exec.LookPath("mbguard"); err == nil {
-		if rp, _ := filepath.EvalSymlinks(p); rp == self {
+		// npx puts the project's node_modules/.bin on PATH for this run only: the hosts do
+		// not have it
+		rp, _ := filepath.EvalSymlinks(p)
+		npx := filepath.Base(filepath.Dir(p)) == ".bin" && filepath.Base(filepath.Dir(filepath.Dir(p))) == "node_modules"
+		if rp == self || rp != "" && !npx && rp == npmLauncher(self) {
 			return "mbguard"
 		}
 	}
-	if errors.Is(err, exec.ErrNotFound) || err == nil {
-		return self
-	}
 	return self
+}
+
+// npmLauncher is the mbguard.js launcher npm installed beside self, when self is the binary
+// of an npm platform package (<dir>/node_modules/mbguard-<os>-<arch>/bin/mbguard): the
+// launcher runs exactly this binary. "" otherwise.
+func npmLauncher(self string) string {
+	pkg := filepath.Dir(filepath.Dir(self))
+	nm := filepath.Dir(pkg)
+	if filepath.Base(filepath.Dir(self)) != "bin" || filepath.Base(nm) != "node_modules" || !strings.HasPrefix(filepath.Base(pkg), "mbguard-") {
+		return ""
+	}
+	js := filepath.Join(nm, "mbguard", "bin", "mbguard.js")
+	if rp, err := filepath.EvalSymlinks(js); err == nil {
+		return rp
+	}
+	return ""
+}
+
+// projectBin is the launcher npm linked into the project's node_modules/.bin when this binary
+// came with the project's npm install (npm install -D mbguard), relative to root and
+// slash-separated; "" for any other binary. Committed files call it through the project, so
+// each clone runs its own install.
+func projectBin(root string) string {
+	self, err := os.Executable()
+	if err != nil || root == "" {
+		return ""
+	}
+	if self, err = filepath.EvalSymlinks(self); err != nil {
+		return ""
+	}
+	launcher := npmLauncher(self)
+	if launcher == "" {
+		return ""
+	}
+	nm := filepath.Dir(filepath.Dir(filepath.Dir(launcher)))
+	if rp, err := filepath.EvalSymlinks(filepath.Join(nm, ".bin", "mbguard")); err != nil || rp != launcher {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	rel, err := filepath.Rel(root, filepath.Join(nm, ".bin", "mbguard"))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "" // an install outside the project (npm -g, a parent's node_modules)
+	}
+	return filepath.ToSlash(rel)
 }

@@ -43,12 +43,13 @@ Exit codes: the command's own; 2 usage error; 126 the jail could not be set up.`
 			}
 			argv = jail.ShellArgv(args[0], *cwdFile)
 		}
-		bank := ""
+		bank, where := "", "not inside a git work tree"
 		if r, err := e.repo(); err == nil {
-			bank = filepath.Join(r.Root, "memory-bank")
+			bank, where = filepath.Join(r.Root, "memory-bank"), "no memory-bank/ in "+r.Root
 		}
 		if fi, err := os.Stat(bank); bank == "" || err != nil || !fi.IsDir() {
-			e.logf("jail: no memory-bank/ here; running the command as it is")
+			// said, not only logged: the help promises a note whenever the jail is not used
+			fmt.Fprintf(e.stderr, "mbguard: %s: ran the command without the jail (nothing to make read-only)\n", where)
 			return runPlain(e, argv)
 		}
 		run := jail.Exec

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -101,6 +103,18 @@ func newQuarantineShow(e *env) *cobra.Command {
 			default:
 				showBytes(e, r, en.Path, b)
 			}
+		}
+		// a changed file is on disk again (the undo put the previous bytes back): restore
+		// refuses without --force, so the step offered is the one that works
+		var there []string
+		for _, en := range q.Entries {
+			if _, err := os.Lstat(filepath.Join(r.Root, filepath.FromSlash(en.Path))); err == nil && en.File != "" {
+				there = append(there, scanner.DisplayPath(en.Path))
+			}
+		}
+		if len(there) > 0 {
+			fmt.Fprintf(e.stdout, "\nnext: mbguard quarantine restore --force %s (replaces %s with the agent's bytes) or mbguard quarantine drop %s\n", q.ID, strings.Join(there, ", "), q.ID)
+			return exitOK
 		}
 		fmt.Fprintf(e.stdout, "\nnext: mbguard quarantine restore %s (puts the bytes back) or mbguard quarantine drop %s\n", q.ID, q.ID)
 		return exitOK

@@ -125,6 +125,11 @@ func newRootCmd(e *env) *cobra.Command {
 			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
 		}
 	}
+	for _, c := range root.Commands() {
+		if c.HasSubCommands() {
+			groupArgs(c)
+		}
+	}
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
@@ -157,6 +162,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	return e.code
+}
+
+// groupArgs makes a command that only groups others (quarantine, completion) refuse an
+// unknown subcommand as a usage error (exit 2); alone it prints its help and succeeds, as bare
+// mbguard does.
+func groupArgs(c *cobra.Command) {
+	c.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		var names []string
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		return usageError{c, fmt.Sprintf("unknown %s subcommand %q (want %s)", c.Name(), args[0], strings.Join(names, ", "))}
+	}
+	if c.RunE == nil && c.Run == nil {
+		c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+	}
 }
 
 // newHelpCmd is `mbguard help [command]`: cobra's, except that an unknown topic is a usage

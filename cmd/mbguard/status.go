@@ -56,6 +56,7 @@ func newStatusCmd(e *env) *cobra.Command {
 		if err != nil {
 			return e.fail(err)
 		}
+		warnConfig(e, cfg)
 		rep := statusReport{Root: r.Root, Sessions: []watcher.SessionStatus{}, Decisions: []declog.Entry{}, Findings: []watcher.Finding{}}
 		var st *watcher.Status
 		if pid, sock, ok := watcher.Running(r); ok {

@@ -31,7 +31,8 @@ created when they are left empty, the watcher, .git/mbguard/, refs/mbguard/known
 repository's files in the user's state directory. --keep-state keeps the quarantine and the
 known-good state. --global removes the user-level installs instead.
 
-State kept for repositories that no longer exist is pruned too (as by mbguard doctor --prune).`,
+The state of other repositories is left alone, even of one that looks gone (it may be on a
+disk that is not mounted): mbguard doctor --prune removes that, when you ask.`,
 		Args: noArgs,
 	}
 	global := c.Flags().Bool("global", false, "remove the user-level installs of every host instead of this repository's")
@@ -71,12 +72,17 @@ State kept for repositories that no longer exist is pruned too (as by mbguard do
 			if err := outcome.ForgetState(r); err != nil {
 				return e.fail(err)
 			}
+			// the ref's folder, left empty (other refs/mbguard/* are a linked worktree's)
+			_ = os.Remove(filepath.Join(r.CommonDir, "refs", "mbguard"))
 		}
 		if !*global && !*keep && had == nil {
 			fmt.Fprintf(e.stdout, "%-10s %s, %s and this repository's files in the user's state directory\n", "removed",
 				displayRel(r.Root, r.StateDir())+"/", hookRef(r))
 		}
-		pruneReport(e)
+		if gone, err := outcome.OrphanState(); err == nil && len(gone) > 0 {
+			fmt.Fprintf(e.stdout, "%-10s the state of %d %s that no longer %s (mbguard doctor --prune removes it)\n", "kept", len(gone),
+				plural(len(gone), "repository", "repositories"), plural(len(gone), "exists", "exist"))
+		}
 		return exitOK
 	})
 	return c
@@ -107,7 +113,7 @@ func uninstallAll(o hooks.InstallOptions) ([]string, error) {
 		var cs []hooks.Change
 		var err error
 		if spec.Name == "claude" {
-			cs, err = installClaude(o, false)
+			cs, err = uninstallClaude(o)
 		} else {
 			cs, err = spec.Install(o)
 		}

@@ -11,6 +11,7 @@
 // Plain JavaScript, no dependencies, one export: both OpenCode plugin loaders accept it.
 
 import { spawn } from "node:child_process"
+import { isAbsolute, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const DEFAULT_BIN = "mbguard"
@@ -75,7 +76,10 @@ export const MbguardPlugin = async ({ directory, worktree }) => {
   const env = process.env
   if (env.MBGUARD === "0") return {}
   const root = directory || worktree || process.cwd()
-  const bin = env.MBGUARD_BIN || DEFAULT_BIN
+  // A relative DEFAULT_BIN is the project's npm install (node_modules/.bin/mbguard), written
+  // relative to the work tree so the committed plugin works in every clone.
+  const top = worktree && worktree !== "/" ? worktree : root
+  const bin = env.MBGUARD_BIN || (DEFAULT_BIN.includes("/") && !isAbsolute(DEFAULT_BIN) ? join(top, DEFAULT_BIN) : DEFAULT_BIN)
   const timeoutMs = Number(env.MBGUARD_TIMEOUT_MS) > 0 ? Number(env.MBGUARD_TIMEOUT_MS) : 2000
   const debug = !!env.MBGUARD_DEBUG && env.MBGUARD_DEBUG !== "0"
 

@@ -75,6 +75,10 @@ type Config struct {
 	// the wrong kind, YAML that does not parse): the layers below them, down to the
 	// built-in defaults, apply instead.
 	Ignored []string `koanf:"-"`
+	// Issues are Problems with where each one is (file, line, key), for annotations.
+	Issues []Issue `koanf:"-"`
+
+	lines map[string]int // the line of each key that came from a file
 }
 
 func defaults() map[string]any {
@@ -181,12 +185,14 @@ func Load(o Options) (*Config, error) {
 			continue
 		}
 		if err != nil {
-			c.ignore(f, 0, fmt.Sprintf("cannot be read (%v)", err))
+			c.Ignored = append(c.Ignored, f)
+			c.add(Issue{File: f, Text: fmt.Sprintf("cannot be read (%v)", err)})
 			continue
 		}
 		fk := koanf.New(".")
 		if err := fk.Load(rawbytes.Provider(b), yaml.Parser()); err != nil {
-			c.ignore(f, 0, fmt.Sprintf("is not valid YAML (%v)", err))
+			c.Ignored = append(c.Ignored, f)
+			c.add(Issue{File: f, Line: yamlErrorLine(err), Text: fmt.Sprintf("is not valid YAML (%v)", err)})
 			continue
 		}
 		flat := fk.All()
@@ -196,27 +202,48 @@ func Load(o Options) (*Config, error) {
 		}
 		sort.Strings(keys)
 		// A file with a mistake is left out as a whole: which of its values were meant cannot
-		// be known, and an agent's harmless work must not stop on a typo.
-		var bad string
-		var line int
+		// be known, and an agent's harmless work must not stop on a typo. Every mistake in it
+		// is reported at once, values out of range included, so one fix is enough.
+		var bad []Issue
 		scratch := &Config{}
 		for _, key := range keys {
 			if _, ok := def[key]; !ok {
-				bad, line = unknownKey(key), keyLine(b, key)
-				break
+				bad = append(bad, Issue{File: f, Line: keyLine(b, key), Key: key, Text: unknownKey(key)})
+				continue
 			}
 			if err := scratch.apply(key, flat[key]); err != nil {
-				bad, line = fmt.Sprintf("%s: %v", key, err), keyLine(b, key)
-				break
+				bad = append(bad, Issue{File: f, Line: keyLine(b, key), Key: key, Text: fmt.Sprintf("%s: %v", key, err)})
 			}
 		}
-		if bad != "" {
-			c.ignore(f, line, bad)
+		if len(bad) > 0 {
+			full := &Config{Sources: map[string]string{}}
+			for key, v := range def {
+				_ = full.apply(key, v)
+			}
+			mine := map[string]bool{}
+			for _, key := range keys {
+				if full.apply(key, flat[key]) == nil {
+					full.Sources[key] = f
+					full.setLine(key, keyLine(b, key))
+					mine[key] = true
+				}
+			}
+			for _, is := range full.valueIssues() {
+				if mine[is.Key] {
+					bad = append(bad, is)
+				}
+			}
+			sort.SliceStable(bad, func(i, j int) bool { return bad[i].Line < bad[j].Line })
+			c.Ignored = append(c.Ignored, f)
+			for _, is := range bad {
+				c.add(is)
+			}
 			continue
 		}
 		for _, key := range keys {
 			_ = c.apply(key, flat[key]) // checked on scratch above
 			c.Sources[key] = f
+			c.setLine(key, keyLine(b, key))
 		}
 	}
 	set := func(key, raw, from string) error {
@@ -233,14 +260,14 @@ func Load(o Options) (*Config, error) {
 	for _, le := range legacyEnv {
 		if v := o.Getenv(le[0]); v != "" {
 			if err := set(le[1], v, "env "+le[0]); err != nil {
-				c.Problems = append(c.Problems, err.Error()+"; the variable is ignored")
+				c.add(Issue{Key: le[1], Text: err.Error() + "; the variable is ignored"})
 			}
 		}
 	}
 	for _, key := range Keys() {
 		if v := o.Getenv(EnvName(key)); v != "" {
 			if err := set(key, v, "env "+EnvName(key)); err != nil {
-				c.Problems = append(c.Problems, err.Error()+"; the variable is ignored")
+				c.add(Issue{Key: key, Text: err.Error() + "; the variable is ignored"})
 			}
 		}
 	}
@@ -261,14 +288,54 @@ func Load(o Options) (*Config, error) {
 	return c, nil
 }
 
-// ignore records a configuration file left out, naming the line of the mistake when known.
-func (c *Config) ignore(f string, line int, why string) {
-	where := f
-	if line > 0 {
-		where = fmt.Sprintf("%s line %d", f, line)
+// Issue is one configuration problem and where it is.
+type Issue struct {
+	File string // the configuration file, "" for an environment variable or a flag
+	Line int    // the 1-based line in File, 0 when not known
+	Key  string // the key, "" when the file as a whole is wrong
+	Text string // what is wrong
+}
+
+// String is the issue as people read it: "FILE line N: what".
+func (is Issue) String() string {
+	switch {
+	case is.File == "":
+		return is.Text
+	case is.Line > 0:
+		return fmt.Sprintf("%s line %d: %s", is.File, is.Line, is.Text)
 	}
-	c.Ignored = append(c.Ignored, f)
-	c.Problems = append(c.Problems, fmt.Sprintf("%s: %s; the file is ignored and the built-in defaults apply (the memory-bank and config guards stay on)", where, why))
+	return is.File + ": " + is.Text
+}
+
+// add records a problem.
+func (c *Config) add(is Issue) {
+	c.Issues = append(c.Issues, is)
+	c.Problems = append(c.Problems, is.String())
+}
+
+// setLine remembers the line of a key that came from a file, for messages.
+func (c *Config) setLine(key string, line int) {
+	if c.lines == nil {
+		c.lines = map[string]int{}
+	}
+	c.lines[key] = line
+}
+
+// yamlErrorLine is the line a YAML parser's error names ("yaml: line 3: …"), or 0.
+func yamlErrorLine(err error) int {
+	s := err.Error()
+	i := strings.Index(s, "line ")
+	if i < 0 {
+		return 0
+	}
+	n := 0
+	for _, r := range s[i+5:] {
+		if r < '0' || r > '9' {
+			break
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
 }
 
 // keyLine returns the 1-based line of a flattened key (gating.mod) in YAML text: the first
@@ -420,37 +487,57 @@ func (c *Config) apply(key string, v any) error {
 }
 
 func (c *Config) validate() {
+	for _, is := range c.valueIssues() {
+		c.add(is)
+	}
+}
+
+// valueIssues are the values that were read but are not valid, each with where it came from.
+func (c *Config) valueIssues() []Issue {
+	var out []Issue
+	bad := func(key, val, want string) {
+		is := Issue{Key: key}
+		from := c.Sources[key]
+		if line, ok := c.lines[key]; ok {
+			is.File, is.Line = from, line
+			is.Text = fmt.Sprintf("%s %s: %s", key, val, want)
+		} else {
+			is.Text = fmt.Sprintf("%s %s (from %s): %s", key, val, from, want)
+		}
+		out = append(out, is)
+	}
 	for _, m := range []struct{ key, val string }{
 		{"gating.mode", c.Gating.Mode}, {"gating.doc_first", c.Gating.DocFirst}, {"recovery.mode", c.Recovery.Mode},
 	} {
 		if _, err := gating.ParseMode(m.val); err != nil {
-			c.Problems = append(c.Problems, fmt.Sprintf("%s = %q (from %s): want off, warn or block", m.key, m.val, c.Sources[m.key]))
+			bad(m.key, fmt.Sprintf("= %q", m.val), "want off, warn or block")
 		}
 	}
 	if c.Context.MaxChars < 0 {
-		c.Problems = append(c.Problems, fmt.Sprintf("context.max_chars = %d (from %s): want 0 or more", c.Context.MaxChars, c.Sources["context.max_chars"]))
+		bad("context.max_chars", fmt.Sprintf("= %d", c.Context.MaxChars), "want 0 or more")
 	}
 	if c.Recovery.LRU < 1 {
-		c.Problems = append(c.Problems, fmt.Sprintf("recovery.lru = %d (from %s): want 1 or more", c.Recovery.LRU, c.Sources["recovery.lru"]))
+		bad("recovery.lru", fmt.Sprintf("= %d", c.Recovery.LRU), "want 1 or more")
 	}
 	if _, err := bank.ParseVersion(c.Templates.Minimum); err != nil {
-		c.Problems = append(c.Problems, fmt.Sprintf("templates.minimum = %q (from %s): want vMAJOR.MINOR such as v7.1", c.Templates.Minimum, c.Sources["templates.minimum"]))
+		bad("templates.minimum", fmt.Sprintf("= %q", c.Templates.Minimum), "want vMAJOR.MINOR such as v7.1")
 	}
 	if _, err := StaleSeverity(c.Check.Stale); err != nil {
-		c.Problems = append(c.Problems, fmt.Sprintf("check.stale = %q (from %s): want off, warning or error", c.Check.Stale, c.Sources["check.stale"]))
+		bad("check.stale", fmt.Sprintf("= %q", c.Check.Stale), "want off, warning or error")
 	}
 	for _, r := range c.Check.StaleRules {
 		rule, sev, ok := strings.Cut(r, "=")
 		if _, err := StaleSeverity(sev); !ok || err != nil || !strings.HasPrefix(rule, "stale-") {
-			c.Problems = append(c.Problems, fmt.Sprintf("check.stale_rules entry %q (from %s): want RULE=SEVERITY such as stale-symbol=off", r, c.Sources["check.stale_rules"]))
+			bad("check.stale_rules", fmt.Sprintf("entry %q", r), "want RULE=SEVERITY such as stale-symbol=off")
 		}
 	}
 	if c.Kernel.Mode != "off" && c.Kernel.Mode != "on" {
-		c.Problems = append(c.Problems, fmt.Sprintf("kernel.mode = %q (from %s): want off or on", c.Kernel.Mode, c.Sources["kernel.mode"]))
+		bad("kernel.mode", fmt.Sprintf("= %q", c.Kernel.Mode), "want off or on")
 	}
 	if _, err := time.ParseDuration(c.State.TTL); err != nil {
-		c.Problems = append(c.Problems, fmt.Sprintf("state.ttl = %q (from %s): want a duration such as 24h", c.State.TTL, c.Sources["state.ttl"]))
+		bad("state.ttl", fmt.Sprintf("= %q", c.State.TTL), "want a duration such as 24h")
 	}
+	return out
 }
 
 // Err returns the configuration problems as one error, or nil.
@@ -458,7 +545,7 @@ func (c *Config) Err() error {
 	if len(c.Problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("invalid configuration: %s (fix it, then run mbguard doctor)", strings.Join(c.Problems, "; "))
+	return fmt.Errorf("invalid configuration: %s; fix it, then run mbguard doctor", strings.Join(c.Problems, "; "))
 }
 
 // Meanwhile says what the hooks do until the problems are fixed: a gate whose mode cannot be

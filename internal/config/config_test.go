@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -259,5 +260,37 @@ func TestYAMLTypes(t *testing.T) {
 				t.Errorf("%s = %#v, want %#v", tc.key, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestEveryMistakeOfAFileAtOnce: a file with an unknown key and a value out of range reports
+// both, each with its line and key, so one fix is enough (not one run per mistake).
+func TestEveryMistakeOfAFileAtOnce(t *testing.T) {
+	root := t.TempDir()
+	f := filepath.Join(root, RepoFile)
+	write(t, f, "gating:\n  mod: block\nrecovery:\n  mode: blok\ncheck:\n  stale: eror\n")
+	c, err := Load(Options{RepoRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Issue{
+		{File: f, Line: 2, Key: "gating.mod"},
+		{File: f, Line: 4, Key: "recovery.mode"},
+		{File: f, Line: 6, Key: "check.stale"},
+	}
+	if len(c.Issues) != len(want) {
+		t.Fatalf("issues %+v, want %d", c.Issues, len(want))
+	}
+	for i, w := range want {
+		got := c.Issues[i]
+		if got.File != w.File || got.Line != w.Line || got.Key != w.Key || !strings.HasPrefix(c.Problems[i], fmt.Sprintf("%s line %d: ", f, w.Line)) {
+			t.Errorf("issue %d = %+v (%q), want %+v", i, got, c.Problems[i], w)
+		}
+	}
+	if c.Gating.Mode != "warn" || len(c.Ignored) != 1 {
+		t.Errorf("the file must be left out as a whole: mode %q, ignored %v", c.Gating.Mode, c.Ignored)
+	}
+	if strings.Count(c.Err().Error()+c.Meanwhile(), "defaults apply") != 1 {
+		t.Errorf("the built-in defaults are said more or less than once: %s; %s", c.Err(), c.Meanwhile())
 	}
 }
