@@ -109,6 +109,7 @@ type claudeWire struct {
 	Prompt        string          `json:"prompt"`
 	Source        string          `json:"source"`
 	AgentID       string          `json:"agent_id"` // SubagentStart, SubagentStop
+	Transcript    string          `json:"transcript_path"`
 }
 
 func (claudeProto) parse(payload []byte, event string) (hookCall, error) {
@@ -127,7 +128,7 @@ func (claudeProto) parse(payload []byte, event string) (hookCall, error) {
 	}
 	c := hookCall{Event: p.HookEventName, Kind: claudeKind(p.HookEventName, p.Source), Session: p.SessionID, Cwd: p.Cwd,
 		Tool: p.ToolName, Prompt: p.Prompt, Call: p.ToolUseID, Failed: p.HookEventName == claudePostFailure,
-		Denied: p.HookEventName == claudeDenied}
+		Denied: p.HookEventName == claudeDenied, Transcript: p.Transcript}
 	switch {
 	case p.HookEventName == claudeSubagentStart || p.HookEventName == claudeSubagentStop:
 		c.Call = subagentCall(p.AgentID) // the subagent's own window

@@ -21,8 +21,10 @@ const ClaudeSandboxDeny = "./memory-bank"
 const ClaudeSandboxEffects = `Claude Code's sandbox now runs every Bash command with:
   - memory-bank/ read-only (the Write and Edit tools still write it, through mbguard's hook);
   - writes allowed only in the project and the temporary folder;
-  - network through Claude Code's proxy: a new domain asks you first;
-  - sandboxed commands allowed without a prompt (sandbox.autoAllowBashIfSandboxed);
+  - network through Claude Code's proxy: a new domain asks you first, a local server (127.0.0.1) is out of reach;
+  - the same permission prompts as before (sandbox.autoAllowBashIfSandboxed stays false);
+  - the agent's own git checkout/merge/pull of a branch whose memory-bank/ differs fails
+    (run those yourself);
   - on Linux, bubblewrap and socat needed (apt-get install bubblewrap socat).
 To turn it off: /sandbox in Claude Code, or set "sandbox.enabled": false in .claude/settings.json.`
 
@@ -101,7 +103,8 @@ func InstallClaudeSandbox(o InstallOptions, enable bool) ([]Change, error) {
 	already := ClaudeSandboxEnabled(o)
 	if !o.Uninstall && !enable && !already {
 		return []Change{{Path: displayPath(o.Root, ClaudeSettingsPath(o)), Action: "skipped",
-			Note: "kernel line off: Claude Code's sandbox is off; --sandbox turns it on with memory-bank/ read-only for shell commands"}}, nil
+			Note: "kernel line off: Claude Code's sandbox is off; --sandbox would make memory-bank/ read-only for every shell command and its jobs, " +
+				"and also confine shell writes to the project and temp, block local network, ask per new domain, and stop the agent's git checkout of a branch whose bank differs"}}, nil
 	}
 	old, exists, show, path, err := readTarget(o, ClaudeSettingsPath, "")
 	if err != nil {

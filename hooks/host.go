@@ -134,6 +134,9 @@ type hookCall struct {
 	// NamesBank: the payload could not be decoded but names memory-bank/ outside its cwd, so
 	// an undecidable write may be one into the bank, whose guard holds in every mode.
 	NamesBank bool
+	// Transcript is the host's own record of the session (Claude Code's transcript_path):
+	// read for the calls whose window an event closes without their post (transcript.go).
+	Transcript string
 }
 
 // hookAnswer is what mbguard decided, for the host's protocol to render.
@@ -437,6 +440,12 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		a.Context = joinText(a.Context, text)
 		return true
 	}
+	if c.Kind == callPrompt || c.Kind == callEnd || c.Kind == callClose && c.Call == "" {
+		// before every window of the session closes: calls the host's record does not show
+		// as run claim nothing (a call the user refused at the prompt sends no event)
+		a.Context = h.closeUnproven(c, r, send)
+		a.err = "" // an older mbguard watch without Op "close": the event closes them as before
+	}
 	switch c.Kind {
 	case callPrompt:
 		ev := event(gating.EvMessage)
@@ -449,7 +458,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 			return a, false
 		}
 		a.Decision = resp.Decision
-		a.Context = resp.Notice
+		a.Context = joinText(a.Context, resp.Notice)
 	case callPreTool:
 		ev := event(gating.EvToolBefore)
 		ev.Tool, ev.Args, ev.Call, ev.Message = c.Tool, c.Args, c.Call, c.MessageID
@@ -517,7 +526,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		// what a closed call did is told to the model with the next event that reaches it
 		c.Defer = true
 		if resp, ok := send(watcher.Request{Op: "close", Session: c.Session, Call: c.Call, Denied: c.Denied}); ok {
-			a.Context = resp.Notice
+			a.Context = joinText(a.Context, resp.Notice)
 		} else {
 			a.err = "" // an older mbguard watch without the op: the next check settles the call
 		}

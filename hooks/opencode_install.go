@@ -151,5 +151,6 @@ func InstallOpenCode(o InstallOptions) ([]Change, error) {
 	if exists {
 		return []Change{{Path: show, Action: "updated"}}, nil
 	}
-	return []Change{{Path: show, Action: "created", Note: "restart OpenCode to load it"}}, nil
+	return []Change{{Path: show, Action: "created", Note: "restart OpenCode to load it; its shell calls then run with memory-bank/ read-only " +
+		"(kernel.mode, on by default; git's branch operations run outside: see mbguard doctor)"}}, nil
 }

@@ -22,6 +22,9 @@ type HostSpec struct {
 	// Closes are the events that end a tool call's window: after them the call claims no
 	// later change (SPEC "attribution").
 	Closes []string
+	// NoPost: the host sends no event after a tool call (Crush), so nothing a call did is
+	// undone right after it: its window lapses (outcome.StaleAfter) and a later check judges it.
+	NoPost bool
 	// ProjectFiles are the configuration files install writes in a project (relative to the
 	// repository root); an agent that could write them could switch the guard off, so each
 	// is in gating.ProtectedPaths.
@@ -119,7 +122,7 @@ var hostSpecs = []HostSpec{
 		SessionField: "session_id", proto: qwenProto{},
 	},
 	{
-		Spec: host.Get("crush"), Events: CrushEvents, Closes: []string{crushPreTool},
+		Spec: host.Get("crush"), Events: CrushEvents, Closes: []string{crushPreTool}, NoPost: true,
 		ProjectFiles: []string{"crush.json", ".crush.json"},
 		Install:      InstallCrush, ProjectDirEnv: "CRUSH_PROJECT_DIR", Marker: "hook crush",
 		DoctorFiles: func(o InstallOptions) []string {

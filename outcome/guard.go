@@ -166,7 +166,8 @@ func (g *Guard) lock() (*state.Lock, error) {
 			os.RemoveAll(p)
 		}
 	}
-	return st.Lock("outcome")
+	lk, err = st.Lock("outcome")
+	return lk, g.stateErr(err)
 }
 
 // Report says what one check did.
@@ -267,6 +268,11 @@ func (g *Guard) saveManifest(m *manifest, blobsChanged bool) error {
 	// write would look like a stray one); stat refreshes are cheap to redo.
 	if err := os.MkdirAll(g.r.StateDir(), 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", g.manifestPath(), err)
+	}
+	if err := dirWritable(g.r.StateDir()); err != nil {
+		// never vouch outside for a manifest that cannot be written here: the next check
+		// would take the old one for a forgery
+		return g.stateErr(fmt.Errorf("writing %s: %w", g.manifestPath(), err))
 	}
 	raw := encodeManifest(m)
 	// the outside copy and its MAC first: a crash between the writes leaves an authentic

@@ -1,8 +1,11 @@
 package outcome
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"syscall"
 )
 
 // stateWritable reports whether mbguard can write its state (the manifest's folder): a pre
@@ -14,6 +17,16 @@ func (g *Guard) stateWritable() error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// stateErr says, for an error that comes from the state folder being unwritable (no
+// permission, a read-only mount, an immutable folder), what the person does about it.
+func (g *Guard) stateErr(err error) error {
+	if err == nil || !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) {
+		return err
+	}
+	dir := g.r.StateDir()
+	return fmt.Errorf("mbguard cannot write its state in %s (%w); make it writable (`chmod u+w %s`, `chattr -i %s`, or mount it read-write)", dir, err, dir, dir)
 }
 
 // reportOnly lists what changed since the known-good state as noticed, without undoing or

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/jail"
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/outcome"
 )
 
 // checkLines says, for every host whose hooks are installed, which of mbguard's three lines
@@ -31,12 +36,135 @@ func checkLines(r repo.Repo, home string, cfg *config.Config, hostChecks []docto
 		if !hostInstalled(hc) {
 			continue
 		}
-		kernel, next := kernelLine(hc.Name, r, home, cfg, probeErr)
-		ch := doctorCheck{Name: hc.Name, Status: checkInfo,
-			Detail: "lines: refuse before on, undo after on, kernel " + kernel, Next: next}
-		out = append(out, ch)
+		spec, _ := hooks.LookupHost(hc.Name)
+		files := hookFiles(hc.Detail)
+		before, after, next := "on", "on", ""
+		if bin, why := hookBinary(spec, files); why != "" {
+			before, after = "off ("+why+")", "off (no hook runs)"
+			next = "mbguard install --agent " + hc.Name + " (from the mbguard you run), or put " + strconv.Quote(bin) + " on PATH"
+		} else if spec.NoPost {
+			after = "off (" + spec.Title + " sends no post-tool event: what a call changed is judged only when its window lapses, " + outcome.StaleAfter.String() + " later)"
+		} else if !postRegistered(spec, files) {
+			after = "off (no post-tool hook is registered)"
+			next = "mbguard install --agent " + hc.Name
+		}
+		kernel, knext := kernelLine(hc.Name, r, home, cfg, probeErr)
+		if next == "" {
+			next = knext
+		}
+		status := checkInfo
+		if strings.HasPrefix(before, "off") || strings.HasPrefix(after, "off (no") {
+			status = checkWarn
+		}
+		out = append(out, doctorCheck{Name: hc.Name, Status: status,
+			Detail: "lines: refuse before " + before + ", undo after " + after + ", kernel " + kernel, Next: next})
 	}
 	return out
+}
+
+// hookFiles are the files a host's doctor line found mbguard's hooks or plugin in.
+func hookFiles(detail string) []string {
+	rest, ok := strings.CutPrefix(detail, "hooks in ")
+	if !ok {
+		rest, ok = strings.CutPrefix(detail, "plugin current at ")
+	}
+	if !ok {
+		return nil
+	}
+	rest, _, _ = strings.Cut(rest, "; ")
+	rest, _, _ = strings.Cut(rest, ": ")
+	var out []string
+	for _, f := range strings.Split(strings.ReplaceAll(rest, " and ", ", "), ", ") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hookBinary finds the program the installed hooks run (the command before "hook <host>",
+// or the OpenCode plugin's recorded binary) and checks that it can be started: found on
+// PATH, or a file that exists and is executable. why is "" when it can.
+func hookBinary(spec hooks.HostSpec, files []string) (bin, why string) {
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if bin = commandBefore(string(b), spec); bin != "" {
+			break
+		}
+	}
+	if bin == "" {
+		return "mbguard", "" // the plugin or hook names no program of its own: as installed
+	}
+	if v := os.Getenv("MBGUARD_BIN"); v != "" && spec.Name == "opencode" {
+		bin = v
+	}
+	if _, err := exec.LookPath(bin); err != nil {
+		if strings.ContainsRune(bin, filepath.Separator) || strings.ContainsRune(bin, '/') {
+			return bin, "the hook runs " + bin + ", which does not exist or is not executable"
+		}
+		return bin, "the hook runs " + bin + ", which is not on PATH"
+	}
+	return bin, ""
+}
+
+// commandBefore returns the program of the first hook command in text: what precedes
+// " hook <host>" in a JSON string (quotes around it removed), or the plugin's DEFAULT_BIN.
+func commandBefore(text string, spec hooks.HostSpec) string {
+	if spec.Name == "opencode" {
+		_, rest, ok := strings.Cut(text, "const DEFAULT_BIN = ")
+		if !ok {
+			return ""
+		}
+		line, _, _ := strings.Cut(rest, "\n")
+		if v, err := strconv.Unquote(strings.TrimSpace(line)); err == nil {
+			return v
+		}
+		return ""
+	}
+	var v any
+	if json.Unmarshal([]byte(text), &v) != nil {
+		return ""
+	}
+	var found string
+	var visit func(any)
+	visit = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			for _, y := range t {
+				visit(y)
+			}
+		case []any:
+			for _, y := range t {
+				visit(y)
+			}
+		case string:
+			if i := strings.Index(t, " "+spec.Marker); i > 0 && found == "" {
+				found = strings.Trim(strings.TrimSpace(t[:i]), `"'`)
+			}
+		}
+	}
+	visit(v)
+	return found
+}
+
+// postRegistered reports whether a file holding mbguard's hooks registers one of the host's
+// post-tool events (HostSpec.Closes): without it no check runs after a call.
+func postRegistered(spec hooks.HostSpec, files []string) bool {
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, ev := range spec.Closes {
+			if strings.Contains(string(b), strconv.Quote(ev)) || spec.Name == "opencode" && strings.Contains(string(b), ev) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hostInstalled: the host's doctor line found mbguard's hooks or plugin.
@@ -67,7 +195,8 @@ func kernelLine(host string, r repo.Repo, home string, cfg *config.Config, probe
 		case cfg == nil || cfg.Kernel.Mode != "on":
 			return "off (kernel.mode is off)", "mbguard config, then set kernel.mode: on in .mbguard.yaml"
 		}
-		return "on (the plugin runs shell calls under mbguard jail)", ""
+		return "on (the plugin runs shell calls under mbguard jail: they and every job they leave cannot write memory-bank/; " +
+			"git checkout, switch, merge, pull, rebase, reset, cherry-pick, stash, am, restore and revert run outside it and are judged after the call)", ""
 	}
 	return "off (no way in: its hooks cannot rewrite a shell command)", ""
 }

@@ -82,7 +82,9 @@ func runPlain(e *env, argv []string) int {
 }
 
 // kernelJail is how serve rewrites shell calls for the kernel line when kernel.mode is on and
-// a jail works here, else nil (said with --verbose; doctor prints why).
+// a jail works here, else nil (said with --verbose; doctor prints why). A command line of git
+// branch operations only (jail.BranchOp) is left as it is: it must be able to update the
+// bank, and the check after the call judges what it brought.
 func kernelJail(e *env, r repo.Repo, cfg *config.Config) func(string) string {
 	if cfg.Kernel.Mode != "on" {
 		return nil
@@ -95,5 +97,11 @@ func kernelJail(e *env, r repo.Repo, cfg *config.Config) func(string) string {
 	if err != nil {
 		return nil
 	}
-	return jail.NewWrapper(self, filepath.Join(r.Root, "memory-bank")).Wrap
+	w := jail.NewWrapper(self, filepath.Join(r.Root, "memory-bank"))
+	return func(cmd string) string {
+		if jail.BranchOp(cmd) {
+			return "" // git's branch operations update the bank; judged after the call
+		}
+		return w.Wrap(cmd)
+	}
 }

@@ -58,10 +58,11 @@ type Config struct {
 		TTL string `koanf:"ttl" doc:"How long session state is kept, as a duration such as 24h."`
 	} `koanf:"state"`
 	Kernel struct {
-		// Mode "on" runs agent shell calls under `mbguard jail` on hosts whose hook can rewrite
-		// the command (OpenCode); "off" (the default) leaves them as they are. Off by default
-		// because a read-only bank also stops the agent's own `git checkout` of a branch that
-		// changes the bank; Claude Code gets the kernel line from its sandbox instead.
+		// Mode "on" (the default) runs agent shell calls under `mbguard jail` on hosts whose
+		// hook can rewrite the command (OpenCode), except a command line of git branch
+		// operations only (checkout, switch, merge, pull, rebase, reset, cherry-pick, stash, am,
+		// restore, revert), which must update the bank and is judged after the call; "off"
+		// leaves every call as it is. Claude Code gets the kernel line from its sandbox instead.
 		Mode string `koanf:"mode" enum:"off,on" doc:"Run agent shell calls under mbguard jail where the host lets mbguard rewrite them."`
 	} `koanf:"kernel"`
 
@@ -101,7 +102,7 @@ func defaults() map[string]any {
 		"check.stale":                  "warning",
 		"check.stale_rules":            []string{},
 		"state.ttl":                    "24h",
-		"kernel.mode":                  "off",
+		"kernel.mode":                  "on",
 	}
 }
 

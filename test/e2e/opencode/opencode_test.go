@@ -162,7 +162,9 @@ func TestOpenCodeGatesAndGuards(t *testing.T) {
 	})
 	w := newWorld(t, model)
 	testgit.Write(t, w.project, "tools/tidy.sh", "printf 'x' > memory-bank/cache.bin\nsed -i 's/my notes/agent notes/' memory-bank/MEMORY.md\n")
-	out := w.run(t, []string{"MEMORY_BANK_GUARD_MODE=block"}, "add", "a", "login", "module")
+	// kernel.mode off: the script's writes must reach the bank to show the undo after the call
+	// (with the default kernel line they fail in the kernel; kernel_test.go)
+	out := w.run(t, []string{"MEMORY_BANK_GUARD_MODE=block", "MBGUARD_KERNEL_MODE=off"}, "add", "a", "login", "module")
 
 	reqs := model.agentRequests()
 	if len(reqs) < 7 {
