@@ -105,6 +105,8 @@ func (cursorProto) parse(payload []byte, event string) (hookCall, error) {
 		// beforeSubmitPrompt can only let the prompt go or stop it: what mbguard has for the
 		// model waits for the next event that reaches it
 		c.Defer = true
+	case cursorAfterEdit:
+		c.Ran = true // sent only after an edit landed: the windows it closes ran
 	case cursorPreCompact:
 		c.Defer = true // preCompact's reply reaches the user only
 	case cursorPreShell, cursorPostShell:

@@ -137,6 +137,9 @@ type hookCall struct {
 	// Transcript is the host's own record of the session (Claude Code's transcript_path):
 	// read for the calls whose window an event closes without their post (transcript.go).
 	Transcript string
+	// Ran: the closing event itself shows that the calls it closes ran (Cursor's
+	// afterFileEdit comes only after an edit landed), so no record is asked.
+	Ran bool
 }
 
 // hookAnswer is what mbguard decided, for the host's protocol to render.
@@ -440,7 +443,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		a.Context = joinText(a.Context, text)
 		return true
 	}
-	if c.Kind == callPrompt || c.Kind == callEnd || c.Kind == callClose && c.Call == "" {
+	if c.Kind == callPrompt || c.Kind == callEnd || c.Kind == callClose && c.Call == "" && !c.Ran {
 		// before every window of the session closes: calls the host's record does not show
 		// as run claim nothing (a call the user refused at the prompt sends no event)
 		a.Context = h.closeUnproven(c, r, send)
