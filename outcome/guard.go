@@ -369,6 +369,7 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 		}
 	}
 	g.protectBefore(len(live) == 0 && len(stale) == 0, len(stale) > 0, &rep)
+	g.noteCommits(len(live) > 0 || len(stale) > 0 || len(jobs) > 0) // else commits made since are the person's
 	if m == nil {
 		// the manifest is gone or unreadable: its copy outside the repository, or the tree
 		// under the ref, still names the bytes
@@ -837,6 +838,7 @@ func toolMode(b, d *Entry) bool {
 // accepted when the result passes the rules, others' allowed paths are left for their own
 // post check, and everything else is undone.
 func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
+	g.noteCommits(true) // commits made in the owners' windows are the agent's (provenance.go)
 	changes, touched, err := g.changesSinceLazy(m, true)
 	if err != nil || len(changes) == 0 {
 		return err
@@ -850,10 +852,12 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			break
 		}
 	}
+	var fromAgent map[string]string
 	if gw != nil { // git's work is told by the bytes
 		for _, c := range changes {
 			g.readNew(c)
 		}
+		fromAgent = g.agentContent(gw, changes)
 	}
 	mine, theirs := map[string]bool{}, map[string]bool{}
 	expect := map[string]map[string]bool{} // path -> the results its write tools produce
@@ -911,15 +915,10 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			} else {
 				why[i] = probs
 			}
-		case gw != nil && gw.judge(c) == gitPut:
-			verdict[i] = keep
-		case gw != nil && gw.judge(c) == gitConflict:
-			verdict[i] = keep
-			rep.Noticed = append(rep.Noticed, Problem{Path: c.path, Rule: RuleConflict,
-				Text: "holds a merge conflict from " + gw.what() + "; resolve it and commit (mbguard leaves it to you)"})
-		case gw != nil && gw.judge(c) == gitLost:
-			why[i] = []Problem{{Path: c.path, Rule: RuleGitDiscarded,
-				Text: gw.what() + " discarded uncommitted work here; it was put back from the known-good state"}}
+		case gw != nil && g.byGit(gw, c, fromAgent, rep, &why[i]):
+			if why[i] == nil {
+				verdict[i] = keep
+			}
 		default:
 			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not written through an allowed write tool"}}
 			if c.unread && len(changes) > wholeTreeAbove {
