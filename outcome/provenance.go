@@ -39,6 +39,7 @@ const RuleAgentCommit = "agent-commit"
 // and its tips when last read, and the commits the agent made (oldest first).
 type commitRecord struct {
 	refs  string
+	dirs  []string // the folders under refs/ refs was read from
 	tips  []string
 	agent []string
 	set   map[string]bool
@@ -63,6 +64,9 @@ func (r *commitRecord) encode() []byte {
 	var b bytes.Buffer
 	b.WriteString(commitsHeader)
 	b.WriteString("refs " + r.refs + "\n")
+	for _, d := range r.dirs {
+		b.WriteString("dir " + d + "\n")
+	}
 	for _, t := range r.tips {
 		b.WriteString("tip " + t + "\n")
 	}
@@ -90,6 +94,8 @@ func (g *Guard) loadCommits() *commitRecord {
 			switch k {
 			case "refs":
 				r.refs = v
+			case "dir":
+				r.dirs = append(r.dirs, v)
 			case "tip":
 				r.tips = append(r.tips, v)
 			case "agent":
@@ -141,13 +147,17 @@ func (g *Guard) saveCommits(r *commitRecord) {
 	}
 }
 
-// refsPrint is the ref store's fingerprint, read without running git: HEAD's commit, the
+// refsPrint is the ref store's fingerprint, read without running git: HEAD as written, the
 // stat of packed-refs and of every folder under refs/ (a loose ref is written as a lock file
 // renamed into its folder, which changes the folder's mtime; a reftable repository changes
-// tables.list). mbguard's own refs/mbguard/ is left out.
-func (g *Guard) refsPrint() string {
+// tables.list). mbguard's own refs/mbguard/ is left out. With dirs (the folders the last full
+// print found) it stats only those: a new folder changes its parent's mtime, so the print
+// differs and the caller reads the whole tree again (dirs nil).
+func (g *Guard) refsPrint(dirs []string) (string, []string) {
 	var b strings.Builder
-	b.WriteString(g.headOid())
+	if h, err := os.ReadFile(filepath.Join(g.r.GitDir, "HEAD")); err == nil {
+		b.WriteString(strings.TrimSpace(string(h)))
+	}
 	stamp := func(p string) {
 		if fi, err := os.Stat(p); err == nil {
 			ino, _ := inode(fi)
@@ -158,25 +168,32 @@ func (g *Guard) refsPrint() string {
 	}
 	if g.obj.reftable {
 		stamp(filepath.Join(g.r.CommonDir, "reftable", "tables.list"))
-		return b.String()
+		return b.String(), nil
 	}
 	stamp(filepath.Join(g.r.CommonDir, "packed-refs"))
-	mine := filepath.Join(g.r.CommonDir, "refs", "mbguard")
-	var dirs func(p string)
-	dirs = func(p string) {
+	if dirs != nil {
+		for _, d := range dirs {
+			stamp(filepath.Join(g.r.CommonDir, filepath.FromSlash(d)))
+		}
+		return b.String(), dirs
+	}
+	var walk func(rel string)
+	walk = func(rel string) {
+		dirs = append(dirs, rel)
+		p := filepath.Join(g.r.CommonDir, filepath.FromSlash(rel))
 		stamp(p)
 		es, err := os.ReadDir(p)
 		if err != nil {
 			return
 		}
 		for _, e := range es {
-			if q := filepath.Join(p, e.Name()); e.IsDir() && q != mine {
-				dirs(q)
+			if q := rel + "/" + e.Name(); e.IsDir() && q != "refs/mbguard" {
+				walk(q)
 			}
 		}
 	}
-	dirs(filepath.Join(g.r.CommonDir, "refs"))
-	return b.String()
+	walk("refs")
+	return b.String(), dirs
 }
 
 // refTips lists the commits (and tags) every ref names, and HEAD's: one git process.
@@ -209,8 +226,13 @@ func (g *Guard) refTips() ([]string, error) {
 // reachable since it was last read are the agent's when agent is set (an agent call or a job
 // it left was in flight), else the person's. Near free while no ref moved.
 func (g *Guard) noteCommits(agent bool) {
-	fp := g.refsPrint()
 	rec := g.loadCommits()
+	if rec != nil && rec.dirs != nil {
+		if fp, _ := g.refsPrint(rec.dirs); fp == rec.refs {
+			return
+		}
+	}
+	fp, dirs := g.refsPrint(nil)
 	if rec != nil && rec.refs == fp {
 		return
 	}
@@ -221,7 +243,7 @@ func (g *Guard) noteCommits(agent bool) {
 	if rec == nil {
 		// nothing known yet (the first check, or every copy lost): what exists now is the
 		// baseline, claimed by nobody
-		g.saveCommits(&commitRecord{refs: fp, tips: tips, set: map[string]bool{}})
+		g.saveCommits(&commitRecord{refs: fp, dirs: dirs, tips: tips, set: map[string]bool{}})
 		return
 	}
 	if agent {
@@ -232,7 +254,7 @@ func (g *Guard) noteCommits(agent bool) {
 			}
 		}
 	}
-	rec.refs, rec.tips = fp, tips
+	rec.refs, rec.dirs, rec.tips = fp, dirs, tips
 	g.saveCommits(rec)
 }
 
