@@ -369,7 +369,6 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 		}
 	}
 	g.protectBefore(len(live) == 0 && len(stale) == 0, len(stale) > 0, &rep)
-	g.noteCommits(len(live) > 0 || len(stale) > 0 || len(jobs) > 0) // else commits made since are the person's
 	if m == nil {
 		// the manifest is gone or unreadable: its copy outside the repository, or the tree
 		// under the ref, still names the bytes
@@ -427,6 +426,9 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 		}
 		g.settled(n, ok)
 	}
+	// commits made since the last check are the agent's while one of its calls or jobs was
+	// in flight, else the person's (provenance.go)
+	g.noteCommits(len(live) > 0 || len(jobs) > 0)
 	g.keepPending(m)
 	in.Calls = append(live, c)
 	return rep, g.saveInflight(prev, in)

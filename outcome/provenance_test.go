@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/internal/testgit"
 )
 
@@ -207,5 +208,23 @@ func TestRefuseGitBringingAgentCommit(t *testing.T) {
 	call(t, g, "later", "")
 	if msg := g.RefuseGit("git merge --ff-only mine", root); msg != "" {
 		t.Errorf("the person's commit was refused: %s", msg)
+	}
+}
+
+// A repository without a bank gets no record of commits: nothing is written for it.
+func TestNoCommitRecordWithoutABank(t *testing.T) {
+	root := testgit.New(t)
+	testgit.Write(t, root, "src/main.go", "package main\n")
+	testgit.Commit(t, root, "init")
+	r, err := repo.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(r, Options{Rules: rulesFor(root)})
+	call(t, g, "c1", "git branch x")
+	for _, p := range g.commitPaths() {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written for a repository without a bank", p)
+		}
 	}
 }
