@@ -105,3 +105,26 @@ func TestStoppedGitWorkIsLeftAsGitLeftIt(t *testing.T) {
 		})
 	}
 }
+
+// A merge of the agent's own commit that stops on a conflict: the conflicted file is left as
+// git left it, and what only the agent's commit brought is still judged and undone.
+func TestStoppedMergeOfAgentCommit(t *testing.T) {
+	root, g := conflictBank(t)
+	call(t, g, "build", `git switch -q other && (`+addEvil+`) && git switch -q main`)
+	rep := call(t, g, "merge", "git merge --no-edit feat || true")
+	if got := readBank(t, root, "memory-bank/details/patterns.md"); !strings.Contains(got, "<<<<<<<") {
+		t.Errorf("the conflict markers are gone: %q", got)
+	}
+	if testgit.Git(t, root, "ls-files", "-u") == "" {
+		t.Error("the merge is no longer in conflict")
+	}
+	if got := readBank(t, root, "memory-bank/details/evil.json"); got == evilJSON {
+		t.Error("evil.json stands")
+	}
+	if !strings.Contains(rep.Message("claude"), short(revParse(t, root, "feat"))) {
+		t.Errorf("the agent's commit is not named: %s", rep.Message("claude"))
+	}
+	if got := readBank(t, root, "memory-bank/topics/db.md"); got != "# DB\npostgres\n" {
+		t.Errorf("the cleanly merged topics/db.md (the person's) = %q", got)
+	}
+}

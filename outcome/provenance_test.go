@@ -102,6 +102,23 @@ func TestAgentCommitIsJudged(t *testing.T) {
 	}
 }
 
+// A write the agent stashed in the same call never shows at that call's check; the stash is
+// the agent's commit, and popping it later is judged.
+func TestAgentStashOfAWriteIsJudged(t *testing.T) {
+	root, g := newBank(t)
+	want := snapshot(t, root)
+	if rep := call(t, g, "hide", `printf '{"evil":1}\n' > memory-bank/details/evil.json && git add memory-bank && git stash -q`); rep.Blocked() {
+		t.Logf("the hiding call: %s", rep.Message("claude"))
+	}
+	sameTree(t, want, snapshot(t, root))
+	stash := short(revParse(t, root, "refs/stash"))
+	rep := call(t, g, "pop", "git stash pop -q")
+	sameTree(t, want, snapshot(t, root))
+	if !rep.Blocked() || !strings.Contains(rep.Message("claude"), stash) {
+		t.Errorf("the stashed write stands or the stash %s is not named: %s", stash, rep.Message("claude"))
+	}
+}
+
 // A commit the agent made dangling in one call (commit-tree, no ref) and named in a later
 // one (update-ref) is the agent's when the ref appears.
 func TestDanglingAgentCommitNamedLater(t *testing.T) {
