@@ -128,3 +128,46 @@ func TestStoppedMergeOfAgentCommit(t *testing.T) {
 		t.Errorf("the cleanly merged topics/db.md (the person's) = %q", got)
 	}
 }
+
+// Uncommitted work git carries onto the new HEAD and merges cleanly (`checkout -m`, an
+// autostash applied back) is git's work: the bank ends as git alone leaves it.
+func TestCarriedWorkIsGits(t *testing.T) {
+	cases := []struct{ name, op string }{
+		{"checkout -m", "git checkout -q -m other"},
+		{"merge --autostash", "git merge -q --autostash --no-edit other"},
+		{"rebase autoStash", "git -c rebase.autoStash=true rebase -q other"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root, g := newBank(t)
+			const base = "# Progress\n\na\nb\nc\nd\ne\nend\n"
+			testgit.Write(t, root, "memory-bank/details/progress.md", base)
+			testgit.Commit(t, root, "main: progress")
+			testgit.Git(t, root, "switch", "-q", "-c", "other")
+			testgit.Write(t, root, "memory-bank/details/progress.md", strings.Replace(base, "\n\n", "\nother's first step\n\n", 1))
+			testgit.Commit(t, root, "other: bank")
+			testgit.Git(t, root, "switch", "-q", "main")
+			testgit.Write(t, root, "src/main.go", "package main // v2\n")
+			testgit.Commit(t, root, "main: code")
+			call(t, g, "before", "")
+			testgit.Write(t, root, "memory-bank/details/progress.md", base+"my uncommitted line\n")
+			call(t, g, "absorb", "")
+			ctl := filepath.Join(t.TempDir(), "ctl")
+			if out, err := exec.Command("cp", "-a", root, ctl).CombinedOutput(); err != nil {
+				t.Fatalf("copying the repository: %v\n%s", err, out)
+			}
+			rep := call(t, g, "op", tc.op)
+			sh(t, ctl, tc.op)
+			if rep.Blocked() {
+				t.Errorf("git's carried work was undone: %s", rep.Message("claude"))
+			}
+			sameTree(t, snapshot(t, ctl), snapshot(t, root))
+			if got, want := gitView(t, root), gitView(t, ctl); got != want {
+				t.Errorf("git's view differs from the control:\n%s\nwant:\n%s", got, want)
+			}
+			if got := readBank(t, root, "memory-bank/details/progress.md"); !strings.Contains(got, "my uncommitted line") || !strings.Contains(got, "other's first step") || strings.Contains(got, "<<<<<<<") {
+				t.Errorf("progress.md = %q, want both the person's and other's lines", got)
+			}
+		})
+	}
+}

@@ -135,6 +135,8 @@ type gitWork struct {
 	// any more (the stash the call began with, MERGE_HEAD, CHERRY_PICK_HEAD…): provenance.go
 	head   string
 	starts []string
+	// headTree is the new HEAD's bank when git moved HEAD (nil otherwise)
+	headTree map[string]treeEnt
 }
 
 // gitWorked returns what git did during the call whose mark is mk, or nil when the mark is
@@ -175,6 +177,7 @@ func (g *Guard) gitWorked(mk *GitMark) *gitWork {
 	if trustHead {
 		if t := g.bankTree(now.Head); t != nil {
 			w.put, w.drops = append(w.put, t), append(w.drops, t)
+			w.headTree = t
 		}
 	}
 	// a stash, and the autostash of a merge or rebase that stopped or ended, hold work git
@@ -379,9 +382,44 @@ func (g *Guard) byGit(w *gitWork, c *change, from map[string]string, rep *Report
 		*why = []Problem{{Path: c.path, Rule: RuleGitDiscarded,
 			Text: w.what() + " discarded uncommitted work here; it was put back from the known-good state"}}
 	default:
-		return false
+		return g.carried(w, c)
 	}
 	return true
+}
+
+// carried reports whether c's new bytes are what git makes of the uncommitted work the
+// known-good state held when it carries that work onto the new HEAD (`checkout -m`, an
+// autostash applied back after a merge or rebase): the clean three-way merge of the old
+// HEAD's version, the new HEAD's and the known-good one. One `git merge-file`, run only for
+// an uncommitted file whose new bytes no tree git wrote from holds.
+func (g *Guard) carried(w *gitWork, c *change) bool {
+	if w.headTree == nil || c.b == nil || c.d == nil || c.b.Kind != KindFile || c.d.Kind != KindFile || c.new == nil {
+		return false
+	}
+	base, ok1 := w.old[c.path]
+	ours, ok2 := w.headTree[c.path]
+	if !ok1 || !ok2 || base.blob == ours.blob || g.readOld(c) != nil {
+		return false
+	}
+	dir, err := os.MkdirTemp(g.r.StateDir(), "carried-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	files := []string{filepath.Join(dir, "ours"), filepath.Join(dir, "base"), filepath.Join(dir, "theirs")}
+	for i, blob := range []string{ours.blob, base.blob, ""} {
+		b := c.old
+		if blob != "" {
+			if b, err = g.obj.readBlob(blob); err != nil {
+				return false
+			}
+		}
+		if os.WriteFile(files[i], b, 0o600) != nil {
+			return false
+		}
+	}
+	out, err := g.git(append([]string{"merge-file", "-p"}, files...)...)
+	return err == nil && bytes.Equal(out, c.new)
 }
 
 // agentContent is fromAgent for the changes git's work put into the bank.
