@@ -120,3 +120,79 @@ func TestClaudeBackgroundWriteIsReported(t *testing.T) {
 		t.Errorf("a.json = %q, %v: reverted without evidence", b, err)
 	}
 }
+
+// plumbEvil builds, without writing a bank file, a commit whose bank holds details/evil.json
+// and names it feat.
+const plumbEvil = `b=$(printf '{"evil":1}\n' | git hash-object -w --stdin) && export GIT_INDEX_FILE="$PWD/../private-index" && ` +
+	`git read-tree HEAD && git update-index --add --cacheinfo 100644,$b,memory-bank/details/evil.json && ` +
+	`t=$(git write-tree) && c=$(git commit-tree $t -p HEAD -m feat) && rm -f "$GIT_INDEX_FILE" && git branch feat $c`
+
+// A commit the agent built with plumbing in one call and merged in the next, through `hook
+// claude`: the merge's bank content is judged like a write, undone, and the reply names the
+// commit. The same commit made by the person between calls stands.
+func TestClaudeAgentCommitIsJudged(t *testing.T) {
+	for _, who := range []string{"agent", "person"} {
+		t.Run(who, func(t *testing.T) {
+			root := bankRepo(t)
+			h := newHookRun(t, root, nil)
+			h.prompt("build the feature")
+			if who == "agent" {
+				if out := bashCall(t, h, "toolu_b", plumbEvil); strings.Contains(out, `"block"`) {
+					t.Fatalf("the plumbing call itself was blocked: %s", out)
+				}
+			} else {
+				cmd := exec.Command("bash", "-c", plumbEvil)
+				cmd.Dir = root
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+			}
+			feat := testgit.Git(t, root, "rev-parse", "--short=7", "feat")
+			// the branch is named at run time: the pre check cannot see it, the post check judges
+			out := bashCall(t, h, "toolu_m", "git merge -q --ff-only $(echo feat)")
+			_, err := os.Stat(filepath.Join(root, "memory-bank/details/evil.json"))
+			if who == "person" {
+				if strings.Contains(out, `"block"`) || err != nil {
+					t.Fatalf("the person's commit was undone: %s", out)
+				}
+				return
+			}
+			if err == nil {
+				t.Error("evil.json stands in the bank")
+			}
+			if !strings.Contains(out, `"block"`) || !strings.Contains(out, feat) {
+				t.Errorf("the reply does not block and name commit %s: %s", feat, out)
+			}
+			if !quarantineHolds(t, root, `{"evil":1}`) {
+				t.Error("the quarantine lacks the commit's bytes")
+			}
+		})
+	}
+}
+
+// The pre check refuses a git command that names the agent's own commit when its bank content
+// breaks the rules, through `hook claude`; the same command for a person's commit, and a read
+// of the agent's commit, run.
+func TestClaudeRefusesBringingAgentCommit(t *testing.T) {
+	root := bankRepo(t)
+	h := newHookRun(t, root, nil)
+	h.prompt("build the feature")
+	if out := bashCall(t, h, "toolu_b", plumbEvil); strings.Contains(out, `"block"`) {
+		t.Fatalf("the plumbing call itself was blocked: %s", out)
+	}
+	feat := testgit.Git(t, root, "rev-parse", "--short=7", "feat")
+	for i, command := range []string{"git merge --ff-only feat", "cd . && git checkout feat", "git -C . cherry-pick feat", "git reset --soft feat", "git switch --detach feat", "git rebase feat"} {
+		input := map[string]any{"command": command, "description": "step"}
+		pre := h.call("PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_r" + string(rune('a'+i))})
+		text := string(pre.Stdout) + pre.Stderr
+		if !strings.Contains(text, "deny") && pre.Exit == 0 || !strings.Contains(text, feat) {
+			t.Errorf("%q was not refused naming %s: exit %d %s", command, feat, pre.Exit, text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "memory-bank/details/evil.json")); err == nil {
+		t.Error("evil.json reached the bank")
+	}
+	if out := bashCall(t, h, "toolu_log", "git log -1 feat && git show --stat feat"); strings.Contains(out, `"block"`) {
+		t.Errorf("reading the agent's commit was blocked: %s", out)
+	}
+}

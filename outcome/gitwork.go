@@ -3,6 +3,7 @@ package outcome
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,11 +24,14 @@ type GitMark struct {
 	Index string `json:"index,omitempty"` // size:mtime-ns:inode of the index file
 	Stash string `json:"stash,omitempty"`
 	Log   int64  `json:"log,omitempty"` // size of HEAD's reflog
+	// Auto is the autostash a merge or rebase that stopped keeps (MERGE_AUTOSTASH,
+	// rebase-*/autostash): the person's uncommitted work, which git puts back when it ends.
+	Auto string `json:"auto,omitempty"`
 }
 
 // gitMark reads the mark without running git (a reftable repository needs one rev-parse).
 func (g *Guard) gitMark() *GitMark {
-	m := &GitMark{Head: g.headOid(), Stash: g.refOid("refs/stash")}
+	m := &GitMark{Head: g.headOid(), Stash: g.refOid("refs/stash"), Auto: g.autostash()}
 	if fi, err := os.Stat(filepath.Join(g.r.GitDir, "index")); err == nil {
 		ino, _ := inode(fi)
 		m.Index = strconv.FormatInt(fi.Size(), 10) + ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + ":" + strconv.FormatUint(ino, 10)
@@ -36,6 +40,16 @@ func (g *Guard) gitMark() *GitMark {
 		m.Log = fi.Size()
 	}
 	return m
+}
+
+// autostash is the commit of the autostash a stopped merge or rebase keeps ("" when none).
+func (g *Guard) autostash() string {
+	for _, n := range []string{"MERGE_AUTOSTASH", "rebase-merge/autostash", "rebase-apply/autostash"} {
+		if b, err := os.ReadFile(filepath.Join(g.r.GitDir, n)); err == nil {
+			return strings.TrimSpace(string(b))
+		}
+	}
+	return ""
 }
 
 func (g *Guard) reflogPath() string { return filepath.Join(g.r.GitDir, "logs", "HEAD") }
@@ -63,10 +77,13 @@ func (g *Guard) refOid(ref string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func (g *Guard) git(args ...string) ([]byte, error) {
+func (g *Guard) git(args ...string) ([]byte, error) { return g.gitIn(nil, args...) }
+
+// gitIn runs git with stdin (nil: none).
+func (g *Guard) gitIn(stdin io.Reader, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return gitexec.Cmd{Dir: g.r.Root, Env: []string{"GIT_OPTIONAL_LOCKS=0"}}.Run(ctx, args...)
+	return gitexec.Cmd{Dir: g.r.Root, Stdin: stdin, Env: []string{"GIT_OPTIONAL_LOCKS=0"}}.Run(ctx, args...)
 }
 
 // treeEnt is a bank path's blob and mode in a tree or the index.
@@ -109,6 +126,17 @@ type gitWork struct {
 	// index of an operation in progress (a stash lists what it saved, not what should go)
 	drops    []map[string]treeEnt
 	unmerged map[string]bool
+	// stopped: an operation stopped for the person (a conflict, an edit); autostash: it keeps
+	// the person's uncommitted work in an autostash, which git puts back when it ends. What
+	// git left then is left exactly so (no partial restore).
+	stopped   bool
+	autostash string
+	// head is the new HEAD; starts are the commits git took content from that no ref may name
+	// any more (the stash the call began with, MERGE_HEAD, CHERRY_PICK_HEAD…): provenance.go
+	head   string
+	starts []string
+	// headTree is the new HEAD's bank when git moved HEAD (nil otherwise)
+	headTree map[string]treeEnt
 }
 
 // gitWorked returns what git did during the call whose mark is mk, or nil when the mark is
@@ -121,7 +149,8 @@ func (g *Guard) gitWorked(mk *GitMark) *gitWork {
 	if *now == *mk {
 		return nil
 	}
-	w := &gitWork{old: g.bankTree(mk.Head), unmerged: map[string]bool{}}
+	w := &gitWork{old: g.bankTree(mk.Head), unmerged: map[string]bool{}, head: now.Head, autostash: now.Auto}
+	w.starts = append(w.starts, mk.Stash, mk.Auto, now.Auto)
 	if w.old == nil {
 		w.old = map[string]treeEnt{}
 	}
@@ -148,14 +177,22 @@ func (g *Guard) gitWorked(mk *GitMark) *gitWork {
 	if trustHead {
 		if t := g.bankTree(now.Head); t != nil {
 			w.put, w.drops = append(w.put, t), append(w.drops, t)
+			w.headTree = t
 		}
 	}
-	for _, s := range []string{mk.Stash, now.Stash} {
+	// a stash, and the autostash of a merge or rebase that stopped or ended, hold work git
+	// puts back
+	for _, s := range uniq([]string{mk.Stash, now.Stash, mk.Auto, now.Auto}) {
 		if s != "" {
 			w.put = append(w.put, g.bankTree(s), g.bankTree(s+"^3"))
 		}
 	}
-	if g.inProgress() {
+	heads := g.opHeads()
+	w.starts = append(w.starts, heads...)
+	w.stopped = len(heads) > 0 || g.inProgress()
+	// the index is read whenever it changed: `checkout -m` leaves unmerged entries and
+	// no MERGE_HEAD
+	if w.stopped || now.Index != mk.Index {
 		idx := map[string]treeEnt{}
 		if out, err := g.git("ls-files", "-s", "-z", "--", bank.Dir); err == nil {
 			for _, rec := range bytes.Split(out, []byte{0}) {
@@ -171,12 +208,26 @@ func (g *Guard) gitWorked(mk *GitMark) *gitWork {
 				}
 			}
 		}
-		w.put, w.drops = append(w.put, idx), append(w.drops, idx)
+		w.stopped = w.stopped || len(w.unmerged) > 0
+		if w.stopped {
+			w.put, w.drops = append(w.put, idx), append(w.drops, idx)
+		}
 	}
 	if len(w.ops) == 0 {
 		w.ops = []string{"git"}
 	}
 	return w
+}
+
+// opHeads are the commits an operation in progress takes from (MERGE_HEAD lists one per line).
+func (g *Guard) opHeads() []string {
+	var out []string
+	for _, n := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD"} {
+		if b, err := os.ReadFile(filepath.Join(g.r.GitDir, n)); err == nil {
+			out = append(out, strings.Fields(string(b))...)
+		}
+	}
+	return out
 }
 
 // inProgress reports a merge, cherry-pick, revert, rebase or am that stopped for the person.
@@ -221,6 +272,7 @@ const (
 	gitPut                        // git wrote (or removed) it: accepted
 	gitConflict                   // a conflict git left for the person: accepted and reported
 	gitLost                       // git took away uncommitted work: put back
+	gitStashed                    // as gitLost, but git keeps the work in an autostash: left as git left it
 )
 
 // judge decides change c: the known-good state differing from the old HEAD is uncommitted
@@ -229,6 +281,13 @@ const (
 func (w *gitWork) judge(c *change) gitVerdict {
 	if c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b != nil && c.b.Kind == KindDir {
 		return gitNone // directories follow what lies below them
+	}
+	// a path git left unmerged is the person's to resolve, whatever it held before
+	if w.unmerged[c.path] {
+		if c.d != nil && c.d.Kind == KindFile {
+			return gitConflict
+		}
+		return gitPut
 	}
 	old, inOld := w.old[c.path]
 	uncommitted := false
@@ -242,12 +301,18 @@ func (w *gitWork) judge(c *change) gitVerdict {
 		// git's doing only when what is there now is what git has: a committed version, a
 		// stash's, or nothing (a write of new bytes in the same call is the agent's)
 		if c.d == nil || c.newBlob != "" && (old.blob == c.newBlob || w.has(c.path, c.newBlob)) {
+			switch {
+			case w.stopped && w.autostash != "":
+				return gitStashed // restoring would half undo git's work; the autostash has it
+			case w.stopped && conflictMarked(c.new):
+				return gitConflict
+			}
 			return gitLost
 		}
+		if w.stopped && conflictMarked(c.new) {
+			return gitConflict // merged with the person's work (checkout -m): theirs to resolve
+		}
 		return gitNone
-	}
-	if w.unmerged[c.path] && c.d != nil && c.d.Kind == KindFile {
-		return gitConflict
 	}
 	if c.d == nil {
 		for _, t := range w.drops {
@@ -275,4 +340,95 @@ func modeOf(e *Entry) string {
 		return "100755"
 	}
 	return "100644"
+}
+
+// conflictMarked reports a file git wrote conflict markers into: a line that opens with
+// "<<<<<<< " and a later one that opens with ">>>>>>> ".
+func conflictMarked(b []byte) bool {
+	i := bytes.Index(b, []byte("<<<<<<< "))
+	if i < 0 || i > 0 && b[i-1] != '\n' {
+		return false
+	}
+	j := bytes.Index(b[i:], []byte("\n>>>>>>> "))
+	return j > 0
+}
+
+// byGit decides change c by git's work w: it reports whether git's work explains c, and sets
+// *why when c is to be undone all the same (uncommitted work git took away, or bank content
+// from a commit the agent made that breaks the write-tool rules: from, see fromAgent).
+// Conflicts and work kept in an autostash are left as git left them, and reported.
+func (g *Guard) byGit(w *gitWork, c *change, from map[string]string, rep *Report, why *[]Problem) bool {
+	switch w.judge(c) {
+	case gitPut:
+		if id, ok := from[c.path]; ok {
+			g.readNew(c)
+			_ = g.readOld(c)
+			probs, err := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new)
+			if err != nil {
+				probs = append(probs, Problem{Path: c.path, Rule: RuleAgentCommit, Text: "could not be checked: " + err.Error()})
+			}
+			if len(probs) > 0 {
+				*why = append([]Problem{{Path: c.path, Rule: RuleAgentCommit, Text: agentCommitText(id, w.what())}}, probs...)
+			}
+		}
+	case gitConflict:
+		rep.Noticed = append(rep.Noticed, Problem{Path: c.path, Rule: RuleConflict,
+			Text: "holds a merge conflict from " + w.what() + "; resolve it and commit (mbguard leaves it to you)"})
+	case gitStashed:
+		rep.Noticed = append(rep.Noticed, Problem{Path: c.path, Rule: RuleConflict,
+			Text: w.what() + " stopped; the uncommitted changes here are in git's autostash " + short(w.autostash) +
+				", which git puts back when the operation ends (--continue or --abort)"})
+	case gitLost:
+		*why = []Problem{{Path: c.path, Rule: RuleGitDiscarded,
+			Text: w.what() + " discarded uncommitted work here; it was put back from the known-good state"}}
+	default:
+		return g.carried(w, c)
+	}
+	return true
+}
+
+// carried reports whether c's new bytes are what git makes of the uncommitted work the
+// known-good state held when it carries that work onto the new HEAD (`checkout -m`, an
+// autostash applied back after a merge or rebase): the clean three-way merge of the old
+// HEAD's version, the new HEAD's and the known-good one. One `git merge-file`, run only for
+// an uncommitted file whose new bytes no tree git wrote from holds.
+func (g *Guard) carried(w *gitWork, c *change) bool {
+	if w.headTree == nil || c.b == nil || c.d == nil || c.b.Kind != KindFile || c.d.Kind != KindFile || c.new == nil {
+		return false
+	}
+	base, ok1 := w.old[c.path]
+	ours, ok2 := w.headTree[c.path]
+	if !ok1 || !ok2 || base.blob == ours.blob || g.readOld(c) != nil {
+		return false
+	}
+	dir, err := os.MkdirTemp(g.r.StateDir(), "carried-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	files := []string{filepath.Join(dir, "ours"), filepath.Join(dir, "base"), filepath.Join(dir, "theirs")}
+	for i, blob := range []string{ours.blob, base.blob, ""} {
+		b := c.old
+		if blob != "" {
+			if b, err = g.obj.readBlob(blob); err != nil {
+				return false
+			}
+		}
+		if os.WriteFile(files[i], b, 0o600) != nil {
+			return false
+		}
+	}
+	out, err := g.git(append([]string{"merge-file", "-p"}, files...)...)
+	return err == nil && bytes.Equal(out, c.new)
+}
+
+// agentContent is fromAgent for the changes git's work put into the bank.
+func (g *Guard) agentContent(w *gitWork, changes []*change) map[string]string {
+	var put []*change
+	for _, c := range changes {
+		if w.judge(c) == gitPut && (c.d == nil || c.d.Kind != KindDir) {
+			put = append(put, c)
+		}
+	}
+	return g.fromAgent(w, put)
 }

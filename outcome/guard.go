@@ -432,6 +432,9 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 		}
 		g.settled(n, ok)
 	}
+	// commits made since the last check are the agent's while one of its calls or jobs was
+	// in flight, else the person's (provenance.go)
+	g.noteCommits(len(live) > 0 || len(jobs) > 0)
 	g.keepPending(m)
 	in.Calls = append(live, c)
 	return rep, g.saveInflight(prev, in)
@@ -843,6 +846,7 @@ func toolMode(b, d *Entry) bool {
 // accepted when the result passes the rules, others' allowed paths are left for their own
 // post check, and everything else is undone.
 func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
+	g.noteCommits(true) // commits made in the owners' windows are the agent's (provenance.go)
 	changes, touched, err := g.changesSinceLazy(m, true)
 	if err != nil || len(changes) == 0 {
 		return err
@@ -856,10 +860,12 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			break
 		}
 	}
+	var fromAgent map[string]string
 	if gw != nil { // git's work is told by the bytes
 		for _, c := range changes {
 			g.readNew(c)
 		}
+		fromAgent = g.agentContent(gw, changes)
 	}
 	mine, theirs := map[string]bool{}, map[string]bool{}
 	expect := map[string]map[string]bool{} // path -> the results its write tools produce
@@ -917,15 +923,10 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			} else {
 				why[i] = probs
 			}
-		case gw != nil && gw.judge(c) == gitPut:
-			verdict[i] = keep
-		case gw != nil && gw.judge(c) == gitConflict:
-			verdict[i] = keep
-			rep.Noticed = append(rep.Noticed, Problem{Path: c.path, Rule: RuleConflict,
-				Text: "holds a merge conflict from " + gw.what() + "; resolve it and commit (mbguard leaves it to you)"})
-		case gw != nil && gw.judge(c) == gitLost:
-			why[i] = []Problem{{Path: c.path, Rule: RuleGitDiscarded,
-				Text: gw.what() + " discarded uncommitted work here; it was put back from the known-good state"}}
+		case gw != nil && g.byGit(gw, c, fromAgent, rep, &why[i]):
+			if why[i] == nil {
+				verdict[i] = keep
+			}
 		default:
 			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not written through an allowed write tool"}}
 			if c.unread && len(changes) > wholeTreeAbove {

@@ -69,6 +69,13 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		if s.unguardedBlock(e, d) {
 			return nil
 		}
+		if cmd, _ := e.Args["command"].(string); gating.ShellTool(e.Tool) && cmd != "" {
+			// a git command that would bring the agent's own commit into the bank (outcome/provenance_pre.go)
+			if msg := s.guard().RefuseGit(cmd, e.Cwd); msg != "" {
+				d.Verdict, d.Gate, d.Message, d.Advice = gating.Block, gating.GateOutcome, msg, ""
+				return nil
+			}
+		}
 		c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now}
 		lt := strings.ToLower(e.Tool)
 		// gating.shell_markdown_writes lets the shell write the .md files its command names
