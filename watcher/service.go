@@ -102,7 +102,7 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 		home, _ := os.UserHomeDir()
 		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Serial: serialHost,
 			Protected:     s.engine.Policy.ProtectedPaths,
-			UserProtected: gating.UserProtectedFiles(home, s.engine.Policy.ProtectedPaths),
+			UserProtected: append(gating.UserProtectedFiles(home, s.engine.Policy.ProtectedPaths), OwnFiles(os.Getenv)...),
 			Rules: outcome.Rules{
 				Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: s.detector}})
 	})
