@@ -33,7 +33,7 @@ func TestUserFilesUnguardUntilConfirmed(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			root := clone(t, tmpl)
 			os.MkdirAll(filepath.Dir(settings), 0o755)
-			os.RemoveAll(settings) // the folder the previous protocol's script left
+			os.RemoveAll(settings)                                    // the folder the previous protocol's script left
 			os.WriteFile(settings, []byte(`{"theme":"dark"}`), 0o644) // the person's, before the session
 			d := p.open(t, bin, root)
 			defer d.close()
