@@ -293,7 +293,7 @@ func (e *Engine) gate(st *State, a *action, ev Event, fx Facts) Decision {
 		n++
 	}
 	// 1b. mbguard's own configuration, in every mode
-	if msg := e.configGuard(a, fold); msg != "" {
+	if msg := e.configGuard(a, fold, fx); msg != "" {
 		cands[n] = candidate{verdict: Block, gate: GateConfig, msg: msg}
 		n++
 	}

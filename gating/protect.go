@@ -46,9 +46,11 @@ var ProtectedPaths = []string{
 // is protected whole (Codex, Gemini CLI), or whose user file lives elsewhere than the project's
 // (OpenCode's and Crush's under ~/.config — $XDG_CONFIG_HOME's default, Crush's state file
 // under ~/.local/share, which it merges into its configuration — and Copilot CLI's under
-// ~/.copilot). The gate before a call refuses a write to them spelled from ~; the outcome
-// check reports a change.
+// ~/.copilot), and mbguard's own user configuration. The gate before a call refuses a write
+// to them in every spelling of home (~, $HOME, the absolute path, a symlinked path: see
+// homeView); the outcome check reports a change.
 var UserOnlyPaths = []string{
+	".config/mbguard/config.yaml",
 	".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
 	".config/opencode/opencode.json", ".config/opencode/plugin/mbguard.js",
 	".config/crush/crush.json", ".local/share/crush/crush.json",
@@ -140,10 +142,82 @@ func containsProtected(list []string, p string, fold bool) string {
 	return ""
 }
 
+// OwnFiler is implemented by Facts that know mbguard's own files outside the repository: the
+// user configuration file it reads (wherever $XDG_CONFIG_HOME puts it) and the executable
+// the installed hooks run, with the name it would have in every PATH directory searched
+// before it (a stub there would run in its place) — absolute, slash-separated, each also with
+// its symlinks resolved. Optional: without it only the spellings below home are known.
+type OwnFiler interface {
+	OwnFiles() []string
+}
+
+// homeView spells p, an absolute path outside the repository, from home ("/~/…", as Canon
+// spells a ~ path) when it lies below the user's home directory (Facts' EnvReader HOME, as
+// given or with its symlinks resolved): /root/.claude/settings.json, $HOME/.claude/… and a
+// path through a symlink into home (resolved by Canon) are then the one file ~/.claude/….
+func homeView(p string, fx Facts) string {
+	er, ok := fx.(EnvReader)
+	if !ok || isHome(p) {
+		return p
+	}
+	home := er.Env()["HOME"]
+	if home == "" || home == "/" {
+		return p
+	}
+	for _, h := range []string{home, slashClean(fx.Resolve(home))} {
+		h = strings.TrimSuffix(h, "/")
+		if h == "" {
+			continue
+		}
+		if p == h {
+			return "/~"
+		}
+		if rest, ok := strings.CutPrefix(p, h+"/"); ok {
+			return "/~/" + rest
+		}
+	}
+	return p
+}
+
+// homeAbs spells a "/~/…" path from the user's home directory, when Facts know it.
+func homeAbs(p string, fx Facts) string {
+	if !isHome(p) {
+		return p
+	}
+	er, ok := fx.(EnvReader)
+	if !ok {
+		return p
+	}
+	home := strings.TrimSuffix(er.Env()["HOME"], "/")
+	if home == "" {
+		return p
+	}
+	return home + strings.TrimPrefix(p, "/~")
+}
+
+// ownFile returns the file of OwnFiles that the write to p (absolute) reaches: p itself, or
+// a file below p for a shell write of a tree or a directory.
+func ownFile(p string, fx Facts, tree bool, fold bool) string {
+	of, ok := fx.(OwnFiler)
+	if !ok {
+		return ""
+	}
+	for _, f := range of.OwnFiles() {
+		a, b := f, p
+		if fold {
+			a, b = strings.ToLower(a), strings.ToLower(b)
+		}
+		if a == b || tree && strings.HasPrefix(a, strings.TrimSuffix(b, "/")+"/") {
+			return f
+		}
+	}
+	return ""
+}
+
 // configGuard refuses agent writes to protected paths; shell writes into the git directory are
 // refused as a whole (hooks, config, refs: every one of them can switch the guard off or lose
 // work).
-func (e *Engine) configGuard(a *action, fold bool) string {
+func (e *Engine) configGuard(a *action, fold bool, fx Facts) string {
 	if a.kind == kindShell && a.person != "" {
 		return prefixConfig + "blocked: `" + a.person + "` is the user's command: it removes mbguard or undoes its work, " +
 			"so agents may not run it. Next: ask the user to run it themselves."
@@ -158,7 +232,13 @@ func (e *Engine) configGuard(a *action, fold bool) string {
 		for _, v := range views {
 			p := v.p
 			if !v.in {
-				// ~/.claude/settings.json is the same file one level up: the user's hooks.
+				if own := ownFile(homeAbs(p, fx), fx, a.kind == kindShell, fold); own != "" {
+					return prefixConfig + "blocked: " + own + " is mbguard's own (its user configuration, or the program its hooks run), " +
+						"and agents may not change it. Next: ask the user to make this change themselves."
+				}
+				// ~/.claude/settings.json is the same file one level up: the user's hooks,
+				// however the path spells home
+				p = homeView(p, fx)
 				if !isHome(p) {
 					continue
 				}

@@ -150,12 +150,18 @@ func CurrentFocus(memory string) []string {
 }
 
 // cutRunes cuts s to at most n bytes without splitting a UTF-8 sequence.
+//
+// It cuts between words: a word the cut would split (a token, a key) is left out whole, since
+// half of a secret is no longer a text the redaction of the anchor block can find.
 func cutRunes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	for n > 0 && s[n]&0xC0 == 0x80 {
 		n--
+	}
+	if s[n] != ' ' && s[n] != '\t' {
+		n = strings.LastIndexAny(s[:n], " \t") + 1 // 0 when the line is one word
 	}
 	return s[:n]
 }

@@ -95,7 +95,8 @@ func refreshCrushContext(r repo.Repo, cfg *config.Config) error {
 }
 
 // crushContextText is the view: the context block, with every secret gitleaks finds in
-// MEMORY.md redacted; when the scan fails, MEMORY.md is withheld rather than shown unscanned.
+// MEMORY.md, and every secret of the rest of the bank, redacted; when the scan fails, MEMORY.md
+// is withheld rather than shown unscanned.
 func crushContextText(r repo.Repo, layout bank.Layout, maxChars int) (string, error) {
 	var mem []byte
 	if layout == bank.LayoutV7 || layout == bank.LayoutMixed {
@@ -115,6 +116,8 @@ func crushContextText(r repo.Repo, layout bank.Layout, maxChars int) (string, er
 		return string(scanner.Redact([]byte(text), fs))
 	}
 	block := gating.ContextBlock(string(mem), layout, maxChars, redact)
+	// the one redaction of what mbguard shows the model: every secret of the bank, in every form
+	scanner.RedactInjected(scanner.NewSecrets(r.Root).BankSecrets(r.StateDir(), r.Root), &block)
 	if scanErr != nil {
 		return block, fmt.Errorf("scanning MEMORY.md for secrets: %w", scanErr)
 	}

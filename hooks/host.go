@@ -331,6 +331,7 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 			ans.Context = joinText(ans.Context, notice)
 		}
 	}
+	redactAnswer(&ans, repos, newSecretScan())
 	return p.render(&c, &ans)
 }
 

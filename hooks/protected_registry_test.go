@@ -90,8 +90,8 @@ func filesUnder(t *testing.T, dir string) []string {
 }
 
 // TestRegistryUserFilesReportedAfterCall: a script that changes a user-level hook file during a
-// call is reported after it (mbguard does not rewrite a user's home), for every file a host's
-// --global install writes.
+// call is undone after it (the file put back from the known-good copy) and reported, for every
+// file a host's --global install writes.
 func TestRegistryUserFilesReportedAfterCall(t *testing.T) {
 	root := bankRepo(t) // testgit points HOME at its own folder: set ours after it
 	home := t.TempDir()
@@ -116,18 +116,24 @@ func TestRegistryUserFilesReportedAfterCall(t *testing.T) {
 		t.Fatalf("pre refused the script call: %s", pre.Stderr)
 	}
 	script := ""
+	installed := map[string]string{}
 	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		installed[f] = string(b)
 		script += "printf '\\n' >> '" + f + "'\n"
 	}
 	runScript(t, root, script)
 	post := h.call("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_u", "tool_response": map[string]any{}})
 	told := string(post.Stdout) + post.Stderr
-	if !strings.Contains(told, "user-level hook settings changed") {
+	if !strings.Contains(told, "restored") {
 		t.Fatalf("post reply does not say what happened:\n%s", told)
 	}
 	for _, f := range files {
 		if !strings.Contains(told, f) {
 			t.Errorf("%s changed during the call, not reported", f)
+		}
+		if b, _ := os.ReadFile(f); string(b) != installed[f] {
+			t.Errorf("%s was not put back as installed", f)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/mbguard/mbguard/bank"
@@ -44,8 +43,9 @@ func (s bankSecret) String() string {
 
 // secretScan scans bank files for secrets, each file once, with one detector per repository.
 type secretScan struct {
-	seen map[string]bool
-	dets map[string]*scanner.Secrets
+	seen  map[string]bool
+	dets  map[string]*scanner.Secrets
+	banks map[string][]scanner.BankSecret // every secret of each repository's bank (bank)
 }
 
 func newSecretScan() *secretScan {
@@ -59,12 +59,7 @@ func (s *secretScan) file(r repo.Repo, rel, p string) ([]bankSecret, []byte) {
 		return nil, nil
 	}
 	s.seen[r.Root+"\x00"+rel] = true
-	det := s.dets[r.Root]
-	if det == nil {
-		det = scanner.NewSecrets(r.Root)
-		s.dets[r.Root] = det
-	}
-	fs, b := det.ScanRead(r.StateDir(), rel, p)
+	fs, b := s.detector(r).ScanRead(r.StateDir(), rel, p)
 	out := make([]bankSecret, len(fs))
 	for i, f := range fs {
 		out[i] = bankSecret{rel: rel, rule: f.Rule, line: f.Line, secret: f.Secret}
@@ -99,7 +94,7 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer, way secretWay)
 		found, _ := sc.file(r, rel, p)
 		for _, f := range found {
 			forms := scanner.SecretForms(f.secret) // a command may re-encode what it read
-			if inOutput && !slices.ContainsFunc(forms, func(s string) bool { return strings.Contains(outText(), s) }) {
+			if inOutput && !scanner.ShowsAny(outText(), forms) {
 				continue
 			}
 			lines = append(lines, f.String())
@@ -122,11 +117,13 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer, way secretWay)
 				}
 				continue
 			}
-			if outText() != "" && holdsBank(r, p) {
-				// a directory above the bank (grep -r at the root): only the files whose
-				// secrets the output shows
-				walkBank(r, r.BankDir(), func(rel, file string) { scan(r, rel, file, true) })
-			}
+		}
+	}
+	if outText() != "" {
+		// by content: whatever the call read (a search above the bank, a copy of a bank file
+		// in /tmp, a note quoting one), the secrets of the bank its output shows
+		for _, r := range repos {
+			walkBank(r, r.BankDir(), func(rel, file string) { scan(r, rel, file, true) })
 		}
 	}
 	if len(lines) == 0 {
@@ -226,6 +223,15 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 			if named, script := scriptSecrets(sh, repos, sc); len(named) > 0 {
 				return stopRefusal(named, "and the script this command runs ("+script+") names memory-bank/, so what it prints may show it; it was stopped before it ran",
 					", or have the script leave memory-bank/ out"), false
+			}
+		}
+		if readsOutside(c) {
+			paths := targets
+			if isShell {
+				paths = shellReads(sh)
+			}
+			if copies, texts := copySecrets(c, paths, isShell, repos, sc); len(copies) > 0 {
+				return copyRefusal(copies, texts), false
 			}
 		}
 		if above, next := searchAbove(c, sh, repos, sc); len(above) > 0 {

@@ -57,6 +57,8 @@ type protSnap struct {
 	WRisky  []string `json:"wrisky,omitempty"`
 	// User are the user-level hook files: absolute path -> sha256 ("" when absent).
 	User map[string]string `json:"user,omitempty"`
+	// Kept are their known-good forms, to put them back after an agent's call (keepUser).
+	Kept map[string]userKept `json:"kept,omitempty"`
 	// Unguarded are the user-level files changed during an agent's call and not yet
 	// confirmed by the person (ConfirmUserFiles): until then the session is unguarded.
 	Unguarded []string `json:"unguarded,omitempty"`
@@ -337,6 +339,7 @@ func (g *Guard) protTake() *protSnap {
 	s.User = map[string]string{}
 	for _, p := range g.o.UserProtected {
 		s.User[p] = sumOf(p)
+		keepUser(s, p)
 	}
 	return s
 }
@@ -403,6 +406,7 @@ func (g *Guard) protAccept(s *protSnap) {
 				s.User = map[string]string{}
 			}
 			s.User[p], userChanged = h, true
+			keepUser(s, p)
 		}
 	}
 	if len(changes) > 0 || touched || cfgChanged || userChanged {
@@ -444,16 +448,39 @@ func (g *Guard) protEnforce(s *protSnap, rep *Report) {
 			dirty = true
 		}
 	}
+	var q *quarantine
 	for _, p := range g.o.UserProtected {
-		if h := sumOf(p); s.User[p] != h {
-			if !slices.Contains(s.Unguarded, p) {
-				s.Unguarded = append(s.Unguarded, p)
-			}
-			if s.User == nil {
-				s.User = map[string]string{}
-			}
-			s.User[p], dirty = h, true
+		h := sumOf(p)
+		if s.User[p] == h {
+			continue
 		}
+		dirty = true
+		if s.User == nil {
+			s.User = map[string]string{}
+		}
+		// put it back from what mbguard kept; what cannot be put back unguards the session
+		if q == nil {
+			q, _ = g.newQuarantine(rep.Call)
+		}
+		if q != nil {
+			what, err := restoreUser(s, p, q)
+			if now := sumOf(p); err == nil && (now == s.User[p] || s.Kept[p].Copy != "") {
+				// a large file's stamp is new after the restore; its bytes were checked
+				s.User[p] = now
+				rep.Undone = append(rep.Undone, Undone{Path: p, Change: what, Why: userWhy})
+				continue
+			}
+			if err != nil {
+				rep.Noticed = append(rep.Noticed, Problem{Path: p, Rule: RuleProtected, Text: "could not be restored: " + err.Error()})
+			}
+		}
+		if !slices.Contains(s.Unguarded, p) {
+			s.Unguarded = append(s.Unguarded, p)
+		}
+		s.User[p] = sumOf(p)
+	}
+	if q != nil {
+		g.keepQuarantine(q, rep)
 	}
 	if dirty {
 		g.saveProt(s)
@@ -686,7 +713,20 @@ func RiskyConfigKey(k, v string) bool {
 	return false
 }
 
+// sumOf is what a user-level file is compared by: the sha256 of its bytes, "" when it does
+// not exist. A file larger than maxProtectedFile (the executable the hooks run) is compared by
+// its change stamp instead (changeStamp: no write leaves it as it was), so the check after a
+// call does not hash megabytes.
 func sumOf(p string) string {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
+	if fi.Size() > maxProtectedFile {
+		if st := changeStamp(fi); st != "" {
+			return st
+		}
+	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return ""
@@ -717,6 +757,7 @@ func ConfirmUserFiles(r repo.Repo, userFiles []string) ([]string, error) {
 	}
 	for _, p := range userFiles {
 		s.User[p] = sumOf(p)
+		keepUser(s, p)
 	}
 	if err := writeJSON(g.protPath(), s, true); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package outcome
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,10 +141,15 @@ func TestWorktreeConfigJudgedLikeConfig(t *testing.T) {
 	}
 }
 
-// TestUserFileChangeUnguardsUntilConfirmed: a user-level hook file changed during an agent's
-// call is reported by every check after it — not only the first — until the person confirms
-// (ConfirmUserFiles); a change to it between calls is the person's and flags nothing.
-func TestUserFileChangeUnguardsUntilConfirmed(t *testing.T) {
+// TestUserFileChangeRestoredOrUnguarded: a user-level file the hooks depend on, changed
+// during an agent's call, is put back from what mbguard kept (a small file's bytes; a large
+// one — the executable — from its copy in the user's state folder, checked by its sha256), the
+// agent's bytes kept in the quarantine; a file created where there was none (a stub earlier on
+// PATH) is removed. A change between calls is the person's. What cannot be put back (a folder
+// in the file's place, a damaged copy) leaves the session unguarded, said by every check after
+// it, until the person confirms (ConfirmUserFiles).
+func TestUserFileChangeRestoredOrUnguarded(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // its copies are damaged below: a state folder of its own
 	root := testgit.New(t)
 	testgit.Write(t, root, "a.txt", "x\n")
 	testgit.Commit(t, root, "init")
@@ -151,9 +157,15 @@ func TestUserFileChangeUnguardsUntilConfirmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user := filepath.Join(t.TempDir(), "settings.json")
+	dir := t.TempDir()
+	user := filepath.Join(dir, "settings.json")
 	os.WriteFile(user, []byte(`{"hooks":{}}`), 0o644)
-	g := New(r, Options{Protected: []string{".git/config"}, UserProtected: []string{user}})
+	stub := filepath.Join(dir, "bin", "mbguard")
+	big := filepath.Join(dir, "go", "bin", "mbguard")
+	os.MkdirAll(filepath.Dir(big), 0o755)
+	binary := bytes.Repeat([]byte("mbguard binary "), maxProtectedFile/10)
+	os.WriteFile(big, binary, 0o755)
+	g := New(r, Options{Protected: []string{".git/config"}, UserProtected: []string{user, stub, big}})
 	call := func(id string, do func()) Report {
 		pre, err := g.Before(Call{ID: id, Session: "s", Tool: "bash"})
 		if err != nil {
@@ -167,29 +179,82 @@ func TestUserFileChangeUnguardsUntilConfirmed(t *testing.T) {
 		rep.Unguarded = append(slices.Clip(pre.Unguarded), rep.Unguarded...)
 		return rep
 	}
+	undone := func(rep Report, p string) bool {
+		return slices.ContainsFunc(rep.Undone, func(u Undone) bool { return u.Path == p })
+	}
 	call("0", func() {})
-	os.WriteFile(user, []byte(`{"hooks":{},"theme":"dark"}`), 0o644) // the person's, between calls
-	if rep := call("1", func() {}); len(rep.Unguarded) > 0 {
-		t.Fatalf("a change between calls unguarded the session: %v", rep.Unguarded)
+	person := `{"hooks":{},"theme":"dark"}`
+	os.WriteFile(user, []byte(person), 0o644) // the person's, between calls
+	if rep := call("1", func() {}); len(rep.Unguarded) > 0 || len(rep.Undone) > 0 {
+		t.Fatalf("a change between calls was undone or unguarded the session: %+v", rep)
 	}
-	if rep := call("2", func() { os.WriteFile(user, []byte(`{"disableAllHooks":true}`), 0o644) }); !slices.Contains(rep.Unguarded, user) {
-		t.Fatalf("the change during the call was not reported: %+v", rep)
+	rep := call("2", func() {
+		os.WriteFile(user, []byte(`{"disableAllHooks":true}`), 0o644)
+		os.MkdirAll(filepath.Dir(stub), 0o755)
+		os.WriteFile(stub, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+		os.WriteFile(big, []byte("#!/bin/sh\nMBGUARD=0 exec /tmp/real \"$@\"\n"), 0o755)
+	})
+	if len(rep.Unguarded) > 0 || !undone(rep, user) || !undone(rep, stub) || !undone(rep, big) {
+		t.Fatalf("the changes during the call were not all undone: %+v", rep)
 	}
-	for _, id := range []string{"3", "4"} {
+	if b, _ := os.ReadFile(user); string(b) != person {
+		t.Errorf("settings.json = %q, want the person's %q back", b, person)
+	}
+	if b, _ := os.ReadFile(big); !bytes.Equal(b, binary) {
+		t.Errorf("the executable was not put back (%d bytes)", len(b))
+	}
+	if fi, err := os.Stat(big); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("the executable's mode: %v %v", fi, err)
+	}
+	if _, err := os.Lstat(stub); !os.IsNotExist(err) {
+		t.Errorf("the stub on PATH is still there: %v", err)
+	}
+	if !quarantineHas(t, r, "disableAllHooks") || !quarantineHas(t, r, "exit 0") {
+		t.Error("the agent's bytes are not in the quarantine")
+	}
+	// what cannot be put back: a folder in the settings' place, a damaged copy of the executable
+	rep = call("3", func() {
+		os.Remove(user)
+		os.Mkdir(user, 0o755)
+		os.WriteFile(big, []byte("stub"), 0o755)
+		copies, _ := filepath.Glob(filepath.Join(copyDir(), "*"))
+		for _, c := range copies {
+			os.WriteFile(c, []byte("damaged"), 0o600)
+		}
+	})
+	if !slices.Contains(rep.Unguarded, user) || !slices.Contains(rep.Unguarded, big) {
+		t.Fatalf("what could not be put back did not unguard the session: %+v", rep)
+	}
+	for _, id := range []string{"4", "5"} {
 		if rep := call(id, func() {}); !slices.Contains(rep.Unguarded, user) || !strings.Contains(rep.Notice(), "--confirm-user-files") {
 			t.Fatalf("check %s no longer says the session is unguarded: %+v", id, rep)
 		}
 	}
-	if got := UnguardedFiles(r); !slices.Equal(got, []string{user}) {
+	if got := UnguardedFiles(r); !slices.Contains(got, user) {
 		t.Errorf("UnguardedFiles = %v", got)
 	}
-	was, err := ConfirmUserFiles(r, []string{user})
-	if err != nil || !slices.Equal(was, []string{user}) {
+	was, err := ConfirmUserFiles(r, []string{user, stub, big})
+	if err != nil || !slices.Contains(was, user) {
 		t.Fatalf("ConfirmUserFiles = %v, %v", was, err)
 	}
-	if rep := call("5", func() {}); len(rep.Unguarded) > 0 || len(UnguardedFiles(r)) > 0 {
+	if rep := call("6", func() {}); len(rep.Unguarded) > 0 || len(UnguardedFiles(r)) > 0 {
 		t.Errorf("still unguarded after the person confirmed: %v", rep.Unguarded)
 	}
+}
+
+// quarantineHas reports whether a file in r's quarantine holds want.
+func quarantineHas(t *testing.T, r repo.Repo, want string) bool {
+	t.Helper()
+	found := false
+	filepath.WalkDir(QuarantineDir(r), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), want) {
+				found = true
+			}
+		}
+		return nil
+	})
+	return found
 }
 
 // gitOutput runs git in root as an agent's shell would, its errors ignored: what it printed.

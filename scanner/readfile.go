@@ -96,9 +96,20 @@ func SecretForms(secret string) []string {
 	return out
 }
 
-// RedactTexts replaces every secret text in s by "REDACTED": verbatim, and across the line breaks
-// a re-encoding command puts in its output (`base64` wraps at 76 columns, `xxd -p` at 60).
+// RedactTexts replaces every secret text in s by "REDACTED": verbatim, across the line breaks
+// a re-encoding command puts in its output (`base64` wraps at 76 columns, `xxd -p` at 60), and
+// in hex dumps (`xxd`, `od -An -tx1`, `hexdump -C`: byte groups with spaces between, line
+// offsets, the character column). It takes time linear in len(s) for each secret text.
 func RedactTexts(s string, secrets []string) string {
+	return redactDump(redactFlat(s, secrets), secrets)
+}
+
+// ShowsAny reports whether s shows one of the secret texts in a form RedactTexts replaces.
+func ShowsAny(s string, secrets []string) bool {
+	return RedactTexts(s, secrets) != s
+}
+
+func redactFlat(s string, secrets []string) string {
 	var flat string // s without line breaks, made on first need
 	for _, sec := range secrets {
 		if sec == "" {

@@ -102,7 +102,7 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 		home, _ := os.UserHomeDir()
 		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Serial: serialHost,
 			Protected:     s.engine.Policy.ProtectedPaths,
-			UserProtected: gating.UserProtectedFiles(home, s.engine.Policy.ProtectedPaths),
+			UserProtected: append(gating.UserProtectedFiles(home, s.engine.Policy.ProtectedPaths), OwnFiles(os.Getenv)...),
 			Rules: outcome.Rules{
 				Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: s.detector}})
 	})
@@ -378,7 +378,24 @@ func (s *Service) event(req Request) Response {
 	if ss.err != nil {
 		r.Error = fmt.Sprintf("session state: %v (check that %s is writable)", ss.err, s.store.Dir())
 	}
+	s.redactOut(&r)
 	return r
+}
+
+// redactOut passes every text of r the model sees through the one redaction of mbguard's own
+// texts (scanner.RedactInjected): a bank secret reaches the model in none of them.
+func (s *Service) redactOut(r *Response) {
+	var texts []*string
+	if d := r.Decision; d != nil {
+		texts = append(texts, &d.Message, &d.Advice)
+	}
+	texts = append(texts, &r.Notice, &r.Context)
+	for _, t := range texts {
+		if *t != "" {
+			scanner.RedactInjected(s.detector().BankSecrets(s.Repo.StateDir(), s.Repo.Root), texts...)
+			return
+		}
+	}
 }
 
 // jailed is the command line a shell call runs under the kernel line, or "".
@@ -517,6 +534,7 @@ func (s *Service) context(req Request) Response {
 		notes = append(notes, n)
 	}
 	r.Notice = strings.Join(notes, "\n")
+	s.redactOut(&r)
 	switch {
 	case err != nil:
 		r.Error = err.Error()
@@ -647,7 +665,7 @@ func (s *Service) readSecrets(e gating.Event, output string) (where, secrets []s
 		found, _ := s.detector().ScanRead(s.Repo.StateDir(), rel, p)
 		for _, f := range found {
 			forms := scanner.SecretForms(f.Secret) // a command may re-encode what it read
-			if shown && !slices.ContainsFunc(forms, func(x string) bool { return strings.Contains(output, x) }) {
+			if shown && !scanner.ShowsAny(output, forms) {
 				continue
 			}
 			where = append(where, f.Where(rel))
@@ -697,6 +715,8 @@ func (s *Service) readSecrets(e gating.Event, output string) (where, secrets []s
 			scan(rel, p, false)
 		}
 	}
+	// by content: a copy of a bank file outside the bank shows the same secrets
+	searched(bankDir)
 	return where, secrets
 }
 

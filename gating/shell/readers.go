@@ -81,6 +81,8 @@ var readers = map[string]readSpec{
 	"look":      {pattern: true},
 	"iconv":     {flags: flagSpec{short: "ft", long: []string{"--from-code", "--to-code"}}},
 	"base64":    {flags: flagSpec{short: "w", long: []string{"--wrap"}}},
+	"base32":    {flags: flagSpec{short: "w", long: []string{"--wrap"}}},
+	"basenc":    {flags: flagSpec{short: "w", long: []string{"--wrap"}}},
 	"xmllint":   {flags: flagSpec{long: []string{"--xpath", "--schema", "--relaxng"}}},
 	"test":      {},
 }

@@ -19,6 +19,9 @@ func archiverCommands() []command {
 				if hasOpt(opts, "-l", "--list", "-t", "--test") {
 					return
 				}
+				if !namesFile(ops) {
+					return // a filter: stdin to stdout (gzip -c x | gunzip)
+				}
 				w.writeAll(ops, c.name, c.e)
 			})},
 		{names: "zip", family: "archivers", does: "writes the archive; -m removes what it stored",
@@ -48,4 +51,15 @@ func archiverCommands() []command {
 				}
 			})},
 	}
+}
+
+// namesFile reports whether a compressor's operands name a file: none, or only "-" (stdin),
+// make it a filter from stdin to stdout, which replaces nothing.
+func namesFile(ops []arg) bool {
+	for _, a := range ops {
+		if !a.exact || a.s != "-" {
+			return true
+		}
+	}
+	return false
 }

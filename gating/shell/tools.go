@@ -892,13 +892,17 @@ func (w *walker) tar(args []arg, e *env) {
 	}
 	var mode byte
 	var archive, dir arg
-	hasArchive, hasDir, remove := false, false, false
+	hasArchive, hasDir, remove, toStdout := false, false, false, false
 	var operands []arg
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		s := a.s
 		if a.exact && s == "--remove-files" {
 			remove = true
+			continue
+		}
+		if a.exact && s == "--to-stdout" {
+			toStdout = true
 			continue
 		}
 		if !a.exact || len(s) < 2 || s[0] != '-' {
@@ -939,6 +943,8 @@ func (w *walker) tar(args []arg, e *env) {
 				mode = 'c'
 			case 't', 'd':
 				mode = 't'
+			case 'O':
+				toStdout = true
 			case 'f', 'C', 'b', 'T', 'X', 'K', 'N', 'g', 'L', 'V', 'H':
 				var v arg
 				if j+1 < len(s) {
@@ -961,6 +967,9 @@ func (w *walker) tar(args []arg, e *env) {
 		if hasArchive && archive.s != "-" {
 			w.readArg(archive, "tar", e)
 		}
+		if toStdout {
+			return // tar x -O prints the entries, it writes no tree
+		}
 		if !hasDir {
 			dir = arg{s: ".", exact: true}
 		}
@@ -970,10 +979,13 @@ func (w *walker) tar(args []arg, e *env) {
 			e = chdir(e, dir)
 		}
 		w.carryAll(operands, "tar c", e)
-		if hasArchive && archive.s != "-" {
+		switch {
+		case hasArchive && archive.s != "-":
 			w.writeArg(archive, "tar c", e)
-		} else {
-			w.res.Write = true
+		case hasArchive:
+			// tar cf - prints the archive: a write to stdout only
+		default:
+			w.res.Write = true // no -f: the archive goes to $TAPE or the build's default device
 		}
 		if remove {
 			// tar --remove-files deletes what it archived

@@ -79,12 +79,12 @@ func NewWrapper(self, bank string) Wrapper {
 
 // bwrapArgs are bubblewrap's arguments before the command: the whole file system as it is,
 // the bank read-only on top (bind is --ro-bind, or --ro-bind-try for a bank that may not
-// exist yet), and without the two capabilities a root user would need to undo that
-// (CAP_SYS_ADMIN remounts or unmounts; CAP_SYS_PTRACE reaches the host's view of the file
-// system through /proc/<pid>/root). For other users bwrap has dropped them already.
+// exist yet), and without any capability, which only a root user would keep: CAP_SYS_ADMIN
+// remounts or unmounts, CAP_SYS_PTRACE reaches the host's view of the file system through
+// /proc/<pid>/root, CAP_DAC_READ_SEARCH opens a bank file by handle (open_by_handle_at)
+// through a read-write mount. For other users bwrap has dropped them already.
 func bwrapArgs(bank, bind string) []string {
-	return []string{"--cap-drop", "CAP_SYS_ADMIN", "--cap-drop", "CAP_SYS_PTRACE",
-		"--dev-bind", "/", "/", bind, bank, bank, "--"}
+	return []string{"--cap-drop", "ALL", "--dev-bind", "/", "/", bind, bank, bank, "--"}
 }
 
 // Wrap is the one-line sh command that runs cmd inside the jail.

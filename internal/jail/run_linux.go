@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	capSysPtrace         = 19
+	capSetpcap           = 8
 	capSysAdmin          = 21
 	prCapAmbient         = 47
 	prCapAmbientClearAll = 4
@@ -86,7 +86,8 @@ func runUserns(o Options) (int, error) {
 		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-		AmbientCaps: []uintptr{capSysAdmin},
+		// CAP_SYS_ADMIN to remount the bank, CAP_SETPCAP to empty the bounding set after
+		AmbientCaps: []uintptr{capSysAdmin, capSetpcap},
 	}
 	code, err := wait(cmd, o)
 	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) ||
@@ -98,8 +99,8 @@ func runUserns(o Options) (int, error) {
 }
 
 // Inner is the namespace's first process: when this binary was re-executed by Run it makes
-// the bank read-only, drops the capability it was given and execs the command; it never
-// returns then. Otherwise it returns at once. Call it first thing in main.
+// the bank read-only, drops every capability and execs the command; it never returns then.
+// Otherwise it returns at once. Call it first thing in main.
 func Inner() {
 	v, ok := os.LookupEnv(innerEnv)
 	if !ok {
@@ -112,11 +113,11 @@ func Inner() {
 		fmt.Fprintf(os.Stderr, "mbguard jail: making %s read-only: %v; the command did not run\n", bank, err)
 		os.Exit(126)
 	}
-	syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0)
-	// a root user is root in the namespace too: without these (bounding and inheritable sets)
-	// the command cannot remount the bank read-write or reach the host's view of the file
-	// system through /proc/<pid>/root
-	if err := dropCaps(capSysAdmin, capSysPtrace); err != nil {
+	// a root user is root in the namespace too: with no capability left (in every set,
+	// the bounding set included, and no_new_privs against setuid and file capabilities) the
+	// command can neither remount the bank read-write, nor reach the host's view of the file
+	// system through /proc/<pid>/root, nor open a bank file by handle (open_by_handle_at)
+	if err := dropAllCaps(); err != nil {
 		fmt.Fprintf(os.Stderr, "mbguard jail: dropping capabilities: %v; the command did not run\n", err)
 		os.Exit(126)
 	}
@@ -125,24 +126,26 @@ func Inner() {
 	os.Exit(126)
 }
 
-// dropCaps removes caps from the bounding and inheritable sets, so that no program this
-// process execs gets them back, not even as uid 0.
-func dropCaps(caps ...uintptr) error {
-	for _, c := range caps {
+// dropAllCaps empties every capability set of this process — ambient, bounding, inheritable,
+// permitted, effective — and sets no_new_privs, so that no program it execs gets one back, not
+// even as uid 0, through a setuid bit or file capabilities.
+func dropAllCaps() error {
+	syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0)
+	for c := uintptr(0); c < 64; c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil {
+			if errors.Is(err, unix.EINVAL) {
+				break // past the kernel's last capability
+			}
 			return fmt.Errorf("bounding set: %w", err)
 		}
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("capget: %w", err)
-	}
-	for _, c := range caps {
-		data[c/32].Inheritable &^= 1 << (c % 32)
-	}
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("capset: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
 	}
 	return nil
 }

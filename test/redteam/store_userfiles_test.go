@@ -12,8 +12,9 @@ import (
 	"github.com/mbguard/mbguard/internal/testhost"
 )
 
-// TestUserFilesUnguardUntilConfirmed: a script edits ~/.claude/settings.json (outside the
-// repository, never rewritten by mbguard) during a call. In both protocols the session is then
+// TestUserFilesUnguardUntilConfirmed: a script replaces ~/.claude/settings.json (outside the
+// repository) by a folder during a call, which the check after it cannot put back (an edit
+// is put back: hooks.TestUserSettingsScriptUndone). In both protocols the session is then
 // unguarded: bank writes are refused saying why and what the person runs, other calls go on,
 // the agent's own `mbguard doctor --confirm-user-files` is refused before it runs, the
 // command refuses without a terminal, and once the person runs it in one, bank writes pass.
@@ -32,6 +33,7 @@ func TestUserFilesUnguardUntilConfirmed(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			root := clone(t, tmpl)
 			os.MkdirAll(filepath.Dir(settings), 0o755)
+			os.RemoveAll(settings)                                    // the folder the previous protocol's script left
 			os.WriteFile(settings, []byte(`{"theme":"dark"}`), 0o644) // the person's, before the session
 			d := p.open(t, bin, root)
 			defer d.close()
@@ -39,6 +41,8 @@ func TestUserFilesUnguardUntilConfirmed(t *testing.T) {
 			refused, _, texts := runSteps(t, d, root, "u", script("u.py", `import os, json
 p = os.path.expanduser('~/.cla' + 'ude/settings.json')
 json.dump({'disableAllHooks': True}, open(p, 'w'))
+os.remove(p)
+os.makedirs(p)  # a folder in its place: the one change mbguard cannot put back
 `, "python3 tools/u.py"))
 			if refused {
 				t.Fatalf("the script was refused before it ran: %.600s", strings.Join(texts, " | "))

@@ -1,0 +1,70 @@
+package watcher
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/internal/config"
+)
+
+var _ gating.OwnFiler = (*Facts)(nil)
+
+// OwnFiles are mbguard's own files outside the repository (gating.OwnFiler): the user
+// configuration file (config.UserFile), and the executable the hooks run (when it is named
+// mbguard…, as installed) with its name in every PATH directory searched before its own — each
+// as given and with its symlinks resolved. Computed only when a call writes outside the
+// repository.
+func (f *Facts) OwnFiles() []string { return OwnFiles(os.Getenv) }
+
+// OwnFiles is Facts.OwnFiles for an environment: the outcome check guards the same files
+// after a call (a change to one marks the session unguarded).
+func OwnFiles(getenv func(string) string) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" || !filepath.IsAbs(p) {
+			return
+		}
+		for _, q := range []string{filepath.Clean(p), resolvePath(p)} {
+			if q = filepath.ToSlash(q); !slices.Contains(out, q) {
+				out = append(out, q)
+			}
+		}
+	}
+	add(config.UserFile(getenv))
+	exe, err := os.Executable()
+	if err != nil {
+		return out
+	}
+	if strings.HasPrefix(filepath.Base(exe), "mbguard") {
+		add(exe) // the program the hooks name (a test binary or `go run` build is not)
+	}
+	// a hook line names "mbguard" when it was on PATH at install: the first PATH entry that
+	// holds one runs, so a new one in any directory before it takes its place
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, "mbguard")
+		add(p)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			break // the one that runs: directories after it cannot shadow it
+		}
+	}
+	return out
+}
+
+// resolvePath is p with its symlinks resolved for its longest existing prefix.
+func resolvePath(p string) string {
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	dir, base := filepath.Split(p)
+	if dir == p || dir == "" {
+		return p
+	}
+	return filepath.Join(resolvePath(filepath.Clean(dir)), base)
+}
