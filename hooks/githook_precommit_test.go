@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestPreCommitFramework(t *testing.T) {
 		wants []string
 	}{
 		{"good-bank", false, []string{"Passed"}},
-		{"broken-bank", true, []string{"to commit anyway, once: SKIP=mbguard", "memory-bank/MEMORY.md:2 template-outdated", "memory-bank/MEMORY.md:6 marker-malformed", "memory-bank/details/data.json non-md", "memory-bank/details/progress.md:2 marker-unclosed"}},
+		{"broken-bank", true, []string{"to commit anyway, once: MBGUARD=0 git commit", "memory-bank/MEMORY.md:2 template-outdated", "memory-bank/MEMORY.md:6 marker-malformed", "memory-bank/details/data.json non-md", "memory-bank/details/progress.md:2 marker-unclosed"}},
 	}
 	for _, c := range cases {
 		t.Run(c.bank, func(t *testing.T) {
@@ -260,5 +261,33 @@ func TestPreCommitGolangHook(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPreCommitManifestGoVersion: the manifest's note on Go names go.mod's own go line.
+func TestPreCommitManifestGoVersion(t *testing.T) {
+	mod := testhost.ModuleRoot(t)
+	manifest, err := os.ReadFile(filepath.Join(mod, ".pre-commit-hooks.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile(filepath.Join(mod, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ""
+	for _, l := range strings.Split(string(gomod), "\n") {
+		if v, ok := strings.CutPrefix(l, "go "); ok {
+			want = strings.TrimSpace(v)
+		}
+	}
+	m := regexp.MustCompile(`go line \(([0-9.]+)\)`).FindAllStringSubmatch(string(manifest), -1)
+	if len(m) == 0 {
+		t.Fatal(".pre-commit-hooks.yaml no longer names go.mod's go line: update this test")
+	}
+	for _, g := range m {
+		if g[1] != want {
+			t.Errorf(".pre-commit-hooks.yaml says go.mod's go line is %s; go.mod says %s", g[1], want)
+		}
 	}
 }

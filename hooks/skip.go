@@ -37,10 +37,11 @@ func SkipHint(root string, getenv func(string) string) string {
 				}
 			}
 		}
-		if len(ids) == 0 {
-			ids = []string{"mbguard"}
+		if len(ids) > 0 {
+			return "SKIP=" + strings.Join(ids, ",") + " git commit …"
 		}
-		return "SKIP=" + strings.Join(ids, ",") + " git commit …"
+		// no configuration names the hook (pre-commit try-repo): its id is not known here,
+		// and a guessed one would skip nothing
 	}
 	if cfg := lefthookConfig(root); cfg != "" {
 		if b, err := os.ReadFile(cfg); err == nil && strings.Contains(string(b), "mbguard") {

@@ -482,7 +482,7 @@ type MigrateResult struct {
 	Legacy     bool      // legacy.md was written
 	Rewritten  []Link    // links pointed at the moved files (in their own commit)
 	Unresolved []Link    // relative links whose targets were missing before the migration: left as they were
-	Mentions   []Mention // references outside the bank to moved or merged files that were not rewritten
+	Mentions   []Mention // references to moved or merged files that were not rewritten (bare names in the bank too)
 	Warnings   []string
 }
 
@@ -834,7 +834,7 @@ func simulate(o MigrateOptions, plan Plan) (simulation, error) {
 	for p, b := range och {
 		sim.changed[p] = b
 	}
-	sim.rewritten, sim.mentions = append(sim.rewritten, orw...), listed
+	sim.rewritten, sim.mentions = append(sim.rewritten, orw...), append(bankMentions(after, sim.changed, m), listed...)
 	return sim, nil
 }
 

@@ -643,7 +643,7 @@ func linkChanges(g *goGit, j *journal, res *MigrateResult) (map[string][]byte, p
 		}
 		res.Rewritten = append(res.Rewritten, l)
 	}
-	res.Mentions = listed
+	res.Mentions = append(bankMentions(after, changed, m), listed...)
 	return changed, c2, nil
 }
 

@@ -400,27 +400,7 @@ func rewriteOutside(name string, content []byte, m bankMap, r linkResolver) (out
 		if !isProse || inFront || code {
 			continue
 		}
-		for _, base := range m.bare {
-			for at := 0; ; {
-				k := strings.Index(l[at:], base)
-				if k < 0 {
-					break
-				}
-				s := at + k
-				at = s + len(base)
-				if (s > 0 && (pathByte(l[s-1]) || l[s-1] == '[')) || (at < len(l) && pathByte(l[at]) && l[at] != '.') {
-					continue
-				}
-				nw := ""
-				for old, t := range m.to {
-					if path.Base(old) == base {
-						nw = t
-						break
-					}
-				}
-				listed = append(listed, Mention{Path: name, Line: i + 1, Text: base, Now: nw, Why: "names the bank file without its folder: not rewritten, change it by hand"})
-			}
-		}
+		listed = append(listed, bareMentions(name, i+1, l, m)...)
 	}
 	if changed {
 		text = []byte(strings.Join(lines, ""))
@@ -607,4 +587,71 @@ func grepCandidates(root string, m bankMap) (cand map[string]bool, ok bool) {
 		}
 	}
 	return cand, true
+}
+
+// bareMentions lists the bank files line l of file name names by their old base name alone
+// (systemPatterns.md): not a path, so not rewritten, but stale once the file moved.
+func bareMentions(name string, line int, l string, m bankMap) []Mention {
+	var listed []Mention
+	for _, base := range m.bare {
+		for at := 0; ; {
+			k := strings.Index(l[at:], base)
+			if k < 0 {
+				break
+			}
+			s := at + k
+			at = s + len(base)
+			if (s > 0 && (pathByte(l[s-1]) || l[s-1] == '[')) || (at < len(l) && pathByte(l[at]) && l[at] != '.') {
+				continue
+			}
+			if strings.HasSuffix(l[:s], "](") {
+				continue // a link's target: rewritten, or left as written on purpose (in code)
+			}
+			nw := ""
+			for old, t := range m.to {
+				if path.Base(old) == base {
+					nw = t
+					break
+				}
+			}
+			listed = append(listed, Mention{Path: name, Line: line, Text: base, Now: nw, Why: "names the bank file without its folder: not rewritten, change it by hand"})
+		}
+	}
+	return listed
+}
+
+// bankMentions lists the prose of the bank as the migration leaves it (changed over after) that
+// names a moved or merged bank file by its old bare name: the text carried into MEMORY.md
+// ("see systemPatterns.md") is as stale as such a mention outside the bank.
+func bankMentions(after, changed map[string][]byte, m bankMap) []Mention {
+	names := make([]string, 0, len(after))
+	for p := range after {
+		// legacy.md keeps the text no section took, as it was written
+		if markdownFile(p) && p != bank.Dir+"/legacy.md" {
+			names = append(names, p)
+		}
+	}
+	sort.Strings(names)
+	var listed []Mention
+	for _, name := range names {
+		text := after[name]
+		if c, ok := changed[name]; ok {
+			text = c
+		}
+		var fence bank.Fence
+		lines := strings.SplitAfter(string(text), "\n")
+		front := len(lines) > 0 && strings.TrimRight(lines[0], "\r\n") == "---"
+		for i, l := range lines {
+			trimmed := strings.TrimRight(l, "\r\n")
+			inFront := front
+			if front && i > 0 && (trimmed == "---" || trimmed == "...") {
+				front = false
+			}
+			if inFront || fence.Line([]byte(trimmed)) {
+				continue
+			}
+			listed = append(listed, bareMentions(name, i+1, l, m)...)
+		}
+	}
+	return listed
 }

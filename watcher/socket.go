@@ -27,7 +27,7 @@ import (
 const (
 	SocketFile = "watch.sock" // the unix socket, when its path is short enough
 	AddrFile   = "watch.addr" // the socket's actual path; present only while a watcher listens
-	PIDFile    = "watch.pid"  // locked by the running watcher; holds its pid and socket path
+	PIDFile    = "watch.pid"  // locked by the running watcher; holds its pid, alone (kill $(cat watch.pid))
 )
 
 // maxSunPath is the longest socket path every unix accepts (sun_path is 104 bytes on macOS,
@@ -116,7 +116,7 @@ func StartDaemon(ctx context.Context, svc *Service, o WatchOptions) (*Daemon, er
 		ln.Close()
 		return nil, fmt.Errorf("securing %s: %w", sock, err)
 	}
-	if _, err := lock.WriteAt([]byte(fmt.Sprintf("%d\n%s\n", os.Getpid(), sock)), 0); err != nil {
+	if _, err := lock.WriteAt([]byte(fmt.Sprintf("%d\n", os.Getpid())), 0); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("writing %s: %w", lock.Name(), err)
 	}
@@ -165,11 +165,17 @@ func lockPID(r repo.Repo) (*os.File, error) {
 	return f, nil
 }
 
+// readPIDFile returns the watcher's pid and its socket, read from AddrFile beside the pid file
+// (a watcher of an older mbguard wrote the socket as the pid file's second line).
 func readPIDFile(p string) (int, string) {
 	b, _ := os.ReadFile(p)
 	pidText, sock, _ := strings.Cut(string(b), "\n")
 	pid, _ := strconv.Atoi(strings.TrimSpace(pidText))
-	return pid, strings.TrimSpace(sock)
+	if sock = strings.TrimSpace(sock); sock == "" {
+		a, _ := os.ReadFile(filepath.Join(filepath.Dir(p), AddrFile))
+		sock = strings.TrimSpace(string(a))
+	}
+	return pid, sock
 }
 
 // Socket is the path the daemon listens on.

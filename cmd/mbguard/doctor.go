@@ -72,7 +72,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 				return code
 			}
 		}
-		checks := []doctorCheck{checkBinary()}
+		checks := []doctorCheck{checkBinary(r.Root)}
 		cfg, cerr := e.config(r.Root)
 		checks = append(checks, checkConfig(cfg, cerr))
 		home := e.getenv("HOME")
@@ -142,11 +142,16 @@ func printDoctorText(e *env, checks []doctorCheck) {
 	fmt.Fprintln(e.stdout, "next: "+next)
 }
 
-func checkBinary() doctorCheck {
+func checkBinary(root string) doctorCheck {
 	ch := doctorCheck{Name: "binary"}
 	self, _ := os.Executable()
 	if s, err := filepath.EvalSymlinks(self); err == nil {
 		self = s
+	}
+	if bin := projectBin(root); bin != "" {
+		// the project's npm install: hooks call it through the project, not by name
+		ch.Status, ch.Detail = checkOK, bin+" (this project's npm install, "+versionString()+"; hooks call it through the project)"
+		return ch
 	}
 	found, err := exec.LookPath("mbguard")
 	if err != nil {

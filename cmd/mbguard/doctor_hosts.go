@@ -65,6 +65,8 @@ func checkHosts(r repo.Repo, getenv func(string) string) []doctorCheck {
 			out = append(out, checkOpenCode(r, home, o.ConfigHome))
 		case "codex":
 			out = append(out, checkCodex(r, home, o.CodexHome))
+		case "crush":
+			out = append(out, checkCrush(r, checkHostFiles(spec.Name, spec.Title, spec.Marker, spec.DoctorFiles(o), nil)))
 		default:
 			out = append(out, checkHostFiles(spec.Name, spec.Title, spec.Marker, spec.DoctorFiles(o), nil))
 		}
@@ -119,4 +121,23 @@ func quietUnused(out []doctorCheck) []doctorCheck {
 		}
 	}
 	return out
+}
+
+// checkCrush adds to Crush's line the view of MEMORY.md its crush.json points at: it lives
+// under .git/mbguard/, so a fresh clone has none until a hook ran, and Crush then starts
+// without the memory.
+func checkCrush(r repo.Repo, ch doctorCheck) doctorCheck {
+	if ch.Status != checkOK {
+		return ch
+	}
+	if _, err := os.Stat(r.BankDir()); err != nil {
+		return ch // no bank, no view to keep
+	}
+	view := hooks.CrushContextPath(r)
+	if _, err := os.Stat(view); err != nil {
+		ch.Status = checkWarn
+		ch.Detail += "; " + displayRel(r.Root, view) + " (the MEMORY.md Crush reads) does not exist yet, so Crush starts without the memory"
+		ch.Next = "mbguard install --agent crush (writes it; once per clone)"
+	}
+	return ch
 }

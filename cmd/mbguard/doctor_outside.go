@@ -12,7 +12,7 @@ import (
 // the user's configuration, each host's user-level install, the user state), then one line
 // saying why the rest is missing and the step that gets it.
 func (e *env) doctorOutside(notRepo error) []doctorCheck {
-	checks := []doctorCheck{checkBinary()}
+	checks := []doctorCheck{checkBinary("")}
 	cfg, cerr := e.config("")
 	checks = append(checks, checkConfig(cfg, cerr))
 	checks = append(checks, checkUserHosts(e.getenv)...)

@@ -20,7 +20,7 @@ func newInstallCmd(e *env) *cobra.Command {
 		Short: "install agent hooks (--agent " + strings.Join(installAgents, "|") + "), the skill, or the git pre-commit hook (--hooks)",
 		Args:  noArgs,
 	}
-	agent := c.Flags().String("agent", "", "agent host to install into: "+strings.Join(installAgents, " or "))
+	agent := c.Flags().String("agent", "", "the agent `host` to install into: "+strings.Join(installAgents, " or "))
 	global := c.Flags().Bool("global", false, "with --agent: install into the user's global host configuration")
 	gitHooks := c.Flags().Bool("hooks", false, "install the git pre-commit hook")
 	husky := c.Flags().Bool("husky", false, "with --hooks: add the check to .husky/pre-commit")

@@ -176,6 +176,14 @@ func TestNpmInstallWorksInEveryClone(t *testing.T) {
 		}
 	}
 
+	// doctor in the second clone finds the hooks
+	out, _ := run(second, nil, "", "node_modules/.bin/mbguard", "doctor")
+	for _, want := range []string{"OK    binary     node_modules/.bin/mbguard (this project's npm install", "OK    claude ", "OK    opencode "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor in the second clone lacks %q:\n%s", want, out)
+		}
+	}
+
 	// gate: the OpenCode plugin starts the second clone's mbguard serve
 	plugin := filepath.Join(second, ".opencode", "plugin", "mbguard.js")
 	script := `const m = await import(process.argv[1]);
@@ -185,7 +193,7 @@ try {
   console.log("allowed");
 } catch (e) { console.log("blocked: " + e.message) }
 process.exit(0);`
-	out, err := run(filepath.Join(second, "src"), nil, "", node, "--input-type=module", "-e", script, plugin, second)
+	out, err = run(filepath.Join(second, "src"), nil, "", node, "--input-type=module", "-e", script, plugin, second)
 	if err != nil || !strings.Contains(out, "blocked: ") || !strings.Contains(out, "x.json") {
 		t.Errorf("OpenCode plugin in the second clone: %v, want a block naming x.json\n%s", err, out)
 	}
@@ -220,17 +228,24 @@ process.exit(0);`
 }
 
 // TestNpxDoctorBinary: under npx, PATH's mbguard is npm's launcher, which runs exactly this
-// binary; doctor's binary line says OK rather than "reinstall".
+// binary; doctor's binary line says OK rather than "reinstall". (The install is in a folder
+// above the repository, as with a workspace's node_modules or npm -g: not the project's own.)
 func TestNpxDoctorBinary(t *testing.T) {
 	node := testhost.Tool(t, "node", "install Node.js (the npm channel's launcher runs on it)")
-	dir := testgit.New(t)
-	npmInstall(t, node, dir)
-	// npx runs the command with the project's node_modules/.bin first on PATH
-	t.Setenv("PATH", filepath.Join(dir, "node_modules", ".bin")+string(os.PathListSeparator)+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	testgit.Isolate(t)
+	base := t.TempDir()
+	npmInstall(t, node, base)
+	dir := filepath.Join(base, "app")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testgit.Git(t, dir, "init", "-q")
+	// npx runs the command with the node_modules/.bin it found first on PATH
+	t.Setenv("PATH", filepath.Join(base, "node_modules", ".bin")+string(os.PathListSeparator)+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	cmd := exec.Command("mbguard", "doctor")
 	cmd.Dir = dir
 	out, _ := cmd.CombinedOutput()
-	if !strings.Contains(string(out), "binary") || strings.Contains(string(out), "not this binary") {
+	if !strings.Contains(string(out), "OK    binary ") || strings.Contains(string(out), "not this binary") {
 		t.Errorf("doctor under npx:\n%s", out)
 	}
 }

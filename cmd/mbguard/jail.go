@@ -27,14 +27,12 @@ neither works (macOS, Windows, Ubuntu's user-namespace restriction without bwrap
 command runs without the jail and a note says why: the other two lines still hold.
 
 With --sh, the single argument is a shell command line; --cwd-file also writes the directory
-it ends in to file, so a host's shell can follow a cd.
-
-Exit codes: the command's own; 2 usage error; 126 the jail could not be set up.`,
+it ends in to file, so a host's shell can follow a cd.`,
 		Args: cobra.MinimumNArgs(1),
 	}
 	sh := c.Flags().Bool("sh", false, "run the one argument as a shell command line")
 	cwdFile := c.Flags().String("cwd-file", "", "like --sh, and write the `file` with the directory the command ends in")
-	method := c.Flags().String("method", "", "force a method: userns or bwrap (for benchmarks and tests)")
+	method := c.Flags().String("method", "", "force a `method`: userns or bwrap (for benchmarks and tests)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		argv := args
 		if *cwdFile != "" || *sh {

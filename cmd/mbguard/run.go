@@ -27,6 +27,28 @@ const (
 
 const exitCodesHelp = "Exit codes: 0 ok, 1 findings, blocked or refused, 2 usage or internal error."
 
+// exitCodes are the footers of the commands whose exit codes differ from exitCodesHelp; a
+// subcommand has its parent's.
+var exitCodes = map[string]string{
+	"hook":       "Exit codes: 0 the host reads the reply on stdout (a refusal included, for hosts that take it as JSON); 2 blocks the call on hosts that refuse by exit code, the reason on stderr, or a usage error.",
+	"jail":       "Exit codes: the command's own; 2 usage error; 126 the jail could not be set up.",
+	"completion": "Exit codes: 0 ok, 2 usage error.",
+	"help":       "Exit codes: 0 ok, 2 usage error (no such help topic).",
+	"version":    "Exit codes: 0 ok, 2 usage error.",
+}
+
+const exitCodesKey = "mbguard-exit-codes"
+
+// exitCodesOf is the exit-code footer of c's help: its own, its parent's, else the common one.
+func exitCodesOf(c *cobra.Command) string {
+	for p := c; p != nil; p = p.Parent() {
+		if codes, ok := p.Annotations[exitCodesKey]; ok {
+			return codes
+		}
+	}
+	return exitCodesHelp
+}
+
 // env is what every subcommand may touch: no globals, so tests run the CLI in-process.
 type env struct {
 	stdin          io.Reader
@@ -107,7 +129,7 @@ func newRootCmd(e *env) *cobra.Command {
 		if err := usage(c); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.OutOrStderr(), "\n%s\n", exitCodesHelp)
+		fmt.Fprintf(c.OutOrStderr(), "\n%s\n", exitCodesOf(c))
 		return nil
 	})
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -123,6 +145,15 @@ func newRootCmd(e *env) *cobra.Command {
 			c.Short = "print a shell completion script (bash, zsh, fish, powershell)"
 			// runnable, so cobra reports an unknown shell instead of printing help and exiting 0
 			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+			for _, sh := range c.Commands() {
+				sh.Short = "print the " + sh.Name() + " completion script"
+			}
+		}
+		if codes, ok := exitCodes[c.Name()]; ok {
+			if c.Annotations == nil {
+				c.Annotations = map[string]string{}
+			}
+			c.Annotations[exitCodesKey] = codes
 		}
 	}
 	for _, c := range root.Commands() {
@@ -189,8 +220,9 @@ func groupArgs(c *cobra.Command) {
 // error (exit 2) rather than help and exit 0.
 func newHelpCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "help [command]",
-		Short: "show help for any command",
+		Use:         "help [command]",
+		Short:       "show help for any command",
+		Annotations: map[string]string{exitCodesKey: exitCodes["help"]},
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			parent, _, err := c.Root().Find(args)
 			if err != nil {

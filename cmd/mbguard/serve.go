@@ -20,7 +20,7 @@ import (
 func newServeCmd(e *env) *cobra.Command {
 	c := &cobra.Command{Use: "serve --stdio [--root DIR]", Short: "serve gating decisions as JSON lines (for the OpenCode plugin)", Args: noArgs}
 	stdio := c.Flags().Bool("stdio", false, "speak JSON lines on stdin/stdout (the only transport)")
-	root := c.Flags().String("root", "", "the project root (default: the repository around -C or the current directory)")
+	root := c.Flags().String("root", "", "the project root `dir` (default: the repository around -C or the current directory)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		if !*stdio {
 			return e.usage(c, "serve needs --stdio (it speaks JSON lines on stdin and stdout)")

@@ -43,7 +43,7 @@ type watcherStatus struct {
 func newStatusCmd(e *env) *cobra.Command {
 	c := &cobra.Command{Use: "status [--json] [--decisions N]", Short: "show sessions, armed recovery, recent decisions and findings", Args: noArgs}
 	asJSON := c.Flags().Bool("json", false, "print JSON")
-	nDecisions := c.Flags().Int("decisions", 10, "how many recent decisions to show (0 for none)")
+	nDecisions := c.Flags().Int("decisions", 10, "show the last `n` decisions (0 for none)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		if *nDecisions < 0 {
 			return e.usage(c, "--decisions %d: want 0 or more", *nDecisions)

@@ -25,7 +25,7 @@ func newWatchCmd(e *env) *cobra.Command {
 	stop := c.Flags().Bool("stop", false, "stop the watcher running for this repository")
 	detach := c.Flags().Bool("detach", false, "run the watcher in the background (log in .git/mbguard/watch.log)")
 	status := c.Flags().Bool("status", false, "say whether a watcher runs for this repository (exit 0 yes, 1 no)")
-	debounce := c.Flags().Duration("debounce", watcher.DefaultDebounce, "how long a file must stay quiet before it is scanned")
+	debounce := c.Flags().Duration("debounce", watcher.DefaultDebounce, "how long a file must stay quiet before it is scanned (a `delay` such as 300ms)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
 		r, err := e.repo()
 		if err != nil {
