@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/outcome"
@@ -49,10 +50,12 @@ func readTail(path string, max int64) []byte {
 	if off < 0 {
 		off = 0
 	}
-	b, err := io.ReadAll(io.NewSectionReader(f, off, fi.Size()-off))
-	if err != nil {
+	b := make([]byte, fi.Size()-off)
+	n, err := f.ReadAt(b, off)
+	if err != nil && err != io.EOF {
 		return nil
 	}
+	b = b[:n]
 	if off > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
@@ -94,18 +97,35 @@ func claudeFates(path string, ids []string) map[string]callFate {
 	if len(tail) == 0 {
 		return fates
 	}
-	for line := range bytes.SplitSeq(tail, []byte{'\n'}) {
+	// only the lines that name an open call are decoded, in file order (the last one wins)
+	var starts []int
+	for _, id := range ids {
+		q := []byte(`"` + id + `"`)
+		for i := 0; ; {
+			j := bytes.Index(tail[i:], q)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			starts = append(starts, bytes.LastIndexByte(tail[:at], '\n')+1)
+			i = at + len(q)
+		}
+	}
+	slices.Sort(starts)
+	starts = slices.Compact(starts)
+	for _, from := range starts {
+		line := tail[from:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
 		if !bytes.Contains(line, []byte(`"tool_result"`)) {
 			continue
 		}
 		var named []string
 		for _, id := range ids {
-			if bytes.Contains(line, []byte(id)) {
+			if bytes.Contains(line, []byte(`"`+id+`"`)) {
 				named = append(named, id)
 			}
-		}
-		if len(named) == 0 {
-			continue
 		}
 		var e claudeLine
 		if json.Unmarshal(line, &e) != nil || e.Type != "user" {
@@ -130,7 +150,7 @@ func claudeFates(path string, ids []string) map[string]callFate {
 				}
 				fates[id] = fateRan
 				refused := e.PermissionDecision != nil && e.PermissionDecision.Decision == "reject" || e.ToolDenialBeforeRun ||
-					e.PermissionDecision == nil && e.ToolDenialKind == "" && bytes.Contains(p.Content, []byte(claudeRejected))
+					e.PermissionDecision == nil && bytes.HasPrefix(p.Content, []byte(`"`+claudeRejected))
 				if p.IsError && refused && !e.ToolDenialAfterRun {
 					fates[id] = fateNeverRan
 				}

@@ -123,3 +123,37 @@ func TestClaudeUnprovenCallKeepsAndReports(t *testing.T) {
 		t.Errorf("the kept change was not reported: %s", text)
 	}
 }
+
+// BenchmarkClaudeFates is what a new user message costs when a call of the session is still
+// open without its post: the tail of a transcript larger than the bound, read and searched
+// for the open calls. Baseline: reading the same tail alone (BenchmarkTranscriptTailRead).
+func BenchmarkClaudeFates(b *testing.B) {
+	path := bigTranscript(b)
+	ids := []string{"toolu_1", "toolu_9"}
+	for b.Loop() {
+		claudeFates(path, ids)
+	}
+}
+
+func BenchmarkTranscriptTailRead(b *testing.B) {
+	path := bigTranscript(b)
+	for b.Loop() {
+		readTail(path, transcriptTail)
+	}
+}
+
+// bigTranscript is the captured transcript after 4 MiB of other lines of a session.
+func bigTranscript(b *testing.B) string {
+	b.Helper()
+	tail, err := os.ReadFile(capturedTranscript)
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := []byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("x", 2000) + `"}]}}` + "\n")
+	body := append(bytes.Repeat(line, (4<<20)/len(line)), tail...)
+	p := filepath.Join(b.TempDir(), "t.jsonl")
+	if err := os.WriteFile(p, body, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}

@@ -107,3 +107,23 @@ func TestUnwritableStateIsReportedWithItsFix(t *testing.T) {
 		t.Errorf("person.md = %q", got)
 	}
 }
+
+// BenchmarkDirWritable is what a manifest save now pays first (access(2) on the state folder);
+// baseline: a stat of the same folder (BenchmarkStatStateDir).
+func BenchmarkDirWritable(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		if err := dirWritable(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStatStateDir(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		if _, err := os.Stat(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

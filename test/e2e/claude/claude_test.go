@@ -47,6 +47,8 @@ type step struct {
 	input       map[string]any
 	text        string
 	inputTokens int // usage reported with this turn
+	// before, when set, runs as the fake serves this turn: what a person does meanwhile
+	before func()
 }
 
 // fakeAPI is a scripted Anthropic Messages API.
@@ -90,6 +92,9 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.next < len(f.steps) {
 			s = f.steps[f.next]
 			f.next++
+			if s.before != nil {
+				s.before()
+			}
 		}
 	}
 	f.reply(w, body, s)

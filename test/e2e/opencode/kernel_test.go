@@ -50,8 +50,9 @@ func TestOpenCodeKernelLine(t *testing.T) {
 // runs outside the jail and leaves the bank as git does.
 func TestOpenCodeKernelLineStopsLateJobs(t *testing.T) {
 	testhost.Tool(t, "bwrap", "apt-get install -y bubblewrap")
+	// the path is computed at run time, as a script would: the gate before the call cannot see it
 	late := func(name string) string {
-		return "sleep 1; echo x > memory-bank/" + name + ".json; echo $? > done-" + name
+		return `sleep 1; d=$(printf memory-)bank; echo x > "$d/` + name + `.json"; echo $? > done-` + name
 	}
 	model := startFakeModel(t, []step{
 		{Tool: "bash", Args: map[string]any{"command": "(" + late("a") + ") >/dev/null 2>&1 &", "description": "start a job"}},
