@@ -40,23 +40,29 @@ func TestStoppedGitWorkIsLeftAsGitLeftIt(t *testing.T) {
 		name, dirty, op string
 		// kept returns the person's bytes from where git keeps them
 		kept func(t *testing.T, root string) string
+		// prep, when set, is what the person does between calls after writing dirty
+		prep string
 	}{
 		{"merge --autostash", "memory-bank/details/progress.md", "git merge --autostash --no-edit other",
 			func(t *testing.T, root string) string {
 				return testgit.Git(t, root, "show", "MERGE_AUTOSTASH:memory-bank/details/progress.md")
-			}},
+			}, ""},
 		{"rebase autoStash", "memory-bank/details/progress.md", "git -c rebase.autoStash=true rebase other",
 			func(t *testing.T, root string) string {
 				return testgit.Git(t, root, "show", strings.TrimSpace(readBank(t, root, ".git/rebase-merge/autostash"))+":memory-bank/details/progress.md")
-			}},
+			}, ""},
 		{"checkout -m", "memory-bank/details/patterns.md", "git checkout -m other",
 			func(t *testing.T, root string) string {
 				return testgit.Git(t, root, "show", ":3:memory-bank/details/patterns.md")
-			}},
+			}, ""},
 		{"merge, unrelated work", "memory-bank/MEMORY.md", "git merge --no-edit other",
-			func(t *testing.T, root string) string { return readBank(t, root, "memory-bank/MEMORY.md") }},
+			func(t *testing.T, root string) string { return readBank(t, root, "memory-bank/MEMORY.md") }, ""},
 		{"cherry-pick", "memory-bank/MEMORY.md", "git cherry-pick other",
-			func(t *testing.T, root string) string { return readBank(t, root, "memory-bank/MEMORY.md") }},
+			func(t *testing.T, root string) string { return readBank(t, root, "memory-bank/MEMORY.md") }, ""},
+		{"stash pop", "memory-bank/details/patterns.md", "git stash pop",
+			func(t *testing.T, root string) string {
+				return testgit.Git(t, root, "show", "stash@{0}:memory-bank/details/patterns.md")
+			}, "git stash -q && git merge -q -X theirs --no-edit other"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +75,9 @@ func TestStoppedGitWorkIsLeftAsGitLeftIt(t *testing.T) {
 			}
 			call(t, g, "before", "")
 			testgit.Write(t, root, tc.dirty, want) // the person's, between calls
+			if tc.prep != "" {
+				sh(t, root, tc.prep)
+			}
 			call(t, g, "absorb", "")
 			ctl := filepath.Join(t.TempDir(), "ctl")
 			if out, err := exec.Command("cp", "-a", root, ctl).CombinedOutput(); err != nil {
