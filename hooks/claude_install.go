@@ -49,6 +49,9 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 			if claudeGuardEvents[ev] {
 				onFailure = "block"
 			}
+			if !claudeTakesOnFailure(o.ClaudeVersion) {
+				onFailure = "" // an older Claude Code may drop a settings file with a key it does not know
+			}
 			// the post check's deadline (outcome.PostDeadline) derives from this timeout
 			return claudeEntry(command, int(outcome.HookTimeout/time.Second), claudeToolEvents[ev], onFailure)
 		},

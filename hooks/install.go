@@ -40,6 +40,9 @@ type InstallOptions struct {
 	// ProjectDirEnv is the variable in which the host names the project folder to its hook
 	// commands (HostSpec.ProjectDirEnv); "" when it has none.
 	ProjectDirEnv string
+	// ClaudeVersion is what `claude --version` printed when install ran ("" when no claude was
+	// found): onFailure is written only for a Claude Code that reads it.
+	ClaudeVersion string
 }
 
 // projectBin reports whether files in the project call mbguard relative to the project.

@@ -58,8 +58,22 @@ func checkLines(r repo.Repo, home string, cfg *config.Config, hostChecks []docto
 		}
 		out = append(out, doctorCheck{Name: hc.Name, Status: status,
 			Detail: "lines: refuse before " + before + ", undo after " + after + ", kernel " + kernel, Next: next})
+		out = append(out, failureLine(spec))
 	}
 	return out
+}
+
+// failureLine says what the host does when mbguard's gating hook crashes, times out or answers
+// in a shape the host rejects (host.Spec.Fails); for Claude Code, checked against the version
+// on PATH, since onFailure needs 2.1.295.
+func failureLine(spec hooks.HostSpec) doctorCheck {
+	ch := doctorCheck{Name: spec.Name, Status: checkInfo, Detail: "on failure: " + spec.Fails.String()}
+	if spec.Name == "claude" {
+		if note := hooks.ClaudeOnFailureNote(claudeVersionOnPath()); note != "" {
+			ch.Status, ch.Detail, ch.Next = checkWarn, "on failure: open — "+note, "update Claude Code, then run mbguard install --agent claude again"
+		}
+	}
+	return ch
 }
 
 // hookFiles are the files a host's doctor line found mbguard's hooks or plugin in.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -59,7 +60,11 @@ func newInstallCmd(e *env) *cobra.Command {
 			case spec.Name == "claude" && *uninstall:
 				changes, err = uninstallClaude(o)
 			case spec.Name == "claude":
+				o.ClaudeVersion = claudeVersion(ctx)
 				changes, err = installClaude(o, *sandbox) // the kernel line rides on Claude Code's sandbox
+				if note := hooks.ClaudeOnFailureNote(o.ClaudeVersion); note != "" && err == nil {
+					fmt.Fprintln(e.stderr, "mbguard: "+note+". Next: update Claude Code, then run mbguard install --agent claude again.")
+				}
 			default:
 				changes, err = spec.Install(o)
 			}
@@ -142,6 +147,24 @@ func uninstallClaude(o hooks.InstallOptions) ([]hooks.Change, error) {
 	}
 	changes, err := hooks.InstallClaude(o)
 	return append(changes, sc...), err
+}
+
+// claudeVersionOnPath is claudeVersion without a caller's context.
+func claudeVersionOnPath() string { return claudeVersion(context.Background()) }
+
+// claudeVersion is what `claude --version` prints ("" when there is no claude on PATH or it
+// does not answer within five seconds).
+func claudeVersion(ctx context.Context) string {
+	if _, err := exec.LookPath("claude"); err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "claude", "--version").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // installAgents are the hosts install --agent knows, for help, messages and completion.
