@@ -100,7 +100,7 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 	}
 	s.guard = sync.OnceValue(func() *outcome.Guard {
 		home, _ := os.UserHomeDir()
-		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Serial: serialHost,
+		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Serial: serialHost, Fold: s.fold,
 			Protected:     s.engine.Policy.ProtectedPaths,
 			UserProtected: gating.UserProtectedFiles(home, s.engine.Policy.ProtectedPaths),
 			Rules: outcome.Rules{
