@@ -16,6 +16,21 @@ func winDecide(t *testing.T, tool, cwd string, args map[string]any) Decision {
 	return e.Handle(st, Event{Kind: EvToolBefore, Host: "claude", Session: "s1", Message: "m1", Tool: tool, Args: args, Cwd: cwd, Now: 2}, fx)
 }
 
+// winCall runs a call that succeeded (pre and post) and returns the bank files the session
+// has read after it.
+func winCall(t *testing.T, tool, cwd string, args map[string]any) (Decision, []string) {
+	t.Helper()
+	fx := newFacts(bankFiles())
+	fx.root, fx.ci = `C:\w\34\repo`, true
+	e, st := New(DefaultPolicy()), &State{}
+	e.Handle(st, Event{Kind: EvMessage, Host: "claude", Session: "s1", Message: "m1", Cwd: cwd, Now: 1}, fx)
+	d := e.Handle(st, Event{Kind: EvToolBefore, Host: "claude", Session: "s1", Message: "m1", Tool: tool, Args: args, Cwd: cwd, Now: 2}, fx)
+	if d.Verdict != Block {
+		e.Handle(st, Event{Kind: EvToolAfter, Host: "claude", Session: "s1", Message: "m1", Tool: tool, Args: args, Cwd: cwd, Now: 3}, fx)
+	}
+	return d, st.Reads
+}
+
 // TestGitBashWindowsWritesRefused (issue 31, point 3): a Git Bash write into the bank spelt
 // with a drive, MSYS's /c/, \\?\ or a trailing dot Windows drops is refused before it runs,
 // as the same command with a POSIX path is on Linux.
@@ -55,5 +70,65 @@ func TestWindowsWriteToolPaths(t *testing.T) {
 				t.Errorf("Write %s in %s not refused: %s %s", bad, cwd, d.Verdict, d.Message)
 			}
 		}
+	}
+}
+
+// TestPowerShellTool (issue 31, point 4): Claude Code's PowerShell tool is a shell tool whose
+// commands are read as PowerShell: writes into the bank are refused before they run, reads of
+// it are reads, and a command that writes elsewhere is no bank write.
+func TestPowerShellTool(t *testing.T) {
+	if ClassifyTool("PowerShell") != ClassShell || !ShellTool("PowerShell") {
+		t.Fatalf("PowerShell is %s, not a shell tool", ClassifyTool("PowerShell"))
+	}
+	refused := []string{
+		`Set-Content -Path memory-bank\a.json -Value x`,
+		`sc C:\w\34\repo\memory-bank\MEMORY.md x`,
+		`"x" | Out-File c:\w\34\repo\memory-bank\notes.txt`,
+		`New-Item memory-bank\details\x.json`,
+		`Remove-Item -Recurse memory-bank`,
+		`Remove-Item memory-bank\MEMORY.md`,
+		`Move-Item memory-bank\MEMORY.md memory-bank\old.md`,
+		`Copy-Item .env memory-bank\env.md`,
+		`Rename-Item memory-bank\details\patterns.md p.txt`,
+		`Clear-Content memory-bank\MEMORY.md`,
+		`"x" >> memory-bank\MEMORY.md`,
+		`[IO.File]::WriteAllText('memory-bank\a.json', 'x')`,
+		`[System.IO.File]::Delete("C:\w\34\repo\memory-bank\MEMORY.md")`,
+		`Set-Content 'memory-bank.\x.json' x`,
+		`(Get-Item memory-bank\MEMORY.md).Delete()`,
+		`Set-Content "memory-bank\$name" x`,
+		`Invoke-Expression 'rm memory-bank\MEMORY.md'`,
+	}
+	for _, cmd := range refused {
+		t.Run(cmd, func(t *testing.T) {
+			d := winDecide(t, "PowerShell", `C:\w\34\repo`, map[string]any{"command": cmd})
+			if d.Verdict != Block {
+				t.Errorf("not refused: %s %s", d.Verdict, d.Message)
+			}
+		})
+	}
+	allowed := map[string][]string{
+		`Get-Content memory-bank\details\patterns.md`:                         {"memory-bank/details/patterns.md"},
+		`gc memory-bank\MEMORY.md | Select-Object -First 20`:                  {"memory-bank/memory.md"},
+		`Select-String -Path memory-bank\details\progress.md -Pattern TODO`:   {"memory-bank/details/progress.md"},
+		`[IO.File]::ReadAllText('memory-bank\details\patterns.md')`:           {"memory-bank/details/patterns.md"},
+		`Get-ChildItem memory-bank`:                                           {"memory-bank"},
+		`Set-Content src\app.ts 'x'`:                                          nil,
+		`git status`:                                                          nil,
+		`Get-Content memory-bank\MEMORY.md | Set-Content C:\Temp\m.md`:        nil,
+		`Write-Output "the bank is memory-bank\MEMORY.md" > C:\Temp\note.txt`: nil,
+	}
+	for cmd, reads := range allowed {
+		t.Run(cmd, func(t *testing.T) {
+			d, got := winCall(t, "PowerShell", `C:\w\34\repo`, map[string]any{"command": cmd})
+			if d.Verdict == Block {
+				t.Errorf("refused: %s", d.Message)
+			}
+			for _, r := range reads {
+				if !strings.Contains(strings.Join(got, " "), r) {
+					t.Errorf("reads %q, want %s among them", got, r)
+				}
+			}
+		})
 	}
 }

@@ -383,7 +383,7 @@ func (s *Service) event(req Request) Response {
 
 // jailed is the command line a shell call runs under the kernel line, or "".
 func (s *Service) jailed(e gating.Event, d gating.Decision) string {
-	if s.opts.Jail == nil || e.Kind != gating.EvToolBefore || d.Verdict == gating.Block || !gating.ShellTool(e.Tool) {
+	if s.opts.Jail == nil || e.Kind != gating.EvToolBefore || d.Verdict == gating.Block || !gating.ShellTool(e.Tool) || gating.PowerShellTool(e.Tool) {
 		return ""
 	}
 	cmd, ok := e.Args["command"].(string)
