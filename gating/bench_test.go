@@ -26,3 +26,21 @@ func BenchmarkHandleToolBefore(b *testing.B) {
 		e.Handle(st, edit, fx)
 	}
 }
+
+// BenchmarkCanon: the path model on a POSIX root (the baseline: no Windows spelling is read
+// there) against the same path on a Windows root in the spellings a Windows host sends.
+func BenchmarkCanon(b *testing.B) {
+	for _, c := range []struct{ name, root, raw string }{
+		{"posix", "/repo", "/repo/memory-bank/details/progress.md"},
+		{"windows", `C:\w\repo`, `c:\w\repo\memory-bank\details\progress.md`},
+		{"windows-trailing-dot", `C:\w\repo`, `\\?\C:\w\repo\memory-bank.\details\progress.md`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			fx := newFacts(nil)
+			fx.root = c.root
+			for b.Loop() {
+				Canon(c.raw, "", fx)
+			}
+		})
+	}
+}

@@ -70,3 +70,68 @@ func FuzzParsePatch(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCanonWindows is FuzzCanon on Windows roots (a drive in either case, a share): besides
+// the properties above, every Windows spelling of one path — the drive letter's case, \\?\,
+// MSYS /c/, a dot or space Windows drops at the end of the last name — canonicalises to the
+// same path, so no spelling reaches the bank that another spelling would be refused for.
+func FuzzCanonWindows(f *testing.F) {
+	for _, s := range []struct{ raw, cwd string }{
+		{`c:\w\repo\memory-bank\details\ok.md`, ""}, {`C:/w/repo/memory-bank/a.json`, `C:\w\repo`},
+		{"/c/w/repo/memory-bank/a.json", ""}, {`\\?\C:\w\repo\memory-bank\a.json`, ""},
+		{`memory-bank.\x.json`, ""}, {`..\..\repo\memory-bank\MEMORY.md`, `c:\w\repo\src`},
+		{`\\srv\share\repo\memory-bank\x.md`, ""}, {`\\?\UNC\srv\share\repo\x`, ""},
+		{`Memory-Bank\MEMORY.md. `, "/c/w/repo"}, {"/cygdrive/C/w/repo/x", ""}, {`D:x`, ""}, {"C:", ""},
+	} {
+		for root := range uint8(3) {
+			f.Add(s.raw, s.cwd, root, false)
+			f.Add(s.raw, s.cwd, root, true)
+		}
+	}
+	roots := [...]string{`C:\w\repo`, `c:\W\Repo`, `\\srv\share\repo`}
+	f.Fuzz(func(t *testing.T, raw, cwd string, root uint8, ci bool) {
+		fx := newFacts(nil)
+		fx.root, fx.ci = roots[int(root)%len(roots)], ci
+		rel, in := Canon(raw, cwd, fx)
+		if strings.HasPrefix(rel, "../") || rel == ".." {
+			t.Fatalf("Canon(%q, %q) = %q escapes upward", raw, cwd, rel)
+		}
+		if !in && inBank(rel) {
+			t.Fatalf("outside path %q is a bank path", rel)
+		}
+		if in {
+			if strings.HasPrefix(rel, "/") || hasDrive(rel) || strings.Contains(rel, `\`) {
+				t.Fatalf("Canon(%q, %q) = %q: an in-repo path is not relative", raw, cwd, rel)
+			}
+			if again, in2 := Canon(rel, "", fx); again != rel || !in2 {
+				t.Fatalf("not idempotent: Canon(%q, %q) = %q, then %q (%v)", raw, cwd, rel, again, in2)
+			}
+		}
+		if strings.ContainsRune(raw, 0) || strings.HasPrefix(raw, "~") {
+			return
+		}
+		for _, alt := range windowsSpellings(raw) {
+			if got, gin := Canon(alt, cwd, fx); got != rel && (in || gin) || gin != in {
+				t.Fatalf("Canon(%q, %q) = %q (%v) but its spelling %q gives %q (%v)", raw, cwd, rel, in, alt, got, gin)
+			}
+		}
+	})
+}
+
+// windowsSpellings returns other spellings Windows accepts for the path raw.
+func windowsSpellings(raw string) []string {
+	p := strings.ReplaceAll(raw, `\`, "/")
+	alts := []string{strings.ReplaceAll(raw, "/", `\`)}
+	if hasDrive(p) {
+		d := p[0] ^ 0x20
+		alts = append(alts, string(d)+p[1:])
+		if len(p) > 2 && p[2] == '/' {
+			alts = append(alts, `\\?\`+p, "/"+string(d)+p[2:])
+		}
+	}
+	last := p[strings.LastIndexByte(p, '/')+1:]
+	if last != "" && strings.Trim(last, ".") != "" && strings.TrimRight(last, ". ") == last && !hasDrive(last) {
+		alts = append(alts, raw+".", raw+" ", raw+" .")
+	}
+	return alts
+}

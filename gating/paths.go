@@ -48,28 +48,55 @@ func canon(raw, cwd string, fx Facts) canonPath {
 }
 
 // absolute joins raw onto cwd (or the root) and cleans it, without touching the file system.
+// On a Windows root (a drive or a UNC share) the Windows spellings are read first (winSpell).
 func absolute(raw, cwd, root string) string {
 	// The system calls behind every host's file tools end a path at its first NUL; so does a
 	// working directory.
 	raw, cwd = cutNUL(raw), cutNUL(cwd)
+	win := winRoot(root)
 	p := strings.ReplaceAll(raw, `\`, "/")
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		// The engine has no $HOME; a home path is kept absolute-looking so it can never
 		// land inside the repository by accident.
 		return path.Clean("/~" + p[1:])
 	}
-	if isAbs(p, root) {
-		return slashClean(p)
+	if win {
+		p = winSpell(p)
 	}
 	base := root
+	if win && hasDrive(p) && (len(p) == 2 || p[2] != '/') {
+		// C:x is x in the working directory of drive C: the session's when it is on C
+		if c := winSpell(strings.ReplaceAll(cwd, `\`, "/")); hasDrive(c) && c[0] == p[0] {
+			base = cleanAbs(c, true)
+		} else if !hasDrive(c) && root[0] == p[0] {
+			base = path.Join(root, c)
+		} else {
+			base = p[:2] + "/"
+		}
+		return joinClean(base, p[2:], true)
+	}
+	if isAbs(p, root) {
+		return cleanAbs(p, win)
+	}
 	if c := strings.ReplaceAll(cwd, `\`, "/"); c == "~" || strings.HasPrefix(c, "~/") {
 		base = path.Clean("/~" + c[1:])
 	} else if c != "" {
+		if win {
+			c = winSpell(c)
+		}
 		if isAbs(c, root) {
-			base = c
+			base = cleanAbs(c, win)
 		} else {
 			base = path.Join(root, c)
 		}
+	}
+	return joinClean(base, p, win)
+}
+
+// joinClean joins p onto the absolute base; a UNC base keeps its two leading slashes.
+func joinClean(base, p string, win bool) string {
+	if win && isUNC(base) {
+		return cleanAbs(base+"/"+p, true)
 	}
 	return path.Join(base, p)
 }
@@ -107,24 +134,45 @@ func relTo(abs, root string, fold bool) (string, bool) {
 }
 
 // isAbs accepts POSIX absolute paths, and drive paths (C:/x) when the repository itself is on
-// a drive: on a POSIX root "c:x" is an ordinary relative name, and reading it as a drive
-// would make Canon disagree with itself.
+// a drive or a share: on a POSIX root "c:x" is an ordinary relative name, and reading it as a
+// drive would make Canon disagree with itself.
 func isAbs(p, root string) bool {
 	if strings.HasPrefix(p, "/") {
 		return true
 	}
-	return hasDrive(p) && hasDrive(root)
+	return hasDrive(p) && winRoot(root)
 }
 
 func hasDrive(p string) bool { return len(p) >= 2 && p[1] == ':' && isLetter(p[0]) }
 
 func isLetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
 
-// slashClean converts separators and cleans; a drive path keeps its drive.
+// winRoot reports whether a cleaned root is a Windows one: a drive (C:/…) or a share (//server/…).
+// Only then are drive letters, MSYS /c/ paths and Windows' dropped trailing dots read as Windows
+// reads them: on a POSIX root they are ordinary names.
+func winRoot(root string) bool { return hasDrive(root) || isUNC(root) }
+
+func isUNC(p string) bool { return len(p) > 2 && p[0] == '/' && p[1] == '/' && p[2] != '/' }
+
+// slashClean converts separators and cleans a root or a resolved path, reading it as a
+// Windows path when it is spelt like one (a drive, \\server\share, \\?\): those come from the
+// adapter on Windows, never from a POSIX file system.
 func slashClean(p string) string {
 	p = strings.ReplaceAll(p, `\`, "/")
+	if hasDrive(p) || isUNC(p) {
+		return cleanAbs(winSpell(p), true)
+	}
+	return cleanAbs(p, false)
+}
+
+// cleanAbs cleans an absolute path; a drive path keeps its drive, and on Windows a UNC path
+// keeps its two leading slashes.
+func cleanAbs(p string, win bool) string {
 	if hasDrive(p) {
 		return p[:2] + path.Clean("/"+p[2:])
+	}
+	if win && isUNC(p) {
+		return "/" + path.Clean(p[1:])
 	}
 	if p == "" {
 		return "/"
@@ -133,6 +181,59 @@ func slashClean(p string) string {
 		return path.Clean("/" + p)
 	}
 	return path.Clean(p)
+}
+
+// winSpell rewrites a slash-separated path in the spellings Windows programs accept for the
+// same file to the one form Canon compares: the \\?\ and \\.\ prefixes dropped (\\?\UNC\s\x is
+// the share //s/x), an MSYS or Cygwin drive (/c/x, /cygdrive/c/x) read as C:/x, the drive
+// letter in upper case (drive letters never depend on case), the dots and spaces that
+// Windows drops at the end of a name dropped (memory-bank.\x is memory-bank\x), and an
+// alternate data stream (x.md:s) read as its file.
+func winSpell(p string) string {
+	for _, pre := range [...]string{"//?/", "//./", "/??/"} {
+		if rest, ok := strings.CutPrefix(p, pre); ok {
+			if len(rest) >= 4 && strings.EqualFold(rest[:4], "UNC/") {
+				p = "//" + rest[4:]
+			} else {
+				p = rest
+			}
+			break
+		}
+	}
+	if rest, ok := strings.CutPrefix(p, "/cygdrive/"); ok && len(rest) >= 1 && isLetter(rest[0]) && (len(rest) == 1 || rest[1] == '/') {
+		p = "/" + rest
+	}
+	if len(p) >= 2 && p[0] == '/' && isLetter(p[1]) && (len(p) == 2 || p[2] == '/') {
+		p = p[1:2] + ":/" + strings.TrimPrefix(p[2:], "/")
+	}
+	if hasDrive(p) && p[0] >= 'a' {
+		p = string(p[0]-'a'+'A') + p[1:]
+	}
+	if !strings.Contains(p, ". ") && !strings.Contains(p, "./") && !strings.Contains(p, " /") &&
+		!strings.HasSuffix(p, ".") && !strings.HasSuffix(p, " ") && strings.IndexByte(p[min(len(p), 2):], ':') < 0 {
+		return p // the common case: nothing to trim
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if i == 0 && hasDrive(s) {
+			continue
+		}
+		if c := strings.IndexByte(s, ':'); c >= 0 {
+			// name:stream is a stream of the file name: writing it changes that file
+			s = s[:c]
+			segs[i] = s
+		}
+		if s == "." || s == ".." {
+			continue
+		}
+		if t := strings.TrimRight(s, ". "); t != s {
+			if t == "" && strings.Trim(s, " ") == ".." {
+				t = ".." // "..  " is the parent
+			}
+			segs[i] = t
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // bankDir and bankEntry are bank.Dir and bank.Entry; MEMORY.md is folded on a folding file

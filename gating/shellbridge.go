@@ -41,7 +41,11 @@ func classifyShell(cmd, cwd string, fx Facts) shellResult {
 	if er, ok := fx.(EnvReader); ok {
 		vars = er.Env()
 	}
-	r := shell.ClassifyEnv(cmd, cwd, vars)
+	return fromShell(cmd, shell.ClassifyEnv(cmd, cwd, vars))
+}
+
+// fromShell is what the engine keeps of a classifier's result for the command cmd.
+func fromShell(cmd string, r shell.Result) shellResult {
 	out := shellResult{unknown: r.Unknown || r.Write && len(r.Writes) == 0, named: blank(cmd, r.ReadSpans), runs: r.Runs, person: r.Person}
 	for _, a := range r.Reads {
 		if !a.Unknown && a.Path != "" {
@@ -54,6 +58,11 @@ func classifyShell(cmd, cwd string, fx Facts) shellResult {
 		}
 	}
 	return out
+}
+
+// classifyPowerShell adapts shell.ClassifyPowerShell as classifyShell adapts Classify.
+func classifyPowerShell(cmd, cwd string) shellResult {
+	return fromShell(cmd, shell.ClassifyPowerShell(cmd, cwd))
 }
 
 // blank replaces the byte ranges spans of cmd with spaces.

@@ -85,14 +85,19 @@ var toolKinds = map[string]actionKind{
 	"read": kindRead, "notebookread": kindRead, "read_file": kindRead, "view": kindRead,
 	"write": kindWrite, "edit": kindWrite, "multiedit": kindWrite, "notebookedit": kindWrite,
 	"apply_patch": kindWrite, "patch": kindWrite, "write_file": kindWrite, "replace": kindWrite, "create": kindWrite,
-	"bash": kindShell, "shell": kindShell, "run_shell_command": kindShell, "exec_command": kindShell,
+	"bash": kindShell, "shell": kindShell, "run_shell_command": kindShell, "exec_command": kindShell, "powershell": kindShell,
 	"task": kindAgent, "proxy_task": kindAgent, "agent": kindAgent,
 	"batch": kindBatch,
 }
 
-// ShellTool reports whether tool is a host's shell tool (bash, run_shell_command, …), the
-// calls the kernel line runs under `mbguard jail`.
+// ShellTool reports whether tool is a host's shell tool (bash, run_shell_command, Claude
+// Code's PowerShell …), the calls the kernel line runs under `mbguard jail`.
 func ShellTool(tool string) bool { return toolKinds[strings.ToLower(tool)] == kindShell }
+
+// PowerShellTool reports a shell tool whose commands are PowerShell, not bash (Claude Code's
+// PowerShell tool on Windows): they are read by shell.ClassifyPowerShell, and never wrapped
+// in a bash command line.
+func PowerShellTool(tool string) bool { return strings.EqualFold(tool, "powershell") }
 
 // pathlessTools act without naming project files (a shell already running, a skill, a
 // slash command): their arguments are not walked for memory-bank paths, though they are not
@@ -130,7 +135,12 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 		if wd := str(args, "workdir", "cwd", "dir_path", "directory"); wd != "" {
 			a.cwd = absolute(wd, a.cwd, slashClean(fx.Root()))
 		}
-		r := withRuns(classifyShell(a.cmd, a.cwd, fx), a.cwd, fx, 0)
+		var r shellResult
+		if PowerShellTool(lt) {
+			r = classifyPowerShell(a.cmd, a.cwd)
+		} else {
+			r = withRuns(classifyShell(a.cmd, a.cwd, fx), a.cwd, fx, 0)
+		}
 		a.named = r.named
 		for _, p := range r.reads {
 			a.reads = append(a.reads, canon(p, a.cwd, fx))

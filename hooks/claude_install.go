@@ -199,15 +199,30 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 }
 
 // shellQuote is binary as one shell word ("mbguard" when empty): a path with shell-special
-// characters is quoted.
+// characters is quoted. A Windows path is written with forward slashes: hosts on Windows run
+// hook commands in Git Bash, cmd or PowerShell, and C:/x/mbguard.exe means the same file to all
+// three, where bash would eat the backslashes of C:\x\mbguard.exe. One with a space is
+// double-quoted, which bash and cmd both read.
 func shellQuote(binary string) string {
 	if binary == "" {
 		binary = "mbguard"
 	}
-	if strings.ContainsAny(binary, " \t'\"$`\\!*?[]{}()<>|&;#~") {
+	if winBinary(binary) {
+		binary = strings.ReplaceAll(binary, `\`, "/")
+		if strings.ContainsAny(binary, " \t&()[]{}^=;!'+,~") && !strings.ContainsAny(binary, "\"$`") {
+			binary = `"` + binary + `"`
+		}
+	}
+	if strings.ContainsAny(binary, " \t'\"$`\\!*?[]{}()<>|&;#~") && !strings.HasPrefix(binary, `"`) {
 		binary = "'" + strings.ReplaceAll(binary, "'", `'\''`) + "'"
 	}
 	return binary
+}
+
+// winBinary reports a Windows path to the binary: a drive (C:\x, c:/x) or a share (\\srv\x).
+func winBinary(p string) bool {
+	return len(p) >= 3 && p[1] == ':' && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && (p[2] == '\\' || p[2] == '/') ||
+		strings.HasPrefix(p, `\\`)
 }
 
 type claudeHook struct {

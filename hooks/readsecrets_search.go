@@ -228,6 +228,9 @@ func shellOf(c *hookCall) (shell.Result, bool) {
 			break
 		}
 	}
+	if gating.PowerShellTool(c.Tool) {
+		return shell.ClassifyPowerShell(cmd, filepath.ToSlash(cwd)), true
+	}
 	// the agent's shell shares the hook's environment: "$HOME/x" is a known path, as the
 	// engine sees it
 	return shell.ClassifyEnv(cmd, filepath.ToSlash(cwd), (*watcher.Facts)(nil).Env()), true

@@ -54,6 +54,10 @@ type Options struct {
 	Deadline time.Duration
 	// Background, when set, replaces Finisher: it must make Finish run soon (tests).
 	Background func()
+	// Fold, when set, reports whether the bank's file system folds case (Windows, a Mac's
+	// default disks): a call's allowed paths, canonical and so in lower case there, then name
+	// the listing's files whatever their case (MEMORY.md is memory-bank/memory.md).
+	Fold func() bool
 }
 
 // Guard keeps one repository's memory bank at its known-good state. Its methods are safe for
@@ -867,22 +871,26 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 		}
 		fromAgent = g.agentContent(gw, changes)
 	}
+	key := func(p string) string { return p }
+	if g.o.Fold != nil && g.o.Fold() {
+		key = strings.ToLower // as gating folds a canonical path
+	}
 	mine, theirs := map[string]bool{}, map[string]bool{}
-	expect := map[string]map[string]bool{} // path -> the results its write tools produce
+	expect := map[string]map[string]bool{} // path key -> the results its write tools produce
 	for _, c := range owners {
 		for _, p := range c.Allowed {
-			mine[p] = true
+			mine[key(p)] = true
 		}
 		for p, sum := range c.Expect {
-			if expect[p] == nil {
-				expect[p] = map[string]bool{}
+			if expect[key(p)] == nil {
+				expect[key(p)] = map[string]bool{}
 			}
-			expect[p][sum] = true
+			expect[key(p)][sum] = true
 		}
 	}
 	for _, c := range others {
 		for _, p := range c.Allowed {
-			theirs[p] = true
+			theirs[key(p)] = true
 		}
 	}
 	const (
@@ -900,10 +908,10 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 		if c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b.Kind == KindDir {
 			continue
 		}
-		switch {
-		case theirs[c.path] && !mine[c.path]:
+		switch k := key(c.path); {
+		case theirs[k] && !mine[k]:
 			verdict[i] = leave
-		case mine[c.path]:
+		case mine[k]:
 			g.readNew(c)
 			if err := g.readOld(c); err != nil {
 				return err
@@ -914,7 +922,7 @@ func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
 			}
 			if c.d != nil && c.d.Kind != KindFile || c.d != nil && c.new == nil {
 				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not a regular Markdown file"})
-			} else if exp := expect[c.path]; exp != nil && (c.d == nil || !exp[TextSum(c.new)] || !toolMode(c.b, c.d)) {
+			} else if exp := expect[k]; exp != nil && (c.d == nil || !exp[TextSum(c.new)] || !toolMode(c.b, c.d)) {
 				// the tool's arguments say what it wrote: any other state is someone else's
 				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not what the write tool wrote (something else changed it during the call)"})
 			}

@@ -59,10 +59,28 @@ func (f *Facts) Resolve(abs string) string {
 	}
 	// Inside the repository only the components below the (already resolved) root can be
 	// links: start there, which is what a write decision pays on every tool call.
-	if rel, ok := strings.CutPrefix(abs, f.root+string(filepath.Separator)); ok {
+	if rel, ok := cutRoot(abs, f.root, f.CaseInsensitive()); ok {
 		return resolveFrom(f.root, strings.Split(rel, string(filepath.Separator)))
 	}
-	return resolveFrom(string(filepath.Separator), strings.Split(strings.TrimPrefix(abs, string(filepath.Separator)), string(filepath.Separator)))
+	// c:\x on Windows starts at its volume, not at \c:
+	vol := filepath.VolumeName(abs)
+	rest := strings.TrimPrefix(abs[len(vol):], string(filepath.Separator))
+	return resolveFrom(vol+string(filepath.Separator), strings.Split(rest, string(filepath.Separator)))
+}
+
+// cutRoot returns abs relative to root when it lies below it. The volume (a drive letter, a
+// share) is compared without case, as Windows does everywhere; the rest only when the file
+// system folds case: c:\repo\x and C:\Repo\x are one file there.
+func cutRoot(abs, root string, fold bool) (string, bool) {
+	sep := string(filepath.Separator)
+	vol := filepath.VolumeName(root)
+	if len(abs) <= len(root) || !strings.EqualFold(abs[:len(vol)], vol) || abs[len(root):len(root)+1] != sep {
+		return "", false
+	}
+	if a, r := abs[len(vol):len(root)], root[len(vol):]; a != r && !(fold && strings.EqualFold(a, r)) {
+		return "", false
+	}
+	return abs[len(root)+1:], true
 }
 
 // maxLinks bounds link expansions, as the kernel's ELOOP does.
@@ -131,7 +149,7 @@ func (f *Facts) resolveSlow(abs string) string {
 const maxPath = 4096
 
 // CaseInsensitive reports whether the repository's file system folds case, detected once by
-// looking up the root's .git under a different case.
+// looking up the root under a different case (see foldsCase).
 func (f *Facts) CaseInsensitive() bool {
 	if f.foldFn != nil {
 		return f.foldFn()
@@ -140,15 +158,42 @@ func (f *Facts) CaseInsensitive() bool {
 	return f.fold
 }
 
-// foldsCase probes whether the file system at root folds case, by looking up its .git under
-// another case.
+// foldsCase probes whether the file system at root folds case: per volume, not per OS (a
+// Mac's APFS and HFS+ fold by default and can be made not to; NTFS folds; ext4 folds in a
+// casefold directory only, so the root's own lookups are what count). An entry of the root
+// (.git, else memory-bank) is looked up with its case swapped; without one, the root itself
+// under its parent.
 func foldsCase(root string) bool {
-	a, err := os.Lstat(filepath.Join(root, ".git"))
+	for _, n := range [...]string{".git", "memory-bank"} {
+		if _, err := os.Lstat(filepath.Join(root, n)); err == nil {
+			return sameFile(filepath.Join(root, n), filepath.Join(root, swapCase(n)))
+		}
+	}
+	dir, name := filepath.Split(filepath.Clean(root))
+	if swapped := swapCase(name); swapped != name {
+		return sameFile(root, filepath.Join(dir, swapped))
+	}
+	return false
+}
+
+func sameFile(a, b string) bool {
+	x, err := os.Lstat(a)
 	if err != nil {
 		return false
 	}
-	b, err := os.Lstat(filepath.Join(root, ".GIT"))
-	return err == nil && os.SameFile(a, b)
+	y, err := os.Lstat(b)
+	return err == nil && os.SameFile(x, y)
+}
+
+// swapCase swaps the case of the ASCII letters of s.
+func swapCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c|0x20 >= 'a' && c|0x20 <= 'z' {
+			b[i] = c ^ 0x20
+		}
+	}
+	return string(b)
 }
 
 // Exists reports whether the canonical repository-relative path exists (a dangling symlink

@@ -79,7 +79,7 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 		c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now}
 		lt := strings.ToLower(e.Tool)
 		// gating.shell_markdown_writes lets the shell write the .md files its command names
-		shellMD := (lt == "bash" || lt == "shell") && s.engine.Policy.ShellMarkdownWrites
+		shellMD := (lt == "bash" || lt == "shell" || lt == "powershell") && s.engine.Policy.ShellMarkdownWrites
 		if writeTools[lt] || shellMD {
 			for _, p := range d.Paths {
 				if strings.HasPrefix(p, bank.Dir+"/") && (!shellMD || strings.HasSuffix(strings.ToLower(p), ".md")) {

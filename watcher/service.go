@@ -100,7 +100,7 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 	}
 	s.guard = sync.OnceValue(func() *outcome.Guard {
 		home, _ := os.UserHomeDir()
-		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Serial: serialHost,
+		return outcome.New(r, outcome.Options{Now: o.Now, Quiet: s.bankQuiet, Serial: serialHost, Fold: s.fold,
 			Protected:     s.engine.Policy.ProtectedPaths,
 			UserProtected: append(gating.UserProtectedFiles(home, s.engine.Policy.ProtectedPaths), OwnFiles(os.Getenv)...),
 			Rules: outcome.Rules{
@@ -400,7 +400,7 @@ func (s *Service) redactOut(r *Response) {
 
 // jailed is the command line a shell call runs under the kernel line, or "".
 func (s *Service) jailed(e gating.Event, d gating.Decision) string {
-	if s.opts.Jail == nil || e.Kind != gating.EvToolBefore || d.Verdict == gating.Block || !gating.ShellTool(e.Tool) {
+	if s.opts.Jail == nil || e.Kind != gating.EvToolBefore || d.Verdict == gating.Block || !gating.ShellTool(e.Tool) || gating.PowerShellTool(e.Tool) {
 		return ""
 	}
 	cmd, ok := e.Args["command"].(string)

@@ -191,7 +191,15 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 	broken := doctorCheck{Name: "claude"}
 	var where []string
 	var ourFiles [][]byte
-	for _, p := range []string{filepath.Join(r.Root, ".claude", "settings.json"), filepath.Join(r.Root, ".claude", "settings.local.json"), filepath.Join(home, ".claude", "settings.json")} {
+	files := []string{filepath.Join(r.Root, ".claude", "settings.json"), filepath.Join(r.Root, ".claude", "settings.local.json")}
+	user := ""
+	if home != "" && filepath.IsAbs(home) {
+		// without a home there is no user-level file: "" would name the project's own
+		if user = filepath.Join(home, ".claude", "settings.json"); user != files[0] {
+			files = append(files, user)
+		}
+	}
+	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			continue
@@ -227,7 +235,7 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 		ch.Status, ch.Next = checkWarn, "mbguard install --agent claude"
 		ch.Detail += ", but none for " + strings.Join(missing, ", ") + " (installed by an older mbguard)"
 	}
-	if len(where) > 1 && slices.Contains(where, filepath.Join(home, ".claude", "settings.json")) {
+	if len(where) > 1 && user != "" && user != files[0] && slices.Contains(where, user) {
 		ch.Status, ch.Detail, ch.Next = twice("claude", where)
 	}
 	return ch

@@ -168,6 +168,7 @@ func newRootCmd(e *env) *cobra.Command {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	getenv = withUserHome(getenv)
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, dir: "."}
 	e.verbose = getenv("MBGUARD_DEBUG") != "" && getenv("MBGUARD_DEBUG") != "0"
 	root := newRootCmd(e)

@@ -43,6 +43,12 @@ func (e *env) cd(d arg) {
 		e.known = false
 		return
 	}
+	if winDir(e.dir) {
+		if p, ok := resolve(d.s, e); ok {
+			e.dir = p // Git Bash: cd C:/x and cd 'C:\x' go to the drive path
+			return
+		}
+	}
 	if d.s[0] == '/' {
 		e.dir, e.known = path.Clean(d.s), true
 		return

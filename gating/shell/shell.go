@@ -328,6 +328,9 @@ func cleanDir(d string) string {
 	if d == "" {
 		return ""
 	}
+	if winDir(d) {
+		return winClean(d) // a share keeps its "//"
+	}
 	d = path.Clean(d)
 	if d == "." {
 		return ""
@@ -772,6 +775,18 @@ func resolve(p string, e *env) (string, bool) {
 	if p == "" {
 		return "", false
 	}
+	if e != nil && winDir(e.dir) {
+		// Git Bash on Windows: C:/x, C:\x, \\?\C:\x and //server/x are absolute there
+		p = strings.ReplaceAll(p, `\`, "/")
+		if len(p) >= 2 && p[1] == ':' && (len(p) == 2 || p[2] != '/') && p[0]|0x20 == e.dir[0]|0x20 {
+			p = p[2:] // C:x is x in drive C's directory: the shell's own when it is on C
+		} else if winAbs(p) {
+			return winClean(p), true
+		}
+		if p == "" {
+			p = "."
+		}
+	}
 	if p[0] == '/' || p[0] == '~' {
 		// ~ needs $HOME, which a pure package does not have: keep it as
 		// written. It is a known place all the same: never the working
@@ -786,6 +801,9 @@ func resolve(p string, e *env) (string, bool) {
 	}
 	if !e.known {
 		return path.Clean(p), false
+	}
+	if winDir(e.dir) {
+		return e.throughLinks(winClean(e.dir + "/" + p)), true // a share keeps its "//"
 	}
 	return e.throughLinks(path.Join(e.dir, p)), true
 }

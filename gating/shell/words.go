@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -449,4 +450,29 @@ func digitsOnly(p *syntax.ParamExp) bool {
 		return false
 	}
 	return p.Length || digitParams[p.Param.Value]
+}
+
+// winDir reports a working directory spelt as Windows spells it (C:/x, //server/share): the
+// command runs in Git Bash or MSYS on Windows, where a drive path is absolute. On any other
+// directory "C:/x" is a relative name, as bash on Linux reads it.
+func winDir(d string) bool {
+	return len(d) >= 3 && d[1] == ':' && (d[0]|0x20 >= 'a' && d[0]|0x20 <= 'z') && d[2] == '/' ||
+		len(d) > 2 && d[0] == '/' && d[1] == '/' && d[2] != '/'
+}
+
+// winAbs reports a slash-separated path Windows reads as absolute: a drive path (C:/x), a
+// drive-relative one (C:x, which names the drive's own directory, never the shell's), a share
+// or a \\?\ path (//…). MSYS's /c/x is absolute by its leading slash already.
+func winAbs(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') ||
+		len(p) > 2 && p[0] == '/' && p[1] == '/' && p[2] != '/'
+}
+
+// winClean cleans a Windows absolute path without losing its drive or its leading "//"; the
+// gating engine reads the rest of the spelling (\\?\, trailing dots, the drive's case).
+func winClean(p string) string {
+	if p[1] == ':' {
+		return p[:2] + path.Clean("/"+p[2:])
+	}
+	return "/" + path.Clean(p[1:])
 }

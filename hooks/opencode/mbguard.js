@@ -40,6 +40,7 @@ const TOOL_CLASSES = {
   "notebookedit": "write",
   "notebookread": "read",
   "patch": "write",
+  "powershell": "shell",
   "proxy_task": "read",
   "question": "read",
   "read": "read",

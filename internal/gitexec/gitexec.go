@@ -97,7 +97,14 @@ type Error struct {
 	Err    error
 }
 
+// NotFound is what a git that is not installed or not on PATH says, in mbguard's words and
+// with the next step (exec's own "executable file not found in %PATH%" names neither).
+const NotFound = "Git was not found: mbguard runs git for this; install Git (on Windows, Git for Windows from https://git-scm.com/download/win) or put git on PATH, then run the command again"
+
 func (e *Error) Error() string {
+	if errors.Is(e.Err, exec.ErrNotFound) {
+		return NotFound
+	}
 	if e.Stderr != "" {
 		return "git " + e.Sub + ": " + e.Stderr
 	}

@@ -140,3 +140,16 @@ func TestRunKeepsGitDir(t *testing.T) {
 		}
 	}
 }
+
+// TestGitNotFound (issue 31, point 6): without git on PATH the error says so in mbguard's
+// words, with the next step, instead of exec's "executable file not found in %PATH%".
+func TestGitNotFound(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := Run(context.Background(), t.TempDir(), "status")
+	if err == nil || err.Error() != NotFound || !errors.Is(err, exec.ErrNotFound) {
+		t.Fatalf("err = %v, want %q wrapping exec.ErrNotFound", err, NotFound)
+	}
+	if !strings.Contains(err.Error(), "install Git") || !strings.Contains(err.Error(), "PATH") {
+		t.Fatalf("no next step in %q", err)
+	}
+}

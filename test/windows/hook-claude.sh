@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Drives mbguard.exe hook claude as Claude Code on Windows would, under Wine (run.sh sets the
+# prefix up): PreToolUse payloads with the repository spelt with a drive letter in both cases,
+# the PowerShell tool, and Git Bash commands with drive, MSYS and \\?\ paths. Each bank write
+# must be refused before it runs; each read and each allowed write must pass.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cache=${MBGUARD_WINE_CACHE:-$HOME/.cache/mbguard-ci/wine}
+export WINEPREFIX=$cache/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+wine=/usr/lib/wine/wine64
+
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o "$cache/mbguard.exe" ./cmd/mbguard
+work=$(mktemp -d "$cache/e2e.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+repo=$work/repo
+mkdir -p "$repo/memory-bank/details"
+git -c init.defaultBranch=main init -q "$repo"
+cat >"$repo/memory-bank/MEMORY.md" <<'MD'
+# Project memory
+<!-- MACHINE_BLOCK_START -->
+<!-- MEMORY_BANK_TEMPLATE:v7.1 -->
+## Current Focus
+- ship the payment retry queue
+<!-- MACHINE_BLOCK_END -->
+<!-- USER_BLOCK_START -->
+my own notes
+<!-- USER_BLOCK_END -->
+MD
+printf '# Patterns\n' >"$repo/memory-bank/details/patterns.md"
+
+# Z: is the Linux root under Wine; the same folder in both cases of the drive letter
+win=$(printf 'Z:%s' "$repo" | tr / '\\')
+lower=z${win:1}
+fwd=$(printf 'Z:%s' "$repo")
+msys=/z$repo
+
+json() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
+fail=0
+# case EXPECT CWD TOOL INPUT-JSON: EXPECT is deny or allow
+hook() {
+	local expect=$1 cwd=$2 tool=$3 input=$4 out rc
+	local payload="{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"11111111-2222-3333-4444-555555555555\",\"cwd\":$(json "$cwd"),\"tool_name\":\"$tool\",\"tool_input\":$input,\"tool_use_id\":\"t$RANDOM\"}"
+	set +e
+	out=$(cd "$repo" && printf '%s' "$payload" | MEMORY_BANK_GUARD_MODE=off "$wine" "$cache/mbguard.exe" hook claude 2>&1)
+	rc=$?
+	set -e
+	local got=allow
+	if [ $rc -ne 0 ] || printf '%s' "$out" | grep -q '"permissionDecision": *"deny"'; then
+		got=deny
+	fi
+	if [ "$got" != "$expect" ]; then
+		fail=1
+		printf 'FAIL %s (want %s, got %s, exit %d) in %s: %s\n%s\n' "$tool" "$expect" "$got" "$rc" "$cwd" "$input" "$out"
+	else
+		printf 'ok   %-5s %-10s %s\n' "$got" "$tool" "$input"
+	fi
+}
+
+for cwd in "$win" "$lower"; do
+	# write tools: a .md file stands (point 2: a lower-case drive is no symlink escape), others are refused
+	hook allow "$cwd" Write "{\"file_path\":$(json "$lower\\memory-bank\\details\\ok.md"),\"content\":\"# ok\\n\"}"
+	hook allow "$cwd" Write "{\"file_path\":$(json "memory-bank\\details\\rel.md"),\"content\":\"# rel\\n\"}"
+	hook deny "$cwd" Write "{\"file_path\":$(json "$win\\memory-bank\\a.json"),\"content\":\"{}\"}"
+	hook deny "$cwd" Write "{\"file_path\":$(json "$lower\\memory-bank.\\a.json"),\"content\":\"{}\"}"
+	# Git Bash
+	hook deny "$cwd" Bash "{\"command\":$(json "echo x > $fwd/memory-bank/a.json")}"
+	hook deny "$cwd" Bash "{\"command\":$(json "echo x > '$win\\memory-bank\\a.json'")}"
+	hook deny "$cwd" Bash "{\"command\":$(json "echo x > $msys/memory-bank/a.json")}"
+	hook deny "$cwd" Bash "{\"command\":$(json "echo x > '\\\\?\\$win\\memory-bank\\a.json'")}"
+	hook allow "$cwd" Bash "{\"command\":$(json "cat $fwd/memory-bank/details/patterns.md")}"
+	# PowerShell
+	hook deny "$cwd" PowerShell "{\"command\":$(json "Set-Content -Path memory-bank\\a.json -Value x")}"
+	hook deny "$cwd" PowerShell "{\"command\":$(json "'x' | Out-File $lower\\memory-bank\\notes.txt")}"
+	hook deny "$cwd" PowerShell "{\"command\":$(json "Remove-Item -Recurse -Force memory-bank")}"
+	hook deny "$cwd" PowerShell "{\"command\":$(json "[IO.File]::WriteAllText('$win\\memory-bank\\MEMORY.md', 'x')")}"
+	hook deny "$cwd" PowerShell "{\"command\":$(json "ni memory-bank\\details\\x.json")}"
+	hook allow "$cwd" PowerShell "{\"command\":$(json "Get-Content memory-bank\\MEMORY.md | Select-Object -First 5")}"
+	hook allow "$cwd" PowerShell "{\"command\":$(json "Select-String -Path $lower\\memory-bank\\details\\patterns.md -Pattern queue")}"
+	hook allow "$cwd" PowerShell "{\"command\":$(json "Get-ChildItem $win")}"
+done
+exit $fail
