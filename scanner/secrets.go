@@ -283,11 +283,25 @@ func (s *Secrets) cut(path string, content []byte, firstLine int) []report.Findi
 	if p.whole != nil {
 		found = append(found, whole(p.whole)...)
 	}
+	var idx *lines
+	index := func() *lines {
+		if idx == nil {
+			idx = newLines(content)
+		}
+		return idx
+	}
+	if p.near != nil {
+		if w, ok := nearWindows(content, p.nearKeywords, p.nearReach, index); ok && !hasCaseFolder(content) {
+			run(p.near, w)
+		} else {
+			found = append(found, whole(p.near)...)
+		}
+	}
 	if p.generic != nil {
 		if hasCaseFolder(content) {
 			found = append(found, whole(p.generic)...)
 		} else {
-			run(p.generic, genericWindows(content))
+			run(p.generic, genericWindows(content, index))
 		}
 	}
 	return dropGenericDuplicates(found)
@@ -372,24 +386,16 @@ func nextBlank(content []byte, from int) int {
 // value and its one closing byte end that value's line at the latest). Windows that overlap
 // are merged, so no match straddles two. Text with a letter that (?i) folds onto ASCII is not
 // covered by this reasoning; detect scans it whole.
-func genericWindows(content []byte) []span {
+func genericWindows(content []byte, index func() *lines) []span {
 	var out []span
-	line, lineAt := 1, 0 // line number of offset lineAt
 	eachGenericCandidate(content, func(i int) {
-		lo := bytes.LastIndexByte(content[:i], '\n') + 1
-		hi := len(content)
-		if from := i + 64; from < len(content) {
-			if j := bytes.IndexByte(content[from:], '\n'); j >= 0 {
-				hi = from + j + 1
-			}
-		}
+		l := index()
+		lo, hi := l.start(i), l.after(min(i+64, len(content)))
 		if n := len(out); n > 0 && lo <= out[n-1].end {
 			out[n-1].end = max(out[n-1].end, hi)
 			return
 		}
-		line += bytes.Count(content[lineAt:lo], []byte{'\n'})
-		lineAt = lo
-		out = append(out, span{lo, hi, line})
+		out = append(out, span{lo, hi, l.line(lo)})
 	})
 	return out
 }
