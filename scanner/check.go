@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"path"
 	"runtime"
 	"strings"
@@ -39,9 +38,6 @@ type File struct {
 	// Tracked is true when git's index holds the path (always for staged files; asked for
 	// symlinks found on disk), so advice can name git rm --cached or plain rm.
 	Tracked bool
-	// Open streams the content of a file over MaxFileSize, whose Content is not loaded, for
-	// the secret scan; nil when there is no way to read it.
-	Open func() (io.ReadCloser, error)
 }
 
 // Options are the rules' settings.
@@ -85,12 +81,11 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 			"is not a Markdown file; memory-bank/ holds only .md files")
 	}
 	if f.Size > MaxFileSize || len(f.Content) > MaxFileSize {
-		add(0, RuleTooLarge, "split it into smaller files, or move it out of memory-bank/", "%s", tooLargeMessage(max(f.Size, int64(len(f.Content))), o.Secrets != nil))
-		secrets, err := scanTooLarge(f, o)
-		for _, s := range secrets {
-			add(s.Line, SecretRulePrefix+s.Rule, secretFix(f.Path, s), "a secret (gitleaks rule %s); its value is not shown", s.Rule)
-		}
-		return out, err
+		// Named at once and never read: scanning 64 MB for secrets took minutes, and the
+		// finding blocks the commit anyway; the parts it is split into are checked in full.
+		add(0, RuleTooLarge, "split it into smaller files (each is then checked, secrets included), or move it out of memory-bank/",
+			"%s", tooLargeMessage(max(f.Size, int64(len(f.Content)))))
+		return out, nil
 	}
 	if binary(f.Content) {
 		if md {
