@@ -46,6 +46,10 @@ type Options struct {
 	AllowedFiles []string     // non-.md names allowed under memory-bank/ (check.allowed_files)
 	Secrets      *Secrets     // nil: no secret scan
 	MaxChars     int          // context.max_chars: MEMORY.md over it is an entry-too-long warning; 0 off
+	// CacheDir keeps Check's secret-scan answers between runs (memo.go); empty: none.
+	CacheDir string
+
+	memo *scanMemo // set by Check
 }
 
 // inBank reports whether p lies under memory-bank/.
@@ -105,7 +109,11 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 	if f.AddedOnly {
 		content = onlyLines(f.Content, f.Added)
 	}
-	secrets, err := o.Secrets.Scan(f.Path, content)
+	scan := o.Secrets.Scan
+	if o.memo != nil {
+		scan = o.memo.scan
+	}
+	secrets, err := scan(f.Path, content)
 	if err != nil {
 		return out, err
 	}
@@ -164,6 +172,9 @@ func onlyLines(content []byte, lines []int) []byte {
 func Check(ctx context.Context, o Options, produce func(emit func(File) error) error) ([]Finding, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if o.CacheDir != "" && o.Secrets != nil {
+		o.memo = openMemo(o.Secrets, o.CacheDir)
+	}
 	files := make(chan File, 16)
 	var (
 		mu       sync.Mutex
@@ -213,6 +224,9 @@ func Check(ctx context.Context, o Options, produce func(emit func(File) error) e
 	}
 	if perr != nil {
 		return nil, perr
+	}
+	if o.memo != nil {
+		o.memo.save()
 	}
 	SortFindings(findings)
 	return findings, nil

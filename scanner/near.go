@@ -45,6 +45,31 @@ func (l *lines) after(x int) int {
 	return l.nl[i] + 1
 }
 
+// around returns the window of a keyword at o, n bytes long, for matches reaching r from it:
+// whole lines, from the line holding o-r.bytes (or r.lines lines before o's) to just past the
+// newline at or after o+r.bytes (or r.lines lines after o's). A match that crosses at most k
+// newlines and holds the keyword lies within k lines of it, however long the lines.
+func (l *lines) around(o, n int, r reach) (lo, hi int) {
+	lo, hi = o, o+n
+	if r.bytes >= 0 {
+		lo, hi = l.start(max(o-r.bytes, 0)), l.after(min(o+r.bytes, len(l.text)))
+	}
+	if r.lines >= 0 {
+		at := l.line(o) // 1-based
+		first, last := max(at-r.lines, 1), at+r.lines
+		s := 0
+		if first > 1 {
+			s = l.nl[first-2] + 1
+		}
+		e := len(l.text)
+		if last-1 < len(l.nl) {
+			e = l.nl[last-1] + 1
+		}
+		lo, hi = min(lo, s), max(hi, e)
+	}
+	return lo, hi
+}
+
 // line returns the 1-based line of offset x.
 func (l *lines) line(x int) int { return sort.SearchInts(l.nl, x) + 1 }
 
@@ -65,7 +90,7 @@ func (l *lines) line(x int) int { return sort.SearchInts(l.nl, x) + 1 }
 // It returns false when lower-casing changes the length of some character (KELVIN SIGN,
 // invalid UTF-8…): offsets in the lower-cased text then are not offsets in the text, and the
 // rules run on the whole text instead.
-func nearWindows(text []byte, keywords *kwSet, reach []int, idx func() *lines) ([]span, bool) {
+func nearWindows(text []byte, keywords *kwSet, reaches []reach, idx func() *lines) ([]span, bool) {
 	lower, ok := lowerAligned(text)
 	if !ok {
 		return nil, false
@@ -73,8 +98,8 @@ func nearWindows(text []byte, keywords *kwSet, reach []int, idx func() *lines) (
 	type win struct{ lo, hi int }
 	var wins []win
 	keywords.each(lower, func(k, o int) {
-		l, n := idx(), reach[k]
-		wins = append(wins, win{l.start(max(o-n, 0)), l.after(min(o+n, len(text)))})
+		lo, hi := idx().around(o, len(keywords.words[k]), reaches[k])
+		wins = append(wins, win{lo, hi})
 	})
 	if len(wins) == 0 {
 		return nil, true

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
 )
 
@@ -51,6 +52,30 @@ func randomIDs(n int, rnd *rand.Rand) string {
 		}
 	}
 	return b.String()
+}
+
+func TestMaxLines(t *testing.T) {
+	for expr, want := range map[string]int{
+		`abc`:                          0,
+		`a\nb`:                         1,
+		`[\s'"]{0,3}x[\x60'"\s=]{0,5}`: 8,
+		`(?i)key[ \t]{0,5}[\s]{0,3}[a-z0-9]{11,}`: 3,
+		`(?s)a.*b`:     -1,
+		`a[^"]{3,}"`:   -1,
+		`a[^"\n]{3,}"`: 0,
+	} {
+		re, err := syntax.Parse(expr, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := maxLines(re)
+		if !ok {
+			n = -1
+		}
+		if n != want {
+			t.Errorf("maxLines(%q) = %d, want %d", expr, n, want)
+		}
+	}
 }
 
 func TestMaxLen(t *testing.T) {
@@ -106,11 +131,13 @@ func TestNearRulesBoundTheirMatches(t *testing.T) {
 			continue
 		}
 		near++
-		re, _ := syntax.Parse(r.Regex.String(), syntax.Perl)
-		n, _ := maxLen(re)
+		n, lines, _ := nearReach(r)
 		for _, m := range r.Regex.FindAllStringIndex(text, -1) {
-			if m[1]-m[0] > n {
+			if n >= 0 && m[1]-m[0] > n {
 				t.Errorf("%s: a match of %d bytes, bound %d", id, m[1]-m[0], n)
+			}
+			if nl := strings.Count(text[m[0]:m[1]], "\n"); n < 0 && nl > lines {
+				t.Errorf("%s: a match across %d newlines, bound %d", id, nl, lines)
 			}
 		}
 	}
@@ -224,5 +251,40 @@ func TestDecodesToNothingAgreesWithDecoder(t *testing.T) {
 	}
 	if skipped < 5000 {
 		t.Errorf("only %d of 20000 runs skipped: the shortcut does not help", skipped)
+	}
+}
+
+// Encoded secrets (base64, hex, percent escapes, nested base64) among random ids and notes go
+// through the decoding windows (decode.go); the findings are gitleaks' detector's on the whole
+// text, decoding as its CLI does.
+func TestEncodedAmongRandomIDsMatchFullDetector(t *testing.T) {
+	s := readySecrets(t, "")
+	rnd := rand.New(rand.NewPCG(19, 20))
+	tok := fakeGitHubToken(t)
+	b64 := base64.StdEncoding.EncodeToString
+	secrets := []string{
+		"config: " + b64([]byte("GITHUB_TOKEN="+tok)) + "\n",
+		"nested " + b64([]byte(b64([]byte("password = \"Xk29fjQm3LpZ8vR2wq\"")))) + " end\n",
+		"hex " + fmt.Sprintf("%x", "aws_secret_access_key = \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"") + "\n",
+		"url https://x.example/?q=api_key%3D%22Z8kQm2Lp9XvR4tYw7NbC%22&x=1\n",
+		"sumo key " + b64([]byte("sumologic_id = 'suAb3Ab3Ab3Ab3Ab3'")) + "\n",
+	}
+	for name, filler := range map[string]func(int, *rand.Rand) string{"random ids": randomIDs, "notes": filler} {
+		t.Run(name, func(t *testing.T) {
+			var b strings.Builder
+			for i := range 12 {
+				b.WriteString(filler(1500+rnd.IntN(3000), rnd))
+				b.WriteString(secrets[i%len(secrets)])
+			}
+			text := b.String()
+			if !mayHoldEncoded([]byte(text)) {
+				t.Fatal("the text holds nothing the decoder decodes: the case tests nothing")
+			}
+			all := s.full().Detect(detect.Fragment{Raw: text, FilePath: "memory-bank/n.md", StartLine: 1})
+			if n := len(decodedOnly(all)); n < 4 {
+				t.Fatalf("gitleaks finds %d secrets, %d of them decoded: the case tests little", len(all), n)
+			}
+			assertSameAsDetector(t, s, text)
+		})
 	}
 }

@@ -79,11 +79,31 @@ func classify(r config.Rule, tied bool) cutKind {
 	}
 	// Near rules run on windows only in text without a caseFolder (cut scans it whole).
 	if len(r.Keywords) > 0 && keywordsIn(re, r.Keywords, true) && nearOK(prog) {
-		if n, ok := maxLen(re); ok && n <= maxNear {
+		if _, _, ok := nearReach(r); ok {
 			return cutNear
 		}
 	}
 	return cutNone
+}
+
+// maxNearLines bounds the newlines a cutNear rule's match may cross when its length is not
+// bounded.
+const maxNearLines = 16
+
+// nearReach returns how far from its keyword a match of r can reach: bytes (n >= 0) when its
+// length is bounded by maxNear, else lines (lines >= 0; n is -1).
+func nearReach(r config.Rule) (n, lines int, ok bool) {
+	re, err := syntax.Parse(r.Regex.String(), syntax.Perl)
+	if err != nil {
+		return 0, 0, false
+	}
+	if m, ok := maxLen(re); ok && m <= maxNear {
+		return m, -1, true
+	}
+	if l, ok := maxLines(re); ok && l <= maxNearLines {
+		return -1, l, true
+	}
+	return 0, 0, false
 }
 
 // nearOK reports whether a program meets the conditions of a cut that no match reaches:
@@ -498,10 +518,10 @@ type plan struct {
 	// near holds the cutNear rules, run on nearWindows of nearKeywords (lower-cased) that
 	// reach nearLen bytes (their longest match) either side of each keyword.
 	near *detect.Detector
-	// nearKeywords are the lower-cased keywords of the cutNear rules; nearReach[k], the
-	// longest match of the rules holding keyword k, is the reach of its windows.
+	// nearKeywords are the lower-cased keywords of the cutNear rules; nearReach[k], how far
+	// the matches of the rules holding keyword k reach, is the reach of its windows.
 	nearKeywords *kwSet
-	nearReach    []int
+	nearReach    []reach
 	// generic is gitleaks' generic-api-key alone, run on genericWindows; nil when the
 	// configuration's rule is not the one those windows are proved for (it is then in whole).
 	generic *detect.Detector
@@ -545,40 +565,27 @@ func newPlan(cfg config.Config) plan {
 	genericApart = genericApart && !tied[genericRule] && genericKeywordsCovered(cfg.Rules[genericRule].Keywords)
 	var ids [4][]string
 	var generic []string
-	nearKw := map[string]int{}
+	nearKw := map[string]reach{}
 	for id, r := range cfg.Rules {
 		if id == genericRule && genericApart {
 			generic = append(generic, id)
 			continue
 		}
 		k := classify(r, tied[id])
-		n := 0
-		if k != cutNone && len(r.Keywords) > 0 {
+		if k != cutNone && k != cutNear && len(r.Keywords) > 0 {
 			// A rule that may be cut at lines and holds a keyword in every match also meets
 			// cutNear's conditions; windows around its keywords are less text than the
 			// fragments holding them (in random ids, a two-letter keyword is in every one).
-			re, _ := syntax.Parse(r.Regex.String(), syntax.Perl) // parsed by classify already
-			if m, ok := maxLen(re); ok && m <= maxNear {
-				k, n = cutNear, m
+			if n, _, ok := nearReach(r); ok && n >= 0 {
+				k = cutNear
 			}
 		}
 		ids[k] = append(ids[k], id)
 		if k == cutNear {
-			for _, kw := range r.Keywords {
-				kw = strings.ToLower(kw)
-				nearKw[kw] = max(nearKw[kw], n)
-			}
+			addReach(nearKw, r)
 		}
 	}
-	var words []string
-	for kw := range nearKw {
-		words = append(words, kw)
-	}
-	sort.Strings(words)
-	reach := make([]int, len(words))
-	for i, w := range words {
-		reach[i] = nearKw[w]
-	}
+	words, reaches := splitReach(nearKw)
 	allow := append([]*config.Allowlist(nil), cfg.Allowlists...)
 	for _, id := range append(append(append(append([]string(nil), ids[cutLine]...), ids[cutBlank]...), ids[cutNear]...), generic...) {
 		allow = append(allow, cfg.Rules[id].Allowlists...)
@@ -589,7 +596,7 @@ func newPlan(cfg config.Config) plan {
 		whole:        subDetector(cfg, ids[cutNone]),
 		near:         subDetector(cfg, ids[cutNear]),
 		nearKeywords: newKwSet(words),
-		nearReach:    reach,
+		nearReach:    reaches,
 		generic:      subDetector(cfg, generic),
 		cfgPath:      cfg.Path,
 		allowlists:   allow,
@@ -631,4 +638,95 @@ func subDetector(cfg config.Config, ids []string) *detect.Detector {
 	d := detect.NewDetector(sub)
 	d.MaxDecodeDepth = 0
 	return d
+}
+
+// maxLines returns the most newlines a match of re can consume, or false when unbounded. A
+// rule whose matches hold a keyword and cross at most n newlines lies within n lines of that
+// keyword, however long the lines are: cutNear windows reach that far in lines.
+func maxLines(re *syntax.Regexp) (int, bool) {
+	const limit = 1 << 10
+	switch re.Op {
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			if r == '\n' {
+				n++
+			}
+		}
+		return n, true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+				return 1, true
+			}
+		}
+		return 0, true
+	case syntax.OpAnyChar:
+		return 1, true
+	case syntax.OpAnyCharNotNL, syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0, true
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxLines(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus, syntax.OpRepeat:
+		n, ok := maxLines(re.Sub[0])
+		switch {
+		case !ok:
+			return 0, false
+		case n == 0:
+			return 0, true
+		case re.Op != syntax.OpRepeat || re.Max < 0 || n*re.Max > limit:
+			return 0, false
+		}
+		return n * re.Max, true
+	case syntax.OpConcat, syntax.OpAlternate:
+		total := 0
+		for _, sub := range re.Sub {
+			n, ok := maxLines(sub)
+			if !ok {
+				return 0, false
+			}
+			if re.Op == syntax.OpConcat {
+				total += n
+			} else {
+				total = max(total, n)
+			}
+			if total > limit {
+				return 0, false
+			}
+		}
+		return total, true
+	}
+	return 0, false
+}
+
+// reach is how far the matches of the rules holding a keyword reach from it: bytes for the
+// rules of bounded length, lines for the others (-1: no such rule).
+type reach struct{ bytes, lines int }
+
+// addReach records r's reach under each of its keywords.
+func addReach(m map[string]reach, r config.Rule) {
+	n, l, _ := nearReach(r)
+	for _, kw := range r.Keywords {
+		kw = strings.ToLower(kw)
+		old, ok := m[kw]
+		if !ok {
+			old = reach{-1, -1}
+		}
+		m[kw] = reach{max(old.bytes, n), max(old.lines, l)}
+	}
+}
+
+// splitReach returns the keywords in order and their reaches.
+func splitReach(m map[string]reach) ([]string, []reach) {
+	words := make([]string, 0, len(m))
+	for kw := range m {
+		words = append(words, kw)
+	}
+	sort.Strings(words)
+	out := make([]reach, len(words))
+	for i, w := range words {
+		out[i] = m[w]
+	}
+	return words, out
 }

@@ -50,11 +50,12 @@ type Secrets struct {
 	lazy *lazyRules
 	// det is every rule, decoding as the gitleaks CLI does: built at once for a custom
 	// configuration, on first need (text the decoder may rewrite) for the default one.
-	det     *detect.Detector
-	detOnce sync.Once
-	plan    plan             // det's rules split by how their text may be cut; see plan.go
-	ignore  *detect.Detector // holds .gitleaksignore (det itself for a custom configuration)
-	err     error
+	det        *detect.Detector
+	detOnce    sync.Once
+	plan       plan             // det's rules split by how their text may be cut; see plan.go
+	ignore     *detect.Detector // holds .gitleaksignore (det itself for a custom configuration)
+	err        error
+	decodeSync // the rules split for text the decoder rewrites (decode.go)
 	// add serialises AddFinding, whose only use here is its .gitleaksignore check: the
 	// detector appends to one shared slice, and we read its length around the call.
 	add sync.Mutex
@@ -246,9 +247,23 @@ func (s *Secrets) detect(path string, content []byte, firstLine int) []report.Fi
 		return d.Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})
 	}
 	if mayHoldEncoded(content) {
-		// The decoder found something (or may): its passes rewrite the text and rerun every
-		// rule over it, so only the whole text gives gitleaks' answer.
-		return whole(s.full())
+		// The decoder found something (or may): the raw text's findings as always, the
+		// decoding passes' around the encoded lines (decode.go).
+		p := s.decoding()
+		w, ok := p.windows(content, newLines(content))
+		if !ok || !foldFree(content, w) {
+			return whole(s.full())
+		}
+		found := s.cut(path, content, firstLine)
+		if p.whole != nil {
+			found = append(found, decodedOnly(whole(p.whole))...)
+		}
+		if p.win != nil {
+			for _, c := range w {
+				found = append(found, decodedOnly(p.win.Detect(fragment(path, content, c, firstLine)))...)
+			}
+		}
+		return dropGenericDuplicates(found)
 	}
 	return s.cut(path, content, firstLine)
 }
