@@ -80,6 +80,16 @@ printf '{"hook_event_name":"SessionStart","session_id":"%s","cwd":"%s","source":
 pair "hook PreToolUse Edit" "$hookruns" "$repo" "$work/pre.json" "$mb" hook claude -- "$hello"
 pair "hook SessionStart" "$hookruns" "$repo" "$work/start.json" "$mb" hook claude -- "$hello"
 
+# cold CMD...: runs CMD without check's secret-scan cache (.git/mbguard/check-scan.json),
+# as a fresh clone in CI would: the figures compare scanning with scanning.
+cat >"$work/bin/cold" <<'EOF2'
+#!/bin/sh
+rm -f "$(git rev-parse --git-dir)/mbguard/check-scan.json"
+exec "$@"
+EOF2
+chmod +x "$work/bin/cold"
+cold="$work/bin/cold"
+
 # --- check vs gitleaks on prose, staged and on disk ---------------------------------------
 fixture() { # DIR FILES BYTES SHAPE
   mkdir -p "$1"; git -C "$1" init -q
@@ -88,8 +98,8 @@ fixture() { # DIR FILES BYTES SHAPE
   git -C "$1" add memory-bank
 }
 fixture "$work/prose" "$files" 17000 prose
-pair "check --all (prose)" "$runs" "$work/prose" /dev/null "$mb" check --all -- "$gl" dir memory-bank --no-banner --exit-code 0
-pair "check --staged (prose)" "$runs" "$work/prose" /dev/null "$mb" check --staged -- "$gl" git --pre-commit --staged --no-banner --exit-code 0 .
+pair "check --all (prose)" "$runs" "$work/prose" /dev/null "$cold" "$mb" check --all -- "$gl" dir memory-bank --no-banner --exit-code 0
+pair "check --staged (prose)" "$runs" "$work/prose" /dev/null "$cold" "$mb" check --staged -- "$gl" git --pre-commit --staged --no-banner --exit-code 0 .
 
 # --- high-entropy Markdown: base64 blobs and random ids -----------------------------------
 entropy() { # DIR FILES BYTES
@@ -120,7 +130,7 @@ EOF
 }
 mkdir -p "$work/ent"; git -C "$work/ent" init -q
 entropy "$work/ent" 4 "$ent"
-pair "check --all (high-entropy)" "$runs" "$work/ent" /dev/null "$mb" check --all -- "$gl" dir memory-bank --no-banner --exit-code 0
+pair "check --all (high-entropy)" "$runs" "$work/ent" /dev/null "$cold" "$mb" check --all -- "$gl" dir memory-bank --no-banner --exit-code 0
 
 # A Write of one high-entropy note through the hook, against gitleaks on the same bytes.
 mkdir -p "$work/w"; git -C "$work/w" init -q
@@ -140,7 +150,7 @@ pair "hook Write (high-entropy)" "$runs" "$work/w" "$work/write.json" "$mb" hook
 mkdir -p "$work/big/memory-bank"; git -C "$work/big" init -q
 cp "$repo/memory-bank/MEMORY.md" "$work/big/memory-bank/"
 truncate -s 64M "$work/big/memory-bank/huge.md"
-pair "check, 64 MB file" "$runs" "$work/big" /dev/null "$mb" check --all -- "$hello"
+pair "check, 64 MB file" "$runs" "$work/big" /dev/null "$cold" "$mb" check --all -- "$hello"
 
 # --- stale notes vs git grep --------------------------------------------------------------
 mkdir -p "$work/stale/repo"; git -C "$work/stale/repo" init -q
