@@ -84,7 +84,7 @@ pair "hook SessionStart" "$hookruns" "$repo" "$work/start.json" "$mb" hook claud
 # as a fresh clone in CI would: the figures compare scanning with scanning.
 cat >"$work/bin/cold" <<'EOF2'
 #!/bin/sh
-rm -f "$(git rev-parse --git-dir)/mbguard/check-scan.json"
+rm -f .git/mbguard/check-scan.json # the fixtures are plain repositories: .git is a folder
 exec "$@"
 EOF2
 chmod +x "$work/bin/cold"
