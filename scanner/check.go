@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"path"
 	"runtime"
 	"strings"
@@ -39,9 +38,6 @@ type File struct {
 	// Tracked is true when git's index holds the path (always for staged files; asked for
 	// symlinks found on disk), so advice can name git rm --cached or plain rm.
 	Tracked bool
-	// Open streams the content of a file over MaxFileSize, whose Content is not loaded, for
-	// the secret scan; nil when there is no way to read it.
-	Open func() (io.ReadCloser, error)
 }
 
 // Options are the rules' settings.
@@ -50,6 +46,10 @@ type Options struct {
 	AllowedFiles []string     // non-.md names allowed under memory-bank/ (check.allowed_files)
 	Secrets      *Secrets     // nil: no secret scan
 	MaxChars     int          // context.max_chars: MEMORY.md over it is an entry-too-long warning; 0 off
+	// CacheDir keeps Check's secret-scan answers between runs (memo.go); empty: none.
+	CacheDir string
+
+	memo *scanMemo // set by Check
 }
 
 // inBank reports whether p lies under memory-bank/.
@@ -85,12 +85,11 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 			"is not a Markdown file; memory-bank/ holds only .md files")
 	}
 	if f.Size > MaxFileSize || len(f.Content) > MaxFileSize {
-		add(0, RuleTooLarge, "split it into smaller files, or move it out of memory-bank/", "%s", tooLargeMessage(max(f.Size, int64(len(f.Content))), o.Secrets != nil))
-		secrets, err := scanTooLarge(f, o)
-		for _, s := range secrets {
-			add(s.Line, SecretRulePrefix+s.Rule, secretFix(f.Path, s), "a secret (gitleaks rule %s); its value is not shown", s.Rule)
-		}
-		return out, err
+		// Named at once and never read: scanning 64 MB for secrets took minutes, and the
+		// finding blocks the commit anyway; the parts it is split into are checked in full.
+		add(0, RuleTooLarge, "split it into smaller files (each is then checked, secrets included), or move it out of memory-bank/",
+			"%s", tooLargeMessage(max(f.Size, int64(len(f.Content)))))
+		return out, nil
 	}
 	if binary(f.Content) {
 		if md {
@@ -110,7 +109,11 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 	if f.AddedOnly {
 		content = onlyLines(f.Content, f.Added)
 	}
-	secrets, err := o.Secrets.Scan(f.Path, content)
+	scan := o.Secrets.Scan
+	if o.memo != nil {
+		scan = o.memo.scan
+	}
+	secrets, err := scan(f.Path, content)
 	if err != nil {
 		return out, err
 	}
@@ -169,6 +172,9 @@ func onlyLines(content []byte, lines []int) []byte {
 func Check(ctx context.Context, o Options, produce func(emit func(File) error) error) ([]Finding, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if o.CacheDir != "" && o.Secrets != nil {
+		o.memo = openMemo(o.Secrets, o.CacheDir)
+	}
 	files := make(chan File, 16)
 	var (
 		mu       sync.Mutex
@@ -218,6 +224,9 @@ func Check(ctx context.Context, o Options, produce func(emit func(File) error) e
 	}
 	if perr != nil {
 		return nil, perr
+	}
+	if o.memo != nil {
+		o.memo.save()
 	}
 	SortFindings(findings)
 	return findings, nil

@@ -94,7 +94,7 @@ func TestCutMatchesDetectorOnRuleSamples(t *testing.T) {
 	if len(samples) < 5000 {
 		t.Fatalf("only %d rule samples read from gitleaks' sources; the reader needs updating", len(samples))
 	}
-	variantNames := []string{"lf", "blank crlf lines"}
+	variantNames := []string{"lf", "blank crlf lines", "random ids"}
 	if os.Getenv("MBGUARD_ALL_SAMPLES") == "" {
 		// Every 15th sample (~620 of ~9,300; every rule keeps some) and two variants keep this
 		// under ten seconds; MBGUARD_ALL_SAMPLES=1 runs all of them in all four variants (~4 min).
@@ -120,6 +120,7 @@ func TestCutMatchesDetectorOnRuleSamples(t *testing.T) {
 		"crlf":             func(x string) string { return strings.ReplaceAll(x, "\n", "\r\n") },
 		"blank lines":      func(x string) string { return strings.ReplaceAll(x, "\n", "\n\n") },
 		"blank crlf lines": func(x string) string { return strings.ReplaceAll(x, "\n", "\r\n\r\n") },
+		"random ids":       func(x string) string { return x },
 	}
 	const group = 25
 	found := 0
@@ -128,7 +129,13 @@ func TestCutMatchesDetectorOnRuleSamples(t *testing.T) {
 		for at := 0; at < len(samples); at += group {
 			var b strings.Builder
 			for _, sample := range samples[at:min(at+group, len(samples))] {
-				b.WriteString(filler(80+rnd.IntN(300), rnd))
+				if name == "random ids" {
+					// Keywords occur by chance in random text: windows around them overlap
+					// the samples' own (cutNear).
+					b.WriteString(randomIDs(200+rnd.IntN(600), rnd))
+				} else {
+					b.WriteString(filler(80+rnd.IntN(300), rnd))
+				}
 				b.WriteString(v(sample))
 				b.WriteString([]string{"\n", "\n\n", " "}[rnd.IntN(3)])
 			}

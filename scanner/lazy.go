@@ -112,6 +112,8 @@ type lazyRules struct {
 	// newPlan), else -1: text without a candidate for it (mayHoldGeneric) skips the rule,
 	// whose expression and 1,500 stop words cost more to build than the rest of a hook call.
 	generic func() int
+	// kwSet finds all keywords in one pass, for long texts.
+	kwSet func() *kwSet
 
 	mu       sync.Mutex
 	base     config.Config          // the head: global allowlists, no rules
@@ -170,6 +172,7 @@ func newLazyRules(text string) (*lazyRules, error) {
 		}
 	}
 	l.generic = sync.OnceValue(l.genericApart)
+	l.kwSet = sync.OnceValue(func() *kwSet { return newKwSet(l.keywords) })
 	return l, nil
 }
 
@@ -209,6 +212,15 @@ func (l *lazyRules) selectRules(text []byte) []int {
 		on[i] = true
 	}
 	lower := strings.ToLower(string(text))
+	if len(lower) > bigText {
+		// One pass for all keywords: a search per keyword would cost ~240 passes.
+		l.kwSet().each([]byte(lower), func(n, _ int) {
+			for _, i := range l.kwRule[n] {
+				on[i] = true
+			}
+		})
+		return l.pick(text, on)
+	}
 	// Which byte pairs occur: most keywords are ruled out without searching the text.
 	var pairs [1 << 16 / 64]uint64
 	for i := 0; i+1 < len(lower); i++ {
@@ -227,6 +239,14 @@ func (l *lazyRules) selectRules(text []byte) []int {
 			}
 		}
 	}
+	return l.pick(text, on)
+}
+
+// bigText is the size from which selectRules looks for all keywords in one pass.
+const bigText = 16 << 10
+
+// pick returns the rules on, less generic-api-key where it would run on nothing.
+func (l *lazyRules) pick(text []byte, on []bool) []int {
 	if g := l.generic(); g >= 0 && on[g] && !mayHoldGeneric(text) {
 		on[g] = false // genericWindows(text) is empty: the rule would run on nothing
 	}

@@ -59,7 +59,7 @@ func TestDefaultRulesSplitLikeGitleaks(t *testing.T) {
 
 func planRules(p *plan) map[string]bool {
 	out := map[string]bool{}
-	for _, d := range []*detect.Detector{p.line, p.blank, p.whole, p.generic} {
+	for _, d := range []*detect.Detector{p.line, p.blank, p.whole, p.near, p.generic} {
 		if d == nil {
 			continue
 		}

@@ -12,7 +12,8 @@ import (
 	"github.com/zricethezav/gitleaks/v8/report"
 )
 
-// A file over MaxFileSize gets only the secret scan, read as a stream: segments of
+// ScanReader scans content too large to hold (check names a file over MaxFileSize too large
+// without reading it; this stays for callers that must scan such a stream): segments of
 // streamSegment bytes, each scanned inside a window that reaches streamOverlap bytes further
 // on both sides (cut at line starts), keeping the findings that start in the segment.
 //
@@ -155,35 +156,14 @@ func shiftFinding(f report.Finding, first int) report.Finding {
 	return g
 }
 
-// scanTooLarge streams a file over MaxFileSize through the secret scan.
-func scanTooLarge(f File, o Options) ([]SecretFinding, error) {
-	if o.Secrets == nil || f.Open == nil || f.AddedOnly && len(f.Added) == 0 {
-		return nil, nil
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", f.Path, unwrapPath(err))
-	}
-	defer rc.Close()
-	var only []int
-	if f.AddedOnly {
-		only = f.Added
-	}
-	return o.Secrets.ScanReader(f.Path, rc, only)
-}
-
 // tooLargeMessage names the exact size: "10.4 MB", or bytes where one decimal would read as
 // the limit itself.
-func tooLargeMessage(size int64, secretsScanned bool) string {
+func tooLargeMessage(size int64) string {
 	mb := fmt.Sprintf("%.1f MB", float64(size)/(1<<20))
 	if mb == fmt.Sprintf("%.1f MB", float64(MaxFileSize)/(1<<20)) {
 		mb = fmt.Sprintf("%d bytes", size)
 	}
-	msg := fmt.Sprintf("is %s, over the %d MB limit (%d bytes) for the other checks", mb, MaxFileSize>>20, MaxFileSize)
-	if secretsScanned {
-		msg += "; only its secrets were checked"
-	}
-	return msg
+	return fmt.Sprintf("is %s, over the %d MB limit (%d bytes); not read, so not checked", mb, MaxFileSize>>20, MaxFileSize)
 }
 
 // secretFix is the fix hint of a secret finding: what to do, and the fingerprint that

@@ -1,7 +1,6 @@
 package scanner
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -97,26 +96,36 @@ func TestScanReaderMatchesScan(t *testing.T) {
 	}
 }
 
-// A .md over the size limit still has its secrets found, by check --all and check --staged,
-// and the too-large finding names the exact size.
-func TestCheckTooLargeFileScansSecrets(t *testing.T) {
+// A 64 MB .md (sparse: no disk is spent) is named too large by check --all and check
+// --staged with its exact size, once, and Disk never reads it: the test counts the bytes
+// readFile returns per file.
+func TestCheckTooLargeFileNotRead(t *testing.T) {
 	root := testgit.New(t)
-	tok := fakeGitHubToken(t)
-	var b bytes.Buffer
-	line := "Plain notes about the release train and the review of the cache layer.\n"
-	for b.Len() < MaxFileSize+MaxFileSize/20 {
-		b.WriteString(line)
-	}
-	head := strings.Count(b.String(), "\n")
-	b.WriteString("GITHUB_TOKEN=" + tok + "\n\ncurl https://deploy.example.com/hook\n\n -u deployer:pQ9wTxu4FgK2m\n")
 	if err := os.MkdirAll(filepath.Join(root, bank.Dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, bank.Dir, "big.md"), b.Bytes(), 0o644); err != nil {
+	big := filepath.Join(root, bank.Dir, "big.md")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 64 << 20
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.WriteFile(filepath.Join(root, bank.Dir, "small.md"), []byte("# notes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	testgit.Git(t, root, "add", bank.Dir)
-	wantSize := fmt.Sprintf("is %.1f MB, over the 10 MB limit", float64(b.Len())/(1<<20))
+	read := map[string]int{}
+	old := readFile
+	readFile = func(name string) ([]byte, error) {
+		b, err := old(name)
+		read[filepath.Base(name)] += len(b)
+		return b, err
+	}
+	t.Cleanup(func() { readFile = old })
 	o := Options{Minimum: bank.CurrentTemplate, Secrets: NewSecrets(root)}
 	for name, produce := range map[string]func(context.Context, func(File) error) error{
 		"all": func(ctx context.Context, emit func(File) error) error {
@@ -131,32 +140,28 @@ func TestCheckTooLargeFileScansSecrets(t *testing.T) {
 			}
 			var got []string
 			for _, f := range fs {
-				got = append(got, fmt.Sprintf("%s@%d", f.Rule, f.Line))
-				if f.Rule == RuleTooLarge && !strings.Contains(f.Message, wantSize) {
-					t.Errorf("too-large message %q, want it to say %q", f.Message, wantSize)
-				}
-				if strings.Contains(f.Message+f.Fix, tok) || strings.Contains(f.Message+f.Fix, "pQ9wTxu4FgK2m") {
-					t.Errorf("a finding shows the secret: %+v", f)
-				}
-				if f.Rule == "secret:github-pat" && !strings.Contains(f.Fix, fmt.Sprintf("memory-bank/big.md:github-pat:%d", head+1)) {
-					t.Errorf("fix %q lacks the .gitleaksignore fingerprint", f.Fix)
+				if f.Path == bank.Dir+"/big.md" {
+					got = append(got, f.Rule+": "+f.Message)
 				}
 			}
-			want := []string{"too-large@0", fmt.Sprintf("secret:github-pat@%d", head+1), fmt.Sprintf("secret:curl-auth-user@%d", head+3)}
+			want := []string{RuleTooLarge + ": is 64.0 MB, over the 10 MB limit (10485760 bytes); not read, so not checked"}
 			if !reflect.DeepEqual(got, want) {
-				t.Errorf("findings = %v, want %v", got, want)
+				t.Errorf("findings for big.md = %q, want %q", got, want)
 			}
 		})
+	}
+	if read["big.md"] != 0 || read["small.md"] == 0 {
+		t.Errorf("bytes read per file: %v; want big.md unread and small.md read", read)
 	}
 }
 
 func TestTooLargeMessage(t *testing.T) {
 	for size, want := range map[int64]string{
-		MaxFileSize + 1:              "is 10485761 bytes, over the 10 MB limit (10485760 bytes) for the other checks",
-		MaxFileSize + MaxFileSize/25: "is 10.4 MB, over the 10 MB limit (10485760 bytes) for the other checks",
-		3 * MaxFileSize:              "is 30.0 MB, over the 10 MB limit (10485760 bytes) for the other checks",
+		MaxFileSize + 1:              "is 10485761 bytes, over the 10 MB limit (10485760 bytes); not read, so not checked",
+		MaxFileSize + MaxFileSize/25: "is 10.4 MB, over the 10 MB limit (10485760 bytes); not read, so not checked",
+		3 * MaxFileSize:              "is 30.0 MB, over the 10 MB limit (10485760 bytes); not read, so not checked",
 	} {
-		if got := tooLargeMessage(size, false); got != want {
+		if got := tooLargeMessage(size); got != want {
 			t.Errorf("tooLargeMessage(%d) = %q, want %q", size, got, want)
 		}
 	}

@@ -2,8 +2,10 @@ package scanner
 
 import (
 	"regexp/syntax"
+	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -33,14 +35,27 @@ import (
 //
 // cutLine rules can be cut after any newline: a match never consumes anything after a '\n'.
 // cutBlank rules can be cut after an empty line ("\n\n" or "\n\r\n"): a match never consumes
-// two newlines and never starts with '\r' or '\n'. Other rules (cutNone) see the whole file.
+// two newlines and never starts with '\r' or '\n'. cutNear rules may span newlines, but every
+// match is at most maxLen bytes long and holds a keyword: they run on windows around their
+// keywords (nearWindows). Other rules (cutNone) see the whole file.
+//
+// cutNear is what keeps the scan linear: most of gitleaks' rules have the shape
+// `[\w.-]{0,50}?(?i:…keyword…)[\s'"]{0,3}…[\x60'"\s=]{0,5}value`, whose whitespace classes may
+// swallow blank lines, so neither cut applies; scanned whole, each of them runs over the whole
+// file as soon as its keyword occurs once, and in high-entropy text (base64, random ids) more
+// keywords occur by chance the longer the file is.
 type cutKind int
 
 const (
 	cutNone cutKind = iota
 	cutBlank
 	cutLine
+	cutNear
 )
+
+// maxNear bounds the match length of a cutNear rule: longer windows would cost more than
+// they save.
+const maxNear = 1024
 
 // classify decides how a rule may be cut. Rules tied to others (composite rules and the rules
 // they require, or rules reported only through them) and path rules are never cut.
@@ -53,14 +68,129 @@ func classify(r config.Rule, tied bool) cutKind {
 		return cutNone
 	}
 	re = re.Simplify()
-	if len(r.Keywords) > 0 && !keywordsInEveryMatch(re, r.Keywords) {
-		return cutNone
-	}
 	prog, err := syntax.Compile(re)
 	if err != nil {
 		return cutNone
 	}
-	return progCut(prog)
+	if len(r.Keywords) == 0 || keywordsInEveryMatch(re, r.Keywords) {
+		if k := progCut(prog); k != cutNone {
+			return k
+		}
+	}
+	// Near rules run on windows only in text without a caseFolder (cut scans it whole).
+	if len(r.Keywords) > 0 && keywordsIn(re, r.Keywords, true) && nearOK(prog) {
+		if _, _, ok := nearReach(r); ok {
+			return cutNear
+		}
+	}
+	return cutNone
+}
+
+// maxNearLines bounds the newlines a cutNear rule's match may cross when its length is not
+// bounded.
+const maxNearLines = 16
+
+// nearReach returns how far from its keyword a match of r can reach: bytes (n >= 0) when its
+// length is bounded by maxNear, else lines (lines >= 0; n is -1).
+func nearReach(r config.Rule) (n, lines int, ok bool) {
+	re, err := syntax.Parse(r.Regex.String(), syntax.Perl)
+	if err != nil {
+		return 0, 0, false
+	}
+	if m, ok := maxLen(re); ok && m <= maxNear {
+		return m, -1, true
+	}
+	if l, ok := maxLines(re); ok && l <= maxNearLines {
+		return -1, l, true
+	}
+	return 0, 0, false
+}
+
+// nearOK reports whether a program meets the conditions of a cut that no match reaches:
+// it never asks for the start of the text and cannot match the empty string. (Assertions at
+// the window's other edges are never evaluated by a match: see nearWindows.)
+func nearOK(p *syntax.Prog) bool {
+	for pc := range p.Inst {
+		if in := &p.Inst[pc]; in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&syntax.EmptyBeginText != 0 {
+			return false
+		}
+	}
+	for _, pc := range closure(p, []uint32{uint32(p.Start)}) {
+		if p.Inst[pc].Op == syntax.InstMatch {
+			return false
+		}
+	}
+	return true
+}
+
+// maxLen returns the most bytes a match of re can span, or false when it is unbounded. A
+// case-folded letter counts as its longest fold (k also matches the three bytes of KELVIN
+// SIGN), a class as its longest member, any character as four bytes.
+func maxLen(re *syntax.Regexp) (int, bool) {
+	const limit = 1 << 20
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0, true
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			w := runeLen(r)
+			if re.Flags&syntax.FoldCase != 0 {
+				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+					w = max(w, runeLen(f))
+				}
+			}
+			n += w
+		}
+		return n, true
+	case syntax.OpCharClass:
+		w := 0
+		for i := 1; i < len(re.Rune); i += 2 {
+			w = max(w, runeLen(re.Rune[i]))
+		}
+		return w, true
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return utf8.UTFMax, true
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxLen(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return 0, false
+		}
+		n, ok := maxLen(re.Sub[0])
+		if !ok || n*re.Max > limit {
+			return 0, false
+		}
+		return n * re.Max, true
+	case syntax.OpConcat, syntax.OpAlternate:
+		total := 0
+		for _, sub := range re.Sub {
+			n, ok := maxLen(sub)
+			if !ok {
+				return 0, false
+			}
+			if re.Op == syntax.OpConcat {
+				total += n
+			} else {
+				total = max(total, n)
+			}
+			if total > limit {
+				return 0, false
+			}
+		}
+		return total, true
+	}
+	return 0, false // star, plus, anything new
+}
+
+// runeLen is the width of r in UTF-8; surrogates and other invalid runes match as U+FFFD
+// would be written, three bytes.
+func runeLen(r rune) int {
+	if n := utf8.RuneLen(r); n > 0 {
+		return n
+	}
+	return 3
 }
 
 // progCut applies the conditions above to a compiled program. It ignores whether assertions
@@ -186,11 +316,17 @@ type litInfo struct {
 // lower-cases a fragment before looking for keywords, contains one of keywords. It errs
 // towards false.
 func keywordsInEveryMatch(re *syntax.Regexp, keywords []string) bool {
+	return keywordsIn(re, keywords, false)
+}
+
+// keywordsIn is keywordsInEveryMatch, for text without a caseFolder when noFolders is set:
+// then a case-folded letter only ever matches its ASCII forms.
+func keywordsIn(re *syntax.Regexp, keywords []string, noFolders bool) bool {
 	kws := make([]string, len(keywords))
 	for i, k := range keywords {
 		kws[i] = strings.ToLower(k)
 	}
-	return lits(re, kws).kw
+	return lits(re, kws, noFolders).kw
 }
 
 func hasKeyword(s string, kws []string) bool {
@@ -218,13 +354,13 @@ func allHaveKeyword(set []string, kws []string) bool {
 // lower-case to ASCII ('s' also matches U+017F, which stays itself under strings.ToLower).
 const foldUnknown = "\x00"
 
-func lits(re *syntax.Regexp, kws []string) litInfo {
+func lits(re *syntax.Regexp, kws []string, noFolders bool) litInfo {
 	switch re.Op {
 	case syntax.OpLiteral:
 		var b strings.Builder
 		for _, r := range re.Rune {
 			switch lr := unicode.ToLower(r); {
-			case re.Flags&syntax.FoldCase != 0 && simpleFoldsOutsideASCII(lr):
+			case re.Flags&syntax.FoldCase != 0 && !noFolders && simpleFoldsOutsideASCII(lr):
 				b.WriteString(foldUnknown)
 			default:
 				b.WriteRune(lr)
@@ -255,16 +391,16 @@ func lits(re *syntax.Regexp, kws []string) litInfo {
 		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		return litInfo{exact: []string{""}}
 	case syntax.OpCapture:
-		return lits(re.Sub[0], kws)
+		return lits(re.Sub[0], kws, noFolders)
 	case syntax.OpPlus:
-		return litInfo{kw: lits(re.Sub[0], kws).kw}
+		return litInfo{kw: lits(re.Sub[0], kws, noFolders).kw}
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return litInfo{kw: lits(re.Sub[0], kws).kw}
+			return litInfo{kw: lits(re.Sub[0], kws, noFolders).kw}
 		}
 		return litInfo{}
 	case syntax.OpQuest:
-		sub := lits(re.Sub[0], kws)
+		sub := lits(re.Sub[0], kws, noFolders)
 		if sub.exact == nil || len(sub.exact) >= maxExact {
 			return litInfo{}
 		}
@@ -274,7 +410,7 @@ func lits(re *syntax.Regexp, kws []string) litInfo {
 		var set []string
 		known := true
 		for _, s := range re.Sub {
-			li := lits(s, kws)
+			li := lits(s, kws, noFolders)
 			all = all && li.kw
 			if li.exact == nil || len(set)+len(li.exact) > maxExact {
 				known = false
@@ -287,38 +423,81 @@ func lits(re *syntax.Regexp, kws []string) litInfo {
 		}
 		return litInfo{kw: all || allHaveKeyword(set, kws), exact: set}
 	case syntax.OpConcat:
-		cur := []string{""} // exact strings of the run of known subexpressions so far
-		exact := true
-		for _, s := range re.Sub {
-			li := lits(s, kws)
-			if li.kw {
-				return litInfo{kw: true}
-			}
-			if li.exact == nil {
-				cur, exact = []string{""}, false
-				continue
-			}
-			if len(cur)*len(li.exact) > maxExact {
-				cur, exact = li.exact, false
-			} else {
-				prod := make([]string, 0, len(cur)*len(li.exact))
-				for _, a := range cur {
-					for _, b := range li.exact {
-						prod = append(prod, a+b)
-					}
-				}
-				cur = prod
-			}
-			if allHaveKeyword(cur, kws) {
+		li := concatLits(re, kws, noFolders)
+		if !li.kw {
+			if d := distribute(re, kws, noFolders); d {
 				return litInfo{kw: true}
 			}
 		}
-		if !exact {
-			return litInfo{}
-		}
-		return litInfo{exact: cur}
+		return li
 	}
 	return litInfo{}
+}
+
+// maxBranches bounds the alternatives distribute splits a concatenation on.
+const maxBranches = 16
+
+// distribute decides a concatenation holding an alternation branch by branch: every match
+// of x(a|b)y holds a keyword if every match of xay and of xby does. The parser factors
+// common prefixes out of alternations (AKIA|ASIA|A3T[A-Z0-9] becomes A(?:KIA|SIA|3T[A-Z0-9])),
+// which hides the keywords from a left-to-right reading.
+func distribute(re *syntax.Regexp, kws []string, noFolders bool) bool {
+	for i, sub := range re.Sub {
+		if sub.Op != syntax.OpAlternate || len(sub.Sub) > maxBranches {
+			continue
+		}
+		for _, br := range sub.Sub {
+			cp := *re
+			cp.Sub = append([]*syntax.Regexp(nil), re.Sub[:i]...)
+			if br.Op == syntax.OpConcat {
+				cp.Sub = append(cp.Sub, br.Sub...)
+			} else {
+				cp.Sub = append(cp.Sub, br)
+			}
+			cp.Sub = append(cp.Sub, re.Sub[i+1:]...)
+			// Read left to right only: distributing again on a later alternation would
+			// multiply the work by its branches.
+			if !concatLits(&cp, kws, noFolders).kw {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// concatLits is lits of a concatenation, read left to right.
+func concatLits(re *syntax.Regexp, kws []string, noFolders bool) litInfo {
+	cur := []string{""} // exact strings of the run of known subexpressions so far
+	exact := true
+	for _, s := range re.Sub {
+		li := lits(s, kws, noFolders)
+		if li.kw {
+			return litInfo{kw: true}
+		}
+		if li.exact == nil {
+			cur, exact = []string{""}, false
+			continue
+		}
+		if len(cur)*len(li.exact) > maxExact {
+			cur, exact = li.exact, false
+		} else {
+			prod := make([]string, 0, len(cur)*len(li.exact))
+			for _, a := range cur {
+				for _, b := range li.exact {
+					prod = append(prod, a+b)
+				}
+			}
+			cur = prod
+		}
+		if allHaveKeyword(cur, kws) {
+			return litInfo{kw: true}
+		}
+	}
+	if !exact {
+		return litInfo{}
+	}
+	return litInfo{exact: cur}
 }
 
 // simpleFoldsOutsideASCII reports whether r's case-folding orbit holds a letter that
@@ -336,6 +515,13 @@ func simpleFoldsOutsideASCII(r rune) bool {
 // A nil detector has no rule.
 type plan struct {
 	line, blank, whole *detect.Detector
+	// near holds the cutNear rules, run on nearWindows of nearKeywords (lower-cased) that
+	// reach nearLen bytes (their longest match) either side of each keyword.
+	near *detect.Detector
+	// nearKeywords are the lower-cased keywords of the cutNear rules; nearReach[k], how far
+	// the matches of the rules holding keyword k reach, is the reach of its windows.
+	nearKeywords *kwSet
+	nearReach    []reach
 	// generic is gitleaks' generic-api-key alone, run on genericWindows; nil when the
 	// configuration's rule is not the one those windows are proved for (it is then in whole).
 	generic *detect.Detector
@@ -377,27 +563,43 @@ func newPlan(cfg config.Config) plan {
 	}
 	_, genericApart := withoutGeneric(cfg)
 	genericApart = genericApart && !tied[genericRule] && genericKeywordsCovered(cfg.Rules[genericRule].Keywords)
-	var ids [3][]string
+	var ids [4][]string
 	var generic []string
+	nearKw := map[string]reach{}
 	for id, r := range cfg.Rules {
 		if id == genericRule && genericApart {
 			generic = append(generic, id)
 			continue
 		}
 		k := classify(r, tied[id])
+		if k != cutNone && k != cutNear && len(r.Keywords) > 0 {
+			// A rule that may be cut at lines and holds a keyword in every match also meets
+			// cutNear's conditions; windows around its keywords are less text than the
+			// fragments holding them (in random ids, a two-letter keyword is in every one).
+			if n, _, ok := nearReach(r); ok && n >= 0 {
+				k = cutNear
+			}
+		}
 		ids[k] = append(ids[k], id)
+		if k == cutNear {
+			addReach(nearKw, r)
+		}
 	}
+	words, reaches := splitReach(nearKw)
 	allow := append([]*config.Allowlist(nil), cfg.Allowlists...)
-	for _, id := range append(append(append([]string(nil), ids[cutLine]...), ids[cutBlank]...), generic...) {
+	for _, id := range append(append(append(append([]string(nil), ids[cutLine]...), ids[cutBlank]...), ids[cutNear]...), generic...) {
 		allow = append(allow, cfg.Rules[id].Allowlists...)
 	}
 	return plan{
-		line:       subDetector(cfg, ids[cutLine]),
-		blank:      subDetector(cfg, ids[cutBlank]),
-		whole:      subDetector(cfg, ids[cutNone]),
-		generic:    subDetector(cfg, generic),
-		cfgPath:    cfg.Path,
-		allowlists: allow,
+		line:         subDetector(cfg, ids[cutLine]),
+		blank:        subDetector(cfg, ids[cutBlank]),
+		whole:        subDetector(cfg, ids[cutNone]),
+		near:         subDetector(cfg, ids[cutNear]),
+		nearKeywords: newKwSet(words),
+		nearReach:    reaches,
+		generic:      subDetector(cfg, generic),
+		cfgPath:      cfg.Path,
+		allowlists:   allow,
 	}
 }
 
@@ -436,4 +638,95 @@ func subDetector(cfg config.Config, ids []string) *detect.Detector {
 	d := detect.NewDetector(sub)
 	d.MaxDecodeDepth = 0
 	return d
+}
+
+// maxLines returns the most newlines a match of re can consume, or false when unbounded. A
+// rule whose matches hold a keyword and cross at most n newlines lies within n lines of that
+// keyword, however long the lines are: cutNear windows reach that far in lines.
+func maxLines(re *syntax.Regexp) (int, bool) {
+	const limit = 1 << 10
+	switch re.Op {
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			if r == '\n' {
+				n++
+			}
+		}
+		return n, true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+				return 1, true
+			}
+		}
+		return 0, true
+	case syntax.OpAnyChar:
+		return 1, true
+	case syntax.OpAnyCharNotNL, syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0, true
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxLines(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus, syntax.OpRepeat:
+		n, ok := maxLines(re.Sub[0])
+		switch {
+		case !ok:
+			return 0, false
+		case n == 0:
+			return 0, true
+		case re.Op != syntax.OpRepeat || re.Max < 0 || n*re.Max > limit:
+			return 0, false
+		}
+		return n * re.Max, true
+	case syntax.OpConcat, syntax.OpAlternate:
+		total := 0
+		for _, sub := range re.Sub {
+			n, ok := maxLines(sub)
+			if !ok {
+				return 0, false
+			}
+			if re.Op == syntax.OpConcat {
+				total += n
+			} else {
+				total = max(total, n)
+			}
+			if total > limit {
+				return 0, false
+			}
+		}
+		return total, true
+	}
+	return 0, false
+}
+
+// reach is how far the matches of the rules holding a keyword reach from it: bytes for the
+// rules of bounded length, lines for the others (-1: no such rule).
+type reach struct{ bytes, lines int }
+
+// addReach records r's reach under each of its keywords.
+func addReach(m map[string]reach, r config.Rule) {
+	n, l, _ := nearReach(r)
+	for _, kw := range r.Keywords {
+		kw = strings.ToLower(kw)
+		old, ok := m[kw]
+		if !ok {
+			old = reach{-1, -1}
+		}
+		m[kw] = reach{max(old.bytes, n), max(old.lines, l)}
+	}
+}
+
+// splitReach returns the keywords in order and their reaches.
+func splitReach(m map[string]reach) ([]string, []reach) {
+	words := make([]string, 0, len(m))
+	for kw := range m {
+		words = append(words, kw)
+	}
+	sort.Strings(words)
+	out := make([]reach, len(words))
+	for i, w := range words {
+		out[i] = m[w]
+	}
+	return words, out
 }

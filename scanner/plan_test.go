@@ -21,7 +21,12 @@ func TestClassify(t *testing.T) {
 		{"token on one line", `ghp_[0-9a-zA-Z]{36}`, []string{"ghp_"}, cutLine},
 		{"ends with its newline", `\bAKIA[A-Z0-9]{16}(?:\s|$)`, []string{"akia"}, cutLine},
 		{"one newline inside", `BEGIN-X\n[a-z]{8}`, nil, cutBlank},
-		{"two newlines: spans a blank line", `key:[\s]{0,3}[a-z]{8}`, []string{"key"}, cutNone},
+		{"two newlines: spans a blank line, bounded", `key:[\s]{0,3}[a-z]{8}`, []string{"key"}, cutNear},
+		{"spans blank lines, unbounded", `key:\s*[a-z]{8}`, []string{"key"}, cutNone},
+		{"spans blank lines, no keyword", `[\s]{0,3}[a-z]{8}X`, nil, cutNone},
+		{"bounded, keyword outside the match", `[\s]{0,3}[0-9a-f]{32}`, []string{"heroku"}, cutNone},
+		{"bounded, at the text start", `\Akey:[\s]{0,3}[a-z]{8}`, []string{"key"}, cutNone},
+		{"bounded, case-folded s", `(?i)secret:[\s]{0,3}[a-z]{8}`, []string{"secret"}, cutNear},
 		{"dot matches newline", `(?s)BEGIN-X.*?END-X`, nil, cutNone},
 		{"starts with a newline", `\n[a-z]{8}X`, nil, cutNone},
 		{"starts at the text start", `^secret=[a-z]{8}`, nil, cutNone},
@@ -32,8 +37,9 @@ func TestClassify(t *testing.T) {
 		{"keyword in every alternative", `(?:AKIA|ASIA)[A-Z0-9]{16}`, []string{"akia", "asia"}, cutLine},
 		{"keyword in one alternative only", `(?:AKIA|XXXX)[A-Z0-9]{16}`, []string{"akia"}, cutNone},
 		{"keyword split by a class", `ghp[_][0-9a-z]{36}`, []string{"ghp_"}, cutLine},
-		// (?i)s also matches U+017F, which gitleaks' lower-casing leaves as it is.
-		{"case-folded s", `(?i)secret_[0-9a-z]{16}`, []string{"secret"}, cutNone},
+		// (?i)s also matches U+017F, which gitleaks' lower-casing leaves as it is: not cut at
+		// lines, but near its keyword in text without such a letter (cut checks).
+		{"case-folded s", `(?i)secret_[0-9a-z]{16}`, []string{"secret"}, cutNear},
 		{"case-folded k", `(?i)key_[0-9a-z]{16}`, []string{"key"}, cutLine},
 	}
 	for _, c := range cases {
@@ -104,8 +110,8 @@ func TestCustomRulesClassifiedFromConfig(t *testing.T) {
 	if _, ok := s.plan.whole.Config.Rules["mb-block"]; !ok {
 		t.Error("mb-block, which spans blank lines, is not scanned whole")
 	}
-	if _, ok := s.plan.line.Config.Rules["mb-line"]; !ok {
-		t.Error("mb-line, which stays on a line, is not cut at lines")
+	if _, ok := s.plan.near.Config.Rules["mb-line"]; !ok {
+		t.Error("mb-line, which stays on a line and is short, is not run near its keyword")
 	}
 	content := strings.Repeat("Some prose about the key decision.\n\n", 30) + "MBSECRET-BEGIN\n\nhunter2\n\nMBSECRET-END\n\nMBLINE-123456\n"
 	got, err := s.Scan("memory-bank/n.md", []byte(content))
@@ -116,4 +122,18 @@ func TestCustomRulesClassifiedFromConfig(t *testing.T) {
 		t.Errorf("findings = %v, want mb-block@61 mb-line@67", rs)
 	}
 	assertSameAsDetector(t, s, content)
+}
+
+// The parser factors AKIA|ASIA|A3T[A-Z0-9] into A(?:KIA|SIA|3T[A-Z0-9]); the keywords are
+// still found in every match, so the rule is cut rather than scanned whole.
+func TestClassifyFactoredAlternation(t *testing.T) {
+	r := config.Rule{RuleID: "aws", Regex: regexp.MustCompile(`\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`),
+		Keywords: []string{"a3t", "akia", "asia", "abia", "acca"}}
+	if k := classify(r, false); k == cutNone {
+		t.Error("aws-access-token's expression is scanned whole")
+	}
+	r.Keywords = []string{"akia", "asia", "abia", "acca"} // a3t missing: A3T… matches hold none
+	if k := classify(r, false); k != cutNone {
+		t.Errorf("classify = %d without the keyword of one alternative, want cutNone", k)
+	}
 }

@@ -50,11 +50,12 @@ type Secrets struct {
 	lazy *lazyRules
 	// det is every rule, decoding as the gitleaks CLI does: built at once for a custom
 	// configuration, on first need (text the decoder may rewrite) for the default one.
-	det     *detect.Detector
-	detOnce sync.Once
-	plan    plan             // det's rules split by how their text may be cut; see plan.go
-	ignore  *detect.Detector // holds .gitleaksignore (det itself for a custom configuration)
-	err     error
+	det        *detect.Detector
+	detOnce    sync.Once
+	plan       plan             // det's rules split by how their text may be cut; see plan.go
+	ignore     *detect.Detector // holds .gitleaksignore (det itself for a custom configuration)
+	err        error
+	decodeSync // the rules split for text the decoder rewrites (decode.go)
 	// add serialises AddFinding, whose only use here is its .gitleaksignore check: the
 	// detector appends to one shared slice, and we read its length around the call.
 	add sync.Mutex
@@ -246,9 +247,23 @@ func (s *Secrets) detect(path string, content []byte, firstLine int) []report.Fi
 		return d.Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})
 	}
 	if mayHoldEncoded(content) {
-		// The decoder found something (or may): its passes rewrite the text and rerun every
-		// rule over it, so only the whole text gives gitleaks' answer.
-		return whole(s.full())
+		// The decoder found something (or may): the raw text's findings as always, the
+		// decoding passes' around the encoded lines (decode.go).
+		p := s.decoding()
+		w, ok := p.windows(content, newLines(content))
+		if !ok || !foldFree(content, w) {
+			return whole(s.full())
+		}
+		found := s.cut(path, content, firstLine)
+		if p.whole != nil {
+			found = append(found, decodedOnly(whole(p.whole))...)
+		}
+		if p.win != nil {
+			for _, c := range w {
+				found = append(found, decodedOnly(p.win.Detect(fragment(path, content, c, firstLine)))...)
+			}
+		}
+		return dropGenericDuplicates(found)
 	}
 	return s.cut(path, content, firstLine)
 }
@@ -283,11 +298,25 @@ func (s *Secrets) cut(path string, content []byte, firstLine int) []report.Findi
 	if p.whole != nil {
 		found = append(found, whole(p.whole)...)
 	}
+	var idx *lines
+	index := func() *lines {
+		if idx == nil {
+			idx = newLines(content)
+		}
+		return idx
+	}
+	if p.near != nil {
+		if w, ok := nearWindows(content, p.nearKeywords, p.nearReach, index); ok && !hasCaseFolder(content) {
+			run(p.near, w)
+		} else {
+			found = append(found, whole(p.near)...)
+		}
+	}
 	if p.generic != nil {
 		if hasCaseFolder(content) {
 			found = append(found, whole(p.generic)...)
 		} else {
-			run(p.generic, genericWindows(content))
+			run(p.generic, genericWindows(content, index))
 		}
 	}
 	return dropGenericDuplicates(found)
@@ -372,24 +401,16 @@ func nextBlank(content []byte, from int) int {
 // value and its one closing byte end that value's line at the latest). Windows that overlap
 // are merged, so no match straddles two. Text with a letter that (?i) folds onto ASCII is not
 // covered by this reasoning; detect scans it whole.
-func genericWindows(content []byte) []span {
+func genericWindows(content []byte, index func() *lines) []span {
 	var out []span
-	line, lineAt := 1, 0 // line number of offset lineAt
 	eachGenericCandidate(content, func(i int) {
-		lo := bytes.LastIndexByte(content[:i], '\n') + 1
-		hi := len(content)
-		if from := i + 64; from < len(content) {
-			if j := bytes.IndexByte(content[from:], '\n'); j >= 0 {
-				hi = from + j + 1
-			}
-		}
+		l := index()
+		lo, hi := l.start(i), l.after(min(i+64, len(content)))
 		if n := len(out); n > 0 && lo <= out[n-1].end {
 			out[n-1].end = max(out[n-1].end, hi)
 			return
 		}
-		line += bytes.Count(content[lineAt:lo], []byte{'\n'})
-		lineAt = lo
-		out = append(out, span{lo, hi, line})
+		out = append(out, span{lo, hi, l.line(lo)})
 	})
 	return out
 }

@@ -108,9 +108,6 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 			break
 		}
 		f.Path, f.Mode, f.AddedOnly, f.Added = e.path, e.mode, true, d.added[e.path]
-		if f.Size > MaxFileSize {
-			f.Open = catBlob(root, e.oid)
-		}
 		if err := emit(f); err != nil {
 			readErr = err
 			break
@@ -157,17 +154,6 @@ func readBlob(r *bufio.Reader, oid string) (File, error) {
 	}
 	f.Content = f.Content[:size] // drop the newline that ends each answer
 	return f, nil
-}
-
-// catBlob opens a blob as a stream (git cat-file blob), for files too large to load.
-func catBlob(root, oid string) func() (io.ReadCloser, error) {
-	return func() (io.ReadCloser, error) {
-		s, err := gitexec.Cmd{Dir: root}.Stream(context.Background(), "cat-file", "blob", oid)
-		if err != nil {
-			return nil, err // not a nil *Stream inside a non-nil io.ReadCloser
-		}
-		return s, nil
-	}
 }
 
 // addedLines parses `git diff -U0` output into the added line numbers of each new-side path.
@@ -262,12 +248,10 @@ func Disk(ctx context.Context, root string, paths []string, emit func(File) erro
 				return fmt.Errorf("reading %s: %w", f.Path, unwrapPath(err))
 			}
 			f.Size = fi.Size()
-			if f.Size <= MaxFileSize {
-				if f.Content, err = os.ReadFile(name); err != nil {
+			if f.Size <= MaxFileSize { // a larger one is named too large unread
+				if f.Content, err = readFile(name); err != nil {
 					return fmt.Errorf("reading %s: %w", f.Path, unwrapPath(err))
 				}
-			} else {
-				f.Open = func() (io.ReadCloser, error) { return os.Open(name) }
 			}
 			return emit(f)
 		})
@@ -277,6 +261,9 @@ func Disk(ctx context.Context, root string, paths []string, emit func(File) erro
 	}
 	return nil
 }
+
+// readFile is os.ReadFile; a variable so that tests can see which files Disk reads.
+var readFile = os.ReadFile
 
 func rel(root, name string) string {
 	r, err := filepath.Rel(root, name)

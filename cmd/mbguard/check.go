@@ -89,7 +89,8 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 		if *staleOnly {
 			return runStale(ctx, e, r.Root, cfg, *format, *since, *fix)
 		}
-		o := scanner.Options{Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: scanner.NewSecrets(r.Root), MaxChars: cfg.Context.MaxChars}
+		o := scanner.Options{Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: scanner.NewSecrets(r.Root), MaxChars: cfg.Context.MaxChars,
+			CacheDir: r.StateDir()}
 
 		var produce func(emit func(scanner.File) error) error
 		switch {
