@@ -283,10 +283,21 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		}
 	}
 	repos := h.repos(&c)
+	var putBack string
+	if len(repos) == 0 {
+		// a repository renamed during a call: put back, or every call refused (vanish.go)
+		if told, refusal, ok := vanished(&c); ok {
+			if refusal != "" {
+				return p.render(&c, &hookAnswer{Deny: refusal, Undone: refusal, Context: refusal})
+			}
+			putBack, repos = told, h.repos(&c)
+		}
+	}
 	if len(repos) == 0 {
 		// No memory-bank/ in any repository this call is about: nothing to guard.
 		return p.render(&c, &hookAnswer{})
 	}
+	recordRoots(&c, repos)
 	way := secretWayOf(h.name())
 	refusal, handed := "", false
 	if way == secretRefuse {
@@ -329,6 +340,13 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 			ans.Undone = joinText(ans.Undone, notice)
 		} else {
 			ans.Context = joinText(ans.Context, notice)
+		}
+	}
+	if putBack != "" {
+		if c.Kind == callPostTool {
+			ans.Undone = joinText(putBack, ans.Undone)
+		} else {
+			ans.Context = joinText(putBack, ans.Context)
 		}
 	}
 	redactAnswer(&ans, repos, newSecretScan())

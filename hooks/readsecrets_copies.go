@@ -104,6 +104,9 @@ func copySecrets(c *hookCall, targets []string, isShell bool, repos []repo.Repo,
 		texts = append(texts, "--- "+p+" (a copy of a memory-bank/ secret; secrets replaced by REDACTED)\n"+text)
 	}
 	search, isSearch := searchOf(c)
+	if isSearch {
+		targets = append(targets, search.root) // a search with no path searches where it runs
+	}
 	for _, p := range expandGlobs(targets) {
 		inBank := false
 		for _, r := range repos {

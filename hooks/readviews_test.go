@@ -265,6 +265,10 @@ func TestRefuseHostsCopyOfBankSecret(t *testing.T) {
 		t.Run(host, func(t *testing.T) {
 			root := secretBankRepo(t)
 			cp, _ := copyOutside(t, root)
+			// a line no bank line matches: only the copy's content can show the secret
+			if err := os.WriteFile(filepath.Join(root, "src", "notes.txt"), []byte("deploy key "+readSecret+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			cleanDir := t.TempDir()
 			clean := filepath.Join(cleanDir, "clean.txt")
 			if err := os.WriteFile(clean, []byte("token: none here\n"), 0o644); err != nil {
@@ -288,6 +292,7 @@ func TestRefuseHostsCopyOfBankSecret(t *testing.T) {
 				{"read the copy", readCall(cp), true},
 				{"cat the copy", searchShapes[host].shell("cat " + cp), true},
 				{"grep the copy's folder", searchShapes[host].search("token", map[string]any{"path": filepath.Dir(cp)}), true},
+				{"grep with no path, a copy in the repository", searchShapes[host].search("deploy key", nil), true},
 				{"read a clean file", readCall(clean), false},
 				{"grep a clean folder", searchShapes[host].search("token", map[string]any{"path": cleanDir}), false},
 			} {

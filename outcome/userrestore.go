@@ -90,7 +90,7 @@ func keepCopy(p string) (string, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return "", err
 	}
-	if err := copyAtomic(f, dst, 0o600); err != nil {
+	if err := fsutil.WriteFrom(dst, f, 0o600, fsutil.Options{}); err != nil {
 		return "", err
 	}
 	return sum, nil
@@ -108,27 +108,6 @@ func copyIntact(p, sum string) (bool, error) {
 		return false, err
 	}
 	return hex.EncodeToString(h.Sum(nil)) == sum, nil
-}
-
-// copyAtomic writes what r holds to dst through a temporary file in dst's folder and a rename.
-func copyAtomic(r io.Reader, dst string, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".mbguard-restore-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, r); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
 }
 
 var userWhy = []Problem{{Rule: RuleProtected, Text: "is a user-level file mbguard's hooks depend on, which only the user may change"}}
@@ -173,7 +152,7 @@ func restoreUser(s *protSnap, p string, q *quarantine) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return "", err
 	}
-	if err := copyAtomic(f, p, mode); err != nil {
+	if err := fsutil.WriteFrom(p, f, mode, fsutil.Options{}); err != nil {
 		return "", err
 	}
 	return "restored", nil

@@ -2,9 +2,11 @@ package scanner
 
 import (
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,6 +100,66 @@ func BenchmarkRedactTextsDump(b *testing.B) {
 		b.SetBytes(int64(len(text)))
 		for b.Loop() {
 			RedactTexts(text, forms)
+		}
+	})
+}
+
+// xxdLike formats b as xxd does with c bytes a line in groups of g bytes: offset, hex groups,
+// two spaces, the text column ('.' for bytes that do not print).
+func xxdLike(b []byte, c, g int) string {
+	var out strings.Builder
+	for off := 0; off < len(b); off += c {
+		line := b[off:min(off+c, len(b))]
+		fmt.Fprintf(&out, "%08x: ", off)
+		width := 0
+		for i := 0; i < len(line); i += g {
+			grp := hex.EncodeToString(line[i:min(i+g, len(line))])
+			out.WriteString(grp + " ")
+			width += len(grp) + 1
+		}
+		full := c*2 + (c+g-1)/g
+		out.WriteString(strings.Repeat(" ", max(0, full-width)) + " ")
+		for _, x := range line {
+			if x >= 0x20 && x < 0x7f {
+				out.WriteByte(x)
+			} else {
+				out.WriteByte('.')
+			}
+		}
+		out.WriteByte('\n')
+	}
+	return out.String()
+}
+
+// FuzzRedactTextsDump: a secret among any bytes, dumped with any line width and group size, is
+// left in no form once redacted.
+func FuzzRedactTextsDump(f *testing.F) {
+	f.Add([]byte("token: "), []byte("\nrest\n"), uint8(16), uint8(2))
+	f.Add([]byte{}, []byte{0, 1, 2}, uint8(8), uint8(4))
+	f.Add([]byte("ghp_ghp_"), []byte("ghp_"), uint8(32), uint8(1))
+	secret := "ghp_" + "8x3KfTq2LmZ9vR4wYb7NcJ1pHs6DgE0aUiXo"
+	forms := SecretForms(secret)
+	f.Fuzz(func(t *testing.T, before, after []byte, c, g uint8) {
+		cols := int(c%32) + 4
+		grp := []int{1, 2, 4, 8}[g%4]
+		if len(before) > 256 || len(after) > 256 {
+			return
+		}
+		// the bytes around hold none of the secret's characters, so what is left of it is its
+		clean := func(b []byte) []byte {
+			out := slices.Clone(b)
+			for i, x := range out {
+				if strings.IndexByte(secret, x) >= 0 {
+					out[i] = '#'
+				}
+			}
+			return out
+		}
+		before, after = clean(before), clean(after)
+		dump := xxdLike(append(append(append([]byte{}, before...), secret...), after...), cols, grp)
+		got := RedactTexts(dump, forms)
+		if left := leftOf(got, secret); left != "" {
+			t.Fatalf("%q of the secret is left (c=%d g=%d):\n%s", left, cols, grp, got)
 		}
 	})
 }

@@ -2,8 +2,10 @@
 package fsutil
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,6 +40,12 @@ type Options struct {
 // keeps the old content. It is the one atomic writer: every file mbguard writes whole goes
 // through it.
 func WriteFile(name string, data []byte, perm os.FileMode, o Options) error {
+	return WriteFrom(name, bytes.NewReader(data), perm, o)
+}
+
+// WriteFrom is WriteFile streaming what r holds, for content too large to hold in memory at
+// once (a copy of mbguard's own executable).
+func WriteFrom(name string, r io.Reader, perm os.FileMode, o Options) error {
 	if o.Exclusive {
 		if _, err := os.Lstat(name); err == nil {
 			return fmt.Errorf("writing %s: %w", name, fs.ErrExist)
@@ -56,7 +64,7 @@ func WriteFile(name string, data []byte, perm os.FileMode, o Options) error {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err := f.Write(data); err != nil {
+	if _, err := io.Copy(f, r); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	if err := f.Chmod(perm); err != nil {
