@@ -193,7 +193,8 @@ try {
   console.log("allowed");
 } catch (e) { console.log("blocked: " + e.message) }
 process.exit(0);`
-	out, err = run(filepath.Join(second, "src"), nil, "", node, "--input-type=module", "-e", script, plugin, second)
+	// a loaded machine must not turn the answer into the plugin's fail-safe
+	out, err = run(filepath.Join(second, "src"), []string{"MBGUARD_TIMEOUT_MS=120000"}, "", node, "--input-type=module", "-e", script, plugin, second)
 	if err != nil || !strings.Contains(out, "blocked: ") || !strings.Contains(out, "x.json") {
 		t.Errorf("OpenCode plugin in the second clone: %v, want a block naming x.json\n%s", err, out)
 	}

@@ -79,7 +79,7 @@ type Config struct {
 	// Issues are Problems with where each one is (file, line, key), for annotations.
 	Issues []Issue `koanf:"-"`
 
-	lines map[string]int // the line of each key that came from a file
+	texts map[string][]byte // the text of the file each key came from, for lines in messages
 }
 
 func defaults() map[string]any {
@@ -225,7 +225,7 @@ func Load(o Options) (*Config, error) {
 			for _, key := range keys {
 				if full.apply(key, flat[key]) == nil {
 					full.Sources[key] = f
-					full.setLine(key, keyLine(b, key))
+					full.setText(key, b)
 					mine[key] = true
 				}
 			}
@@ -244,7 +244,7 @@ func Load(o Options) (*Config, error) {
 		for _, key := range keys {
 			_ = c.apply(key, flat[key]) // checked on scratch above
 			c.Sources[key] = f
-			c.setLine(key, keyLine(b, key))
+			c.setText(key, b) // its line is looked up only for a message
 		}
 	}
 	set := func(key, raw, from string) error {
@@ -314,12 +314,12 @@ func (c *Config) add(is Issue) {
 	c.Problems = append(c.Problems, is.String())
 }
 
-// setLine remembers the line of a key that came from a file, for messages.
-func (c *Config) setLine(key string, line int) {
-	if c.lines == nil {
-		c.lines = map[string]int{}
+// setText remembers the text of the file a key came from, to name its line in a message.
+func (c *Config) setText(key string, b []byte) {
+	if c.texts == nil {
+		c.texts = map[string][]byte{}
 	}
-	c.lines[key] = line
+	c.texts[key] = b
 }
 
 // yamlErrorLine is the line a YAML parser's error names ("yaml: line 3: …"), or 0.
@@ -499,8 +499,8 @@ func (c *Config) valueIssues() []Issue {
 	bad := func(key, val, want string) {
 		is := Issue{Key: key}
 		from := c.Sources[key]
-		if line, ok := c.lines[key]; ok {
-			is.File, is.Line = from, line
+		if text, ok := c.texts[key]; ok {
+			is.File, is.Line = from, keyLine(text, key)
 			is.Text = fmt.Sprintf("%s %s: %s", key, val, want)
 		} else {
 			is.Text = fmt.Sprintf("%s %s (from %s): %s", key, val, from, want)

@@ -294,3 +294,19 @@ func TestEveryMistakeOfAFileAtOnce(t *testing.T) {
 		t.Errorf("the built-in defaults are said more or less than once: %s; %s", c.Err(), c.Meanwhile())
 	}
 }
+
+// BenchmarkLoadRepoFile is Load with a valid .mbguard.yaml, what a configured repository's
+// hooks pay on every call. Baseline: BenchmarkLoad (no file) in the same run.
+func BenchmarkLoadRepoFile(b *testing.B) {
+	root := b.TempDir()
+	if err := os.WriteFile(filepath.Join(root, RepoFile), []byte("gating:\n  mode: block\n  doc_first: warn\ncheck:\n  stale: error\n  allowed_files: [notes.txt]\nrecovery:\n  lru: 4\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	env := envOf(map[string]string{"HOME": b.TempDir()})
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := Load(Options{RepoRoot: root, Getenv: env}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
