@@ -281,6 +281,9 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		// No memory-bank/ in any repository this call is about: nothing to guard.
 		return p.render(&c, &hookAnswer{})
 	}
+	if a, forged := h.fromAgent(&c, repos); forged {
+		return p.render(&c, a)
+	}
 	way := secretWays[h.name()]
 	refusal, handed := "", false
 	if way == secretRefuse {
@@ -554,7 +557,10 @@ func defaultConnect(now func() time.Time) func(r repo.Repo, cfg *config.Config) 
 				svc.Close()
 			}
 		}
-		remote, hangup, ok := dialWatch(r)
+		remote, hangup, stray, ok := dialWatch(r, cfg)
+		if stray != "" {
+			reportStray(r, stray, now())
+		}
 		if !ok {
 			return local, closeLocal, nil
 		}
