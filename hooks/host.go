@@ -297,6 +297,9 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		// No memory-bank/ in any repository this call is about: nothing to guard.
 		return p.render(&c, &hookAnswer{})
 	}
+	if a, forged := h.fromAgent(&c, repos); forged {
+		return p.render(&c, a) // before anything is recorded: a forged event changes no state
+	}
 	recordRoots(&c, repos)
 	way := secretWayOf(h.name())
 	refusal, handed := "", false
@@ -592,7 +595,10 @@ func defaultConnect(now func() time.Time) func(r repo.Repo, cfg *config.Config) 
 				svc.Close()
 			}
 		}
-		remote, hangup, ok := dialWatch(r)
+		remote, hangup, stray, ok := dialWatch(r, cfg)
+		if stray != "" {
+			reportStray(r, stray, now())
+		}
 		if !ok {
 			return local, closeLocal, nil
 		}

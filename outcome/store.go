@@ -58,6 +58,10 @@ type Call struct {
 	// LastPID is the last process id the kernel had handed out then (Linux): the processes
 	// the call started have the ids after it, so the post check probes only those.
 	LastPID int `json:"last_pid,omitempty"`
+	// Parent is the host process that sent the pre event (the first ancestor of the hook
+	// that is not a hook runner, Linux): a process between a later request and it that is not
+	// a hook runner is one of the host's tool calls (ancestry.go).
+	Parent *Proc `json:"parent,omitempty"`
 	// Git is the repository's git state when the pre check recorded the call (gitwork.go).
 	Git *GitMark `json:"git,omitempty"`
 	// Agent marks a subagent's window (Claude Code's SubagentStart): the subagent's tools may

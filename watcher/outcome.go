@@ -76,7 +76,7 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 				return nil
 			}
 		}
-		c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now}
+		c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now, Parent: outcome.HostOf(s.peer)}
 		lt := strings.ToLower(e.Tool)
 		// gating.shell_markdown_writes lets the shell write the .md files its command names
 		shellMD := (lt == "bash" || lt == "shell" || lt == "powershell") && s.engine.Policy.ShellMarkdownWrites
@@ -252,7 +252,8 @@ func (s *Service) openWindow(req Request) Response {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := gating.Event{Session: req.Session, Host: req.Host}
-	rep, err := s.guard().Before(outcome.Call{ID: req.Call, Session: req.Session, Host: req.Host, Tool: "Agent", Agent: true})
+	rep, err := s.guard().Before(outcome.Call{ID: req.Call, Session: req.Session, Host: req.Host, Tool: "Agent", Agent: true,
+		Parent: outcome.HostOf(req.from)})
 	notes := s.report(e, rep)
 	if err != nil {
 		notes = append(notes, "mbguard: the known-good state of memory-bank/ could not be recorded before the subagent: "+err.Error()+"; run `mbguard doctor`.")

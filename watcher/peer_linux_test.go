@@ -2,17 +2,20 @@ package watcher
 
 import (
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mbguard/mbguard/internal/testhost"
 )
 
-// PeerIsMbguard reads the peer's executable from the process table (internal/proctab): the
-// same binary is mbguard, another program serving the socket is not.
-func TestPeerIsMbguard(t *testing.T) {
+// peer reads the peer's executable through /proc: the same file is this mbguard; another
+// program serving the socket is not, even a copy of python named mbguard (issue 26: the old
+// check accepted any executable whose base name was mbguard).
+func TestPeerIsThisExecutable(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "own.sock")
 	ln, err := net.Listen("unix", sock)
@@ -31,13 +34,25 @@ func TestPeerIsMbguard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if !(&Client{conn: c}).PeerIsMbguard() {
-		t.Error("this process (the same executable) is not taken for mbguard")
+	if _, why := (&Client{conn: c}).peer(); why != "" {
+		t.Errorf("this process (the same executable) is refused: %s", why)
 	}
 
 	py := testhost.Tool(t, "python3", "apt-get install python3")
+	real, err := exec.Command(py, "-c", "import os,sys; print(os.path.realpath(sys.executable))").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(dir, "mbguard") // a copy of python with mbguard's name
+	b, err := os.ReadFile(strings.TrimSpace(string(real)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(named, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	foreign := filepath.Join(dir, "foreign.sock")
-	cmd := exec.Command(py, "-c", `import socket,sys,time
+	cmd := exec.Command(named, "-c", `import socket,sys,time
 s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
 c,_=s.accept(); time.sleep(30)`, foreign)
 	if err := cmd.Start(); err != nil {
@@ -55,7 +70,7 @@ c,_=s.accept(); time.sleep(30)`, foreign)
 		time.Sleep(10 * time.Millisecond)
 	}
 	defer fc.Close()
-	if (&Client{conn: fc}).PeerIsMbguard() {
-		t.Error("a python3 process serving the socket is taken for mbguard")
+	if _, why := (&Client{conn: fc}).peer(); why == "" {
+		t.Error("a copy of python named mbguard serving the socket is taken for this mbguard")
 	}
 }

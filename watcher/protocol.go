@@ -32,6 +32,8 @@ type Request struct {
 	// MaxRedactOutput bytes): a search of a directory above or in the bank is redacted by the
 	// bank secrets it shows.
 	Output string `json:"output,omitempty"`
+	// from is the process that sent the request (never read from the wire: see requester)
+	from int
 }
 
 // MaxRedactOutput bounds the Output a host sends; the OpenCode plugin sends no more.
@@ -53,6 +55,12 @@ type Response struct {
 	Command string `json:"command,omitempty"`
 	// Status is the answer to Op "status".
 	Status *Status `json:"status,omitempty"`
+	// Config, on op "trust", is the digest of the configuration the Service decides by
+	// (ConfigDigest): a hook trusts a watcher only when it is the hook's own.
+	Config string `json:"config,omitempty"`
+	// Agent, on op "trust", says the watcher was started from inside an agent's tool call
+	// (the call it found among its ancestors); "" when a person started it.
+	Agent string `json:"agent,omitempty"`
 	// Error is set when the request could not be served; Decision may still carry a fail-safe answer.
 	Error string `json:"error,omitempty"`
 	// Mode is the read gate's mode in effect ("off", "warn", "block"). Hosts keep the last one

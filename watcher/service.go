@@ -60,8 +60,11 @@ type Service struct {
 	watching atomic.Bool
 	bankGen  atomic.Uint64
 	fold     func() bool // the file system's case folding, probed once
+	// startedUnder names the agent call a watcher found among its ancestors when it started
+	startedUnder string
 
 	mu       sync.Mutex
+	peer     int                      // the process of the request being served (origin.go)
 	sessions map[string]*gating.State // resident cache
 	findings []Finding
 	told     map[string]int // session → how many of findings it was told about
@@ -133,9 +136,12 @@ func (s *Service) Handle(ctx context.Context, req Request) (resp Response) {
 	if err := ctx.Err(); err != nil {
 		return Response{ID: req.ID, Error: err.Error()}
 	}
+	req.from = requester(ctx)
 	switch req.Op {
 	case "ping", "shutdown":
 		return Response{ID: req.ID}
+	case "trust":
+		return Response{ID: req.ID, Config: ConfigDigest(s.Cfg), Agent: s.startedUnder}
 	case "event":
 		return s.event(req)
 	case "context":
@@ -154,7 +160,7 @@ func (s *Service) Handle(ctx context.Context, req Request) (resp Response) {
 	case "":
 		return Response{ID: req.ID, Error: `request has no "op": want event, context, status or ping`}
 	}
-	return Response{ID: req.ID, Error: fmt.Sprintf("unknown op %q: want event, context, open, close, status or ping", req.Op)}
+	return Response{ID: req.ID, Error: fmt.Sprintf("unknown op %q: want event, context, open, close, status, trust or ping", req.Op)}
 }
 
 // session is one loaded session: the state, and how to save and release it.
@@ -320,6 +326,7 @@ func (s *Service) event(req Request) Response {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.peer = req.from
 	ss := s.open(e.Session, fx)
 	if e.Kind == gating.EvSessionEnd {
 		if !s.opts.NoOutcome {

@@ -21,6 +21,7 @@ import (
 	"github.com/mbguard/mbguard/internal/fsutil"
 	"github.com/mbguard/mbguard/internal/jsonmsg"
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/outcome"
 )
 
 // Files of a running `mbguard watch`, inside repo.StateDir().
@@ -89,6 +90,10 @@ type Daemon struct {
 // sends op "shutdown".
 func StartDaemon(ctx context.Context, svc *Service, o WatchOptions) (*Daemon, error) {
 	r := svc.Repo
+	if o, ok := outcome.FromCall(r, os.Getpid(), true); ok {
+		// kept for the hooks' handshake: they will not trust this watcher
+		svc.startedUnder = o.String()
+	}
 	if err := os.MkdirAll(r.StateDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", r.StateDir(), err)
 	}
@@ -248,6 +253,12 @@ func (d *Daemon) serveConn(c net.Conn) {
 	}()
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 64<<10), maxRequestLine)
+	pid := peerPID(c)
+	ctx := d.ctx
+	if pid > 0 {
+		ctx = WithRequester(ctx, pid)
+	}
+	forged := d.fromAgent(pid)
 	for sc.Scan() {
 		line := sc.Bytes()
 		if len(strings.TrimSpace(string(line))) == 0 {
@@ -259,8 +270,10 @@ func (d *Daemon) serveConn(c net.Conn) {
 		decoded := derr == nil
 		if !decoded {
 			resp = Response{ID: recoverID(line), Error: "malformed request line: " + jsonmsg.Describe(derr)}
+		} else if forged != "" && req.Op != "ping" && req.Op != "status" && req.Op != "trust" {
+			resp = Response{ID: req.ID, Error: forged}
 		} else {
-			resp = d.svc.Handle(d.ctx, req)
+			resp = d.svc.Handle(ctx, req)
 		}
 		out, err := json.Marshal(resp)
 		if err != nil {

@@ -49,6 +49,9 @@ func newDoctorCmd(e *env) *cobra.Command {
 	prune := c.Flags().Bool("prune", false, "remove the state mbguard keeps for repositories that no longer exist")
 	confirm := c.Flags().Bool("confirm-user-files", false, "say that the user-level hook files mbguard reported as changed are as you want them (run it yourself, in a terminal)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		if code, stop := e.refuseUnderAgent("doctor --reset-known-good/--confirm-user-files", *reset || *confirm); stop {
+			return code
+		}
 		r, err := e.repo()
 		if errors.Is(err, repo.ErrNotRepo) && !*reset {
 			if *prune {

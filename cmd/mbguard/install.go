@@ -36,6 +36,9 @@ func newInstallCmd(e *env) *cobra.Command {
 		if *sandbox && *agent != "claude" {
 			return e.usage(c, "--sandbox applies to --agent claude; other hosts get the kernel line from their hook (see mbguard doctor)")
 		}
+		if code, stop := e.refuseUnderAgent("install --uninstall", *uninstall); stop {
+			return code
+		}
 		if *gitHooks && *global {
 			// the git hook lives in one repository; --global used to be ignored here, silently
 			return e.usage(c, "--global applies to --agent only: the git hook is installed per repository (drop --global)")

@@ -143,6 +143,9 @@ func newQuarantineRestore(e *env) *cobra.Command {
 	c := &cobra.Command{Use: "restore <id>|last [--force]", Short: "put an entry's bytes back where the agent wrote them", Args: exactlyOneID}
 	force := c.Flags().Bool("force", false, "overwrite files that exist at those paths")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		if code, stop := e.refuseUnderAgent("quarantine restore"); stop {
+			return code
+		}
 		r, err := e.repo()
 		if err != nil {
 			return e.fail(err)
@@ -173,6 +176,9 @@ func newQuarantineDrop(e *env) *cobra.Command {
 		return usageError{c, "drop takes one quarantine id, or --all"}
 	}
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		if code, stop := e.refuseUnderAgent("quarantine drop"); stop {
+			return code
+		}
 		r, err := e.repo()
 		if err != nil {
 			return e.fail(err)

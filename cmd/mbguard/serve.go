@@ -44,8 +44,13 @@ func newServeCmd(e *env) *cobra.Command {
 			// serve still answers: the Service applies its fail-safe policy, doctor reports it
 			e.logf("configuration: %v (run mbguard doctor)", err)
 		}
-		go e.prime(r) // the store is built beside the first requests, which wait on its lock
 		svc := watcher.NewService(r, cfg, watcher.ServiceOptions{Resident: true, Jail: kernelJail(e, r, cfg)})
+		if msg := svc.FromAgent(); msg != "" {
+			// the host starts serve; one the agent started would answer for the agent
+			fmt.Fprintf(e.stderr, "mbguard: %s.\nNext: the host (the OpenCode plugin) starts mbguard serve; nothing to do.\n", msg)
+			return exitFindings
+		}
+		go e.prime(r) // the store is built beside the first requests, which wait on its lock
 		e.logf("serving %s (pid %d)", r.Root, os.Getpid())
 		// SIGTERM (the plugin's kill when OpenCode exits) ends serve like a closed stdin, so the
 		// state is persisted rather than cut off.

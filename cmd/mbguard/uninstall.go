@@ -38,6 +38,9 @@ disk that is not mounted): mbguard doctor --prune removes that, when you ask.`,
 	global := c.Flags().Bool("global", false, "remove the user-level installs of every host instead of this repository's")
 	keep := c.Flags().Bool("keep-state", false, "keep the quarantine and the known-good state (.git/mbguard/, the private ref, the user state)")
 	c.RunE = e.runs(func(ctx context.Context, args []string) int {
+		if code, stop := e.refuseUnderAgent("uninstall"); stop {
+			return code
+		}
 		var r repo.Repo
 		if !*global {
 			var err error

@@ -37,6 +37,9 @@ func newWatchCmd(e *env) *cobra.Command {
 		if *status {
 			return e.watchStatus(r)
 		}
+		if code, stop := e.refuseUnderAgent("watch with settings of its own ("+e.ownSettings()+")", e.ownSettings() != ""); stop {
+			return code
+		}
 		if *detach {
 			return e.detachWatch(r, *debounce)
 		}

@@ -96,6 +96,13 @@ func (e *env) watchStatus(r repo.Repo) int {
 		return exitFindings
 	}
 	fmt.Fprintf(e.stdout, "watcher: running (pid %d, socket %s, log %s)\n", pid, sock, displayRel(r.Root, filepath.Join(r.StateDir(), watchLog)))
+	if why := e.watcherTrust(r); why != "" {
+		// the hooks run the same check on every call (hooks.dialWatch)
+		fmt.Fprintf(e.stdout, "hooks: mbguard does not ask the watcher for this repository: %s; hooks decide in process\n", why)
+		fmt.Fprintln(e.stdout, "next: mbguard watch --stop, then mbguard watch --detach in a terminal (the person's, with the repository's configuration)")
+		return exitFindings
+	}
+	fmt.Fprintln(e.stdout, "hooks: ask this watcher (same executable, the repository's configuration, started by a person)")
 	return exitOK
 }
 

@@ -19,10 +19,32 @@ func (w *walker) call(args []arg, e *env, depth int, in *stdin) {
 		next, ok := w.unwrap(name, rest, &e, depth, in)
 		if !ok {
 			w.runsOf(args[0].s, name, rest, e)
+			w.copiesOf(name, rest)
+			if w.copies[args[0].s] || w.copies[name] {
+				// a copy made earlier in the line (`cp "$(command -v mbguard)" /tmp/mbg`) may be
+				// mbguard under another name: its entry points are the host's
+				if op := personCommand(rest); op != "" && !strings.Contains(op, "known only") {
+					w.res.Person = append(w.res.Person, op)
+				}
+			}
 			w.command(name, rest, e, depth, in)
 			return
 		}
 		args = next
+	}
+}
+
+// copiesOf remembers the destination of a copy or link (cp, install, ln): run later in the
+// same line, it may be mbguard's binary under a name of its own.
+func (w *walker) copiesOf(name string, args []arg) {
+	if name != "cp" && name != "install" && name != "ln" || len(args) < 2 {
+		return
+	}
+	if d := args[len(args)-1]; d.exact && !strings.HasPrefix(d.s, "-") {
+		if w.copies == nil {
+			w.copies = map[string]bool{}
+		}
+		w.copies[d.s], w.copies[path.Base(d.s)] = true, true
 	}
 }
 
@@ -453,7 +475,8 @@ func (w *walker) patch(c *invocation) {
 }
 
 // personCommand names an mbguard command only the person may run ("" for any other): those
-// that remove mbguard, forget its known-good state or act on the quarantine. A word known only
+// that remove mbguard, forget its known-good state or act on the quarantine, and the protocol
+// entry points the host alone runs (hook, serve, settle). A word known only
 // at run time where one of them could stand counts as one.
 func personCommand(args []arg) string {
 	var words []string // the subcommand (and the quarantine action), then the flags that matter
@@ -490,6 +513,10 @@ func personCommand(args []arg) string {
 	}
 	switch {
 	case len(words) == 0:
+	case words[0] == "hook" || words[0] == "serve" || words[0] == "settle":
+		// the protocol entry points: what the host sends, never the agent (a forged event
+		// would credit a read or close a call's window)
+		return "mbguard " + words[0]
 	case words[0] == "uninstall":
 		return "mbguard uninstall"
 	case words[0] == "install" && has("--uninstall"):

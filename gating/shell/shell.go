@@ -358,6 +358,8 @@ type walker struct {
 	spanOK bool
 	// unrolled counts the loop bodies walked once per word (forLoop), at most maxUnrolled.
 	unrolled int
+	// copies are the destinations of copies made earlier in the line (copiesOf)
+	copies map[string]bool
 }
 
 // maxLoopWords and maxUnrolled bound the unrolling of for loops: the words of one loop, and

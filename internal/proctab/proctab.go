@@ -197,3 +197,17 @@ func (t Table) OpenFiles(pid int, prefix string) []OpenFile {
 	}
 	return out
 }
+
+// Cmdline is process pid's argument vector (same user, or any process on most systems; nil and
+// false when it cannot be read or the process is a zombie).
+func (t Table) Cmdline(pid int) ([]string, bool) {
+	if t.root == "" || pid <= 0 {
+		return nil, false
+	}
+	b, err := os.ReadFile(t.path(pid, "cmdline"))
+	if err != nil || len(b) == 0 {
+		return nil, false
+	}
+	b = bytes.TrimSuffix(b, []byte{0})
+	return strings.Split(string(b), "\x00"), true
+}

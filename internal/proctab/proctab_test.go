@@ -27,6 +27,9 @@ func TestUnsupported(t *testing.T) {
 			if _, ok := tab.Exe(os.Getpid()); ok {
 				t.Error("Exe ok")
 			}
+			if _, ok := tab.Cmdline(os.Getpid()); ok {
+				t.Error("Cmdline ok")
+			}
 			if tab.UptimeTicks() != 0 || tab.LastPID() != 0 {
 				t.Error("UptimeTicks or LastPID not 0")
 			}
@@ -73,6 +76,9 @@ func TestLocal(t *testing.T) {
 	}
 	if comm, ok := tab.Comm(self); !ok || comm == "" || len(comm) > 15 || filepath.Base(exe)[:len(comm)] != comm {
 		t.Errorf("Comm(self) = %q, %v; executable %s", comm, ok, filepath.Base(exe))
+	}
+	if args, ok := tab.Cmdline(self); !ok || !slices.Equal(args, os.Args) {
+		t.Errorf("Cmdline(self) = %q, %v; want %q", args, ok, os.Args)
 	}
 	dir := t.TempDir()
 	w, err := os.Create(filepath.Join(dir, "w"))
