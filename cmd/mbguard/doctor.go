@@ -311,6 +311,17 @@ func checkWatcher(ctx context.Context, r repo.Repo) doctorCheck {
 		return ch
 	}
 	ch.Status, ch.Detail = checkOK, fmt.Sprintf("running (pid %d, socket %s)", pid, sock)
+	if b, err := os.ReadFile(filepath.Join(r.StateDir(), hooks.StrayFile)); err == nil {
+		// the hooks do not trust this watcher (another executable, other settings, started
+		// under an agent's call): they decide in process
+		line := strings.TrimSpace(string(b))
+		why, next, _ := strings.Cut(line, " Next: ")
+		if _, reason, ok := strings.Cut(why, "repository: "); ok {
+			why = reason
+		}
+		why = strings.TrimSuffix(why, "; hooks decide in process.")
+		ch.Status, ch.Detail, ch.Next = checkWarn, fmt.Sprintf("running (pid %d), but the hooks do not ask it and decide in process: %s", pid, why), strings.TrimSuffix(next, ".")
+	}
 	return ch
 }
 

@@ -64,7 +64,9 @@ func (e *env) detachWatch(r repo.Repo, debounce time.Duration) int {
 	go func() { exited <- cmd.Wait() }()
 	deadline := time.Now().Add(detachWait)
 	for {
-		if pid, sock, ok := watcher.Running(r); ok && pid == cmd.Process.Pid {
+		// the socket's path is known once the watcher listens (it writes watch.addr after the
+		// lock): until then the line would name no socket, and a client could not dial it yet
+		if pid, sock, ok := watcher.Running(r); ok && pid == cmd.Process.Pid && sock != "" {
 			fmt.Fprintf(e.stderr, "mbguard: watching %s (pid %d, socket %s, log %s); stop it with mbguard watch --stop\n",
 				r.BankDir(), pid, sock, displayRel(r.Root, logPath))
 			return exitOK
