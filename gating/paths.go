@@ -63,34 +63,46 @@ func absolute(raw, cwd, root string) string {
 	if win {
 		p = winSpell(p)
 	}
-	base := root
 	if win && hasDrive(p) && (len(p) == 2 || p[2] != '/') {
-		// C:x is x in the working directory of drive C: the session's when it is on C
-		if c := winSpell(strings.ReplaceAll(cwd, `\`, "/")); hasDrive(c) && c[0] == p[0] {
-			base = cleanAbs(c, true)
-		} else if !hasDrive(c) && root[0] == p[0] {
-			base = path.Join(root, c)
-		} else {
-			base = p[:2] + "/"
-		}
-		return joinClean(base, p[2:], true)
+		return driveRelative(p, cwd, root)
 	}
 	if isAbs(p, root) {
 		return cleanAbs(p, win)
 	}
-	if c := strings.ReplaceAll(cwd, `\`, "/"); c == "~" || strings.HasPrefix(c, "~/") {
-		base = path.Clean("/~" + c[1:])
-	} else if c != "" {
-		if win {
-			c = winSpell(c)
-		}
-		if isAbs(c, root) {
-			base = cleanAbs(c, win)
-		} else {
-			base = path.Join(root, c)
-		}
+	return joinClean(cwdBase(cwd, root, win), p, win)
+}
+
+// driveRelative resolves C:x, which is x in the working directory of drive C: the session's
+// when it is on C.
+func driveRelative(p, cwd, root string) string {
+	var base string
+	if c := winSpell(strings.ReplaceAll(cwd, `\`, "/")); hasDrive(c) && c[0] == p[0] {
+		base = cleanAbs(c, true)
+	} else if !hasDrive(c) && root[0] == p[0] {
+		base = path.Join(root, c)
+	} else {
+		base = p[:2] + "/"
 	}
-	return joinClean(base, p, win)
+	return joinClean(base, p[2:], true)
+}
+
+// cwdBase is the directory a relative path starts from: cwd, read against the root, or the
+// root itself without one.
+func cwdBase(cwd, root string, win bool) string {
+	c := strings.ReplaceAll(cwd, `\`, "/")
+	switch {
+	case c == "~" || strings.HasPrefix(c, "~/"):
+		return path.Clean("/~" + c[1:])
+	case c == "":
+		return root
+	}
+	if win {
+		c = winSpell(c)
+	}
+	if isAbs(c, root) {
+		return cleanAbs(c, win)
+	}
+	return path.Join(root, c)
 }
 
 // joinClean joins p onto the absolute base; a UNC base keeps its two leading slashes.
@@ -190,16 +202,36 @@ func cleanAbs(p string, win bool) string {
 // Windows drops at the end of a name dropped (memory-bank.\x is memory-bank\x), and an
 // alternate data stream (x.md:s) read as its file.
 func winSpell(p string) string {
+	p = winDrive(winDevice(p))
+	if !winTrims(p) {
+		return p // the common case: nothing to trim
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if i == 0 && hasDrive(s) {
+			continue
+		}
+		segs[i] = winName(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// winDevice drops the \\?\ and \\.\ prefixes (\\?\UNC\s\x is the share //s/x).
+func winDevice(p string) string {
 	for _, pre := range [...]string{"//?/", "//./", "/??/"} {
 		if rest, ok := strings.CutPrefix(p, pre); ok {
 			if len(rest) >= 4 && strings.EqualFold(rest[:4], "UNC/") {
-				p = "//" + rest[4:]
-			} else {
-				p = rest
+				return "//" + rest[4:]
 			}
-			break
+			return rest
 		}
 	}
+	return p
+}
+
+// winDrive reads an MSYS or Cygwin drive (/c/x, /cygdrive/c/x) as C:/x, and puts the drive
+// letter in upper case.
+func winDrive(p string) string {
 	if rest, ok := strings.CutPrefix(p, "/cygdrive/"); ok && len(rest) >= 1 && isLetter(rest[0]) && (len(rest) == 1 || rest[1] == '/') {
 		p = "/" + rest
 	}
@@ -209,31 +241,33 @@ func winSpell(p string) string {
 	if hasDrive(p) && p[0] >= 'a' {
 		p = string(p[0]-'a'+'A') + p[1:]
 	}
-	if !strings.Contains(p, ". ") && !strings.Contains(p, "./") && !strings.Contains(p, " /") &&
-		!strings.HasSuffix(p, ".") && !strings.HasSuffix(p, " ") && strings.IndexByte(p[min(len(p), 2):], ':') < 0 {
-		return p // the common case: nothing to trim
+	return p
+}
+
+// winTrims reports a path with a name winName changes: one ending in a dot or a space, or
+// naming a stream.
+func winTrims(p string) bool {
+	return strings.Contains(p, ". ") || strings.Contains(p, "./") || strings.Contains(p, " /") ||
+		strings.HasSuffix(p, ".") || strings.HasSuffix(p, " ") || strings.IndexByte(p[min(len(p), 2):], ':') >= 0
+}
+
+// winName is the name Windows reads in s: a stream (name:stream) read as its file, the dots
+// and spaces at the end dropped (but . and .. kept).
+func winName(s string) string {
+	if c := strings.IndexByte(s, ':'); c >= 0 {
+		// name:stream is a stream of the file name: writing it changes that file
+		s = s[:c]
 	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if i == 0 && hasDrive(s) {
-			continue
-		}
-		if c := strings.IndexByte(s, ':'); c >= 0 {
-			// name:stream is a stream of the file name: writing it changes that file
-			s = s[:c]
-			segs[i] = s
-		}
-		if s == "." || s == ".." {
-			continue
-		}
-		if t := strings.TrimRight(s, ". "); t != s {
-			if t == "" && strings.Trim(s, " ") == ".." {
-				t = ".." // "..  " is the parent
-			}
-			segs[i] = t
-		}
+	if s == "." || s == ".." {
+		return s
 	}
-	return strings.Join(segs, "/")
+	if t := strings.TrimRight(s, ". "); t != s {
+		if t == "" && strings.Trim(s, " ") == ".." {
+			t = ".." // "..  " is the parent
+		}
+		return t
+	}
+	return s
 }
 
 // bankDir and bankEntry are bank.Dir and bank.Entry; MEMORY.md is folded on a folding file

@@ -98,6 +98,21 @@ func claudeFates(path string, ids []string) map[string]callFate {
 		return fates
 	}
 	// only the lines that name an open call are decoded, in file order (the last one wins)
+	for _, from := range idLineStarts(tail, ids) {
+		line := tail[from:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		if bytes.Contains(line, []byte(`"tool_result"`)) {
+			claudeLineFates(line, ids, fates)
+		}
+	}
+	return fates
+}
+
+// idLineStarts returns, sorted and once each, the starts of the lines of tail that hold one of
+// the ids in quotes.
+func idLineStarts(tail []byte, ids []string) []int {
 	var starts []int
 	for _, id := range ids {
 		q := []byte(`"` + id + `"`)
@@ -112,52 +127,54 @@ func claudeFates(path string, ids []string) map[string]callFate {
 		}
 	}
 	slices.Sort(starts)
-	starts = slices.Compact(starts)
-	for _, from := range starts {
-		line := tail[from:]
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i]
+	return slices.Compact(starts)
+}
+
+// claudeResultPart is one part of a Claude Code user message: a tool_result among them.
+type claudeResultPart struct {
+	Type      string          `json:"type"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+	Content   json.RawMessage `json:"content"`
+}
+
+// claudeLineFates records in fates what one transcript line says of the calls it names.
+func claudeLineFates(line []byte, ids []string, fates map[string]callFate) {
+	var named []string
+	for _, id := range ids {
+		if bytes.Contains(line, []byte(`"`+id+`"`)) {
+			named = append(named, id)
 		}
-		if !bytes.Contains(line, []byte(`"tool_result"`)) {
+	}
+	var e claudeLine
+	if json.Unmarshal(line, &e) != nil || e.Type != "user" {
+		return
+	}
+	var parts []claudeResultPart
+	if json.Unmarshal(e.Message.Content, &parts) != nil {
+		return
+	}
+	for _, p := range parts {
+		if p.Type != "tool_result" {
 			continue
 		}
-		var named []string
-		for _, id := range ids {
-			if bytes.Contains(line, []byte(`"`+id+`"`)) {
-				named = append(named, id)
-			}
-		}
-		var e claudeLine
-		if json.Unmarshal(line, &e) != nil || e.Type != "user" {
-			continue
-		}
-		var parts []struct {
-			Type      string          `json:"type"`
-			ToolUseID string          `json:"tool_use_id"`
-			IsError   bool            `json:"is_error"`
-			Content   json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(e.Message.Content, &parts) != nil {
-			continue
-		}
-		for _, p := range parts {
-			if p.Type != "tool_result" {
+		for _, id := range named {
+			if p.ToolUseID != id {
 				continue
 			}
-			for _, id := range named {
-				if p.ToolUseID != id {
-					continue
-				}
-				fates[id] = fateRan
-				refused := e.PermissionDecision != nil && e.PermissionDecision.Decision == "reject" || e.ToolDenialBeforeRun ||
-					e.PermissionDecision == nil && bytes.HasPrefix(p.Content, []byte(`"`+claudeRejected))
-				if p.IsError && refused && !e.ToolDenialAfterRun {
-					fates[id] = fateNeverRan
-				}
+			fates[id] = fateRan
+			if p.IsError && claudeRefused(&e, p) && !e.ToolDenialAfterRun {
+				fates[id] = fateNeverRan
 			}
 		}
 	}
-	return fates
+}
+
+// claudeRefused reports a tool result of a call refused before it ran: rejected by the
+// person, denied before the run, or answered with Claude Code's rejection text.
+func claudeRefused(e *claudeLine, p claudeResultPart) bool {
+	return e.PermissionDecision != nil && e.PermissionDecision.Decision == "reject" || e.ToolDenialBeforeRun ||
+		e.PermissionDecision == nil && bytes.HasPrefix(p.Content, []byte(`"`+claudeRejected))
 }
 
 // transcriptReaders read a host's record of a session for the fate of its open calls. A host

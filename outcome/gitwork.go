@@ -290,30 +290,15 @@ func (w *gitWork) judge(c *change) gitVerdict {
 		return gitPut
 	}
 	old, inOld := w.old[c.path]
-	uncommitted := false
-	switch {
-	case c.b == nil:
-		uncommitted = inOld // deleted in the work tree, still in HEAD
-	case !inOld || c.b.Blob == "" || c.b.Blob != old.blob || modeOf(c.b) != old.mode:
-		uncommitted = true
+	if uncommitted(c, old, inOld) {
+		return w.judgeUncommitted(c, old)
 	}
-	if uncommitted {
-		// git's doing only when what is there now is what git has: a committed version, a
-		// stash's, or nothing (a write of new bytes in the same call is the agent's)
-		if c.d == nil || c.newBlob != "" && (old.blob == c.newBlob || w.has(c.path, c.newBlob)) {
-			switch {
-			case w.stopped && w.autostash != "":
-				return gitStashed // restoring would half undo git's work; the autostash has it
-			case w.stopped && conflictMarked(c.new):
-				return gitConflict
-			}
-			return gitLost
-		}
-		if w.stopped && conflictMarked(c.new) {
-			return gitConflict // merged with the person's work (checkout -m): theirs to resolve
-		}
-		return gitNone
-	}
+	return w.judgeCommitted(c)
+}
+
+// judgeCommitted judges a path whose known-good state was HEAD's: git's doing when a tree it
+// may have written from lacks the path (deleted) or holds the bytes now there.
+func (w *gitWork) judgeCommitted(c *change) gitVerdict {
 	if c.d == nil {
 		for _, t := range w.drops {
 			if _, ok := t[c.path]; t != nil && !ok {
@@ -323,11 +308,37 @@ func (w *gitWork) judge(c *change) gitVerdict {
 		return gitNone
 	}
 	for _, t := range w.put {
-		e, ok := t[c.path]
-		switch {
-		case ok && c.newBlob != "" && e.blob == c.newBlob && e.mode == modeOf(c.d):
+		if e, ok := t[c.path]; ok && c.newBlob != "" && e.blob == c.newBlob && e.mode == modeOf(c.d) {
 			return gitPut
 		}
+	}
+	return gitNone
+}
+
+// uncommitted reports a path whose known-good state differs from HEAD's when the call
+// started (old, when inOld).
+func uncommitted(c *change, old treeEnt, inOld bool) bool {
+	if c.b == nil {
+		return inOld // deleted in the work tree, still in HEAD
+	}
+	return !inOld || c.b.Blob == "" || c.b.Blob != old.blob || modeOf(c.b) != old.mode
+}
+
+// judgeUncommitted judges a path that held uncommitted work.
+func (w *gitWork) judgeUncommitted(c *change, old treeEnt) gitVerdict {
+	// git's doing only when what is there now is what git has: a committed version, a
+	// stash's, or nothing (a write of new bytes in the same call is the agent's)
+	if c.d == nil || c.newBlob != "" && (old.blob == c.newBlob || w.has(c.path, c.newBlob)) {
+		switch {
+		case w.stopped && w.autostash != "":
+			return gitStashed // restoring would half undo git's work; the autostash has it
+		case w.stopped && conflictMarked(c.new):
+			return gitConflict
+		}
+		return gitLost
+	}
+	if w.stopped && conflictMarked(c.new) {
+		return gitConflict // merged with the person's work (checkout -m): theirs to resolve
 	}
 	return gitNone
 }
@@ -393,7 +404,7 @@ func (g *Guard) byGit(w *gitWork, c *change, from map[string]string, rep *Report
 // HEAD's version, the new HEAD's and the known-good one. One `git merge-file`, run only for
 // an uncommitted file whose new bytes no tree git wrote from holds.
 func (g *Guard) carried(w *gitWork, c *change) bool {
-	if w.headTree == nil || c.b == nil || c.d == nil || c.b.Kind != KindFile || c.d.Kind != KindFile || c.new == nil {
+	if !carriable(w, c) {
 		return false
 	}
 	base, ok1 := w.old[c.path]
@@ -407,19 +418,35 @@ func (g *Guard) carried(w *gitWork, c *change) bool {
 	}
 	defer os.RemoveAll(dir)
 	files := []string{filepath.Join(dir, "ours"), filepath.Join(dir, "base"), filepath.Join(dir, "theirs")}
-	for i, blob := range []string{ours.blob, base.blob, ""} {
-		b := c.old
-		if blob != "" {
-			if b, err = g.obj.readBlob(blob); err != nil {
-				return false
-			}
-		}
-		if os.WriteFile(files[i], b, 0o600) != nil {
-			return false
-		}
+	if g.writeMergeFiles(files, []string{ours.blob, base.blob, ""}, c.old) != nil {
+		return false
 	}
 	out, err := g.git(append([]string{"merge-file", "-p"}, files...)...)
 	return err == nil && bytes.Equal(out, c.new)
+}
+
+// carriable reports a file changed in place while git moved HEAD: the only kind a checkout
+// can carry.
+func carriable(w *gitWork, c *change) bool {
+	return w.headTree != nil && c.b != nil && c.d != nil && c.b.Kind == KindFile && c.d.Kind == KindFile && c.new != nil
+}
+
+// writeMergeFiles writes each blob to its file, or the bytes from before the call for an
+// empty blob name.
+func (g *Guard) writeMergeFiles(files, blobs []string, before []byte) error {
+	for i, blob := range blobs {
+		b := before
+		if blob != "" {
+			var err error
+			if b, err = g.obj.readBlob(blob); err != nil {
+				return err
+			}
+		}
+		if err := os.WriteFile(files[i], b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // agentContent is fromAgent for the changes git's work put into the bank.

@@ -334,38 +334,7 @@ func (g *Guard) fromAgent(w *gitWork, cs []*change) map[string]string {
 	if err != nil {
 		out = nil // nothing vouches: every such change is judged
 	}
-	vouched := map[string]bool{}
-	by := map[string]string{}
-	cur := ""
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if id, ok := strings.CutPrefix(line, "C "); ok {
-			cur = id
-			continue
-		}
-		meta, path, ok := strings.Cut(line, "\t")
-		blob, wanted := want[path]
-		if !ok || !wanted || !strings.HasPrefix(meta, ":") {
-			continue
-		}
-		f := strings.Fields(meta)
-		if len(f) < 5 {
-			continue
-		}
-		removed := strings.HasPrefix(f[4], "D")
-		if removed && blob != "" || !removed && f[3] != blob {
-			continue
-		}
-		if rec.set[cur] {
-			if by[path] == "" {
-				by[path] = cur
-			}
-		} else {
-			vouched[path] = true
-		}
-	}
+	vouched, by := logWriters(out, want, rec)
 	res := map[string]string{}
 	for p := range want {
 		if vouched[p] {
@@ -378,6 +347,53 @@ func (g *Guard) fromAgent(w *gitWork, cs []*change) map[string]string {
 		res[p] = short(id)
 	}
 	return res
+}
+
+// logWriters reads git log --raw output for the wanted path states (path -> blob id, "" when
+// removed): vouched holds the paths a commit not the agent's brought to that state, by the
+// newest agent commit that did.
+func logWriters(out []byte, want map[string]string, rec *commitRecord) (vouched map[string]bool, by map[string]string) {
+	vouched, by = map[string]bool{}, map[string]string{}
+	cur := ""
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if id, ok := strings.CutPrefix(line, "C "); ok {
+			cur = id
+			continue
+		}
+		path, ok := rawWanted(line, want)
+		if !ok {
+			continue
+		}
+		if rec.set[cur] {
+			if by[path] == "" {
+				by[path] = cur
+			}
+		} else {
+			vouched[path] = true
+		}
+	}
+	return vouched, by
+}
+
+// rawWanted reports a git log --raw line that brings a path to the state wanted for it.
+func rawWanted(line string, want map[string]string) (string, bool) {
+	meta, path, ok := strings.Cut(line, "\t")
+	blob, wanted := want[path]
+	if !ok || !wanted || !strings.HasPrefix(meta, ":") {
+		return "", false
+	}
+	f := strings.Fields(meta)
+	if len(f) < 5 {
+		return "", false
+	}
+	removed := strings.HasPrefix(f[4], "D")
+	if removed && blob != "" || !removed && f[3] != blob {
+		return "", false
+	}
+	return path, true
 }
 
 func short(id string) string {

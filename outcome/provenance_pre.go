@@ -86,6 +86,21 @@ func (g *Guard) agentCommitBreaks(x, head string) string {
 	if now == nil {
 		return ""
 	}
+	cs := treeChanges(now, then)
+	from := g.fromAgent(&gitWork{head: x, starts: []string{x}}, cs)
+	for _, c := range cs {
+		if _, ok := from[c.path]; !ok {
+			continue
+		}
+		if s := g.commitBreaks(c, then); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// treeChanges lists the changes from the bank tree then to the bank tree now.
+func treeChanges(now, then map[string]treeEnt) []*change {
 	var cs []*change
 	for p, e := range now {
 		if t, ok := then[p]; ok && t == e {
@@ -105,32 +120,29 @@ func (g *Guard) agentCommitBreaks(x, head string) string {
 			cs = append(cs, &change{path: p})
 		}
 	}
-	from := g.fromAgent(&gitWork{head: x, starts: []string{x}}, cs)
-	for _, c := range cs {
-		if _, ok := from[c.path]; !ok {
-			continue
-		}
-		if t, ok := then[c.path]; ok && t.mode != "120000" {
-			c.b = &Entry{Kind: KindFile, Mode: 0o644, Nlink: 1, Blob: t.blob}
-			_ = g.readOld(c)
-			c.b.Size = int64(len(c.old))
-		}
-		if c.d != nil {
-			body, err := g.obj.readBlob(c.newBlob)
-			if err != nil {
-				continue
-			}
-			c.new, c.d.Size = body, int64(len(body))
-		}
-		if probs, _ := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new); len(probs) > 0 {
-			var s []string
-			for _, p := range probs {
-				s = append(s, p.String())
-			}
-			return strings.Join(s, "; ")
-		}
+	return cs
+}
+
+// commitBreaks returns the rules one committed change breaks, joined, or "".
+func (g *Guard) commitBreaks(c *change, then map[string]treeEnt) string {
+	if t, ok := then[c.path]; ok && t.mode != "120000" {
+		c.b = &Entry{Kind: KindFile, Mode: 0o644, Nlink: 1, Blob: t.blob}
+		_ = g.readOld(c)
+		c.b.Size = int64(len(c.old))
 	}
-	return ""
+	if c.d != nil {
+		body, err := g.obj.readBlob(c.newBlob)
+		if err != nil {
+			return ""
+		}
+		c.new, c.d.Size = body, int64(len(body))
+	}
+	probs, _ := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new)
+	var s []string
+	for _, p := range probs {
+		s = append(s, p.String())
+	}
+	return strings.Join(s, "; ")
 }
 
 // fromLine is the first line format-patch writes for each commit of a patch file.
@@ -145,51 +157,12 @@ func gitBrings(cmd, cwd string) (revs []string, shown string) {
 		return nil, ""
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
-		call, ok := n.(*syntax.CallExpr)
-		if !ok || len(call.Args) < 2 || call.Args[0].Lit() != "git" {
+		sub, ops, ok := gitBringCall(n)
+		if !ok {
 			return true
-		}
-		var words []string
-		for _, a := range call.Args[1:] {
-			words = append(words, a.Lit()) // "" for a word built at run time
-		}
-		i := 0
-		for ; i < len(words) && strings.HasPrefix(words[i], "-"); i++ {
-			if w := words[i]; w == "-C" || w == "-c" || w == "--git-dir" || w == "--work-tree" || w == "--namespace" {
-				i++
-			}
-		}
-		if i >= len(words) || !bringOps[words[i]] {
-			return true
-		}
-		sub := words[i]
-		var ops []string
-		for j := i + 1; j < len(words); j++ {
-			w := words[j]
-			switch {
-			case w == "--":
-				j = len(words) // paths follow
-			case w == "--onto" && j+1 < len(words):
-				ops = append(ops, words[j+1])
-				j++
-			case gitValueOpts[w]:
-				j++
-			case strings.HasPrefix(w, "-"), w == "":
-			default:
-				ops = append(ops, w)
-			}
 		}
 		if sub == "am" {
-			for _, p := range ops {
-				if !filepath.IsAbs(p) {
-					p = filepath.Join(cwd, p)
-				}
-				if b, err := readHead(p, 4<<20); err == nil {
-					for _, m := range fromLine.FindAllSubmatch(b, 64) {
-						revs = append(revs, string(m[1]))
-					}
-				}
-			}
+			revs = append(revs, amRevs(ops, cwd)...)
 		} else {
 			revs = append(revs, ops...)
 		}
@@ -199,6 +172,66 @@ func gitBrings(cmd, cwd string) (revs []string, shown string) {
 		return true
 	})
 	return revs, shown
+}
+
+// gitBringCall reads a git call that brings commits: its subcommand and operands.
+func gitBringCall(n syntax.Node) (sub string, ops []string, ok bool) {
+	call, ok := n.(*syntax.CallExpr)
+	if !ok || len(call.Args) < 2 || call.Args[0].Lit() != "git" {
+		return "", nil, false
+	}
+	var words []string
+	for _, a := range call.Args[1:] {
+		words = append(words, a.Lit()) // "" for a word built at run time
+	}
+	i := 0
+	for ; i < len(words) && strings.HasPrefix(words[i], "-"); i++ {
+		if w := words[i]; w == "-C" || w == "-c" || w == "--git-dir" || w == "--work-tree" || w == "--namespace" {
+			i++
+		}
+	}
+	if i >= len(words) || !bringOps[words[i]] {
+		return "", nil, false
+	}
+	return words[i], gitOperands(words[i+1:]), true
+}
+
+// gitOperands returns the operands among a git subcommand's words: options, their values and
+// the paths after -- left out (--onto's value kept).
+func gitOperands(words []string) []string {
+	var ops []string
+	for j := 0; j < len(words); j++ {
+		w := words[j]
+		switch {
+		case w == "--":
+			j = len(words) // paths follow
+		case w == "--onto" && j+1 < len(words):
+			ops = append(ops, words[j+1])
+			j++
+		case gitValueOpts[w]:
+			j++
+		case strings.HasPrefix(w, "-"), w == "":
+		default:
+			ops = append(ops, w)
+		}
+	}
+	return ops
+}
+
+// amRevs returns the commits named by the From lines of the mailboxes git am applies.
+func amRevs(ops []string, cwd string) []string {
+	var revs []string
+	for _, p := range ops {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if b, err := readHead(p, 4<<20); err == nil {
+			for _, m := range fromLine.FindAllSubmatch(b, 64) {
+				revs = append(revs, string(m[1]))
+			}
+		}
+	}
+	return revs
 }
 
 // readHead reads at most n bytes of the file at p.

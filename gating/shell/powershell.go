@@ -135,59 +135,8 @@ var psInstanceWrites = map[string]bool{
 
 // command judges one command of a pipeline (or an expression standing in its place).
 func (p *psWalker) command(toks []psTok, e *env, depth int) {
-	w := &p.w
-	// redirections first, wherever they stand: > file, 2>> file, *> file
-	var words []psTok
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		if t.kind == psRedir {
-			if strings.Contains(t.s, "&") {
-				continue // 2>&1
-			}
-			if i+1 < len(toks) && toks[i+1].kind == psWord {
-				p.write(toks[i+1], "redirect", e)
-				i++
-			} else {
-				w.unknownWrite()
-			}
-			continue
-		}
-		words = append(words, t)
-	}
-	// static and instance method calls: [IO.File]::WriteAllText('x', …), $f.Delete()
-	for i, t := range words {
-		if t.kind != psMember {
-			continue
-		}
-		m := strings.ToLower(t.s)
-		static := i > 0 && words[i-1].kind == psType
-		if static {
-			args := psCallArgs(words[i+1:])
-			if n, ok := psFileMethods[m]; ok && (m != "new" || psWriterType(words[i-1].s)) {
-				if len(args) == 0 {
-					w.unknownWrite()
-				}
-				for k, a := range args {
-					if k < n {
-						p.write(a, "[IO]::"+t.s, e)
-					}
-				}
-			} else if psReadMethods[m] {
-				for _, a := range args {
-					if a.exact {
-						w.readArg(arg{s: psPath(a.s), exact: true, pos: a.pos, end: a.end}, "[IO]::"+t.s, e)
-					}
-				}
-			} else {
-				p.unknownArgs(args, "[IO]::"+t.s, e)
-			}
-			continue
-		}
-		if psInstanceWrites[m] {
-			w.unknownWrite()
-			p.spanless = true
-		}
-	}
+	words := p.redirections(toks, e)
+	p.methodCalls(words, e)
 	// assignments: $x = Get-Content a — the command is what follows the operator
 	for i, t := range words {
 		if t.kind == psAssign {
@@ -219,6 +168,73 @@ func (p *psWalker) command(toks []psTok, e *env, depth int) {
 		return
 	}
 	p.native(words, e, depth)
+}
+
+// redirections judges the redirections of a command first, wherever they stand: > file,
+// 2>> file, *> file. It returns the other tokens.
+func (p *psWalker) redirections(toks []psTok, e *env) []psTok {
+	var words []psTok
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.kind != psRedir {
+			words = append(words, t)
+			continue
+		}
+		if strings.Contains(t.s, "&") {
+			continue // 2>&1
+		}
+		if i+1 < len(toks) && toks[i+1].kind == psWord {
+			p.write(toks[i+1], "redirect", e)
+			i++
+		} else {
+			p.w.unknownWrite()
+		}
+	}
+	return words
+}
+
+// methodCalls judges static and instance method calls: [IO.File]::WriteAllText('x', …),
+// $f.Delete().
+func (p *psWalker) methodCalls(words []psTok, e *env) {
+	for i, t := range words {
+		if t.kind != psMember {
+			continue
+		}
+		m := strings.ToLower(t.s)
+		if i > 0 && words[i-1].kind == psType {
+			p.staticCall(words[i-1].s, t.s, psCallArgs(words[i+1:]), e)
+			continue
+		}
+		if psInstanceWrites[m] {
+			p.w.unknownWrite()
+			p.spanless = true
+		}
+	}
+}
+
+// staticCall judges a static method call [typ]::method(args).
+func (p *psWalker) staticCall(typ, method string, args []psTok, e *env) {
+	w := &p.w
+	m := strings.ToLower(method)
+	op := "[IO]::" + method
+	if n, ok := psFileMethods[m]; ok && (m != "new" || psWriterType(typ)) {
+		if len(args) == 0 {
+			w.unknownWrite()
+		}
+		for k, a := range args {
+			if k < n {
+				p.write(a, op, e)
+			}
+		}
+	} else if psReadMethods[m] {
+		for _, a := range args {
+			if a.exact {
+				w.readArg(arg{s: psPath(a.s), exact: true, pos: a.pos, end: a.end}, op, e)
+			}
+		}
+	} else {
+		p.unknownArgs(args, op, e)
+	}
 }
 
 // psCallArgs returns the argument words of the call whose "(" starts toks.
@@ -336,43 +352,10 @@ func (p *psWalker) unknownArgs(args []psTok, op string, e *env) {
 func (p *psWalker) native(words []psTok, e *env, depth int) {
 	cmdlet := psCmdletName(words[0].s)
 	if cmdlet == "powershell" || cmdlet == "pwsh" {
-		for i := 1; i < len(words); i++ {
-			o := strings.ToLower(words[i].s)
-			if strings.HasPrefix(o, "-e") && len(o) > 2 && strings.HasPrefix("-encodedcommand", o) {
-				p.w.unknownWrite() // base64 code nobody can read here
-				return
-			}
-			if (strings.HasPrefix("-command", o) && len(o) >= 2) || (i == len(words)-1 && !strings.HasPrefix(o, "-")) {
-				var b strings.Builder
-				for _, t := range words[i:] {
-					if t.kind == psWord && !strings.HasPrefix(strings.ToLower(t.s), "-c") {
-						if !t.exact {
-							p.w.unknownWrite()
-						}
-						b.WriteString(t.s + " ")
-					}
-				}
-				p.line(b.String(), e, depth+1)
-				return
-			}
-		}
+		p.innerPowerShell(words, e, depth)
 		return
 	}
-	var b strings.Builder
-	for i, t := range words {
-		if t.kind == psComma {
-			continue
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if !t.exact {
-			b.WriteString(`"$__mbguard_ps_value"`)
-			continue
-		}
-		b.WriteString("'" + strings.ReplaceAll(t.s, "'", `'\''`) + "'")
-	}
-	r := ClassifyEnv(b.String(), e.dirOrEmpty(), nil)
+	r := ClassifyEnv(psNativeLine(words), e.dirOrEmpty(), nil)
 	for _, a := range r.Writes {
 		p.w.addWrite(a)
 	}
@@ -387,6 +370,56 @@ func (p *psWalker) native(words []psTok, e *env, depth int) {
 	if r.Write || len(r.Reads) < len(words)-1 {
 		p.spanless = p.spanless || r.Write && r.Unknown
 	}
+}
+
+// innerPowerShell judges powershell or pwsh run from PowerShell: the code of its -Command,
+// or of its last word.
+func (p *psWalker) innerPowerShell(words []psTok, e *env, depth int) {
+	for i := 1; i < len(words); i++ {
+		o := strings.ToLower(words[i].s)
+		if strings.HasPrefix(o, "-e") && len(o) > 2 && strings.HasPrefix("-encodedcommand", o) {
+			p.w.unknownWrite() // base64 code nobody can read here
+			return
+		}
+		if (strings.HasPrefix("-command", o) && len(o) >= 2) || (i == len(words)-1 && !strings.HasPrefix(o, "-")) {
+			p.innerCommand(words[i:], e, depth)
+			return
+		}
+	}
+}
+
+// innerCommand judges the words of an inner powershell -Command as one line of code.
+func (p *psWalker) innerCommand(words []psTok, e *env, depth int) {
+	var b strings.Builder
+	for _, t := range words {
+		if t.kind == psWord && !strings.HasPrefix(strings.ToLower(t.s), "-c") {
+			if !t.exact {
+				p.w.unknownWrite()
+			}
+			b.WriteString(t.s + " ")
+		}
+	}
+	p.line(b.String(), e, depth+1)
+}
+
+// psNativeLine spells a native command's words as a POSIX shell line for ClassifyEnv: exact
+// words single-quoted, the others as a variable nobody knows.
+func psNativeLine(words []psTok) string {
+	var b strings.Builder
+	for i, t := range words {
+		if t.kind == psComma {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if !t.exact {
+			b.WriteString(`"$__mbguard_ps_value"`)
+			continue
+		}
+		b.WriteString("'" + strings.ReplaceAll(t.s, "'", `'\''`) + "'")
+	}
+	return b.String()
 }
 
 func (e *env) dirOrEmpty() string {

@@ -110,9 +110,29 @@ type psBound struct {
 
 // cmdlet judges one call of a cmdlet of the tables.
 func (p *psWalker) cmdlet(spec psSpec, args []psTok, e *env, depth int) {
-	w := &p.w
-	// bind named arguments first, then the positional ones to the positions no name took;
-	// commas join words into one argument
+	bound := spec.bind(args)
+	op := strings.ToLower(spec.op)
+	switch spec.does {
+	case psNothing:
+		// Write-Output memory-bank/x only prints the name
+	case psReads:
+		p.cmdReads(spec, bound, op, e)
+	case psWrites:
+		p.cmdWrites(spec, bound, op, e)
+	case psRename:
+		p.cmdRename(spec, bound, op, e)
+	case psNewItem:
+		p.cmdNewItem(bound, op, e)
+	case psCd:
+		cmdCd(bound, e)
+	case psEval:
+		p.cmdEval(bound, e, depth)
+	}
+}
+
+// bind binds named arguments first, then the positional ones to the positions no name took;
+// commas join words into one argument.
+func (spec psSpec) bind(args []psTok) []psBound {
 	var bound []psBound
 	var positional [][]psTok
 	named := map[string]bool{}
@@ -121,38 +141,71 @@ func (p *psWalker) cmdlet(spec psSpec, args []psTok, e *env, depth int) {
 		if t.kind != psWord {
 			continue
 		}
-		if !t.quoted && t.exact && len(t.s) > 1 && t.s[0] == '-' && !isNumber(t.s) {
-			name, _, hasVal := strings.Cut(strings.ToLower(t.s[1:]), ":")
-			cands := psParam(name, spec.pos, spec.writes, spec.reads, spec.values)
-			param := name
-			if len(cands) >= 1 {
-				param = cands[0]
-				for _, c := range cands {
-					if slicesHas(spec.writes, c) {
-						param = c // an ambiguous prefix that may name a written path is one
-					}
-				}
-			}
-			named[param] = true
-			if psPathParams[param] {
-				named["path"], named["filepath"] = true, true // one slot, spelt several ways
-			}
-			if hasVal {
-				k := strings.IndexByte(t.s, ':') + 1
-				bound = append(bound, psBound{param, []psTok{{kind: psWord, s: t.s[k:], exact: true, pos: t.pos + k, end: t.end}}})
-				continue
-			}
-			if len(cands) > 0 && (slicesHas(spec.writes, param) || slicesHas(spec.reads, param) || slicesHas(spec.values, param) || slicesHas(spec.pos, param)) {
-				var ws []psTok
-				i, ws = psArgument(args, i+1)
-				bound = append(bound, psBound{param, ws})
-			}
+		if !psIsParam(t) {
+			var ws []psTok
+			i, ws = psArgument(args, i)
+			positional = append(positional, ws)
 			continue
 		}
-		var ws []psTok
-		i, ws = psArgument(args, i)
-		positional = append(positional, ws)
+		var b psBound
+		var ok bool
+		i, b, ok = spec.bindNamed(args, i, named)
+		if ok {
+			bound = append(bound, b)
+		}
 	}
+	return append(bound, spec.bindPositional(positional, named)...)
+}
+
+// psIsParam reports a word that names a parameter: -Path, -Path:value (not -1, not '-x').
+func psIsParam(t psTok) bool {
+	return !t.quoted && t.exact && len(t.s) > 1 && t.s[0] == '-' && !isNumber(t.s)
+}
+
+// bindNamed binds the parameter named by args[i] and marks it in named; it returns the index
+// of the argument's last word, and ok when the parameter takes a value.
+func (spec psSpec) bindNamed(args []psTok, i int, named map[string]bool) (int, psBound, bool) {
+	t := args[i]
+	name, _, hasVal := strings.Cut(strings.ToLower(t.s[1:]), ":")
+	cands := psParam(name, spec.pos, spec.writes, spec.reads, spec.values)
+	param := spec.pick(name, cands)
+	named[param] = true
+	if psPathParams[param] {
+		named["path"], named["filepath"] = true, true // one slot, spelt several ways
+	}
+	if hasVal {
+		k := strings.IndexByte(t.s, ':') + 1
+		return i, psBound{param, []psTok{{kind: psWord, s: t.s[k:], exact: true, pos: t.pos + k, end: t.end}}}, true
+	}
+	if len(cands) > 0 && spec.takes(param) {
+		j, ws := psArgument(args, i+1)
+		return j, psBound{param, ws}, true
+	}
+	return i, psBound{}, false
+}
+
+// pick chooses the parameter a prefix names among its candidates.
+func (spec psSpec) pick(name string, cands []string) string {
+	if len(cands) == 0 {
+		return name
+	}
+	param := cands[0]
+	for _, c := range cands {
+		if slicesHas(spec.writes, c) {
+			param = c // an ambiguous prefix that may name a written path is one
+		}
+	}
+	return param
+}
+
+// takes reports a parameter that takes a value (every other one is a switch).
+func (spec psSpec) takes(param string) bool {
+	return slicesHas(spec.writes, param) || slicesHas(spec.reads, param) || slicesHas(spec.values, param) || slicesHas(spec.pos, param)
+}
+
+// bindPositional binds the positional arguments to the positions no name took.
+func (spec psSpec) bindPositional(positional [][]psTok, named map[string]bool) []psBound {
+	var bound []psBound
 	slot := 0
 	for _, ws := range positional {
 		for slot < len(spec.pos) && named[spec.pos[slot]] {
@@ -168,106 +221,122 @@ func (p *psWalker) cmdlet(spec psSpec, args []psTok, e *env, depth int) {
 		}
 		bound = append(bound, psBound{param, ws})
 	}
-	op := strings.ToLower(spec.op)
-	switch spec.does {
-	case psNothing:
-		// Write-Output memory-bank/x only prints the name
-	case psReads:
-		for _, b := range bound {
-			if slicesHas(spec.reads, b.param) {
-				for _, t := range b.words {
-					p.read(t, op, e)
-				}
-			}
-		}
-	case psWrites:
-		wrote := false
-		for _, b := range bound {
-			switch {
-			case slicesHas(spec.writes, b.param):
-				for _, t := range b.words {
-					p.write(t, op, e)
-					wrote = true
-				}
-			case slicesHas(spec.reads, b.param):
-				for _, t := range b.words {
-					p.read(t, op, e)
-				}
-			}
-		}
-		if !wrote && spec.writes[0] != "outfile" && spec.writes[0] != "destinationpath" {
-			w.unknownWrite() // Set-Content with its path piped in, Clear-Content without one
-		}
-		if op == "copy-item" && !psHasParam(bound, "destination") {
-			w.res.Write = true // Copy-Item x: to the current directory
-			if d := e.dirOrEmpty(); d != "" {
-				w.addWrite(Access{Path: d + "/", Op: op, Unknown: true})
-			}
-		}
-	case psRename:
-		var from psTok
-		for _, b := range bound {
-			if slicesHas(spec.writes, b.param) && len(b.words) > 0 {
-				from = b.words[0]
-				p.write(from, op, e)
-			}
-		}
-		for _, b := range bound {
-			if b.param == "newname" {
-				for _, t := range b.words {
-					to := t
-					if from.exact && t.exact && !strings.ContainsAny(t.s, `/\`) {
-						dir := path.Dir(strings.ReplaceAll(psPath(from.s), `\`, "/"))
-						to.s = dir + "/" + t.s
-					}
-					p.write(to, op, e)
-				}
-			}
-		}
-		if from.s == "" {
-			w.unknownWrite()
-		}
-	case psNewItem:
-		var dirs, names []psTok
-		for _, b := range bound {
-			switch b.param {
-			case "path":
-				dirs = append(dirs, b.words...)
-			case "name":
-				names = append(names, b.words...)
-			}
-		}
-		if len(dirs) == 0 {
-			dirs = []psTok{{kind: psWord, s: ".", exact: true}}
-		}
-		for _, d := range dirs {
-			if len(names) == 0 {
-				p.write(d, op, e)
-			}
-			for _, n := range names {
-				j := n
-				j.s, j.exact = strings.TrimSuffix(strings.ReplaceAll(d.s, `\`, "/"), "/")+"/"+n.s, d.exact && n.exact
-				p.write(j, op, e)
-			}
-		}
-	case psCd:
-		for _, b := range bound {
-			if b.param == "path" || b.param == "literalpath" {
-				if len(b.words) == 1 && b.words[0].exact {
-					e.cd(arg{s: psPath(b.words[0].s), exact: true})
-				} else {
-					e.known = false
-				}
-			}
-		}
-	case psEval:
-		for _, b := range bound {
+	return bound
+}
+
+// cmdReads judges a cmdlet that reads the paths of its read parameters.
+func (p *psWalker) cmdReads(spec psSpec, bound []psBound, op string, e *env) {
+	for _, b := range bound {
+		if slicesHas(spec.reads, b.param) {
 			for _, t := range b.words {
-				if !t.exact {
-					w.unknownWrite()
-				}
-				p.line(t.s, e, depth+1)
+				p.read(t, op, e)
 			}
+		}
+	}
+}
+
+// cmdWrites judges a cmdlet that writes the paths of its write parameters and reads those of
+// its read ones.
+func (p *psWalker) cmdWrites(spec psSpec, bound []psBound, op string, e *env) {
+	w := &p.w
+	wrote := false
+	for _, b := range bound {
+		switch {
+		case slicesHas(spec.writes, b.param):
+			for _, t := range b.words {
+				p.write(t, op, e)
+				wrote = true
+			}
+		case slicesHas(spec.reads, b.param):
+			for _, t := range b.words {
+				p.read(t, op, e)
+			}
+		}
+	}
+	if !wrote && spec.writes[0] != "outfile" && spec.writes[0] != "destinationpath" {
+		w.unknownWrite() // Set-Content with its path piped in, Clear-Content without one
+	}
+	if op == "copy-item" && !psHasParam(bound, "destination") {
+		w.res.Write = true // Copy-Item x: to the current directory
+		if d := e.dirOrEmpty(); d != "" {
+			w.addWrite(Access{Path: d + "/", Op: op, Unknown: true})
+		}
+	}
+}
+
+// cmdRename judges Rename-Item: the path and its new name in the same folder.
+func (p *psWalker) cmdRename(spec psSpec, bound []psBound, op string, e *env) {
+	var from psTok
+	for _, b := range bound {
+		if slicesHas(spec.writes, b.param) && len(b.words) > 0 {
+			from = b.words[0]
+			p.write(from, op, e)
+		}
+	}
+	for _, b := range bound {
+		if b.param == "newname" {
+			for _, t := range b.words {
+				to := t
+				if from.exact && t.exact && !strings.ContainsAny(t.s, `/\`) {
+					dir := path.Dir(strings.ReplaceAll(psPath(from.s), `\`, "/"))
+					to.s = dir + "/" + t.s
+				}
+				p.write(to, op, e)
+			}
+		}
+	}
+	if from.s == "" {
+		p.w.unknownWrite()
+	}
+}
+
+// cmdNewItem judges New-Item: -Path joined with -Name.
+func (p *psWalker) cmdNewItem(bound []psBound, op string, e *env) {
+	var dirs, names []psTok
+	for _, b := range bound {
+		switch b.param {
+		case "path":
+			dirs = append(dirs, b.words...)
+		case "name":
+			names = append(names, b.words...)
+		}
+	}
+	if len(dirs) == 0 {
+		dirs = []psTok{{kind: psWord, s: ".", exact: true}}
+	}
+	for _, d := range dirs {
+		if len(names) == 0 {
+			p.write(d, op, e)
+		}
+		for _, n := range names {
+			j := n
+			j.s, j.exact = strings.TrimSuffix(strings.ReplaceAll(d.s, `\`, "/"), "/")+"/"+n.s, d.exact && n.exact
+			p.write(j, op, e)
+		}
+	}
+}
+
+// cmdCd follows Set-Location and Push-Location: the working directory.
+func cmdCd(bound []psBound, e *env) {
+	for _, b := range bound {
+		if b.param == "path" || b.param == "literalpath" {
+			if len(b.words) == 1 && b.words[0].exact {
+				e.cd(arg{s: psPath(b.words[0].s), exact: true})
+			} else {
+				e.known = false
+			}
+		}
+	}
+}
+
+// cmdEval judges Invoke-Expression: its string is PowerShell code.
+func (p *psWalker) cmdEval(bound []psBound, e *env, depth int) {
+	for _, b := range bound {
+		for _, t := range b.words {
+			if !t.exact {
+				p.w.unknownWrite()
+			}
+			p.line(t.s, e, depth+1)
 		}
 	}
 }

@@ -778,28 +778,17 @@ func resolve(p string, e *env) (string, bool) {
 		return "", false
 	}
 	if e != nil && winDir(e.dir) {
-		// Git Bash on Windows: C:/x, C:\x, \\?\C:\x and //server/x are absolute there
-		p = strings.ReplaceAll(p, `\`, "/")
-		if len(p) >= 2 && p[1] == ':' && (len(p) == 2 || p[2] != '/') && p[0]|0x20 == e.dir[0]|0x20 {
-			p = p[2:] // C:x is x in drive C's directory: the shell's own when it is on C
-		} else if winAbs(p) {
-			return winClean(p), true
+		q, abs := winResolve(p, e.dir)
+		if abs {
+			return q, true
 		}
-		if p == "" {
-			p = "."
-		}
+		p = q
 	}
 	if p[0] == '/' || p[0] == '~' {
 		// ~ needs $HOME, which a pure package does not have: keep it as
 		// written. It is a known place all the same: never the working
 		// directory's relative, and a memory-bank/ below it is spelt out.
-		if e != nil && len(e.links) > 0 && p[0] == '/' {
-			return e.throughLinks(path.Clean(p)), true
-		}
-		if p[0] == '/' {
-			p = path.Clean(p)
-		}
-		return p, true
+		return rooted(p, e), true
 	}
 	if !e.known {
 		return path.Clean(p), false
@@ -808,6 +797,33 @@ func resolve(p string, e *env) (string, bool) {
 		return e.throughLinks(winClean(e.dir + "/" + p)), true // a share keeps its "//"
 	}
 	return e.throughLinks(path.Join(e.dir, p)), true
+}
+
+// winResolve reads p as Git Bash on Windows does, in the working directory dir: C:/x, C:\x,
+// \\?\C:\x and //server/x are absolute there (abs reports them, cleaned); any other path comes
+// back with forward slashes, never empty.
+func winResolve(p, dir string) (string, bool) {
+	p = strings.ReplaceAll(p, `\`, "/")
+	if len(p) >= 2 && p[1] == ':' && (len(p) == 2 || p[2] != '/') && p[0]|0x20 == dir[0]|0x20 {
+		p = p[2:] // C:x is x in drive C's directory: the shell's own when it is on C
+	} else if winAbs(p) {
+		return winClean(p), true
+	}
+	if p == "" {
+		p = "."
+	}
+	return p, false
+}
+
+// rooted resolves a path that starts with / or ~.
+func rooted(p string, e *env) string {
+	if e != nil && len(e.links) > 0 && p[0] == '/' {
+		return e.throughLinks(path.Clean(p))
+	}
+	if p[0] == '/' {
+		p = path.Clean(p)
+	}
+	return p
 }
 
 // throughLinks rewrites a path that goes through a symlink made earlier in the
