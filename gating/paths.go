@@ -247,15 +247,23 @@ func winDrive(p string) string {
 // winTrims reports a path with a name winName changes: one ending in a dot or a space, or
 // naming a stream.
 func winTrims(p string) bool {
+	from := 0
+	if hasDrive(p) {
+		from = 2 // the drive's own colon
+	}
 	return strings.Contains(p, ". ") || strings.Contains(p, "./") || strings.Contains(p, " /") ||
-		strings.HasSuffix(p, ".") || strings.HasSuffix(p, " ") || strings.IndexByte(p[min(len(p), 2):], ':') >= 0
+		strings.HasSuffix(p, ".") || strings.HasSuffix(p, " ") || strings.IndexByte(p[from:], ':') >= 0
 }
 
 // winName is the name Windows reads in s: a stream (name:stream) read as its file, the dots
 // and spaces at the end dropped (but . and .. kept).
 func winName(s string) string {
 	if c := strings.IndexByte(s, ':'); c >= 0 {
-		// name:stream is a stream of the file name: writing it changes that file
+		// name:stream is a stream of the file name: writing it changes that file. A name that
+		// is nothing but dots and spaces before the colon names no file: it is kept as written.
+		if strings.TrimRight(s[:c], ". ") == "" {
+			return strings.TrimRight(s, ". ") // its ending still drops like any name's
+		}
 		s = s[:c]
 	}
 	if s == "." || s == ".." {

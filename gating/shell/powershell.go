@@ -299,7 +299,11 @@ func (p *psWalker) write(t psTok, op string, e *env) {
 	w.res.Write = true
 	if t.exact {
 		s := psPath(t.s)
-		if strings.EqualFold(s, "$null") || s == "" {
+		if strings.EqualFold(s, "$null") {
+			return
+		}
+		if s == "" { // a bare provider (FileSystem::) names no file: a write of unknown target
+			w.unknownWrite()
 			return
 		}
 		if path, ok := resolve(s, e); ok || strings.HasPrefix(path, "~") {
@@ -317,7 +321,7 @@ func (p *psWalker) write(t psTok, op string, e *env) {
 	if i := strings.IndexByte(prefix, '$'); i >= 0 {
 		prefix = prefix[:i]
 	}
-	if prefix == "" {
+	if psPath(prefix) == "" { // nothing literal before the run-time part, a provider aside
 		w.unknownWrite()
 		return
 	}
