@@ -379,11 +379,9 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 		if (w.shellExact || w.shellTree) && !w.shellNoMD && !(w.inRepo && inBank(w.rel)) &&
 			(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
 			if strings.HasPrefix(w.shellOp, "git ") {
-				// the bank loses nothing a commit does not hold when it has no uncommitted work;
-				// what a move to another commit brings is git's work, judged after the call
-				// (the agent's own commits by the write rules: outcome's provenance check)
+				// the bank loses nothing a commit does not hold when it has no uncommitted work
 				changed, known := bankChanges(fx, &bankStatus)
-				if known && len(changed) == 0 {
+				if known && len(changed) == 0 && inPlaceGit[w.shellOp] {
 					continue
 				}
 				if known {
@@ -526,6 +524,12 @@ func megabytes(n int) string {
 	}
 	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
 }
+
+// inPlaceGit are the whole-tree git commands that only drop local changes (the classifier
+// names any commit they move to in the op: git reset HEAD~1, git checkout -f main): with no
+// uncommitted work in the bank they leave it as committed.
+var inPlaceGit = map[string]bool{"git reset": true, "git stash": true, "git clean": true, "git checkout -f": true,
+	"git checkout": true, "git restore": true}
 
 // bankState is what BankStatuser said, asked once per call.
 type bankState struct {

@@ -7,13 +7,10 @@ import (
 
 // TestWholeTreeGitCommands: git commands that rewrite the whole work tree are refused,
 // naming the files at risk, only while the bank holds uncommitted work; with a clean bank
-// they lose nothing a commit does not hold. One that moves the tree to another commit's content
-// is git's work then, like a plain checkout or merge: what it brings is judged after the call
-// (an agent's own commit by the write rules, outcome's provenance check).
+// they lose nothing a commit does not hold.
 func TestWholeTreeGitCommands(t *testing.T) {
 	cmds := []string{"git reset --hard", "git reset --hard HEAD", "git checkout -f", "git checkout .", "git stash",
-		"git stash -u", "git clean -fd", "git clean -fdx", "git restore .",
-		"git reset --hard HEAD~1", "git reset --hard origin/main", "git checkout -f main", "git switch --discard-changes main"}
+		"git stash -u", "git clean -fd", "git clean -fdx", "git restore ."}
 	for _, cmd := range cmds {
 		for _, mode := range []Mode{ModeOff, ModeWarn} {
 			clean := newFacts(bankFiles())
@@ -38,10 +35,12 @@ func TestWholeTreeGitCommands(t *testing.T) {
 			}
 		}
 	}
-	// a command aimed at the bank itself stays refused, clean or not
+	// a command aimed at the bank itself, or one that moves the tree to another commit's
+	// content, stays refused, clean or not
 	clean := newFacts(bankFiles())
 	clean.changes = &[]string{}
-	for _, cmd := range []string{"git checkout -- memory-bank", "git clean -fd memory-bank", "git restore memory-bank/MEMORY.md"} {
+	for _, cmd := range []string{"git reset --hard HEAD~1", "git reset --hard origin/main", "git checkout -f main",
+		"git switch --discard-changes main", "git checkout -- memory-bank", "git clean -fd memory-bank", "git restore memory-bank/MEMORY.md"} {
 		s := newSession(t, policyWith(ModeOff, ModeOff, ModeOff), clean, "claude")
 		if d := s.before("Bash", map[string]any{"command": cmd}); d.Verdict != Block {
 			t.Errorf("%q allowed, want the bank guard", cmd)
