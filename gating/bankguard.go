@@ -384,6 +384,12 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 				if known && len(changed) == 0 && inPlaceGit[w.shellOp] {
 					continue
 				}
+				if known && len(changed) == 0 {
+					// a forced move to another commit: the bank's committed memory would give way
+					// to that commit's, whatever it holds
+					return prefixBank + "blocked: " + w.shellOp + " replaces the whole work tree, memory-bank/ included, with another commit's content." +
+						" Next: switch without forcing (`git switch <branch>`, `git merge`), whose bank changes mbguard judges after the call, or name the paths outside memory-bank/, e.g. `git checkout <commit> -- src/`.", false
+				}
 				if known {
 					return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole and would discard the uncommitted work in memory-bank/ (" +
 						listSome(changed, 5) + "). Next: commit it first (`git add memory-bank && git commit -m \"memory bank\"`), or name the paths outside memory-bank/, e.g. `git checkout -- src/`.", false

@@ -42,8 +42,12 @@ func TestWholeTreeGitCommands(t *testing.T) {
 	for _, cmd := range []string{"git reset --hard HEAD~1", "git reset --hard origin/main", "git checkout -f main",
 		"git switch --discard-changes main", "git checkout -- memory-bank", "git clean -fd memory-bank", "git restore memory-bank/MEMORY.md"} {
 		s := newSession(t, policyWith(ModeOff, ModeOff, ModeOff), clean, "claude")
-		if d := s.before("Bash", map[string]any{"command": cmd}); d.Verdict != Block {
+		d := s.before("Bash", map[string]any{"command": cmd})
+		if d.Verdict != Block {
 			t.Errorf("%q allowed, want the bank guard", cmd)
+		}
+		if strings.Contains(d.Message, "()") {
+			t.Errorf("%q: %q lists no files at risk: say what is at risk instead", cmd, d.Message)
 		}
 	}
 }
