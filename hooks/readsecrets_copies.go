@@ -72,49 +72,13 @@ func copySecrets(c *hookCall, targets []string, isShell bool, repos []repo.Repo,
 	if len(all) == 0 {
 		return nil, nil
 	}
-	seen := map[string]bool{}
-	left := maxRefusalText
-	judge := func(p string, withText bool) {
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() > scanner.MaxReadScan {
-			return
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return
-		}
-		shown := scanner.Shown(string(b), all)
-		if len(shown) == 0 {
-			return
-		}
-		for _, f := range shown {
-			if k := f.Rel + "\x00" + f.Secret; !seen[k] {
-				seen[k] = true
-				found = append(found, toBankSecret(f))
-			}
-		}
-		if !withText {
-			return
-		}
-		text := scanner.RedactTexts(string(b), scanner.Forms(shown))
-		if len(text) > left {
-			text = text[:left] + "\n… (the rest of the file is left out: read it by line range)"
-		}
-		left -= min(left, len(text))
-		texts = append(texts, "--- "+p+" (a copy of a memory-bank/ secret; secrets replaced by REDACTED)\n"+text)
-	}
+	j := &copyJudge{all: all, seen: map[string]bool{}, left: maxRefusalText}
 	search, isSearch := searchOf(c)
 	if isSearch {
 		targets = append(targets, search.root) // a search with no path searches where it runs
 	}
 	for _, p := range expandGlobs(targets) {
-		inBank := false
-		for _, r := range repos {
-			if _, ok := bankRel(r, p); ok {
-				inBank = true
-			}
-		}
-		if inBank {
+		if inAnyBank(repos, p) {
 			continue // the bank's own files: secretRefusal's
 		}
 		fi, err := os.Stat(p)
@@ -122,30 +86,87 @@ func copySecrets(c *hookCall, targets []string, isShell bool, repos []repo.Repo,
 			continue
 		}
 		if !fi.IsDir() {
-			judge(p, !isSearch)
+			j.judge(p, !isSearch)
 			continue
 		}
 		if isShell || !isSearch {
 			continue // a shell command's working directory, a listing: not a read of the files
 		}
-		n := 0
-		_ = filepath.WalkDir(p, func(q string, d os.DirEntry, err error) error {
-			if err != nil || n >= maxCopyWalk {
-				return filepath.SkipDir
-			}
-			if d.IsDir() && q != p && (d.Name() == ".git" || d.Name() == bank.Dir || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			if d.Type().IsRegular() {
-				n++
-				if search.mayMatch(q) {
-					judge(q, false)
-				}
-			}
-			return nil
-		})
+		j.walk(p, search)
 	}
-	return found, texts
+	return j.found, j.texts
+}
+
+// copyJudge collects the bank secrets that files outside the bank show, and (within left
+// bytes in all) those files' text with the secrets redacted.
+type copyJudge struct {
+	all   []scanner.BankSecret
+	seen  map[string]bool
+	left  int
+	found []bankSecret
+	texts []string
+}
+
+// inAnyBank reports whether p is inside the bank of one of repos.
+func inAnyBank(repos []repo.Repo, p string) bool {
+	for _, r := range repos {
+		if _, ok := bankRel(r, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// judge records the bank secrets the regular file p shows and, withText, its redacted text.
+func (j *copyJudge) judge(p string, withText bool) {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > scanner.MaxReadScan {
+		return
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return
+	}
+	shown := scanner.Shown(string(b), j.all)
+	if len(shown) == 0 {
+		return
+	}
+	for _, f := range shown {
+		if k := f.Rel + "\x00" + f.Secret; !j.seen[k] {
+			j.seen[k] = true
+			j.found = append(j.found, toBankSecret(f))
+		}
+	}
+	if !withText {
+		return
+	}
+	text := scanner.RedactTexts(string(b), scanner.Forms(shown))
+	if len(text) > j.left {
+		text = text[:j.left] + "\n… (the rest of the file is left out: read it by line range)"
+	}
+	j.left -= min(j.left, len(text))
+	j.texts = append(j.texts, "--- "+p+" (a copy of a memory-bank/ secret; secrets replaced by REDACTED)\n"+text)
+}
+
+// walk judges (without text) the files under the directory p a content search may match, at
+// most maxCopyWalk of them, skipping .git, the bank and node_modules below p.
+func (j *copyJudge) walk(p string, search contentSearch) {
+	n := 0
+	_ = filepath.WalkDir(p, func(q string, d os.DirEntry, err error) error {
+		if err != nil || n >= maxCopyWalk {
+			return filepath.SkipDir
+		}
+		if d.IsDir() && q != p && (d.Name() == ".git" || d.Name() == bank.Dir || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			n++
+			if search.mayMatch(q) {
+				j.judge(q, false)
+			}
+		}
+		return nil
+	})
 }
 
 // readsOutside reports whether c is a call whose targets copySecrets judges: a read or search

@@ -98,35 +98,55 @@ func dumpToken(s string, i, end int) (int, int) {
 // shorter), then an optional character column (`|…|` for hexdump -C) — and adds it to the
 // streams. It reports whether it was one: two groups, or one after an offset.
 func (v *dumpView) line(s string, start, end int) bool {
+	offset, i := dumpOffset(s, start, end)
+	groups, i := dumpGroups(s, i, end, v.groups[:0])
+	v.groups = groups
+	if len(groups) < 2 && !(offset && len(groups) == 1) {
+		return false
+	}
+	v.addGroups(s, groups)
+	v.addText(s, i, end)
+	return true
+}
+
+// dumpOffset reports whether s[start:end] opens with an offset (`00000010:`, or a long hex
+// number before a shorter one), and where the groups begin.
+func dumpOffset(s string, start, end int) (bool, int) {
 	i, j := dumpToken(s, start, end)
-	offset := false
 	if j > i && s[j-1] == ':' && allHex(s[i:j-1]) {
-		offset, i = true, j
-	} else if j-i >= 6 && allHex(s[i:j]) {
+		return true, j
+	}
+	if j-i >= 6 && allHex(s[i:j]) {
 		if a, b := dumpToken(s, j, end); b > a && b-a < j-i && allHex(s[a:b]) {
-			offset, i = true, j
+			return true, j
 		}
 	}
-	groups := v.groups[:0]
-	defer func() { v.groups = groups }()
+	return false, i
+}
+
+// dumpGroups appends to groups the bounds of the groups of hex digit pairs of one length (the
+// last may be shorter) from i on, and returns them with where they end.
+func dumpGroups(s string, i, end int, groups [][2]int) ([][2]int, int) {
 	glen := 0
 	for {
 		a, b := dumpToken(s, i, end)
 		n := b - a
 		if n == 0 || n%2 != 0 || !allHex(s[a:b]) || glen != 0 && n > glen {
-			break
+			return groups, i
 		}
 		groups = append(groups, [2]int{a, b})
 		i = b
 		if glen == 0 {
 			glen = n
 		} else if n < glen {
-			break // xxd's last, partial group
+			return groups, i // xxd's last, partial group
 		}
 	}
-	if len(groups) < 2 && !(offset && len(groups) == 1) {
-		return false
-	}
+}
+
+// addGroups adds the hex digits of groups to the streams, as read and with the bytes of each
+// group in reverse order.
+func (v *dumpView) addGroups(s string, groups [][2]int) {
 	for _, g := range groups {
 		for k := g[0]; k < g[1]; k++ {
 			v.hex.add(lower(s[k]), k)
@@ -136,7 +156,11 @@ func (v *dumpView) line(s string, start, end int) bool {
 			v.swapped.add(lower(s[k+1]), k+1)
 		}
 	}
-	// the character column, after the spaces that end the hex area
+}
+
+// addText adds the character column, after the spaces that end the hex area at i, to the text
+// stream.
+func (v *dumpView) addText(s string, i, end int) {
 	a := i
 	for a < end && (s[a] == ' ' || s[a] == '\t') {
 		a++
@@ -151,7 +175,6 @@ func (v *dumpView) line(s string, start, end int) bool {
 	for k := a; k < b; k++ {
 		v.text.add(s[k], k)
 	}
-	return true
 }
 
 // mark sets marks[at] for every character of every occurrence of want in d.
@@ -193,19 +216,7 @@ func redactDump(s string, secrets []string) string {
 	if v == nil {
 		return s
 	}
-	var marks []bool
-	for _, sec := range secrets {
-		if len(sec) < minDump {
-			continue
-		}
-		if marks == nil {
-			marks = make([]bool, len(s))
-		}
-		h := hex.EncodeToString([]byte(sec))
-		v.hex.mark(h, marks)
-		v.swapped.mark(h, marks)
-		v.text.mark(sec, marks)
-	}
+	marks := v.markSecrets(len(s), secrets)
 	if marks == nil {
 		return s
 	}
@@ -217,30 +228,53 @@ func redactDump(s string, secrets []string) string {
 			i++
 			continue
 		}
-		// a run: marked characters, and the spaces between two of them on one line
-		j := i + 1
-		for {
-			for j < len(s) && marks[j] {
-				j++
-			}
-			k := j
-			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-				k++
-			}
-			if k > j && k < len(s) && marks[k] {
-				j = k
-				continue
-			}
-			break
-		}
 		b.WriteString("REDACTED")
 		changed = true
-		i = j
+		i = markedRunEnd(s, marks, i)
 	}
 	if !changed {
 		return s
 	}
 	return b.String()
+}
+
+// markSecrets marks, in a text of n bytes, every character of v's streams that shows a secret
+// of secrets; nil when no secret is long enough to search.
+func (v *dumpView) markSecrets(n int, secrets []string) []bool {
+	var marks []bool
+	for _, sec := range secrets {
+		if len(sec) < minDump {
+			continue
+		}
+		if marks == nil {
+			marks = make([]bool, n)
+		}
+		h := hex.EncodeToString([]byte(sec))
+		v.hex.mark(h, marks)
+		v.swapped.mark(h, marks)
+		v.text.mark(sec, marks)
+	}
+	return marks
+}
+
+// markedRunEnd returns the end of the run starting at the marked s[i]: marked characters, and
+// the spaces between two of them on one line.
+func markedRunEnd(s string, marks []bool, i int) int {
+	j := i + 1
+	for {
+		for j < len(s) && marks[j] {
+			j++
+		}
+		k := j
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if k > j && k < len(s) && marks[k] {
+			j = k
+			continue
+		}
+		return j
+	}
 }
 
 // minDump is the shortest secret text searched in a dump: a shorter one could match bytes

@@ -133,23 +133,9 @@ func maxLen(re *syntax.Regexp) (int, bool) {
 		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		return 0, true
 	case syntax.OpLiteral:
-		n := 0
-		for _, r := range re.Rune {
-			w := runeLen(r)
-			if re.Flags&syntax.FoldCase != 0 {
-				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-					w = max(w, runeLen(f))
-				}
-			}
-			n += w
-		}
-		return n, true
+		return literalMaxLen(re), true
 	case syntax.OpCharClass:
-		w := 0
-		for i := 1; i < len(re.Rune); i += 2 {
-			w = max(w, runeLen(re.Rune[i]))
-		}
-		return w, true
+		return classMaxLen(re), true
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		return utf8.UTFMax, true
 	case syntax.OpCapture, syntax.OpQuest:
@@ -164,24 +150,56 @@ func maxLen(re *syntax.Regexp) (int, bool) {
 		}
 		return n * re.Max, true
 	case syntax.OpConcat, syntax.OpAlternate:
-		total := 0
-		for _, sub := range re.Sub {
-			n, ok := maxLen(sub)
-			if !ok {
-				return 0, false
-			}
-			if re.Op == syntax.OpConcat {
-				total += n
-			} else {
-				total = max(total, n)
-			}
-			if total > limit {
-				return 0, false
-			}
-		}
-		return total, true
+		return combineSubs(re, maxLen, limit)
 	}
 	return 0, false // star, plus, anything new
+}
+
+// literalMaxLen is the most bytes the literal re can match, each case-folded letter counted
+// as its longest fold.
+func literalMaxLen(re *syntax.Regexp) int {
+	n := 0
+	for _, r := range re.Rune {
+		w := runeLen(r)
+		if re.Flags&syntax.FoldCase != 0 {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				w = max(w, runeLen(f))
+			}
+		}
+		n += w
+	}
+	return n
+}
+
+// classMaxLen is the width of the longest member of the character class re.
+func classMaxLen(re *syntax.Regexp) int {
+	w := 0
+	for i := 1; i < len(re.Rune); i += 2 {
+		w = max(w, runeLen(re.Rune[i]))
+	}
+	return w
+}
+
+// combineSubs measures the subexpressions of a concatenation (their sum) or an alternation
+// (their maximum) with measure, or returns false when one is unbounded or the total passes
+// limit.
+func combineSubs(re *syntax.Regexp, measure func(*syntax.Regexp) (int, bool), limit int) (int, bool) {
+	total := 0
+	for _, sub := range re.Sub {
+		n, ok := measure(sub)
+		if !ok {
+			return 0, false
+		}
+		if re.Op == syntax.OpConcat {
+			total += n
+		} else {
+			total = max(total, n)
+		}
+		if total > limit {
+			return 0, false
+		}
+	}
+	return total, true
 }
 
 // runeLen is the width of r in UTF-8; surrogates and other invalid runes match as U+FFFD
@@ -552,15 +570,7 @@ func (p *plan) pathFree(path string) bool {
 
 // newPlan splits cfg's rules. Every detector keeps cfg's global allowlists and path.
 func newPlan(cfg config.Config) plan {
-	tied := map[string]bool{}
-	for id, r := range cfg.Rules {
-		if len(r.RequiredRules) > 0 {
-			tied[id] = true
-			for _, q := range r.RequiredRules {
-				tied[q.RuleID] = true
-			}
-		}
-	}
+	tied := tiedRules(cfg)
 	_, genericApart := withoutGeneric(cfg)
 	genericApart = genericApart && !tied[genericRule] && genericKeywordsCovered(cfg.Rules[genericRule].Keywords)
 	var ids [4][]string
@@ -571,15 +581,7 @@ func newPlan(cfg config.Config) plan {
 			generic = append(generic, id)
 			continue
 		}
-		k := classify(r, tied[id])
-		if k != cutNone && k != cutNear && len(r.Keywords) > 0 {
-			// A rule that may be cut at lines and holds a keyword in every match also meets
-			// cutNear's conditions; windows around its keywords are less text than the
-			// fragments holding them (in random ids, a two-letter keyword is in every one).
-			if n, _, ok := nearReach(r); ok && n >= 0 {
-				k = cutNear
-			}
-		}
+		k := ruleCut(r, tied[id])
 		ids[k] = append(ids[k], id)
 		if k == cutNear {
 			addReach(nearKw, r)
@@ -601,6 +603,36 @@ func newPlan(cfg config.Config) plan {
 		cfgPath:      cfg.Path,
 		allowlists:   allow,
 	}
+}
+
+// tiedRules is the set of rules that require other rules or are required by one.
+func tiedRules(cfg config.Config) map[string]bool {
+	tied := map[string]bool{}
+	for id, r := range cfg.Rules {
+		if len(r.RequiredRules) == 0 {
+			continue
+		}
+		tied[id] = true
+		for _, q := range r.RequiredRules {
+			tied[q.RuleID] = true
+		}
+	}
+	return tied
+}
+
+// ruleCut is how the scan may cut text for rule r (tied: r requires or is required by another
+// rule).
+func ruleCut(r config.Rule, tied bool) cutKind {
+	k := classify(r, tied)
+	if k != cutNone && k != cutNear && len(r.Keywords) > 0 {
+		// A rule that may be cut at lines and holds a keyword in every match also meets
+		// cutNear's conditions; windows around its keywords are less text than the
+		// fragments holding them (in random ids, a two-letter keyword is in every one).
+		if n, _, ok := nearReach(r); ok && n >= 0 {
+			k = cutNear
+		}
+	}
+	return k
 }
 
 // genericKeywordsCovered reports whether every word genericWindows looks for contains one of
@@ -647,20 +679,9 @@ func maxLines(re *syntax.Regexp) (int, bool) {
 	const limit = 1 << 10
 	switch re.Op {
 	case syntax.OpLiteral:
-		n := 0
-		for _, r := range re.Rune {
-			if r == '\n' {
-				n++
-			}
-		}
-		return n, true
+		return strings.Count(string(re.Rune), "\n"), true
 	case syntax.OpCharClass:
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
-				return 1, true
-			}
-		}
-		return 0, true
+		return classLines(re), true
 	case syntax.OpAnyChar:
 		return 1, true
 	case syntax.OpAnyCharNotNL, syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
@@ -680,24 +701,19 @@ func maxLines(re *syntax.Regexp) (int, bool) {
 		}
 		return n * re.Max, true
 	case syntax.OpConcat, syntax.OpAlternate:
-		total := 0
-		for _, sub := range re.Sub {
-			n, ok := maxLines(sub)
-			if !ok {
-				return 0, false
-			}
-			if re.Op == syntax.OpConcat {
-				total += n
-			} else {
-				total = max(total, n)
-			}
-			if total > limit {
-				return 0, false
-			}
-		}
-		return total, true
+		return combineSubs(re, maxLines, limit)
 	}
 	return 0, false
+}
+
+// classLines is 1 when the character class re holds a newline, else 0.
+func classLines(re *syntax.Regexp) int {
+	for i := 0; i+1 < len(re.Rune); i += 2 {
+		if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+			return 1
+		}
+	}
+	return 0
 }
 
 // reach is how far the matches of the rules holding a keyword reach from it: bytes for the

@@ -178,115 +178,155 @@ func Load(o Options) (*Config, error) {
 		files = append(files, filepath.Join(o.RepoRoot, RepoFile))
 	}
 	for _, f := range files {
-		if f == "" {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			c.Ignored = append(c.Ignored, f)
-			c.add(Issue{File: f, Text: fmt.Sprintf("cannot be read (%v)", err)})
-			continue
-		}
-		fk := koanf.New(".")
-		if err := fk.Load(rawbytes.Provider(b), yaml.Parser()); err != nil {
-			c.Ignored = append(c.Ignored, f)
-			c.add(Issue{File: f, Line: yamlErrorLine(err), Text: fmt.Sprintf("is not valid YAML (%v)", err)})
-			continue
-		}
-		flat := fk.All()
-		keys := make([]string, 0, len(flat))
-		for key := range flat {
-			keys = append(keys, key)
-		}
-		sort.Strings(keys)
-		// A file with a mistake is left out as a whole: which of its values were meant cannot
-		// be known, and an agent's harmless work must not stop on a typo. Every mistake in it
-		// is reported at once, values out of range included, so one fix is enough.
-		var bad []Issue
-		scratch := &Config{}
-		for _, key := range keys {
-			if _, ok := def[key]; !ok {
-				bad = append(bad, Issue{File: f, Line: keyLine(b, key), Key: key, Text: unknownKey(key)})
-				continue
-			}
-			if err := scratch.apply(key, flat[key]); err != nil {
-				bad = append(bad, Issue{File: f, Line: keyLine(b, key), Key: key, Text: fmt.Sprintf("%s: %v", key, err)})
-			}
-		}
-		if len(bad) > 0 {
-			full := &Config{Sources: map[string]string{}}
-			for key, v := range def {
-				_ = full.apply(key, v)
-			}
-			mine := map[string]bool{}
-			for _, key := range keys {
-				if full.apply(key, flat[key]) == nil {
-					full.Sources[key] = f
-					full.setText(key, b)
-					mine[key] = true
-				}
-			}
-			for _, is := range full.valueIssues() {
-				if mine[is.Key] {
-					bad = append(bad, is)
-				}
-			}
-			sort.SliceStable(bad, func(i, j int) bool { return bad[i].Line < bad[j].Line })
-			c.Ignored = append(c.Ignored, f)
-			for _, is := range bad {
-				c.add(is)
-			}
-			continue
-		}
-		for _, key := range keys {
-			_ = c.apply(key, flat[key]) // checked on scratch above
-			c.Sources[key] = f
-			c.setText(key, b) // its line is looked up only for a message
+		if f != "" {
+			c.loadFile(f, def)
 		}
 	}
-	set := func(key, raw, from string) error {
-		v, err := convert(def[key], raw)
-		if err != nil {
-			return fmt.Errorf("%s: %s: %w", from, key, err)
+	c.loadEnv(o.Getenv, def)
+	if err := c.loadSets(o.Sets, def); err != nil {
+		return nil, err
+	}
+	c.validate()
+	return c, nil
+}
+
+// loadFile applies the configuration file f onto c, or leaves it out as a whole and records
+// its problems when it cannot be read or holds a mistake. A missing file is no problem.
+func (c *Config) loadFile(f string, def map[string]any) {
+	b, err := os.ReadFile(f)
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		c.Ignored = append(c.Ignored, f)
+		c.add(Issue{File: f, Text: fmt.Sprintf("cannot be read (%v)", err)})
+		return
+	}
+	fk := koanf.New(".")
+	if err := fk.Load(rawbytes.Provider(b), yaml.Parser()); err != nil {
+		c.Ignored = append(c.Ignored, f)
+		c.add(Issue{File: f, Line: yamlErrorLine(err), Text: fmt.Sprintf("is not valid YAML (%v)", err)})
+		return
+	}
+	flat := fk.All()
+	keys := make([]string, 0, len(flat))
+	for key := range flat {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	// A file with a mistake is left out as a whole: which of its values were meant cannot
+	// be known, and an agent's harmless work must not stop on a typo. Every mistake in it
+	// is reported at once, values out of range included, so one fix is enough.
+	if bad := fileIssues(f, b, keys, flat, def); len(bad) > 0 {
+		c.Ignored = append(c.Ignored, f)
+		for _, is := range bad {
+			c.add(is)
 		}
-		if err := c.apply(key, v); err != nil {
-			return fmt.Errorf("%s: %s: %w", from, key, err)
+		return
+	}
+	for _, key := range keys {
+		_ = c.apply(key, flat[key]) // checked by fileIssues
+		c.Sources[key] = f
+		c.setText(key, b) // its line is looked up only for a message
+	}
+}
+
+// fileIssues are the mistakes of the file f (text b, its sorted keys and flattened values):
+// unknown keys and values of the wrong kind, and, when there are any, the values out of range
+// it sets too, in line order. None means the file can be applied.
+func fileIssues(f string, b []byte, keys []string, flat map[string]any, def map[string]any) []Issue {
+	var bad []Issue
+	scratch := &Config{}
+	for _, key := range keys {
+		if _, ok := def[key]; !ok {
+			bad = append(bad, Issue{File: f, Line: keyLine(b, key), Key: key, Text: unknownKey(key)})
+			continue
 		}
-		c.Sources[key] = from
+		if err := scratch.apply(key, flat[key]); err != nil {
+			bad = append(bad, Issue{File: f, Line: keyLine(b, key), Key: key, Text: fmt.Sprintf("%s: %v", key, err)})
+		}
+	}
+	if len(bad) == 0 {
 		return nil
 	}
+	bad = append(bad, fileValueIssues(f, b, keys, flat, def)...)
+	sort.SliceStable(bad, func(i, j int) bool { return bad[i].Line < bad[j].Line })
+	return bad
+}
+
+// fileValueIssues are the values out of range among the keys the file f sets, checked on the
+// defaults with every value of the file that applies.
+func fileValueIssues(f string, b []byte, keys []string, flat map[string]any, def map[string]any) []Issue {
+	full := &Config{Sources: map[string]string{}}
+	for key, v := range def {
+		_ = full.apply(key, v)
+	}
+	mine := map[string]bool{}
+	for _, key := range keys {
+		if full.apply(key, flat[key]) == nil {
+			full.Sources[key] = f
+			full.setText(key, b)
+			mine[key] = true
+		}
+	}
+	var out []Issue
+	for _, is := range full.valueIssues() {
+		if mine[is.Key] {
+			out = append(out, is)
+		}
+	}
+	return out
+}
+
+// set applies the text raw to key (its kind that of the default), recording from as its
+// source.
+func (c *Config) set(def map[string]any, key, raw, from string) error {
+	v, err := convert(def[key], raw)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", from, key, err)
+	}
+	if err := c.apply(key, v); err != nil {
+		return fmt.Errorf("%s: %s: %w", from, key, err)
+	}
+	c.Sources[key] = from
+	return nil
+}
+
+// loadEnv applies the legacy and then the MBGUARD_* environment variables; one that cannot be
+// read is ignored and recorded as a problem.
+func (c *Config) loadEnv(getenv func(string) string, def map[string]any) {
 	for _, le := range legacyEnv {
-		if v := o.Getenv(le[0]); v != "" {
-			if err := set(le[1], v, "env "+le[0]); err != nil {
+		if v := getenv(le[0]); v != "" {
+			if err := c.set(def, le[1], v, "env "+le[0]); err != nil {
 				c.add(Issue{Key: le[1], Text: err.Error() + "; the variable is ignored"})
 			}
 		}
 	}
 	for _, key := range Keys() {
-		if v := o.Getenv(EnvName(key)); v != "" {
-			if err := set(key, v, "env "+EnvName(key)); err != nil {
+		if v := getenv(EnvName(key)); v != "" {
+			if err := c.set(def, key, v, "env "+EnvName(key)); err != nil {
 				c.add(Issue{Key: key, Text: err.Error() + "; the variable is ignored"})
 			}
 		}
 	}
-	for _, s := range o.Sets {
+}
+
+// loadSets applies the --set flags; the first bad one is the error.
+func (c *Config) loadSets(sets []string, def map[string]any) error {
+	for _, s := range sets {
 		key, val, ok := strings.Cut(s, "=")
 		key = strings.TrimSpace(key)
 		if !ok {
-			return nil, fmt.Errorf("--set %q: want key=value", s)
+			return fmt.Errorf("--set %q: want key=value", s)
 		}
 		if _, known := def[key]; !known {
-			return nil, fmt.Errorf("--set %q: %s", s, unknownKey(key))
+			return fmt.Errorf("--set %q: %s", s, unknownKey(key))
 		}
-		if err := set(key, val, "flag --set"); err != nil {
-			return nil, err
+		if err := c.set(def, key, val, "flag --set"); err != nil {
+			return err
 		}
 	}
-	c.validate()
-	return c, nil
+	return nil
 }
 
 // Issue is one configuration problem and where it is.
