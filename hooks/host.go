@@ -251,20 +251,48 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		c.NamesBank = namesBank(payload, c.Cwd)
 		return h.unsure(p, &c, err.Error())
 	}
+	if r, done := h.settleCall(p, &c, payload); done {
+		return r
+	}
+	repos, putBack, r, done := h.callRepos(p, &c)
+	if done {
+		return r
+	}
+	if a, forged := h.fromAgent(&c, repos); forged {
+		return p.render(&c, a) // before anything is recorded: a forged event changes no state
+	}
+	recordRoots(&c, repos)
+	way := secretWayOf(h.name())
+	refusal := refuseSecretRead(&c, repos, way)
+	ans, r, ok := h.askAll(ctx, p, &c, repos)
+	if !ok {
+		return r
+	}
+	addSecretRefusal(&c, repos, &ans, refusal)
+	addSecretsNotice(&c, repos, &ans, way)
+	addPutBack(&c, &ans, putBack)
+	redactAnswer(&ans, repos, newSecretScan())
+	return p.render(&c, &ans)
+}
+
+// settleCall answers, with done true, the parsed calls mbguard need not judge (a failed read,
+// an event it does not use, a payload without a session, a tool result whose arguments cannot
+// be read), and fills in what the rest of Handle relies on (cwd, unreadable arguments).
+func (h *Hook) settleCall(p protocol, c *hookCall, payload []byte) (Reply, bool) {
 	if c.Kind == callPostTool && c.Failed && readOnly(c.Tool) {
-		return p.render(&c, &hookAnswer{}) // a read that failed read nothing
+		return p.render(c, &hookAnswer{}), true // a read that failed read nothing
 	}
 	if c.Kind == callOther {
-		r := p.render(&c, &hookAnswer{})
+		r := p.render(c, &hookAnswer{})
 		r.Note = fmt.Sprintf("event %q is not one mbguard uses: allowed", c.Event)
-		return r
+		return r, true
 	}
 	if c.Session == "" {
 		spec, _ := LookupHost(h.name())
 		// without a session only what may write the bank or mbguard's configuration is
 		// refused outside block mode
 		c.NamesBank = namesBank(payload, c.Cwd) || namesProtected(payload)
-		return h.unsure(p, &c, "the hook payload has no "+strconv.Quote(spec.SessionField))
+		return h.unsure(p, c, "the hook payload has no "+strconv.Quote(spec.SessionField)), true
 	}
 	if c.Cwd == "" {
 		// Hosts send cwd; without it, relative paths start where the hook runs.
@@ -279,81 +307,111 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 			c.Args = nil
 		}
 		if c.Kind == callPostTool {
-			return p.render(&c, &hookAnswer{Stderr: "mbguard: " + c.ArgsErr + "; this tool call was not recorded as a read.\n"})
+			return p.render(c, &hookAnswer{Stderr: "mbguard: " + c.ArgsErr + "; this tool call was not recorded as a read.\n"}), true
 		}
 	}
-	repos := h.repos(&c)
-	var putBack string
+	return Reply{}, false
+}
+
+// callRepos finds the repositories the call is about, putting back a repository renamed during
+// a call (vanish.go): putBack is what to tell the agent about it. done is true when the call is
+// answered already: a refusal because the rename cannot be put back, or no bank to guard.
+func (h *Hook) callRepos(p protocol, c *hookCall) (repos []repo.Repo, putBack string, r Reply, done bool) {
+	repos = h.repos(c)
 	if len(repos) == 0 {
 		// a repository renamed during a call: put back, or every call refused (vanish.go)
-		if told, refusal, ok := vanished(&c); ok {
+		if told, refusal, ok := vanished(c); ok {
 			if refusal != "" {
-				return p.render(&c, &hookAnswer{Deny: refusal, Undone: refusal, Context: refusal})
+				return nil, "", p.render(c, &hookAnswer{Deny: refusal, Undone: refusal, Context: refusal}), true
 			}
-			putBack, repos = told, h.repos(&c)
+			putBack, repos = told, h.repos(c)
 		}
 	}
 	if len(repos) == 0 {
 		// No memory-bank/ in any repository this call is about: nothing to guard.
-		return p.render(&c, &hookAnswer{})
+		return nil, "", p.render(c, &hookAnswer{}), true
 	}
-	if a, forged := h.fromAgent(&c, repos); forged {
-		return p.render(&c, a) // before anything is recorded: a forged event changes no state
+	return repos, putBack, Reply{}, false
+}
+
+// refuseSecretRead is, for a host whose way with secrets is to refuse the read, why this read
+// of a file holding secrets is refused ("" when it is not).
+func refuseSecretRead(c *hookCall, repos []repo.Repo, way secretWay) string {
+	if way != secretRefuse {
+		return ""
 	}
-	recordRoots(&c, repos)
-	way := secretWayOf(h.name())
-	refusal, handed := "", false
-	if way == secretRefuse {
-		if refusal, handed = secretRefusal(&c, repos); refusal != "" {
-			// the read counts as done only when the refusal hands the agent the file's text
-			c.PreIsPost = handed
-		}
+	refusal, handed := secretRefusal(c, repos)
+	if refusal != "" {
+		// the read counts as done only when the refusal hands the agent the file's text
+		c.PreIsPost = handed
 	}
-	var ans hookAnswer
-	for _, r := range repos {
-		a, ok := h.ask(ctx, &c, r)
+	return refusal
+}
+
+// askAll asks every repository's Service and merges the answers; ok false carries the reply
+// for a repository whose Service could not decide.
+func (h *Hook) askAll(ctx context.Context, p protocol, c *hookCall, repos []repo.Repo) (ans hookAnswer, r Reply, ok bool) {
+	for _, rp := range repos {
+		a, ok := h.ask(ctx, c, rp)
 		if !ok {
-			return h.unsureIn(p, &c, r, a.cfg, a.err)
+			return hookAnswer{}, h.unsureIn(p, c, rp, a.cfg, a.err), false
 		}
 		ans.merge(&a.hookAnswer)
 	}
-	if refusal != "" && ans.Deny == "" {
-		ans.Deny = joinText(refusal, ans.Context)
-		if c.Defer {
-			// the refusal's reply carries no text to the model (Cursor's beforeReadFile): why
-			// the read was refused, and the file's redacted text, go with the next event
-			if err := savePending(repos[0], c.Session, ans.Deny); err != nil {
-				ans.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
-			}
+	return ans, Reply{}, true
+}
+
+// addSecretRefusal turns the answer into the refusal of a secret read, unless the call is
+// refused already.
+func addSecretRefusal(c *hookCall, repos []repo.Repo, ans *hookAnswer, refusal string) {
+	if refusal == "" || ans.Deny != "" {
+		return
+	}
+	ans.Deny = joinText(refusal, ans.Context)
+	if c.Defer {
+		// the refusal's reply carries no text to the model (Cursor's beforeReadFile): why
+		// the read was refused, and the file's redacted text, go with the next event
+		if err := savePending(repos[0], c.Session, ans.Deny); err != nil {
+			ans.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
 		}
 	}
-	if notice, secrets := readSecrets(&c, repos, &ans, way); notice != "" {
-		if c.Defer {
-			// this event's reply reaches no model (Cursor's beforeReadFile): the notice waits
-			// for the next event that does, like the rest of what ask kept
-			if err := savePending(repos[0], c.Session, notice); err != nil {
-				ans.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
-			}
-			notice = ""
-		}
-		ans.Secrets = secrets
-		if way == secretReplace && c.Kind == callPostTool {
-			// the reply that replaces the tool's result carries the notice and the output,
-			// redacted (undoneText)
-			ans.Undone = joinText(ans.Undone, notice)
-		} else {
-			ans.Context = joinText(ans.Context, notice)
-		}
+}
+
+// addSecretsNotice adds the notice about secrets the call read to the answer, or keeps it for
+// the next event when this one's reply reaches no model.
+func addSecretsNotice(c *hookCall, repos []repo.Repo, ans *hookAnswer, way secretWay) {
+	notice, secrets := readSecrets(c, repos, ans, way)
+	if notice == "" {
+		return
 	}
-	if putBack != "" {
-		if c.Kind == callPostTool {
-			ans.Undone = joinText(putBack, ans.Undone)
-		} else {
-			ans.Context = joinText(putBack, ans.Context)
+	if c.Defer {
+		// this event's reply reaches no model (Cursor's beforeReadFile): the notice waits
+		// for the next event that does, like the rest of what ask kept
+		if err := savePending(repos[0], c.Session, notice); err != nil {
+			ans.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
 		}
+		notice = ""
 	}
-	redactAnswer(&ans, repos, newSecretScan())
-	return p.render(&c, &ans)
+	ans.Secrets = secrets
+	if way == secretReplace && c.Kind == callPostTool {
+		// the reply that replaces the tool's result carries the notice and the output,
+		// redacted (undoneText)
+		ans.Undone = joinText(ans.Undone, notice)
+	} else {
+		ans.Context = joinText(ans.Context, notice)
+	}
+}
+
+// addPutBack tells the agent about a repository put back after a rename (callRepos).
+func addPutBack(c *hookCall, ans *hookAnswer, putBack string) {
+	if putBack == "" {
+		return
+	}
+	if c.Kind == callPostTool {
+		ans.Undone = joinText(putBack, ans.Undone)
+	} else {
+		ans.Context = joinText(putBack, ans.Context)
+	}
 }
 
 // repos are the repositories (with a memory bank) a call is about: the one around the

@@ -85,54 +85,74 @@ func hostsOf(calls []Call) map[[2]uint64]bool {
 }
 
 func fromCall(tab proctab.Table, calls []Call, self proctab.Stat, anc []ancestor, person bool, pid int) (Origin, bool) {
-	name := func(pid int) string {
-		c, _ := tab.Comm(pid)
-		return c
-	}
 	for _, c := range calls {
-		if len(c.Procs) == 0 && c.Ticks > 0 && self.Start >= c.Ticks && orphan(tab, anc, c.Ticks) {
-			// started during the call, and every ancestor since is gone: a job the call made
-			// an orphan (`(mbguard hook … &)`, setsid) before its post check could record it
-			return Origin{PID: pid, Name: name(pid), Call: c.ID, Tool: c.Tool, Job: true}, true
-		}
-		if len(c.Procs) > 0 {
-			for _, a := range anc {
-				for _, p := range c.Procs {
-					if a.pid == p.PID && a.start == p.Start || p.Sid > 1 && a.sid == p.Sid && a.start >= c.Ticks {
-						return Origin{PID: a.pid, Name: name(a.pid), Call: c.ID, Tool: c.Tool, Job: true}, true
-					}
-				}
-			}
-			continue
-		}
-		if c.Parent == nil {
-			continue
-		}
-		k := -1
-		for i, a := range anc {
-			if a.pid == c.Parent.PID && a.start == c.Parent.Start {
-				k = i
-				break
-			}
-		}
-		if k < 0 {
-			continue
-		}
-		if person {
-			o := Origin{PID: c.Parent.PID, Call: c.ID, Tool: c.Tool}
-			if k > 0 {
-				o.PID = anc[k-1].pid
-			}
-			o.Name = name(o.PID)
+		if o, ok := callOrigin(tab, c, self, anc, person, pid); ok {
 			return o, true
 		}
-		for _, a := range anc[:k] {
-			if args, _ := tab.Cmdline(a.pid); !runsEntry(args, 0) {
-				return Origin{PID: a.pid, Name: name(a.pid), Call: c.ID, Tool: c.Tool}, true
+	}
+	return Origin{}, false
+}
+
+// commName is pid's command name ("" when it is gone).
+func commName(tab proctab.Table, pid int) string {
+	c, _ := tab.Comm(pid)
+	return c
+}
+
+// callOrigin is fromCall for one recorded call c.
+func callOrigin(tab proctab.Table, c Call, self proctab.Stat, anc []ancestor, person bool, pid int) (Origin, bool) {
+	if len(c.Procs) == 0 && c.Ticks > 0 && self.Start >= c.Ticks && orphan(tab, anc, c.Ticks) {
+		// started during the call, and every ancestor since is gone: a job the call made
+		// an orphan (`(mbguard hook … &)`, setsid) before its post check could record it
+		return Origin{PID: pid, Name: commName(tab, pid), Call: c.ID, Tool: c.Tool, Job: true}, true
+	}
+	if len(c.Procs) > 0 {
+		return jobOrigin(tab, c, anc)
+	}
+	if c.Parent == nil {
+		return Origin{}, false
+	}
+	k := parentIndex(anc, c.Parent)
+	if k < 0 {
+		return Origin{}, false
+	}
+	if person {
+		o := Origin{PID: c.Parent.PID, Call: c.ID, Tool: c.Tool}
+		if k > 0 {
+			o.PID = anc[k-1].pid
+		}
+		o.Name = commName(tab, o.PID)
+		return o, true
+	}
+	for _, a := range anc[:k] {
+		if args, _ := tab.Cmdline(a.pid); !runsEntry(args, 0) {
+			return Origin{PID: a.pid, Name: commName(tab, a.pid), Call: c.ID, Tool: c.Tool}, true
+		}
+	}
+	return Origin{}, false
+}
+
+// jobOrigin finds, among anc, one of the processes the call c recorded as its own, or one of
+// their sessions started since the call began.
+func jobOrigin(tab proctab.Table, c Call, anc []ancestor) (Origin, bool) {
+	for _, a := range anc {
+		for _, p := range c.Procs {
+			if a.pid == p.PID && a.start == p.Start || p.Sid > 1 && a.sid == p.Sid && a.start >= c.Ticks {
+				return Origin{PID: a.pid, Name: commName(tab, a.pid), Call: c.ID, Tool: c.Tool, Job: true}, true
 			}
 		}
 	}
 	return Origin{}, false
+}
+
+// parentIndex is the position of the call's parent process in anc (-1 when it is not there).
+func parentIndex(anc []ancestor, parent *Proc) int {
+	for i, a := range anc {
+		if a.pid == parent.PID && a.start == parent.Start {
+			return i
+		}
+	}
+	return -1
 }
 
 // orphan reports whether the first of anc that started before the tick since is init or a

@@ -448,10 +448,20 @@ func (g *Guard) protEnforce(s *protSnap, rep *Report) {
 			dirty = true
 		}
 	}
+	if g.protUser(s, rep) {
+		dirty = true
+	}
+	if dirty {
+		g.saveProt(s)
+	}
+}
+
+// protUser puts back the files the user protected that changed since the snapshot s; dirty
+// reports whether s changed.
+func (g *Guard) protUser(s *protSnap, rep *Report) (dirty bool) {
 	var q *quarantine
 	for _, p := range g.o.UserProtected {
-		h := sumOf(p)
-		if s.User[p] == h {
+		if s.User[p] == sumOf(p) {
 			continue
 		}
 		dirty = true
@@ -462,17 +472,8 @@ func (g *Guard) protEnforce(s *protSnap, rep *Report) {
 		if q == nil {
 			q, _ = g.newQuarantine(rep.Call)
 		}
-		if q != nil {
-			what, err := restoreUser(s, p, q)
-			if now := sumOf(p); err == nil && (now == s.User[p] || s.Kept[p].Copy != "") {
-				// a large file's stamp is new after the restore; its bytes were checked
-				s.User[p] = now
-				rep.Undone = append(rep.Undone, Undone{Path: p, Change: what, Why: userWhy})
-				continue
-			}
-			if err != nil {
-				rep.Noticed = append(rep.Noticed, Problem{Path: p, Rule: RuleProtected, Text: "could not be restored: " + err.Error()})
-			}
+		if q != nil && putBackUser(s, p, q, rep) {
+			continue
 		}
 		if !slices.Contains(s.Unguarded, p) {
 			s.Unguarded = append(s.Unguarded, p)
@@ -482,9 +483,23 @@ func (g *Guard) protEnforce(s *protSnap, rep *Report) {
 	if q != nil {
 		g.keepQuarantine(q, rep)
 	}
-	if dirty {
-		g.saveProt(s)
+	return dirty
+}
+
+// putBackUser restores the user-protected file p from what mbguard kept, and reports whether
+// it is as it was.
+func putBackUser(s *protSnap, p string, q *quarantine, rep *Report) bool {
+	what, err := restoreUser(s, p, q)
+	if now := sumOf(p); err == nil && (now == s.User[p] || s.Kept[p].Copy != "") {
+		// a large file's stamp is new after the restore; its bytes were checked
+		s.User[p] = now
+		rep.Undone = append(rep.Undone, Undone{Path: p, Change: what, Why: userWhy})
+		return true
 	}
+	if err != nil {
+		rep.Noticed = append(rep.Noticed, Problem{Path: p, Rule: RuleProtected, Text: "could not be restored: " + err.Error()})
+	}
+	return false
 }
 
 var protWhy = []Problem{{Rule: RuleProtected, Text: "is part of mbguard's configuration or installed hooks, which only the user may change"}}

@@ -109,13 +109,7 @@ func PutBack(root string) (string, error) {
 		return "", errors.New("the record of where it lay is damaged")
 	}
 	// paths[i] is the folder whose inode is Chain[i]: the root, then each folder above it
-	var paths []string
-	for p := rec.Root; ; p = filepath.Dir(p) {
-		paths = append(paths, p)
-		if filepath.Dir(p) == p {
-			break
-		}
-	}
+	paths := pathUp(rec.Root)
 	if len(paths) != len(rec.Chain) {
 		return "", errors.New("the record of where it lay is damaged")
 	}
@@ -124,34 +118,61 @@ func PutBack(root string) (string, error) {
 		if _, err := os.Lstat(parent); err != nil {
 			continue // gone too: look further up
 		}
-		missing := paths[i-1]
-		if _, err := os.Lstat(missing); err == nil {
-			return "", fmt.Errorf("%s is there again, but not as it was", missing)
-		}
-		ents, err := os.ReadDir(parent)
-		if err != nil {
-			return "", err
-		}
-		for _, e := range ents {
-			if !e.IsDir() {
-				continue
-			}
-			fi, err := e.Info()
-			if err != nil {
-				continue
-			}
-			if ino, _ := inode(fi); ino != 0 && ino == rec.Chain[i-1] {
-				from := filepath.Join(parent, e.Name())
-				if err := os.Rename(from, missing); err != nil {
-					return "", err
-				}
-				if _, err := os.Lstat(rec.Root); err != nil {
-					return from, fmt.Errorf("%s is back, but %s is still missing", missing, rec.Root)
-				}
-				return from, nil
-			}
-		}
-		return "", fmt.Errorf("it is no longer in %s: moved elsewhere", parent)
+		return putBackIn(parent, paths[i-1], rec.Chain[i-1], rec.Root)
 	}
 	return "", errors.New("no folder on its path is left")
+}
+
+// pathUp is p, then each folder above it, up to the file system's root.
+func pathUp(p string) []string {
+	var paths []string
+	for ; ; p = filepath.Dir(p) {
+		paths = append(paths, p)
+		if filepath.Dir(p) == p {
+			return paths
+		}
+	}
+}
+
+// putBackIn renames the folder in parent whose inode is ino back to missing, the name it had,
+// and checks that root is there again. It returns the name the folder had been given.
+func putBackIn(parent, missing string, ino uint64, root string) (string, error) {
+	if _, err := os.Lstat(missing); err == nil {
+		return "", fmt.Errorf("%s is there again, but not as it was", missing)
+	}
+	from, err := dirByInode(parent, ino)
+	if err != nil {
+		return "", err
+	}
+	if from == "" {
+		return "", fmt.Errorf("it is no longer in %s: moved elsewhere", parent)
+	}
+	if err := os.Rename(from, missing); err != nil {
+		return "", err
+	}
+	if _, err := os.Lstat(root); err != nil {
+		return from, fmt.Errorf("%s is back, but %s is still missing", missing, root)
+	}
+	return from, nil
+}
+
+// dirByInode is the path of the folder in parent whose inode is ino ("" when there is none).
+func dirByInode(parent string, ino uint64) (string, error) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if n, _ := inode(fi); n != 0 && n == ino {
+			return filepath.Join(parent, e.Name()), nil
+		}
+	}
+	return "", nil
 }

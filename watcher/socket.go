@@ -264,21 +264,8 @@ func (d *Daemon) serveConn(c net.Conn) {
 		if len(strings.TrimSpace(string(line))) == 0 {
 			continue
 		}
-		var req Request
-		var resp Response
-		derr := json.Unmarshal(line, &req)
-		decoded := derr == nil
-		if !decoded {
-			resp = Response{ID: recoverID(line), Error: "malformed request line: " + jsonmsg.Describe(derr)}
-		} else if forged != "" && req.Op != "ping" && req.Op != "status" && req.Op != "trust" {
-			resp = Response{ID: req.ID, Error: forged}
-		} else {
-			resp = d.svc.Handle(ctx, req)
-		}
-		out, err := json.Marshal(resp)
-		if err != nil {
-			out, _ = json.Marshal(Response{ID: req.ID, Error: "encoding response: " + err.Error()})
-		}
+		req, resp, decoded := d.answer(ctx, line, forged)
+		out := encodeResponse(resp, req.ID)
 		if _, err := c.Write(append(out, '\n')); err != nil {
 			return
 		}
@@ -291,6 +278,27 @@ func (d *Daemon) serveConn(c net.Conn) {
 		out, _ := json.Marshal(Response{Error: fmt.Sprintf("reading request: %v", err)})
 		c.Write(append(out, '\n'))
 	}
+}
+
+// answer decodes one request line and answers it: a malformed line, or a request other than
+// ping, status and trust on a connection from the agent (forged says why), gets an error.
+func (d *Daemon) answer(ctx context.Context, line []byte, forged string) (req Request, resp Response, decoded bool) {
+	if derr := json.Unmarshal(line, &req); derr != nil {
+		return req, Response{ID: recoverID(line), Error: "malformed request line: " + jsonmsg.Describe(derr)}, false
+	}
+	if forged != "" && req.Op != "ping" && req.Op != "status" && req.Op != "trust" {
+		return req, Response{ID: req.ID, Error: forged}, true
+	}
+	return req, d.svc.Handle(ctx, req), true
+}
+
+// encodeResponse is resp as JSON, or an error response for request id when it cannot be encoded.
+func encodeResponse(resp Response, id json.RawMessage) []byte {
+	out, err := json.Marshal(resp)
+	if err != nil {
+		out, _ = json.Marshal(Response{ID: id, Error: "encoding response: " + err.Error()})
+	}
+	return out
 }
 
 // recoverID pulls the id out of a line that does not decode as a Request.

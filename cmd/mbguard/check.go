@@ -16,6 +16,7 @@ import (
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/gitexec"
+	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/scanner"
 )
 
@@ -51,25 +52,9 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 			fmt.Fprintln(e.stderr, "mbguard: MBGUARD=0: check skipped (unset MBGUARD to check again)")
 			return exitOK
 		}
-		modes := 0
-		for _, on := range []bool{*staged, *all, *staleOnly, len(args) > 0} {
-			if on {
-				modes++
-			}
-		}
-		if modes > 1 {
-			return e.usage(c, "check takes one of --staged, --all, --stale or paths, not several")
-		}
-		if modes == 0 {
-			*all = true // like lefthook and pre-commit: no argument checks everything
-		}
-		if (*since != "" || *fix) && !*staleOnly {
-			return e.usage(c, "--since and --fix go with --stale")
-		}
-		switch *format {
-		case "text", "json", "sarif", "github":
-		default:
-			return e.usage(c, "--format %q: want text, json, sarif or github", *format)
+		f := checkFlags{staged: *staged, all: *all, staleOnly: *staleOnly, since: *since, fix: *fix, format: *format}
+		if code, bad := f.validate(e, c, args); bad {
+			return code
 		}
 		r, err := e.repo()
 		if err != nil {
@@ -84,72 +69,121 @@ Stale findings are warnings unless check.stale (off, warning, error) or check.st
 		}
 		if len(cfg.Issues) > 0 {
 			// a typo must never turn a team's gate off silently: CI and the Action stop here
-			return configInvalid(e, r.Root, cfg, *format)
+			return configInvalid(e, r.Root, cfg, f.format)
 		}
-		if *staleOnly {
-			return runStale(ctx, e, r.Root, cfg, *format, *since, *fix)
+		if f.staleOnly {
+			return runStale(ctx, e, r.Root, cfg, f.format, f.since, f.fix)
 		}
-		o := scanner.Options{Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: scanner.NewSecrets(r.Root), MaxChars: cfg.Context.MaxChars,
-			CacheDir: r.StateDir()}
+		return runCheck(ctx, e, f, r, cfg, args)
+	})
+	return c
+}
 
-		var produce func(emit func(scanner.File) error) error
-		switch {
-		case *staged:
-			if _, err := os.Stat(filepath.Join(r.GitDir, "MERGE_HEAD")); err == nil {
-				e.logf("merge in progress: checking the merge result as staged")
-			}
-			produce = func(emit func(scanner.File) error) error { return scanner.Staged(ctx, r.Root, emit) }
-		case *all:
-			if fi, err := os.Stat(r.BankDir()); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
-				fmt.Fprintf(e.stderr, "mbguard: no %s/ in %s: nothing to check (mbguard init creates one)\n", bank.Dir, r.Root)
-				return writeFindings(e, *format, nil)
-			}
-			produce = func(emit func(scanner.File) error) error {
-				return scanner.Disk(ctx, r.Root, []string{bank.Dir}, emit)
-			}
-		default:
-			rels, err := repoPaths(e.dir, r.Root, args)
-			if err != nil {
-				return e.fail(err)
-			}
-			produce = func(emit func(scanner.File) error) error { return scanner.Disk(ctx, r.Root, rels, emit) }
+// checkFlags are the check command's flags.
+type checkFlags struct {
+	staged, all, staleOnly, fix bool
+	since, format               string
+}
+
+// validate refuses flags that do not go together (bad true, with the exit code) and makes
+// --all the default when no mode is given.
+func (f *checkFlags) validate(e *env, c *cobra.Command, args []string) (int, bool) {
+	modes := 0
+	for _, on := range []bool{f.staged, f.all, f.staleOnly, len(args) > 0} {
+		if on {
+			modes++
 		}
-		var files atomic.Int64
-		findings, err := scanner.Check(ctx, o, func(emit func(scanner.File) error) error {
-			return produce(func(f scanner.File) error { files.Add(1); return emit(f) })
-		})
+	}
+	if modes > 1 {
+		return e.usage(c, "check takes one of --staged, --all, --stale or paths, not several"), true
+	}
+	if modes == 0 {
+		f.all = true // like lefthook and pre-commit: no argument checks everything
+	}
+	if (f.since != "" || f.fix) && !f.staleOnly {
+		return e.usage(c, "--since and --fix go with --stale"), true
+	}
+	switch f.format {
+	case "text", "json", "sarif", "github":
+	default:
+		return e.usage(c, "--format %q: want text, json, sarif or github", f.format), true
+	}
+	return 0, false
+}
+
+// runCheck checks the files f selects (--staged, --all or the paths in args) and writes the
+// findings.
+func runCheck(ctx context.Context, e *env, f checkFlags, r repo.Repo, cfg *config.Config, args []string) int {
+	o := scanner.Options{Minimum: cfg.MinimumTemplate(), AllowedFiles: cfg.Check.AllowedFiles, Secrets: scanner.NewSecrets(r.Root), MaxChars: cfg.Context.MaxChars,
+		CacheDir: r.StateDir()}
+	produce, code, ok := checkSource(ctx, e, f, r, args)
+	if !ok {
+		return code
+	}
+	var files atomic.Int64
+	findings, err := scanner.Check(ctx, o, func(emit func(scanner.File) error) error {
+		return produce(func(f scanner.File) error { files.Add(1); return emit(f) })
+	})
+	if err != nil {
+		return e.fail(err)
+	}
+	if kind, legacy := legacyBank(r); legacy && (f.all || files.Load() > 0) {
+		// doctor FAILs it; the gate (CI, the Action) must not stay green on it either
+		findings = append(findings, scanner.Finding{Path: bank.Dir + "/", Rule: scanner.RuleLegacyLayout, Severity: scanner.SeverityError,
+			Message: fmt.Sprintf("memory-bank/ has the legacy layout (%s memory bank); mbguard checks and guards the v7.1 layout", kind),
+			Fix:     "run mbguard migrate (it shows the plan; --apply moves the files with their history)"})
+	}
+	if f.all {
+		sf, err := staleFindings(ctx, r.Root, cfg, "", func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) })
 		if err != nil {
 			return e.fail(err)
 		}
-		if kind, legacy := legacyBank(r); legacy && (*all || files.Load() > 0) {
-			// doctor FAILs it; the gate (CI, the Action) must not stay green on it either
-			findings = append(findings, scanner.Finding{Path: bank.Dir + "/", Rule: scanner.RuleLegacyLayout, Severity: scanner.SeverityError,
-				Message: fmt.Sprintf("memory-bank/ has the legacy layout (%s memory bank); mbguard checks and guards the v7.1 layout", kind),
-				Fix:     "run mbguard migrate (it shows the plan; --apply moves the files with their history)"})
+		findings = append(findings, sf.Findings...)
+		scanner.SortFindings(findings)
+	}
+	e.logf("checked %d files, %d findings", files.Load(), len(findings))
+	if f.format == "text" && !scanner.Failing(findings) {
+		checkPassed(ctx, e, r, int(files.Load()), f.staged)
+	}
+	return writeFindings(e, f.format, findings)
+}
+
+// checkSource is what feeds the check the files f selects; ok false carries the exit code of
+// a check that ends here (no memory-bank/ to check, bad paths).
+func checkSource(ctx context.Context, e *env, f checkFlags, r repo.Repo, args []string) (produce func(emit func(scanner.File) error) error, code int, ok bool) {
+	switch {
+	case f.staged:
+		if _, err := os.Stat(filepath.Join(r.GitDir, "MERGE_HEAD")); err == nil {
+			e.logf("merge in progress: checking the merge result as staged")
 		}
-		if *all {
-			sf, err := staleFindings(ctx, r.Root, cfg, "", func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) })
-			if err != nil {
-				return e.fail(err)
-			}
-			findings = append(findings, sf.Findings...)
-			scanner.SortFindings(findings)
+		return func(emit func(scanner.File) error) error { return scanner.Staged(ctx, r.Root, emit) }, 0, true
+	case f.all:
+		if fi, err := os.Stat(r.BankDir()); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+			fmt.Fprintf(e.stderr, "mbguard: no %s/ in %s: nothing to check (mbguard init creates one)\n", bank.Dir, r.Root)
+			return nil, writeFindings(e, f.format, nil), false
 		}
-		e.logf("checked %d files, %d findings", files.Load(), len(findings))
-		if *format == "text" && !scanner.Failing(findings) {
-			n := int(files.Load())
-			what := fmt.Sprintf("%d %s checked", n, plural(n, "file", "files"))
-			if *staged {
-				what = fmt.Sprintf("%d %s of the next commit checked", n, plural(n, "file", "files"))
-				if _, err := gitexec.Run(ctx, r.Root, "diff", "--cached", "--quiet", "--", bank.Dir+"/"); err == nil {
-					what += "; nothing in it is staged"
-				}
-			}
-			fmt.Fprintf(e.stderr, "mbguard: memory-bank/ passed (%s)\n", what)
+		return func(emit func(scanner.File) error) error {
+			return scanner.Disk(ctx, r.Root, []string{bank.Dir}, emit)
+		}, 0, true
+	default:
+		rels, err := repoPaths(e.dir, r.Root, args)
+		if err != nil {
+			return nil, e.fail(err), false
 		}
-		return writeFindings(e, *format, findings)
-	})
-	return c
+		return func(emit func(scanner.File) error) error { return scanner.Disk(ctx, r.Root, rels, emit) }, 0, true
+	}
+}
+
+// checkPassed tells people on stderr that the check passed, and how many files it read.
+func checkPassed(ctx context.Context, e *env, r repo.Repo, n int, staged bool) {
+	what := fmt.Sprintf("%d %s checked", n, plural(n, "file", "files"))
+	if staged {
+		what = fmt.Sprintf("%d %s of the next commit checked", n, plural(n, "file", "files"))
+		if _, err := gitexec.Run(ctx, r.Root, "diff", "--cached", "--quiet", "--", bank.Dir+"/"); err == nil {
+			what += "; nothing in it is staged"
+		}
+	}
+	fmt.Fprintf(e.stderr, "mbguard: memory-bank/ passed (%s)\n", what)
 }
 
 // writeFindings prints the report on stdout and a one-line summary for people on stderr.

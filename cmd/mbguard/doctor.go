@@ -191,43 +191,10 @@ func checkConfig(cfg *config.Config, err error) doctorCheck {
 
 func checkClaude(r repo.Repo, home string) doctorCheck {
 	ch := doctorCheck{Name: "claude"}
-	broken := doctorCheck{Name: "claude"}
-	var where []string
-	var ourFiles [][]byte
-	files := []string{filepath.Join(r.Root, ".claude", "settings.json"), filepath.Join(r.Root, ".claude", "settings.local.json")}
-	user := ""
-	if home != "" && filepath.IsAbs(home) {
-		// without a home there is no user-level file: "" would name the project's own
-		if user = filepath.Join(home, ".claude", "settings.json"); user != files[0] {
-			files = append(files, user)
-		}
-	}
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		var v any
-		if json.Unmarshal(b, &v) != nil {
-			ch.Status, ch.Detail, ch.Next = checkFail, p+" is not valid JSON (Claude Code ignores it)", "fix the JSON, then run mbguard install --agent claude"
-			return ch
-		}
-		ours := strings.Contains(string(b), "hook claude")
-		if probs := hooks.ClaudeHookProblems(b); len(probs) > 0 && broken.Status == "" {
-			// Claude Code drops a settings file whose hooks do not validate, ours included
-			broken.Status, broken.Detail = checkWarn, p+": "+probs[0]+" — Claude Code ignores this whole file"
-			if ours {
-				broken.Status, broken.Detail = checkFail, broken.Detail+", mbguard's hooks in it included"
-			}
-			broken.Next = "fix or remove that hook entry in " + p + ", then run mbguard doctor"
-		}
-		if ours {
-			where = append(where, p)
-			ourFiles = append(ourFiles, b)
-		}
-	}
-	if broken.Status != "" {
-		return broken
+	files, user := claudeSettingsFiles(r, home)
+	where, ourFiles, stop := readClaudeSettings(files)
+	if stop.Status != "" {
+		return stop
 	}
 	if len(where) == 0 {
 		ch.Status, ch.Detail, ch.Next = checkWarn, "Claude Code hooks not installed", "mbguard install --agent claude"
@@ -242,6 +209,62 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 		ch.Status, ch.Detail, ch.Next = twice("claude", where)
 	}
 	return ch
+}
+
+// claudeSettingsFiles are the Claude Code settings files that may hold mbguard's hooks: the
+// project's two, then the user's (user, "" without a home).
+func claudeSettingsFiles(r repo.Repo, home string) (files []string, user string) {
+	files = []string{filepath.Join(r.Root, ".claude", "settings.json"), filepath.Join(r.Root, ".claude", "settings.local.json")}
+	if home != "" && filepath.IsAbs(home) {
+		// without a home there is no user-level file: "" would name the project's own
+		if user = filepath.Join(home, ".claude", "settings.json"); user != files[0] {
+			files = append(files, user)
+		}
+	}
+	return files, user
+}
+
+// readClaudeSettings reads the settings files that exist: where are those holding mbguard's
+// hooks, ourFiles their contents. stop, when its Status is set, is the check's result: a file
+// that is not JSON, or the first whose hooks Claude Code rejects.
+func readClaudeSettings(files []string) (where []string, ourFiles [][]byte, stop doctorCheck) {
+	broken := doctorCheck{Name: "claude"}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var v any
+		if json.Unmarshal(b, &v) != nil {
+			return nil, nil, doctorCheck{Name: "claude", Status: checkFail, Detail: p + " is not valid JSON (Claude Code ignores it)",
+				Next: "fix the JSON, then run mbguard install --agent claude"}
+		}
+		ours := strings.Contains(string(b), "hook claude")
+		if broken.Status == "" {
+			broken = claudeBroken(p, b, ours)
+		}
+		if ours {
+			where = append(where, p)
+			ourFiles = append(ourFiles, b)
+		}
+	}
+	return where, ourFiles, broken
+}
+
+// claudeBroken is the check's result for settings file p (content b) whose hooks do not
+// validate (Status "" when they do): Claude Code drops the whole file, ours included.
+func claudeBroken(p string, b []byte, ours bool) doctorCheck {
+	broken := doctorCheck{Name: "claude"}
+	probs := hooks.ClaudeHookProblems(b)
+	if len(probs) == 0 {
+		return broken
+	}
+	broken.Status, broken.Detail = checkWarn, p+": "+probs[0]+" — Claude Code ignores this whole file"
+	if ours {
+		broken.Status, broken.Detail = checkFail, broken.Detail+", mbguard's hooks in it included"
+	}
+	broken.Next = "fix or remove that hook entry in " + p + ", then run mbguard doctor"
+	return broken
 }
 
 func checkOpenCode(r repo.Repo, home, cfgHome string) doctorCheck {

@@ -41,54 +41,86 @@ disk that is not mounted): mbguard doctor --prune removes that, when you ask.`,
 		if code, stop := e.refuseUnderAgent("uninstall"); stop {
 			return code
 		}
-		var r repo.Repo
-		if !*global {
-			var err error
-			if r, err = e.repo(); err != nil {
-				return e.fail(err)
-			}
-		}
-		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: e.getenv("HOME"), ConfigHome: configHome(e.getenv),
-			Global: *global, Uninstall: true, Binary: selfCommand()}
-		o.CodexHome, o.CopilotHome = e.getenv("CODEX_HOME"), e.getenv("COPILOT_HOME")
-		if !*global {
-			// first, so it does not serve one more hook call or write state again
-			if pid, err := watcher.Stop(r, 5*time.Second); err != nil {
-				return e.fail(fmt.Errorf("stopping the watcher: %w", err))
-			} else if pid != 0 {
-				fmt.Fprintf(e.stdout, "%-10s the watcher (pid %d)\n", "stopped", pid)
-			}
-		}
-		lines, err := uninstallAll(o)
-		for _, l := range lines {
-			fmt.Fprintln(e.stdout, l)
-		}
-		if err != nil {
-			return e.fail(err)
-		}
-		if len(lines) == 0 {
-			fmt.Fprintf(e.stdout, "%-10s no host's hooks, git hook or skill of mbguard's were found\n", "unchanged")
-		}
-		_, had := os.Stat(r.StateDir())
-		if !*global && !*keep {
-			// also when .git/mbguard/ is gone: the ref and the user state may not be
-			if err := outcome.ForgetState(r); err != nil {
-				return e.fail(err)
-			}
-			// the ref's folder, left empty (other refs/mbguard/* are a linked worktree's)
-			_ = os.Remove(filepath.Join(r.CommonDir, "refs", "mbguard"))
-		}
-		if !*global && !*keep && had == nil {
-			fmt.Fprintf(e.stdout, "%-10s %s, %s and this repository's files in the user's state directory\n", "removed",
-				displayRel(r.Root, r.StateDir())+"/", hookRef(r))
-		}
-		if gone, err := outcome.OrphanState(); err == nil && len(gone) > 0 {
-			fmt.Fprintf(e.stdout, "%-10s the state of %d %s that no longer %s (mbguard doctor --prune removes it)\n", "kept", len(gone),
-				plural(len(gone), "repository", "repositories"), plural(len(gone), "exists", "exist"))
-		}
-		return exitOK
+		return e.uninstall(*global, *keep)
 	})
 	return c
+}
+
+// uninstall is the uninstall command after its flags: global removes the user-level installs,
+// keep keeps this repository's state.
+func (e *env) uninstall(global, keep bool) int {
+	var r repo.Repo
+	if !global {
+		var err error
+		if r, err = e.repo(); err != nil {
+			return e.fail(err)
+		}
+	}
+	o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: e.getenv("HOME"), ConfigHome: configHome(e.getenv),
+		Global: global, Uninstall: true, Binary: selfCommand()}
+	o.CodexHome, o.CopilotHome = e.getenv("CODEX_HOME"), e.getenv("COPILOT_HOME")
+	if !global {
+		// first, so it does not serve one more hook call or write state again
+		if err := e.stopWatcher(r); err != nil {
+			return e.fail(err)
+		}
+	}
+	if err := e.removeInstalls(o); err != nil {
+		return e.fail(err)
+	}
+	if !global && !keep {
+		if err := e.forgetRepoState(r); err != nil {
+			return e.fail(err)
+		}
+	}
+	if gone, err := outcome.OrphanState(); err == nil && len(gone) > 0 {
+		fmt.Fprintf(e.stdout, "%-10s the state of %d %s that no longer %s (mbguard doctor --prune removes it)\n", "kept", len(gone),
+			plural(len(gone), "repository", "repositories"), plural(len(gone), "exists", "exist"))
+	}
+	return exitOK
+}
+
+// stopWatcher stops r's watcher and says so when one was running.
+func (e *env) stopWatcher(r repo.Repo) error {
+	pid, err := watcher.Stop(r, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("stopping the watcher: %w", err)
+	}
+	if pid != 0 {
+		fmt.Fprintf(e.stdout, "%-10s the watcher (pid %d)\n", "stopped", pid)
+	}
+	return nil
+}
+
+// removeInstalls removes every host's hooks, the git hook and the skill, and prints what changed.
+func (e *env) removeInstalls(o hooks.InstallOptions) error {
+	lines, err := uninstallAll(o)
+	for _, l := range lines {
+		fmt.Fprintln(e.stdout, l)
+	}
+	if err != nil {
+		return err
+	}
+	if len(lines) == 0 {
+		fmt.Fprintf(e.stdout, "%-10s no host's hooks, git hook or skill of mbguard's were found\n", "unchanged")
+	}
+	return nil
+}
+
+// forgetRepoState removes r's state: .git/mbguard/, the private ref and the user state.
+func (e *env) forgetRepoState(r repo.Repo) error {
+	_, had := os.Stat(r.StateDir())
+	// also when .git/mbguard/ is gone: the ref and the user state may not be
+	if err := outcome.ForgetState(r); err != nil {
+		return err
+	}
+	// the ref's folder, left empty (other refs/mbguard/* are a linked worktree's)
+	_ = os.Remove(filepath.Join(r.CommonDir, "refs", "mbguard"))
+	if had == nil {
+		fmt.Fprintf(e.stdout, "%-10s %s, %s and this repository's files in the user's state directory\n", "removed",
+			displayRel(r.Root, r.StateDir())+"/", hookRef(r))
+	}
+	return nil
 }
 
 // uninstallAll runs every host's uninstall (the same code as install --uninstall), the skill's,
