@@ -13,13 +13,13 @@ import (
 )
 
 // Complexity budget for production code (tests, benchmarks and their helpers are not counted).
-// The numbers are a ratchet: they hold what main has today, so a change may lower them but never
-// raise them. Issue #27 sets the goal at ≤ 40 functions above 15 and none above 30; lower these
-// constants as functions are split, never the other way.
+// The numbers are a ratchet: they hold what main has, so a change may lower them but never raise
+// them. Issue #27 sets the goal at ≤ 40 functions above 15 and none above 30; lower these
+// constants as functions are split, never the other way. (Round 5 started at 150 / 32 / 91.)
 const (
-	maxAbove15 = 150 // functions with cyclomatic complexity > 15
+	maxAbove15 = 146 // functions with cyclomatic complexity > 15
 	maxAbove30 = 32  // functions with cyclomatic complexity > 30
-	maxAny     = 91  // the most complex function (outcome's settle today)
+	maxAny     = 90  // the most complex function (outcome's settle today)
 )
 
 // cyclomatic counts a function the way gocyclo does: 1, plus one for each if, for, range, case
