@@ -243,8 +243,13 @@ func hashFile(p string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	return hashReader(f)
+}
+
+// hashReader is the sha256 of what r holds, in hex.
+func hashReader(r io.Reader) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

@@ -1,8 +1,6 @@
 package outcome
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -75,11 +73,10 @@ func keepCopy(p string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	sum, err := hashReader(f) // the copy is of the bytes hashed: one open file for both
+	if err != nil {
 		return "", err
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
 	dst := filepath.Join(dir, sum)
 	if ok, _ := copyIntact(dst, sum); ok {
 		return sum, nil
@@ -98,16 +95,8 @@ func keepCopy(p string) (string, error) {
 
 // copyIntact reports whether the file at p holds bytes whose sha256 is sum.
 func copyIntact(p, sum string) (bool, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return false, err
-	}
-	return hex.EncodeToString(h.Sum(nil)) == sum, nil
+	got, err := hashFile(p)
+	return err == nil && got == sum, err
 }
 
 var userWhy = []Problem{{Rule: RuleProtected, Text: "is a user-level file mbguard's hooks depend on, which only the user may change"}}
