@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,8 +17,6 @@ import (
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
 )
-
-var update = flag.Bool("update", false, "rewrite generated files (the OpenCode plugin's tool table)")
 
 const (
 	toolTableBegin = "// BEGIN tool taxonomy"
