@@ -57,8 +57,9 @@ export GOOS=windows GOARCH=amd64 CGO_ENABLED=0
 # CI=true makes a missing tool a failure (internal/testhost): the selection below needs none
 gotest() { go test -overlay "$cache/overlay.json" -exec "$cache/wine-exec" -count=1 "$@"; }
 status=0
-# whole packages that need neither git nor a Unix tool
-gotest ./gating/ ./gating/shell/ ./bank/ ./internal/flock/ || status=1
+# whole packages that need neither git nor a Unix tool, but the table rows that run the real
+# go, gofmt, npm, cargo and pip: a Windows program cannot start those Linux tools here
+gotest ./gating/ ./gating/shell/ ./bank/ ./internal/flock/ -skip '^(TestTablesReallyWrite|TestTableRowsThroughBothProtocols)$' || status=1
 # the path model's adapter, without the git-backed tests (and without TestResolve: symlinks
 # under Wine report success and create nothing)
 gotest ./watcher/ -run 'TestDriveLetterCase|TestCutRoot' || status=1
