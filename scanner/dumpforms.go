@@ -99,7 +99,8 @@ func dumpToken(s string, i, end int) (int, int) {
 // streams. It reports whether it was one: two groups, or one after an offset.
 func (v *dumpView) line(s string, start, end int) bool {
 	offset, i := dumpOffset(s, start, end)
-	groups, i := dumpGroups(s, i, end, v.groups[:0])
+	colon := offset && s[i-1] == ':' // xxd's offset; hexdump -C's has none
+	groups, i := dumpGroups(s, i, end, v.groups[:0], !colon)
 	v.groups = groups
 	if len(groups) < 2 && !(offset && len(groups) == 1) {
 		return false
@@ -126,12 +127,18 @@ func dumpOffset(s string, start, end int) (bool, int) {
 
 // dumpGroups appends to groups the bounds of the groups of hex digit pairs of one length (the
 // last may be shorter) from i on, and returns them with where they end.
-func dumpGroups(s string, i, end int, groups [][2]int) ([][2]int, int) {
+func dumpGroups(s string, i, end int, groups [][2]int, midGap bool) ([][2]int, int) {
 	glen := 0
 	for {
 		a, b := dumpToken(s, i, end)
 		n := b - a
 		if n == 0 || n%2 != 0 || !allHex(s[a:b]) || glen != 0 && n > glen {
+			return groups, i
+		}
+		if glen != 0 && a-i >= 2 && !(midGap && glen == 2 && len(groups) == 8) {
+			// xxd parts its groups by one space and the character column by two: what follows
+			// two spaces is that column (`41412067  AA g`), even where it looks like hex; only
+			// hexdump -C parts its one-byte groups by two spaces, once, after the eighth
 			return groups, i
 		}
 		groups = append(groups, [2]int{a, b})
