@@ -14,7 +14,7 @@ import (
 // API names the wire protocol a Server speaks.
 type API string
 
-// The three protocols, one per host.
+// The protocols the hosts speak.
 const (
 	// Responses is the OpenAI Responses API (POST /v1/responses, SSE), as Codex CLI calls it.
 	Responses API = "responses"
@@ -230,6 +230,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := Request{API: s.api, Path: r.URL.Path, Body: body, Step: -1}
+	if s.api == Augment && serveAugmentSide(w, r.URL.Path) {
+		return
+	}
 	if !s.knows(r.URL.Path) {
 		http.NotFound(w, r)
 		return
@@ -267,6 +270,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeGemini(w, st, stream)
 	case Chat:
 		writeChat(w, st, id, stream)
+	case Augment:
+		writeAugment(w, st, id)
 	}
 }
 
@@ -278,6 +283,8 @@ func (s *Server) knows(path string) bool {
 		return strings.HasSuffix(path, ":streamGenerateContent") || strings.HasSuffix(path, ":generateContent")
 	case Chat:
 		return strings.HasSuffix(path, "/chat/completions")
+	case Augment:
+		return path == augmentChat
 	}
 	return false
 }
@@ -288,6 +295,8 @@ func (s *Server) knows(path string) bool {
 func (s *Server) classify(r Request) Kind {
 	tools, _ := r.Body["tools"].([]any)
 	switch s.api {
+	case Augment:
+		return augmentClassify(r)
 	case Responses:
 		// Codex compacts with a no-tools request whose last user message starts "You are
 		// performing a CONTEXT CHECKPOINT COMPACTION".
@@ -395,6 +404,8 @@ func (r Request) ToolResults() []string {
 				}
 			}
 		}
+	case Augment:
+		out = augmentResults(r)
 	case Chat:
 		msgs, _ := r.Body["messages"].([]any)
 		for _, m := range msgs {
