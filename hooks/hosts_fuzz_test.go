@@ -48,7 +48,7 @@ func FuzzHostProtocols(f *testing.F) {
 				if (host == "gemini" || host == "copilot") && !json.Valid(r.Stdout) || len(r.Stdout) > 0 && !json.Valid(r.Stdout) {
 					t.Fatalf("%s: reply %q is not JSON for payload %q", host, r.Stdout, payload)
 				}
-				if host != "claude" && host != "qwen" && host != "droid" && r.Exit != 0 {
+				if host != "claude" && host != "qwen" && host != "droid" && host != "auggie" && r.Exit != 0 {
 					t.Fatalf("%s: exit %d", host, r.Exit)
 				}
 			}

@@ -55,7 +55,7 @@ func (h *hostRun) raw(event string, payload []byte) Reply {
 		}
 	}
 	r := hk.Handle(context.Background(), payload)
-	if h.host != "claude" && h.host != "qwen" && h.host != "droid" && r.Exit != 0 {
+	if h.host != "claude" && h.host != "qwen" && h.host != "droid" && h.host != "auggie" && r.Exit != 0 {
 		h.t.Fatalf("%s: exit %d; this host must always get exit 0 (stderr %q)", h.host, r.Exit, r.Stderr)
 	}
 	if (h.host == "gemini" || h.host == "copilot") && !json.Valid(r.Stdout) {
@@ -83,6 +83,11 @@ func (h *hostRun) call(event string, fields map[string]any) Reply {
 		m["generation_id"] = fmt.Sprintf("gen-%d", h.pid)
 		m["hook_event_name"] = event
 		m["workspace_roots"] = []string{h.root}
+	case "auggie": // docs/hosts/auggie.md: no cwd, no session_id
+		delete(m, "cwd")
+		m["conversation_id"] = h.sess
+		m["hook_event_name"] = event
+		m["workspace_roots"] = []string{h.cwd}
 	default:
 		m["session_id"] = h.sess
 		m["hook_event_name"] = event
@@ -112,7 +117,7 @@ func (h *hostRun) call(event string, fields map[string]any) Reply {
 // denied returns the refusal reason of a pre-tool reply ("" when it was not refused).
 func denied(t *testing.T, host string, r Reply) string {
 	t.Helper()
-	if host == "claude" || host == "qwen" || host == "droid" {
+	if host == "claude" || host == "qwen" || host == "droid" || host == "auggie" {
 		if r.Exit == 2 {
 			return r.Stderr
 		}
@@ -216,6 +221,23 @@ var shapes = map[string]hostShapes{
 		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
 			in := map[string]any{"tool_name": "Read", "permission_mode": "auto-high", "tool_input": map[string]any{"file_path": h.abs(rel)}}
 			post := map[string]any{"tool_name": "Read", "permission_mode": "auto-high", "tool_input": map[string]any{"file_path": h.abs(rel)}, "tool_response": "# Patterns\nuse the queue\n"}
+			return "PreToolUse", in, post
+		},
+	},
+	// Augment Auggie 0.36.0, captured under auggie --print (docs/hosts/auggie.md): paths relative
+	// to the workspace root; tool_output "[undefined]" before the call
+	"auggie": {prompt: "PromptSubmit", preTool: "PreToolUse", postTool: "PostToolUse", start: "SessionStart", end: "SessionEnd",
+		write: func(h *hostRun, rel, content string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "save-file", "tool_input": map[string]any{"path": rel, "file_content": content},
+				"tool_output": "[undefined]", "tool_error": nil, "is_mcp_tool": false}
+		},
+		shell: func(h *hostRun, cmd string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "launch-process", "tool_input": map[string]any{"command": cmd, "wait": true, "max_wait_seconds": 60, "cwd": "."},
+				"tool_output": "[undefined]", "tool_error": nil, "is_mcp_tool": false}
+		},
+		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
+			in := map[string]any{"tool_name": "view", "tool_input": map[string]any{"path": rel, "type": "file"}, "tool_output": "[undefined]", "tool_error": nil, "is_mcp_tool": false}
+			post := map[string]any{"tool_name": "view", "tool_input": map[string]any{"path": rel, "type": "file"}, "tool_output": "# Patterns\nuse the queue\n", "tool_error": nil, "is_mcp_tool": false}
 			return "PreToolUse", in, post
 		},
 	},
@@ -705,6 +727,7 @@ func TestHostsUndecodableBankWrite(t *testing.T) {
 		"qwen":    {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","prompt_id":"s########1","tool_name":"write_file","tool_input":{"file_path":"`},
 		"droid":   {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Create","tool_input":{"file_path":"`},
 		"cursor":  {"", `{"hook_event_name":"preToolUse","conversation_id":"s","cwd":"ROOT","tool_name":"Write","tool_input":{"file_path":"`},
+		"auggie":  {"", `{"hook_event_name":"PreToolUse","conversation_id":"s","workspace_roots":["ROOT"],"tool_name":"save-file","tool_input":{"path":"`},
 	}
 	for _, host := range Hosts {
 		for _, tc := range []struct {

@@ -148,6 +148,17 @@ var hostSpecs = []HostSpec{
 		},
 		SessionField: "conversation_id", proto: cursorProto{},
 	},
+	{
+		Spec: host.Get("auggie"), Events: AuggieEvents, Closes: []string{auggiePostTool, auggieStop},
+		// the rule file (AuggieRulePath) is in gating.ProtectedPaths too, though it runs no hook
+		ProjectFiles: []string{".augment/settings.json", ".augment/settings.local.json"},
+		Install:      InstallAuggie, Marker: "hook auggie",
+		DoctorFiles: func(o InstallOptions) []string {
+			return []string{AuggieSettingsPath(o), filepath.Join(o.Root, ".augment", "settings.local.json"),
+				AuggieSettingsPath(InstallOptions{Global: true, Home: o.Home})}
+		},
+		SessionField: "conversation_id", proto: auggieProto{},
+	},
 }
 
 // Registry is every supported host, in the order help and doctor list them.

@@ -17,6 +17,7 @@ import (
 var replyWriteTool = map[string]string{
 	"claude": "Write", "codex": "apply_patch", "gemini": "write_file", "copilot": "create",
 	"qwen": "write_file", "crush": "write", "droid": "Create", "cursor": "Write",
+	"auggie": "save-file",
 }
 
 // replyVariants are the answers mbguard renders, in every shape the hook core produces them.

@@ -22,7 +22,12 @@ var replyRules = map[string]func(event string, r Reply) error{
 	"copilot": copilotRule,
 	"crush":   crushRule,
 	"cursor":  cursorRule,
+	"auggie":  claudeShapedRule(claudeShapedHost{contextEvents: auggieContextEvents, exit2Blocks: true}),
 }
+
+// auggieContextEvents: Auggie drops what SessionStart and PromptSubmit print; only PostToolUse's
+// hookSpecificOutput.additionalContext reaches its model (appended to the tool's result).
+var auggieContextEvents = map[string]bool{claudePostTool: true}
 
 // AcceptsReply reports why host would reject reply r to event (nil when it accepts it).
 func AcceptsReply(host, event string, r Reply) error {

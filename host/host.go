@@ -129,6 +129,14 @@ var specs = []Spec{
 		Fails:  FailMode{Crash: "closed", Timeout: "closed", BadReply: "closed", How: "install sets failClosed: true on the gates"},
 		NotRun: "no headless Cursor binary on any registry here; adapter tests on payloads built from Cursor's published hook schema (docs/hosts/cursor.md)",
 	},
+	{
+		Name: "auggie", Title: "Augment Auggie",
+		// PostToolUse can only add to a tool's result, never replace it
+		Tools: Tools{"launch-process", "save-file", "str-replace-editor"}, Secrets: Refuse,
+		Fails: FailMode{Crash: "open", Timeout: "open", BadReply: "open",
+			How: "Auggie runs the call when a hook fails or times out, and loads no hook unless Augment's backend enables them; no setting changes that"},
+		E2E: "test/e2e/auggie",
+	},
 }
 
 // All returns every host, in the order help and doctor list them.

@@ -67,6 +67,8 @@ func checkHosts(r repo.Repo, getenv func(string) string) []doctorCheck {
 			out = append(out, checkCodex(r, home, o.CodexHome))
 		case "crush":
 			out = append(out, checkCrush(r, checkHostFiles(spec.Name, spec.Title, spec.Marker, spec.DoctorFiles(o), nil)))
+		case "auggie":
+			out = append(out, checkAuggie(o, checkHostFiles(spec.Name, spec.Title, spec.Marker, spec.DoctorFiles(o), nil)))
 		default:
 			out = append(out, checkHostFiles(spec.Name, spec.Title, spec.Marker, spec.DoctorFiles(o), nil))
 		}
@@ -138,6 +140,35 @@ func checkCrush(r repo.Repo, ch doctorCheck) doctorCheck {
 		ch.Status = checkWarn
 		ch.Detail += "; " + displayRel(r.Root, view) + " (the MEMORY.md Crush reads) does not exist yet, so Crush starts without the memory"
 		ch.Next = "mbguard install --agent crush (writes it; once per clone)"
+	}
+	return ch
+}
+
+// AuggieHooksNote is what doctor says of every Auggie install: the switch that loads hooks at
+// all is Augment's, not the user's.
+const AuggieHooksNote = "Auggie runs them only when Augment's backend enables hooks for your account (get-models' enable_hooks flag); " +
+	"where it does not, nothing is guarded and only the rule file reaches the model"
+
+// checkAuggie adds to Auggie's line that hooks run only where Augment's backend enables them,
+// and checks the rule file that tells the agent to read the bank.
+func checkAuggie(o hooks.InstallOptions, ch doctorCheck) doctorCheck {
+	if ch.Status != checkOK && ch.Status != checkWarn {
+		return ch
+	}
+	if !strings.HasPrefix(ch.Detail, "hooks in ") {
+		return ch
+	}
+	ch.Detail += "; " + AuggieHooksNote
+	rules := []string{hooks.AuggieRulePath(o), hooks.AuggieRulePath(hooks.InstallOptions{Global: true, Home: o.Home})}
+	for _, p := range rules {
+		if _, err := os.Stat(p); err == nil {
+			return ch
+		}
+	}
+	ch.Status = checkWarn
+	ch.Detail += "; no " + displayRel(o.Root, rules[0]) + ", so nothing tells the agent to read memory-bank/MEMORY.md"
+	if ch.Next == "" {
+		ch.Next = "mbguard install --agent auggie (writes it)"
 	}
 	return ch
 }
