@@ -140,6 +140,10 @@ type hookCall struct {
 	// Ran: the closing event itself shows that the calls it closes ran (Cursor's
 	// afterFileEdit comes only after an edit landed), so no record is asked.
 	Ran bool
+	// DenyTold: a Defer pre-tool event whose refusal still reaches the model with its reason
+	// (Auggie's exit 2), and after which no post event comes: a secret read's refusal is not
+	// kept to be told again with the next call's result.
+	DenyTold bool
 }
 
 // hookAnswer is what mbguard decided, for the host's protocol to render.
@@ -368,7 +372,7 @@ func addSecretRefusal(c *hookCall, repos []repo.Repo, ans *hookAnswer, refusal s
 		return
 	}
 	ans.Deny = joinText(refusal, ans.Context)
-	if c.Defer {
+	if c.Defer && !c.DenyTold {
 		// the refusal's reply carries no text to the model (Cursor's beforeReadFile): why
 		// the read was refused, and the file's redacted text, go with the next event
 		if err := savePending(repos[0], c.Session, ans.Deny); err != nil {
@@ -629,7 +633,8 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 			a.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
 		}
 		a.Context, a.Undone = "", ""
-	case c.Kind == callPrompt || c.Kind == callPostTool || c.Kind == callStart:
+	case !c.Defer && (c.Kind == callPrompt || c.Kind == callPostTool || c.Kind == callStart):
+		// (an event whose reply reaches no model leaves what is kept for the next that does)
 		if kept := takePending(r, c.Session); kept != "" {
 			a.Context = joinText(kept, a.Context)
 		}
