@@ -77,8 +77,8 @@ func (auggieProto) parse(payload []byte, event string) (hookCall, error) {
 	switch c.Kind {
 	case callStart, callPrompt, callPreTool:
 		// nothing Auggie's model reads comes of these replies but a refusal: the rest waits
-		// for the next PostToolUse
-		c.Defer = true
+		// for the next PostToolUse (a refused call gets none)
+		c.Defer, c.DenyTold = true, c.Kind == callPreTool
 	case callOther:
 		if p.HookEventName == "" {
 			c.Kind = callPreTool
