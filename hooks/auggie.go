@@ -86,11 +86,19 @@ func (auggieProto) parse(payload []byte, event string) (hookCall, error) {
 			return c, errors.New(`the hook payload has no "hook_event_name"`)
 		}
 	}
-	if c.Kind == callPreTool || c.Kind == callPostTool {
-		args, bad := objectArgs(p.ToolInput, "tool_input")
-		c.ArgsErr = bad
-		c.Tool, c.Args = auggieTool(p.ToolName, args)
+	auggieToolCall(&c, &p)
+	return c, nil
+}
+
+// auggieToolCall fills in a tool event's call: the tool and its arguments in the engine's
+// vocabulary and, after the call, its output and whether it failed.
+func auggieToolCall(c *hookCall, p *auggiePayload) {
+	if c.Kind != callPreTool && c.Kind != callPostTool {
+		return
 	}
+	args, bad := objectArgs(p.ToolInput, "tool_input")
+	c.ArgsErr = bad
+	c.Tool, c.Args = auggieTool(p.ToolName, args)
 	if c.Kind == callPostTool {
 		var s string
 		if json.Unmarshal(p.ToolOutput, &s) == nil {
@@ -99,7 +107,6 @@ func (auggieProto) parse(payload []byte, event string) (hookCall, error) {
 		e := strings.TrimSpace(string(p.ToolError))
 		c.Failed = e != "" && e != "null" && e != `""`
 	}
-	return c, nil
 }
 
 func auggieKind(event string) callKind {
