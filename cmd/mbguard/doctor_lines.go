@@ -17,12 +17,8 @@ import (
 	"github.com/mbguard/mbguard/outcome"
 )
 
-// checkLines says, for every host whose hooks are installed, which of mbguard's three lines
-// hold there: refuse before the call, undo after it, and the kernel (the agent's shell cannot
-// write memory-bank/ at all). hostChecks are doctor's host lines, named by host.
-func checkLines(r repo.Repo, home string, cfg *config.Config, hostChecks []doctorCheck) []doctorCheck {
-	probe, probeErr := jail.Probe("")
-	var out []doctorCheck
+// kernelCheck is doctor's kernel line for what jail.Probe found.
+func kernelCheck(probe jail.Method, probeErr error) doctorCheck {
 	k := doctorCheck{Name: "kernel", Status: checkOK, Detail: "a jail works here (" + string(probe) + ")"}
 	if probeErr != nil {
 		k.Status, k.Detail = checkInfo, strings.TrimPrefix(probeErr.Error(), jail.ErrUnavailable.Error()+": ")
@@ -31,7 +27,15 @@ func checkLines(r repo.Repo, home string, cfg *config.Config, hostChecks []docto
 		}
 		k.Detail = "no jail here: " + k.Detail + "; the two other lines still hold"
 	}
-	out = append(out, k)
+	return k
+}
+
+// checkLines says, for every host whose hooks are installed, which of mbguard's three lines
+// hold there: refuse before the call, undo after it, and the kernel (the agent's shell cannot
+// write memory-bank/ at all). hostChecks are doctor's host lines, named by host.
+func checkLines(r repo.Repo, home string, cfg *config.Config, hostChecks []doctorCheck) []doctorCheck {
+	probe, probeErr := jail.Probe("")
+	out := []doctorCheck{kernelCheck(probe, probeErr)}
 	for _, hc := range hostChecks {
 		if !hostInstalled(hc) {
 			continue
