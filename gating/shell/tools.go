@@ -38,47 +38,8 @@ var gitUnknown = map[string]bool{
 }
 
 func (w *walker) git(args []arg, e *env, depth int) {
-	// Global options come before the subcommand; -C stacks like cd.
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if !a.exact || !strings.HasPrefix(a.s, "-") {
-			break
-		}
-		name, val, eq := strings.Cut(a.s, "=")
-		value := func() (arg, bool) {
-			if eq {
-				return arg{s: val, exact: true}, true
-			}
-			if i+1 < len(args) {
-				i++
-				return args[i], true
-			}
-			return arg{}, false
-		}
-		switch name {
-		case "-C":
-			if v, ok := value(); ok && (v.s != "" || !v.exact) {
-				e = chdir(e, v)
-			}
-		case "--work-tree":
-			// paths and whole-tree commands then refer to this directory
-			if v, ok := value(); ok {
-				e = chdir(e, v)
-			}
-		case "-c", "--config-env":
-			if v, ok := value(); ok && !safeGitConfig(v) {
-				// -c alias.x='!…', core.editor, core.pager, core.hooksPath …
-				// run code git would otherwise not run.
-				w.unknownWrite()
-				w.namedArg("git -c", arg{s: v.s[strings.IndexByte(v.s, '=')+1:], exact: v.exact, pat: v.pat}, e)
-			}
-		case "--git-dir", "--namespace", "--exec-path", "--super-prefix":
-			if _, ok := value(); ok && name != "--namespace" {
-				w.unknownWrite() // another repository's hooks and config, or other git programs
-			}
-		}
-	}
+	globals, i := gitGlobals(args)
+	e = w.gitGlobalsDo(globals, e)
 	if i >= len(args) {
 		return
 	}
@@ -87,155 +48,294 @@ func (w *walker) git(args []arg, e *env, depth int) {
 		return
 	}
 	sub, rest := args[i].s, args[i+1:]
-	op := "git " + sub
+	if h, ok := gitSubcommands[sub]; ok {
+		h(w, sub, rest, e)
+		return
+	}
 	switch {
-	case sub == "mv" || sub == "rm":
-		// git rm --cached too: the next commit deletes the files for everyone else
-		_, ops := parseArgs(rest, flagSpec{long: []string{"--pathspec-from-file"}})
-		w.pathspecs(ops, op, e)
-		if len(ops) == 0 {
-			w.res.Unknown = true
-		}
-	case sub == "restore":
-		opts, ops := parseArgs(rest, flagSpec{short: "s", long: []string{"--source", "--pathspec-from-file", "--conflict"}})
-		if hasOpt(opts, "-S", "--staged") && !hasOpt(opts, "-W", "--worktree") {
-			return // the index only
-		}
-		w.pathspecs(ops, op, e)
-		if len(ops) == 0 {
-			w.res.Unknown = true
-		}
-	case sub == "checkout":
-		w.gitCheckout(rest, e)
-	case sub == "switch":
-		// switching branches keeps local changes, unless told to throw them away
-		opts, ops := parseArgs(rest, flagSpec{short: "cC", long: []string{"--create", "--force-create", "--orphan", "--conflict"}})
-		if hasOpt(opts, "--discard-changes", "-f", "--force") {
-			// to another branch: its content, not only the local changes, replaces the tree
-			w.writeDir(arg{s: ".", exact: true}, "git switch --discard-changes "+strings.Join(argStrings(ops), " "), e)
-		}
-		w.unknownWrite()
-	case sub == "apply":
-		opts, _ := parseArgs(rest, flagSpec{short: "pC", long: []string{"--directory", "--exclude", "--include", "--whitespace", "--build-fake-ancestor"}})
-		if hasOpt(opts, "--check", "--stat", "--numstat", "--summary") && !hasOpt(opts, "--apply") {
-			return
-		}
-		w.unknownWrite()
-	case sub == "stash":
-		w.gitStash(rest, e)
-	case sub == "reset":
-		opts, ops := parseArgs(rest, flagSpec{})
-		if hasOpt(opts, "--hard", "--merge", "--keep") {
-			// rewrites every tracked file that differs: the whole tree; to another commit's
-			// content when it names one (Access.Op then names it too)
-			for _, a := range ops {
-				if !a.exact || a.s != "HEAD" && a.s != "--" {
-					op = "git reset " + a.s
-					break
-				}
-			}
-			w.writeDir(arg{s: ".", exact: true}, op, e)
-		}
-	case sub == "clean":
-		opts, ops := parseArgs(rest, flagSpec{short: "e", long: []string{"--exclude"}})
-		if hasOpt(opts, "-n", "--dry-run") {
-			return
-		}
-		if len(ops) == 0 {
-			w.writeDir(arg{s: ".", exact: true}, op, e)
-			return
-		}
-		for _, o := range ops {
-			w.pathspecTree(o, op, e)
-		}
-	case sub == "read-tree":
-		opts, _ := parseArgs(rest, flagSpec{long: []string{"--prefix", "--index-output", "--exclude-per-directory"}})
-		if hasOpt(opts, "-u") {
-			w.writeDir(arg{s: ".", exact: true}, op, e)
-		}
-	case sub == "checkout-index":
-		opts, ops := parseArgs(rest, flagSpec{long: []string{"--prefix", "--stage"}})
-		if p, ok := optValue(opts, "--prefix"); ok {
-			w.writeDir(p, op, e)
-			return
-		}
-		if hasOpt(opts, "-a", "--all", "--stdin") {
-			w.writeDir(arg{s: ".", exact: true}, op, e)
-			return
-		}
-		w.pathspecs(ops, op, e)
-	case sub == "config":
-		opts, _ := parseArgs(rest, flagSpec{short: "f", long: []string{"--file", "--blob", "--type", "--default", "--comment"}})
-		if f, ok := optValue(opts, "-f", "--file"); ok {
-			w.writeArg(f, op+" -f", e)
-		}
-	case sub == "bundle":
-		_, ops := parseArgs(rest, flagSpec{})
-		if len(ops) > 1 && ops[0].s == "create" {
-			w.writeArg(ops[1], op, e)
-		}
-		if len(ops) > 1 && ops[0].s == "unbundle" {
-			w.unknownWrite()
-		}
 	case gitUnknown[sub]:
 		w.unknownWrite()
-	case sub == "clone":
-		_, ops := parseArgs(rest, flagSpec{short: "obcju", long: []string{"--origin", "--branch", "--config", "--depth", "--reference", "--separate-git-dir", "--template", "--upload-pack", "--jobs", "--filter", "--shallow-since", "--shallow-exclude"}})
-		w.res.Write = true
-		switch {
-		case len(ops) >= 2:
-			w.writeDir(ops[1], op, e)
-		case len(ops) == 1 && ops[0].exact:
-			b := strings.TrimSuffix(path.Base(strings.TrimRight(ops[0].s, "/")), ".git")
-			if i := strings.LastIndexByte(b, ':'); i >= 0 {
-				b = b[i+1:]
-			}
-			w.writeDir(arg{s: b, exact: true}, op, e)
-		default:
-			w.res.Unknown = true
-		}
-	case sub == "init":
-		_, ops := parseArgs(rest, flagSpec{short: "b", long: []string{"--template", "--separate-git-dir", "--initial-branch", "--object-format", "--shared"}})
-		dir := arg{s: ".", exact: true}
-		if len(ops) > 0 {
-			dir = ops[0]
-		}
-		if dir.exact {
-			w.writeArg(arg{s: path.Join(dir.s, ".git"), exact: true}, op, e)
-		} else {
-			w.writeArg(dir, op, e)
-		}
-	case sub == "worktree":
-		_, ops := parseArgs(rest, flagSpec{short: "b", long: []string{"--reason"}})
-		if len(ops) >= 2 && (ops[0].s == "add" || ops[0].s == "remove" || ops[0].s == "move") {
-			for _, o := range ops[1:] {
-				w.writeDir(o, op, e)
-				if ops[0].s != "move" {
-					break
-				}
-			}
-		} else if len(ops) > 0 && ops[0].s != "list" {
-			w.unknownWrite()
-		}
-	case sub == "archive" || sub == "format-patch":
-		opts, ops := parseArgs(rest, flagSpec{short: "o", long: []string{"--output", "--output-directory", "--format", "--prefix", "--remote"}})
-		if o, ok := optValue(opts, "-o", "--output", "--output-directory"); ok {
-			w.writeArg(o, op, e)
-		}
-		if sub == "archive" && !hasOpt(opts, "--remote", "-l", "--list") {
-			// the tree's files under its pathspecs (all of them when none is named)
-			paths := []arg{{s: ".", exact: true}}
-			if len(ops) > 1 {
-				paths = ops[1:]
-			}
-			w.carryAll(paths, op, e)
-		}
 	case gitReads[sub]:
 		w.gitRead(sub, rest, e)
 	case gitHarmless[sub]:
 	default:
 		// An alias or an extension: it may do anything.
 		w.unknownWrite()
+	}
+}
+
+// gitGlobalValues are git's global options (before the subcommand) that take a value,
+// as --name=value or as the next word.
+var gitGlobalValues = map[string]bool{
+	"-C": true, "--work-tree": true, "-c": true, "--config-env": true,
+	"--git-dir": true, "--namespace": true, "--exec-path": true, "--super-prefix": true,
+}
+
+// gitGlobals parses git's global options, the one parse both the classifier and the
+// registry's runs (git apply, git am) read: the options, and the index of the subcommand
+// (len(args) when there is none).
+func gitGlobals(args []arg) (globals []opt, sub int) {
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.exact || !strings.HasPrefix(a.s, "-") {
+			break
+		}
+		name, val, eq := strings.Cut(a.s, "=")
+		o := opt{name: name}
+		switch {
+		case !gitGlobalValues[name]:
+		case eq:
+			o.value, o.has = arg{s: val, exact: true}, true
+		case i+1 < len(args):
+			i++
+			o.value, o.has = args[i], true
+		}
+		globals = append(globals, o)
+	}
+	return globals, i
+}
+
+// gitGlobalsDo applies git's global options: -C and --work-tree move where paths are
+// taken from (-C stacks like cd); a -c that runs code, another repository (--git-dir) or
+// other git programs make the line's writes unknown.
+func (w *walker) gitGlobalsDo(globals []opt, e *env) *env {
+	for _, o := range globals {
+		if !o.has {
+			continue
+		}
+		v := o.value
+		switch o.name {
+		case "-C":
+			if v.s != "" || !v.exact {
+				e = chdir(e, v)
+			}
+		case "--work-tree":
+			// paths and whole-tree commands then refer to this directory
+			e = chdir(e, v)
+		case "-c", "--config-env":
+			if !safeGitConfig(v) {
+				// -c alias.x='!…', core.editor, core.pager, core.hooksPath …
+				// run code git would otherwise not run.
+				w.unknownWrite()
+				w.namedArg("git -c", arg{s: v.s[strings.IndexByte(v.s, '=')+1:], exact: v.exact, pat: v.pat}, e)
+			}
+		case "--git-dir", "--exec-path", "--super-prefix":
+			w.unknownWrite() // another repository's hooks and config, or other git programs
+		}
+	}
+	return e
+}
+
+// gitSubcommand judges one git subcommand: sub is its name, rest the words after it.
+type gitSubcommand func(w *walker, sub string, rest []arg, e *env)
+
+// gitSubcommands are the subcommands judged by their options and operands; the others
+// are read from the tables above (gitUnknown, gitReads, gitHarmless).
+var gitSubcommands = map[string]gitSubcommand{
+	"mv": (*walker).gitMoveRemove, "rm": (*walker).gitMoveRemove,
+	"restore":        (*walker).gitRestore,
+	"checkout":       func(w *walker, _ string, rest []arg, e *env) { w.gitCheckout(rest, e) },
+	"switch":         (*walker).gitSwitch,
+	"apply":          (*walker).gitApply,
+	"stash":          func(w *walker, _ string, rest []arg, e *env) { w.gitStash(rest, e) },
+	"reset":          (*walker).gitReset,
+	"clean":          (*walker).gitClean,
+	"read-tree":      (*walker).gitReadTree,
+	"checkout-index": (*walker).gitCheckoutIndex,
+	"config":         (*walker).gitConfig,
+	"bundle":         (*walker).gitBundle,
+	"clone":          (*walker).gitClone,
+	"init":           (*walker).gitInit,
+	"worktree":       (*walker).gitWorktree,
+	"archive":        (*walker).gitArchive, "format-patch": (*walker).gitArchive,
+}
+
+// here is the working directory as an operand: the whole tree below it.
+var here = arg{s: ".", exact: true}
+
+// gitMoveRemove: git mv and git rm write their pathspecs (git rm --cached too: the next
+// commit deletes the files for everyone else).
+func (w *walker) gitMoveRemove(sub string, rest []arg, e *env) {
+	_, ops := parseArgs(rest, flagSpec{long: []string{"--pathspec-from-file"}})
+	w.gitPathspecs(ops, "git "+sub, e)
+}
+
+// gitRestore writes its pathspecs in the working tree; --staged alone, the index only.
+func (w *walker) gitRestore(sub string, rest []arg, e *env) {
+	opts, ops := parseArgs(rest, flagSpec{short: "s", long: []string{"--source", "--pathspec-from-file", "--conflict"}})
+	if hasOpt(opts, "-S", "--staged") && !hasOpt(opts, "-W", "--worktree") {
+		return // the index only
+	}
+	w.gitPathspecs(ops, "git "+sub, e)
+}
+
+// gitPathspecs writes the pathspecs; none named (--pathspec-from-file): unknown files.
+func (w *walker) gitPathspecs(ops []arg, op string, e *env) {
+	w.pathspecs(ops, op, e)
+	if len(ops) == 0 {
+		w.res.Unknown = true
+	}
+}
+
+// gitSwitch: switching branches keeps local changes, unless told to throw them away.
+func (w *walker) gitSwitch(_ string, rest []arg, e *env) {
+	opts, ops := parseArgs(rest, flagSpec{short: "cC", long: []string{"--create", "--force-create", "--orphan", "--conflict"}})
+	if hasOpt(opts, "--discard-changes", "-f", "--force") {
+		// to another branch: its content, not only the local changes, replaces the tree
+		w.writeDir(here, "git switch --discard-changes "+strings.Join(argStrings(ops), " "), e)
+	}
+	w.unknownWrite()
+}
+
+// gitApplyFlags are git apply's options that take a value.
+var gitApplyFlags = flagSpec{short: "pC", long: []string{"--directory", "--exclude", "--include", "--whitespace", "--build-fake-ancestor"}}
+
+// gitApply writes the files its patches name; --check, --stat … only print.
+func (w *walker) gitApply(_ string, rest []arg, e *env) {
+	opts, _ := parseArgs(rest, gitApplyFlags)
+	if hasOpt(opts, "--check", "--stat", "--numstat", "--summary") && !hasOpt(opts, "--apply") {
+		return
+	}
+	w.unknownWrite()
+}
+
+// gitReset --hard (--merge, --keep) rewrites every tracked file that differs: the whole
+// tree; to another commit's content when it names one (Access.Op then names it too).
+func (w *walker) gitReset(_ string, rest []arg, e *env) {
+	opts, ops := parseArgs(rest, flagSpec{})
+	if !hasOpt(opts, "--hard", "--merge", "--keep") {
+		return
+	}
+	op := "git reset"
+	for _, a := range ops {
+		if !a.exact || a.s != "HEAD" && a.s != "--" {
+			op = "git reset " + a.s
+			break
+		}
+	}
+	w.writeDir(here, op, e)
+}
+
+// gitClean removes untracked files below its pathspecs (the whole tree when none is named).
+func (w *walker) gitClean(sub string, rest []arg, e *env) {
+	opts, ops := parseArgs(rest, flagSpec{short: "e", long: []string{"--exclude"}})
+	if hasOpt(opts, "-n", "--dry-run") {
+		return
+	}
+	if len(ops) == 0 {
+		w.writeDir(here, "git "+sub, e)
+		return
+	}
+	for _, o := range ops {
+		w.pathspecTree(o, "git "+sub, e)
+	}
+}
+
+// gitReadTree -u checks the tree it reads out.
+func (w *walker) gitReadTree(sub string, rest []arg, e *env) {
+	opts, _ := parseArgs(rest, flagSpec{long: []string{"--prefix", "--index-output", "--exclude-per-directory"}})
+	if hasOpt(opts, "-u") {
+		w.writeDir(here, "git "+sub, e)
+	}
+}
+
+// gitCheckoutIndex writes below --prefix, the whole tree (-a, --stdin) or its pathspecs.
+func (w *walker) gitCheckoutIndex(sub string, rest []arg, e *env) {
+	op := "git " + sub
+	opts, ops := parseArgs(rest, flagSpec{long: []string{"--prefix", "--stage"}})
+	if p, ok := optValue(opts, "--prefix"); ok {
+		w.writeDir(p, op, e)
+		return
+	}
+	if hasOpt(opts, "-a", "--all", "--stdin") {
+		w.writeDir(here, op, e)
+		return
+	}
+	w.pathspecs(ops, op, e)
+}
+
+// gitConfig -f FILE writes that file; the repository's config is no working-tree file.
+func (w *walker) gitConfig(sub string, rest []arg, e *env) {
+	opts, _ := parseArgs(rest, flagSpec{short: "f", long: []string{"--file", "--blob", "--type", "--default", "--comment"}})
+	if f, ok := optValue(opts, "-f", "--file"); ok {
+		w.writeArg(f, "git "+sub+" -f", e)
+	}
+}
+
+// gitBundle create writes the bundle; unbundle, objects git then may check out.
+func (w *walker) gitBundle(sub string, rest []arg, e *env) {
+	_, ops := parseArgs(rest, flagSpec{})
+	if len(ops) > 1 && ops[0].s == "create" {
+		w.writeArg(ops[1], "git "+sub, e)
+	}
+	if len(ops) > 1 && ops[0].s == "unbundle" {
+		w.unknownWrite()
+	}
+}
+
+// gitClone writes the directory it is handed, or the one named after the repository.
+func (w *walker) gitClone(sub string, rest []arg, e *env) {
+	op := "git " + sub
+	_, ops := parseArgs(rest, flagSpec{short: "obcju", long: []string{"--origin", "--branch", "--config", "--depth", "--reference", "--separate-git-dir", "--template", "--upload-pack", "--jobs", "--filter", "--shallow-since", "--shallow-exclude"}})
+	w.res.Write = true
+	switch {
+	case len(ops) >= 2:
+		w.writeDir(ops[1], op, e)
+	case len(ops) == 1 && ops[0].exact:
+		b := strings.TrimSuffix(path.Base(strings.TrimRight(ops[0].s, "/")), ".git")
+		if i := strings.LastIndexByte(b, ':'); i >= 0 {
+			b = b[i+1:]
+		}
+		w.writeDir(arg{s: b, exact: true}, op, e)
+	default:
+		w.res.Unknown = true
+	}
+}
+
+// gitInit writes DIR/.git (the working directory's when none is named).
+func (w *walker) gitInit(sub string, rest []arg, e *env) {
+	_, ops := parseArgs(rest, flagSpec{short: "b", long: []string{"--template", "--separate-git-dir", "--initial-branch", "--object-format", "--shared"}})
+	dir := here
+	if len(ops) > 0 {
+		dir = ops[0]
+	}
+	if dir.exact {
+		w.writeArg(arg{s: path.Join(dir.s, ".git"), exact: true}, "git "+sub, e)
+	} else {
+		w.writeArg(dir, "git "+sub, e)
+	}
+}
+
+// gitWorktree add and remove write the worktree's directory, move both; list nothing.
+func (w *walker) gitWorktree(sub string, rest []arg, e *env) {
+	_, ops := parseArgs(rest, flagSpec{short: "b", long: []string{"--reason"}})
+	if len(ops) >= 2 && (ops[0].s == "add" || ops[0].s == "remove" || ops[0].s == "move") {
+		for _, o := range ops[1:] {
+			w.writeDir(o, "git "+sub, e)
+			if ops[0].s != "move" {
+				break
+			}
+		}
+	} else if len(ops) > 0 && ops[0].s != "list" {
+		w.unknownWrite()
+	}
+}
+
+// gitArchive: git archive and format-patch write -o; archive carries the tree's files
+// under its pathspecs (all of them when none is named).
+func (w *walker) gitArchive(sub string, rest []arg, e *env) {
+	op := "git " + sub
+	opts, ops := parseArgs(rest, flagSpec{short: "o", long: []string{"--output", "--output-directory", "--format", "--prefix", "--remote"}})
+	if o, ok := optValue(opts, "-o", "--output", "--output-directory"); ok {
+		w.writeArg(o, op, e)
+	}
+	if sub == "archive" && !hasOpt(opts, "--remote", "-l", "--list") {
+		paths := []arg{here}
+		if len(ops) > 1 {
+			paths = ops[1:]
+		}
+		w.carryAll(paths, op, e)
 	}
 }
 
@@ -619,6 +719,35 @@ var findValue = map[string]bool{
 }
 
 func (w *walker) find(args []arg, e *env, depth int) {
+	roots, exprs := findRoots(args)
+	act := w.findActions(exprs, e, depth)
+	if act.execs {
+		// what -exec runs may show every file below the roots (find . -exec cat {} +)
+		w.search(roots, "find -exec", false, e)
+	}
+	changes := act.del || act.execWrite
+	for _, r := range roots {
+		n := len(w.res.Writes)
+		switch {
+		case act.del:
+			w.writeDir(r, "find -delete", e)
+		case act.execWrite:
+			w.writeDir(r, "find -exec", e)
+		default:
+			w.readArg(r, "find", e)
+		}
+		if changes && noMarkdown(exprs) {
+			for i := n; i < len(w.res.Writes); i++ {
+				w.res.Writes[i].NoMarkdown = w.res.Writes[i].Tree
+			}
+		}
+	}
+}
+
+// findRoots splits a find command line into its starting points (the working directory
+// when none is named) and its expression, past the options before them (-H, -L, -P,
+// -O LEVEL, -D DEBUG).
+func findRoots(args []arg) (roots, exprs []arg) {
 	i := 0
 	for i < len(args) && args[i].exact {
 		s := args[i].s
@@ -630,7 +759,6 @@ func (w *walker) find(args []arg, e *env, depth int) {
 			break
 		}
 	}
-	var roots []arg
 	for ; i < len(args); i++ {
 		s := args[i].s
 		if args[i].exact && (strings.HasPrefix(s, "-") || s == "(" || s == "!" || s == ")") {
@@ -639,57 +767,53 @@ func (w *walker) find(args []arg, e *env, depth int) {
 		roots = append(roots, args[i])
 	}
 	if len(roots) == 0 {
-		roots = []arg{{s: ".", exact: true}}
+		roots = []arg{here}
 	}
-	del, execWrite, execs := false, false, false
-	exprs := args[i:]
-	for ; i < len(args); i++ {
+	return roots, args[i:]
+}
+
+// findAction is what a find expression does besides testing: delete, run commands (that
+// may write), write files of its own (-fprint).
+type findAction struct{ del, execWrite, execs bool }
+
+// findActions walks a find expression for its actions, recording the files -fprint and
+// the like write.
+func (w *walker) findActions(args []arg, e *env, depth int) findAction {
+	var act findAction
+	for i := 0; i < len(args); i++ {
 		s := args[i].s
 		switch {
 		case s == "-delete":
-			del = true
+			act.del = true
 		case s == "-exec" || s == "-execdir" || s == "-ok" || s == "-okdir":
-			execs = true
+			act.execs = true
 			j := i + 1
 			for j < len(args) && args[j].s != ";" && args[j].s != "+" {
 				j++
 			}
-			if w.subWrites(args[i+1:j], e, depth) {
-				execWrite = true
-			}
+			act.execWrite = w.subWrites(args[i+1:j], e, depth) || act.execWrite
 			i = j
 		case s == "-fprint" || s == "-fprint0" || s == "-fls" || s == "-fprintf":
-			if i+1 < len(args) {
-				i++
-				w.writeArg(args[i], "find "+s, e)
-			}
-			if s == "-fprintf" {
-				i++
-			}
+			i = w.findPrint(args, i, e)
 		case findValue[s]:
 			i++
 		}
 	}
-	if execs {
-		// what -exec runs may show every file below the roots (find . -exec cat {} +)
-		w.search(roots, "find -exec", false, e)
+	return act
+}
+
+// findPrint records the file -fprint FILE (-fprint0, -fls, -fprintf FILE FORMAT) at
+// args[i] writes, and returns the index of the last word it took.
+func (w *walker) findPrint(args []arg, i int, e *env) int {
+	s := args[i].s
+	if i+1 < len(args) {
+		i++
+		w.writeArg(args[i], "find "+s, e)
 	}
-	for _, r := range roots {
-		n := len(w.res.Writes)
-		switch {
-		case del:
-			w.writeDir(r, "find -delete", e)
-		case execWrite:
-			w.writeDir(r, "find -exec", e)
-		default:
-			w.readArg(r, "find", e)
-		}
-		if (del || execWrite) && noMarkdown(exprs) {
-			for i := n; i < len(w.res.Writes); i++ {
-				w.res.Writes[i].NoMarkdown = w.res.Writes[i].Tree
-			}
-		}
+	if s == "-fprintf" {
+		i++
 	}
+	return i
 }
 
 // noMarkdown reports a find expression that can match no Markdown file: a
@@ -883,114 +1007,157 @@ func (w *walker) wget(c *invocation) {
 	}
 }
 
-// tar: extraction writes unknown entries below -C DIR (or the working
-// directory); creation writes the archive.
-func (w *walker) tar(args []arg, e *env) {
+// tarLine is what a tar command line asks for.
+type tarLine struct {
+	mode               byte // 'x' extract, 'c' create (or append, update, delete), 't' list; 0 none
+	archive, dir       arg  // -f ARCHIVE, -C DIR
+	hasArchive, hasDir bool
+	remove, toStdout   bool // --remove-files, -O
+	operands           []arg
+}
+
+// tarLongModes and tarShortModes are tar's options that choose what it does.
+var (
+	tarLongModes = map[string]byte{
+		"--extract": 'x', "--get": 'x',
+		"--create": 'c', "--append": 'c', "--update": 'c', "--delete": 'c', "--concatenate": 'c',
+		"--list": 't', "--diff": 't', "--compare": 't',
+	}
+	tarShortModes = map[byte]byte{'x': 'x', 'c': 'c', 'r': 'c', 'u': 'c', 'A': 'c', 't': 't', 'd': 't'}
+)
+
+// tarShortValues are tar's short options that take a value (attached or the next word).
+const tarShortValues = "fCbTXKNgLVH"
+
+// parseTar reads a tar command line, old style ("xzf archive.tar") included.
+func parseTar(args []arg) tarLine {
 	// Old-style first argument without a dash: "xzf archive.tar".
 	if len(args) > 0 && args[0].exact && args[0].s != "" && args[0].s[0] != '-' {
 		args = append([]arg{{s: "-" + args[0].s, exact: true}}, args[1:]...)
 	}
-	var mode byte
-	var archive, dir arg
-	hasArchive, hasDir, remove, toStdout := false, false, false, false
-	var operands []arg
+	var t tarLine
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		s := a.s
-		if a.exact && s == "--remove-files" {
-			remove = true
-			continue
-		}
-		if a.exact && s == "--to-stdout" {
-			toStdout = true
-			continue
-		}
-		if !a.exact || len(s) < 2 || s[0] != '-' {
-			operands = append(operands, a)
-			continue
-		}
-		if strings.HasPrefix(s, "--") {
-			name, val, eq := strings.Cut(s, "=")
-			take := func() arg {
-				if eq {
-					return arg{s: val, exact: true}
-				}
-				if i+1 < len(args) {
-					i++
-					return args[i]
-				}
-				return arg{}
-			}
-			switch name {
-			case "--extract", "--get":
-				mode = 'x'
-			case "--create", "--append", "--update", "--delete", "--concatenate":
-				mode = 'c'
-			case "--list", "--diff", "--compare":
-				mode = 't'
-			case "--file":
-				archive, hasArchive = take(), true
-			case "--directory":
-				dir, hasDir = take(), true
-			}
-			continue
-		}
-		for j := 1; j < len(s); j++ {
-			switch c := s[j]; c {
-			case 'x':
-				mode = 'x'
-			case 'c', 'r', 'u', 'A':
-				mode = 'c'
-			case 't', 'd':
-				mode = 't'
-			case 'O':
-				toStdout = true
-			case 'f', 'C', 'b', 'T', 'X', 'K', 'N', 'g', 'L', 'V', 'H':
-				var v arg
-				if j+1 < len(s) {
-					v = arg{s: s[j+1:], exact: true}
-				} else if i+1 < len(args) {
-					i++
-					v = args[i]
-				}
-				if c == 'f' {
-					archive, hasArchive = v, true
-				} else if c == 'C' {
-					dir, hasDir = v, true
-				}
-				j = len(s)
-			}
+		switch {
+		case a.exact && a.s == "--remove-files":
+			t.remove = true
+		case a.exact && a.s == "--to-stdout":
+			t.toStdout = true
+		case !a.exact || len(a.s) < 2 || a.s[0] != '-':
+			t.operands = append(t.operands, a)
+		case strings.HasPrefix(a.s, "--"):
+			i = t.long(args, i)
+		default:
+			i = t.short(args, i)
 		}
 	}
-	switch mode {
+	return t
+}
+
+// long reads the long option args[i] and returns the index of the last word it took.
+func (t *tarLine) long(args []arg, i int) int {
+	name, val, eq := strings.Cut(args[i].s, "=")
+	if m, ok := tarLongModes[name]; ok {
+		t.mode = m
+		return i
+	}
+	if name != "--file" && name != "--directory" {
+		return i
+	}
+	var v arg
+	switch {
+	case eq:
+		v = arg{s: val, exact: true}
+	case i+1 < len(args):
+		i++
+		v = args[i]
+	}
+	t.set(name[2], v)
+	return i
+}
+
+// short reads the bundle of short options args[i] and returns the index of the last word
+// it took.
+func (t *tarLine) short(args []arg, i int) int {
+	s := args[i].s
+	for j := 1; j < len(s); j++ {
+		c := s[j]
+		if m, ok := tarShortModes[c]; ok {
+			t.mode = m
+			continue
+		}
+		if c == 'O' {
+			t.toStdout = true
+			continue
+		}
+		if strings.IndexByte(tarShortValues, c) < 0 {
+			continue
+		}
+		var v arg
+		if j+1 < len(s) {
+			v = arg{s: s[j+1:], exact: true}
+		} else if i+1 < len(args) {
+			i++
+			v = args[i]
+		}
+		t.set(c, v)
+		break
+	}
+	return i
+}
+
+// set records the value of -f/--file ('f') or -C/--directory ('C' or 'd'); other
+// options' values are dropped.
+func (t *tarLine) set(c byte, v arg) {
+	switch c {
+	case 'f':
+		t.archive, t.hasArchive = v, true
+	case 'C', 'd':
+		t.dir, t.hasDir = v, true
+	}
+}
+
+// tar: extraction writes unknown entries below -C DIR (or the working
+// directory); creation writes the archive.
+func (w *walker) tar(args []arg, e *env) {
+	switch t := parseTar(args); t.mode {
 	case 'x':
-		if hasArchive && archive.s != "-" {
-			w.readArg(archive, "tar", e)
-		}
-		if toStdout {
-			return // tar x -O prints the entries, it writes no tree
-		}
-		if !hasDir {
-			dir = arg{s: ".", exact: true}
-		}
-		w.writeDir(dir, "tar x", e)
+		w.tarExtract(t, e)
 	case 'c':
-		if hasDir {
-			e = chdir(e, dir)
-		}
-		w.carryAll(operands, "tar c", e)
-		switch {
-		case hasArchive && archive.s != "-":
-			w.writeArg(archive, "tar c", e)
-		case hasArchive:
-			// tar cf - prints the archive: a write to stdout only
-		default:
-			w.res.Write = true // no -f: the archive goes to $TAPE or the build's default device
-		}
-		if remove {
-			// tar --remove-files deletes what it archived
-			w.writeAll(operands, "tar --remove-files", e)
-		}
+		w.tarCreate(t, e)
+	}
+}
+
+func (w *walker) tarExtract(t tarLine, e *env) {
+	if t.hasArchive && t.archive.s != "-" {
+		w.readArg(t.archive, "tar", e)
+	}
+	if t.toStdout {
+		return // tar x -O prints the entries, it writes no tree
+	}
+	dir := t.dir
+	if !t.hasDir {
+		dir = here
+	}
+	w.writeDir(dir, "tar x", e)
+}
+
+func (w *walker) tarCreate(t tarLine, e *env) {
+	if t.hasDir {
+		e = chdir(e, t.dir)
+	}
+	w.carryAll(t.operands, "tar c", e)
+	switch {
+	case t.hasArchive && t.archive.s != "-":
+		w.writeArg(t.archive, "tar c", e)
+	case t.hasArchive:
+		// tar cf - prints the archive: a write to stdout only
+	default:
+		w.res.Write = true // no -f: the archive goes to $TAPE or the build's default device
+	}
+	if t.remove {
+		// tar --remove-files deletes what it archived
+		w.writeAll(t.operands, "tar --remove-files", e)
 	}
 }
 
