@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -479,62 +480,81 @@ func (w *walker) patch(c *invocation) {
 // entry points the host alone runs (hook, serve, settle). A word known only
 // at run time where one of them could stand counts as one.
 func personCommand(args []arg) string {
-	var words []string // the subcommand (and the quarantine action), then the flags that matter
-	maybe := false
+	words, maybe := personWords(args)
+	switch {
+	case len(words) == 0 && maybe:
+		return "mbguard with a command known only when it runs"
+	case len(words) == 0:
+		return ""
+	}
+	if op := personOp(words); op != "" {
+		return op
+	}
+	if maybe && personOpen(words) {
+		return "mbguard " + words[0] + " with words known only when it runs"
+	}
+	return ""
+}
+
+// personValued are mbguard's global options that take the next word as their value.
+var personValued = map[string]bool{"-C": true, "--dir": true, "--set": true}
+
+// personFlags are the options that make an mbguard command one only the person may run.
+var personFlags = map[string]bool{"--uninstall": true, "--reset-known-good": true, "--confirm-user-files": true}
+
+// personWords reads an mbguard command line: its subcommand (and the quarantine action),
+// then the flags that matter; maybe is true when a word known only at run time stands where
+// a subcommand, an action or one of those flags could.
+func personWords(args []arg) (words []string, maybe bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		open := len(words) == 0 || words[0] == "quarantine" && len(words) == 1
 		switch {
 		case !a.exact:
-			if open || words[0] == "install" || words[0] == "doctor" {
-				maybe = true
-			}
-			continue
-		case len(words) == 0 && (a.s == "-C" || a.s == "--dir" || a.s == "--set"):
+			maybe = maybe || open || words[0] == "install" || words[0] == "doctor"
+		case len(words) == 0 && personValued[a.s]:
 			i++ // its value
-			continue
 		case strings.HasPrefix(a.s, "-"):
-			name, _, _ := strings.Cut(a.s, "=")
-			if name == "--uninstall" || name == "--reset-known-good" || name == "--confirm-user-files" {
+			if name, _, _ := strings.Cut(a.s, "="); personFlags[name] {
 				words = append(words, name)
 			}
-			continue
 		case open:
 			words = append(words, a.s)
 		}
 	}
-	has := func(w string) bool {
-		for _, x := range words {
-			if x == w {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case len(words) == 0:
-	case words[0] == "hook" || words[0] == "serve" || words[0] == "settle":
-		// the protocol entry points: what the host sends, never the agent (a forged event
-		// would credit a read or close a call's window)
+	return words, maybe
+}
+
+// personEntries are the protocol entry points (what the host sends, never the agent: a forged
+// event would credit a read or close a call's window) and the commands that remove mbguard.
+var personEntries = map[string]bool{"hook": true, "serve": true, "settle": true, "uninstall": true}
+
+// personSubFlags are the subcommands only the person runs with one of their flags, in the
+// order they are named.
+var personSubFlags = []struct{ sub, flag string }{
+	{"install", "--uninstall"},
+	{"doctor", "--reset-known-good"},
+	{"doctor", "--confirm-user-files"},
+}
+
+// personOp names the person-only command words spell, or "".
+func personOp(words []string) string {
+	if personEntries[words[0]] {
 		return "mbguard " + words[0]
-	case words[0] == "uninstall":
-		return "mbguard uninstall"
-	case words[0] == "install" && has("--uninstall"):
-		return "mbguard install --uninstall"
-	case words[0] == "doctor" && has("--reset-known-good"):
-		return "mbguard doctor --reset-known-good"
-	case words[0] == "doctor" && has("--confirm-user-files"):
-		return "mbguard doctor --confirm-user-files"
-	case words[0] == "quarantine" && len(words) > 1 && (words[1] == "drop" || words[1] == "restore"):
-		return "mbguard quarantine " + words[1]
-	case words[0] == "quarantine" && len(words) == 1 || words[0] == "install" || words[0] == "doctor":
-		if maybe {
-			return "mbguard " + words[0] + " with words known only when it runs"
-		}
-		return ""
 	}
-	if maybe && len(words) == 0 {
-		return "mbguard with a command known only when it runs"
+	for _, f := range personSubFlags {
+		if words[0] == f.sub && slices.Contains(words, f.flag) {
+			return "mbguard " + f.sub + " " + f.flag
+		}
+	}
+	if words[0] == "quarantine" && len(words) > 1 && (words[1] == "drop" || words[1] == "restore") {
+		return "mbguard quarantine " + words[1]
 	}
 	return ""
+}
+
+// personOpen reports a command one of whose words, known only at run time, could make it
+// person-only: a bare quarantine, install or doctor.
+func personOpen(words []string) bool {
+	return words[0] == "quarantine" && len(words) == 1 || words[0] == "install" || words[0] == "doctor"
 }

@@ -56,53 +56,14 @@ func interpName(name string) string {
 // file is not (see the package doc).
 func (w *walker) interp(it interpreter, name string, args []arg, e *env, in *stdin) {
 	if pwshStyle(it) {
-		// PowerShell options are single-dash words, not letter clusters.
-		for i, a := range args {
-			for _, c := range it.code {
-				if strings.EqualFold(a.s, c) && i+1 < len(args) {
-					w.inline(args[i+1], e)
-					return
-				}
-			}
-		}
+		w.pwshCode(it, args, e)
 		return
 	}
-	if it.module != "" {
-		// python -m zipfile -c memory-bank/x.zip …: a module run with arguments
-		// is judged by the files it names, like any program mbguard does not know.
-		for i, a := range args {
-			if !a.exact || !strings.HasPrefix(a.s, "-") {
-				break
-			}
-			if a.s == it.module && i+1 < len(args) {
-				w.namedArgs("python -m "+args[i+1].s, args[i+2:], e)
-				return
-			}
-			if strings.HasPrefix(a.s, it.module) && len(a.s) > len(it.module) {
-				w.namedArgs("python "+a.s, args[i+1:], e)
-				return
-			}
-		}
+	if w.interpModule(it, args, e) {
+		return
 	}
-	if len(it.code) > 0 && it.code[0] == "-e" && strings.HasPrefix(it.flags.short, "ep") {
-		// node -pe CODE: both letters ask for the next argument as code.
-		for i, a := range args {
-			if a.exact && (a.s == "-pe" || a.s == "-ep") {
-				args = append(append(args[:i:i], arg{s: "-p", exact: true}), args[i+1:]...)
-			}
-		}
-	}
-	opts, ops := parseArgs(args, it.flags)
-	seen := false
-	for _, o := range opts {
-		for _, c := range it.code {
-			if o.name == c && o.has {
-				w.inline(o.value, e)
-				seen = true
-			}
-		}
-	}
-	if seen {
+	opts, ops := parseArgs(nodePrintEval(it, args), it.flags)
+	if w.inlineCode(it, opts, e) {
 		// perl -ne print FILE, python -c CODE FILE: the code is handed the operands, and
 		// reads them (perl -n, -p) or may; a read is what a caller that keeps a file's text
 		// from the agent needs to know
@@ -117,6 +78,77 @@ func (w *walker) interp(it interpreter, name string, args []arg, e *env, in *std
 		}
 		return
 	}
+	w.interpProgram(name, ops, e, in)
+}
+
+// pwshCode judges the code of a PowerShell run: its options are single-dash words, not
+// letter clusters.
+func (w *walker) pwshCode(it interpreter, args []arg, e *env) {
+	for i, a := range args {
+		for _, c := range it.code {
+			if strings.EqualFold(a.s, c) && i+1 < len(args) {
+				w.inline(args[i+1], e)
+				return
+			}
+		}
+	}
+}
+
+// interpModule judges python -m zipfile -c memory-bank/x.zip …: a module run with
+// arguments is judged by the files it names, like any program mbguard does not know. It
+// reports false when the line runs no module.
+func (w *walker) interpModule(it interpreter, args []arg, e *env) bool {
+	if it.module == "" {
+		return false
+	}
+	for i, a := range args {
+		if !a.exact || !strings.HasPrefix(a.s, "-") {
+			break
+		}
+		if a.s == it.module && i+1 < len(args) {
+			w.namedArgs("python -m "+args[i+1].s, args[i+2:], e)
+			return true
+		}
+		if strings.HasPrefix(a.s, it.module) && len(a.s) > len(it.module) {
+			w.namedArgs("python "+a.s, args[i+1:], e)
+			return true
+		}
+	}
+	return false
+}
+
+// nodePrintEval rewrites node -pe CODE (and -ep) as -p CODE: both letters ask for the next
+// argument as code.
+func nodePrintEval(it interpreter, args []arg) []arg {
+	if len(it.code) == 0 || it.code[0] != "-e" || !strings.HasPrefix(it.flags.short, "ep") {
+		return args
+	}
+	for i, a := range args {
+		if a.exact && (a.s == "-pe" || a.s == "-ep") {
+			args = append(append(args[:i:i], arg{s: "-p", exact: true}), args[i+1:]...)
+		}
+	}
+	return args
+}
+
+// inlineCode judges the code handed to an interpreter's code options (-e, -c …) and reports
+// whether there was any.
+func (w *walker) inlineCode(it interpreter, opts []opt, e *env) bool {
+	seen := false
+	for _, o := range opts {
+		for _, c := range it.code {
+			if o.name == c && o.has {
+				w.inline(o.value, e)
+				seen = true
+			}
+		}
+	}
+	return seen
+}
+
+// interpProgram judges an interpreter run on a program: stdin, a file made at run time, or
+// a script (which is run, and handed its arguments).
+func (w *walker) interpProgram(name string, ops []arg, e *env, in *stdin) {
 	switch {
 	case len(ops) == 0 || ops[0].s == "-":
 		w.stdinCode(in, func(code string) { w.inline(arg{s: code, exact: true}, e) })
@@ -162,16 +194,7 @@ func (w *walker) inplaceInterp(name string, args []arg, e *env, in *stdin) {
 		w.interp(it, name, args, e, in)
 		return
 	}
-	code := false
-	for _, o := range opts {
-		for _, c := range it.code {
-			if o.name == c && o.has {
-				w.inline(o.value, e)
-				code = true
-			}
-		}
-	}
-	if !code && len(ops) > 0 {
+	if code := w.inlineCode(it, opts, e); !code && len(ops) > 0 {
 		ops = ops[1:] // the script file
 	}
 	w.writeAll(ops, name+" -i", e)

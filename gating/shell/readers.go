@@ -403,8 +403,7 @@ func isAssignment(s string) bool {
 // where it is a redirection rather than a comparison.
 func (w *walker) awkProgram(prog arg, e *env) {
 	src := prog.s
-	if strings.Contains(src, "system(") || strings.Contains(src, "| getline") || strings.Contains(src, "|getline") ||
-		strings.Contains(src, "|&") {
+	if awkRunsCommands(src) {
 		w.unknownWrite()
 	}
 	inPrint := false
@@ -412,47 +411,72 @@ func (w *walker) awkProgram(prog arg, e *env) {
 		c := src[i]
 		switch {
 		case c == '"':
-			j := i + 1
-			for ; j < len(src) && src[j] != '"'; j++ {
-				if src[j] == '\\' {
-					j++
-				}
-			}
-			i = j
-		case c == ';' || c == '{' || c == '}' || c == '\n':
+			i = awkStringEnd(src, i)
+		case strings.IndexByte(";{}\n", c) >= 0: // the statement ends
 			inPrint = false
 		case isIdent(c) && (i == 0 || !isIdent(src[i-1])):
 			j := i
 			for j < len(src) && isIdent(src[j]) {
 				j++
 			}
-			if word := src[i:j]; word == "print" || word == "printf" {
-				inPrint = true
-			}
+			inPrint = inPrint || awkPrints[src[i:j]]
 			i = j - 1
 		case inPrint && (c == '>' || c == '|'):
-			j := i + 1
-			if c == '>' && j < len(src) && src[j] == '>' {
-				j++
-			}
-			for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
-				j++
-			}
-			if c == '|' {
-				w.unknownWrite() // output piped to a command
-			} else if j < len(src) && src[j] == '"' {
-				k := j + 1
-				for k < len(src) && src[k] != '"' {
-					k++
-				}
-				w.writeArg(arg{s: src[j+1 : min(k, len(src))], exact: true}, "awk", e)
-			} else {
-				w.unknownWrite() // print > FILENAME, print > f
-			}
+			i = w.awkRedirect(src, i, e) - 1
 			inPrint = false
-			i = j - 1
 		}
 	}
+}
+
+// awkPrints are awk's output statements, whose output a redirect sends to a file or command.
+var awkPrints = map[string]bool{"print": true, "printf": true}
+
+// awkRunsCommands reports an awk program that runs commands: system(), cmd | getline, |&.
+func awkRunsCommands(src string) bool {
+	for _, s := range []string{"system(", "| getline", "|getline", "|&"} {
+		if strings.Contains(src, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// awkStringEnd returns the index of the quote that ends the string literal opened at i.
+func awkStringEnd(src string, i int) int {
+	j := i + 1
+	for ; j < len(src) && src[j] != '"'; j++ {
+		if src[j] == '\\' {
+			j++
+		}
+	}
+	return j
+}
+
+// awkRedirect judges the print redirect (>, >>, |) at i and returns the index after the
+// operator and the blanks that follow it: print > "file" writes file; to a file named at run
+// time or to a command, unknown writes.
+func (w *walker) awkRedirect(src string, i int, e *env) int {
+	c := src[i]
+	j := i + 1
+	if c == '>' && j < len(src) && src[j] == '>' {
+		j++
+	}
+	for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+		j++
+	}
+	switch {
+	case c == '|':
+		w.unknownWrite() // output piped to a command
+	case j < len(src) && src[j] == '"':
+		k := j + 1
+		for k < len(src) && src[k] != '"' {
+			k++
+		}
+		w.writeArg(arg{s: src[j+1 : min(k, len(src))], exact: true}, "awk", e)
+	default:
+		w.unknownWrite() // print > FILENAME, print > f
+	}
+	return j
 }
 
 // sedScript finds the commands of a sed script that write files (w, W, and
