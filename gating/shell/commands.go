@@ -2,7 +2,6 @@ package shell
 
 import (
 	"path"
-	"slices"
 	"strings"
 )
 
@@ -543,7 +542,7 @@ func personOp(words []string) string {
 		return "mbguard " + words[0]
 	}
 	for _, f := range personSubFlags {
-		if words[0] == f.sub && slices.Contains(words, f.flag) {
+		if words[0] == f.sub && hasWord(words, f.flag) {
 			return "mbguard " + f.sub + " " + f.flag
 		}
 	}
@@ -551,6 +550,15 @@ func personOp(words []string) string {
 		return "mbguard quarantine " + words[1]
 	}
 	return ""
+}
+
+func hasWord(words []string, w string) bool {
+	for _, x := range words {
+		if x == w {
+			return true
+		}
+	}
+	return false
 }
 
 // personOpen reports a command one of whose words, known only at run time, could make it
