@@ -496,18 +496,7 @@ func (w *walker) sedScript(script string, e *env) {
 			if len(cmd) < 2 {
 				continue
 			}
-			d := cmd[1]
-			n, i := 0, 2
-			for ; i < len(cmd) && n < 2; i++ {
-				if cmd[i] == '\\' {
-					i++
-					continue
-				}
-				if cmd[i] == d {
-					n++
-				}
-			}
-			flags := cmd[min(i, len(cmd)):]
+			flags := cmd[min(sedSubstEnd(cmd), len(cmd)):]
 			if k := strings.IndexByte(flags, 'w'); k >= 0 {
 				w.writeArg(arg{s: strings.TrimSpace(flags[k+1:]), exact: true}, "sed s///w", e)
 				flags = flags[:k]
@@ -526,75 +515,104 @@ func sedCommands(script string) []string {
 	for _, line := range strings.Split(script, "\n") {
 		rest := line
 		for rest != "" {
-			rest = strings.TrimLeft(rest, " \t;{}!")
-			// skip an address: numbers, $, /re/, \cREc, ranges and steps
-			for rest != "" {
-				c := rest[0]
-				switch {
-				case c >= '0' && c <= '9' || c == '$' || c == ',' || c == '~' || c == '+' || c == '!' || c == ' ':
-					rest = rest[1:]
-					continue
-				case c == '/' || c == '\\':
-					d := byte('/')
-					if c == '\\' && len(rest) > 1 {
-						d = rest[1]
-						rest = rest[1:]
-					}
-					j := 1
-					for j < len(rest) && rest[j] != d {
-						if rest[j] == '\\' {
-							j++
-						}
-						j++
-					}
-					rest = rest[min(j+1, len(rest)):]
-					for rest != "" && (rest[0] == 'I' || rest[0] == 'M') {
-						rest = rest[1:]
-					}
-					continue
-				}
-				break
-			}
+			rest = sedSkipAddress(strings.TrimLeft(rest, " \t;{}!"))
 			if rest == "" {
 				break
 			}
-			switch rest[0] {
-			case 'w', 'W', 'e', 'r', 'R', 'a', 'i', 'c', 'b', 't', 'T', ':':
-				// these take the rest of the line
-				out = append(out, rest)
-				rest = ""
-			case 's', 'y':
-				// s/x/y/flags: up to the next ; or the end, after the third delimiter
-				if len(rest) < 2 {
-					rest = ""
-					break
-				}
-				d := rest[1]
-				n, i := 0, 2
-				for ; i < len(rest) && n < 2; i++ {
-					if rest[i] == '\\' {
-						i++
-						continue
-					}
-					if rest[i] == d {
-						n++
-					}
-				}
-				end := len(rest)
-				if i < len(rest) {
-					if k := strings.IndexAny(rest[i:], ";}"); k >= 0 && !strings.Contains(rest[i:i+k], "w") {
-						end = i + k
-					}
-				}
-				out = append(out, rest[:end])
-				rest = rest[end:]
-			default:
-				out = append(out, rest[:1])
-				rest = rest[1:]
+			var cmd string
+			cmd, rest = sedCommand(rest)
+			if cmd != "" {
+				out = append(out, cmd)
 			}
 		}
 	}
 	return out
+}
+
+// sedAddressChars are the characters of a sed address besides its regular expressions.
+const sedAddressChars = "0123456789$,~+! "
+
+// sedSkipAddress returns rest past the address it starts with: numbers, $, /re/, \cREc,
+// ranges and steps.
+func sedSkipAddress(rest string) string {
+	for rest != "" {
+		c := rest[0]
+		switch {
+		case strings.IndexByte(sedAddressChars, c) >= 0:
+			rest = rest[1:]
+		case c == '/' || c == '\\':
+			rest = sedSkipRegexp(rest)
+		default:
+			return rest
+		}
+	}
+	return rest
+}
+
+// sedSkipRegexp returns rest past the /re/ or \cREc address it starts with, and its I and M
+// flags.
+func sedSkipRegexp(rest string) string {
+	d := byte('/')
+	if rest[0] == '\\' && len(rest) > 1 {
+		d = rest[1]
+		rest = rest[1:]
+	}
+	j := 1
+	for j < len(rest) && rest[j] != d {
+		if rest[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	rest = rest[min(j+1, len(rest)):]
+	for rest != "" && (rest[0] == 'I' || rest[0] == 'M') {
+		rest = rest[1:]
+	}
+	return rest
+}
+
+// sedLineCommands are the sed commands that take the rest of the line.
+const sedLineCommands = "wWerRaicbtT:"
+
+// sedCommand splits the command rest starts with from what follows it; cmd is "" for an s
+// or y command cut short.
+func sedCommand(rest string) (cmd, after string) {
+	switch c := rest[0]; {
+	case strings.IndexByte(sedLineCommands, c) >= 0:
+		return rest, ""
+	case c == 's' || c == 'y':
+		// s/x/y/flags: up to the next ; or the end, after the third delimiter
+		if len(rest) < 2 {
+			return "", ""
+		}
+		i := sedSubstEnd(rest)
+		end := len(rest)
+		if i < len(rest) {
+			if k := strings.IndexAny(rest[i:], ";}"); k >= 0 && !strings.Contains(rest[i:i+k], "w") {
+				end = i + k
+			}
+		}
+		return rest[:end], rest[end:]
+	default:
+		return rest[:1], rest[1:]
+	}
+}
+
+// sedSubstEnd returns the index after the third delimiter of s/x/y/ (or y/x/y/): where its
+// flags start.
+func sedSubstEnd(cmd string) int {
+	d := cmd[1]
+	n, i := 0, 2
+	for ; i < len(cmd) && n < 2; i++ {
+		if cmd[i] == '\\' {
+			i++
+			continue
+		}
+		if cmd[i] == d {
+			n++
+		}
+	}
+	return i
 }
 
 // readerCommands registers the commands that only read the files they name; an output
