@@ -170,6 +170,28 @@ func (w *walker) source(args []arg, e *env, depth int, in *stdin) {
 // sqlite handles sqlite3 DB [SQL…]: its dot-commands .output/.once/.save/
 // .backup/.dump write files, .shell/.system run commands, and the database
 // itself is written.
+// sqliteWrites are the sqlite3 dot commands that write the file they name; sqliteNeedsFile
+// those of them that write a file chosen at run time when they name none.
+var (
+	sqliteWrites = map[string]bool{".output": true, ".once": true, ".save": true, ".backup": true,
+		".dump": true, ".excel": true, ".log": true, ".clone": true}
+	sqliteNeedsFile = map[string]bool{".save": true, ".backup": true, ".clone": true}
+)
+
+// sqliteDot judges one line of sqlite3 input, split in words: a dot command that writes a
+// file or runs a shell command.
+func (w *walker) sqliteDot(f []string, e *env, depth int) {
+	switch {
+	case len(f) == 0 || !strings.HasPrefix(f[0], "."):
+	case sqliteWrites[f[0]] && len(f) > 1:
+		w.writeArg(arg{s: strings.Trim(f[len(f)-1], `'"`), exact: true}, "sqlite3 "+f[0], e)
+	case sqliteNeedsFile[f[0]]:
+		w.unknownWrite()
+	case f[0] == ".shell" || f[0] == ".system":
+		w.reparse(strings.Join(f[1:], " "), e, depth)
+	}
+}
+
 func (w *walker) sqlite(c *invocation) {
 	args, e, depth := c.args, c.e, c.depth
 	opts, ops := parseArgs(args, c.spec.flags)
@@ -191,20 +213,7 @@ func (w *walker) sqlite(c *invocation) {
 			continue
 		}
 		for _, line := range strings.FieldsFunc(sql.s, func(r rune) bool { return r == '\n' || r == ';' }) {
-			f := strings.Fields(strings.TrimSpace(line))
-			if len(f) == 0 || !strings.HasPrefix(f[0], ".") {
-				continue
-			}
-			switch f[0] {
-			case ".output", ".once", ".save", ".backup", ".dump", ".excel", ".log", ".clone":
-				if len(f) > 1 {
-					w.writeArg(arg{s: strings.Trim(f[len(f)-1], `'"`), exact: true}, "sqlite3 "+f[0], e)
-				} else if f[0] == ".save" || f[0] == ".backup" || f[0] == ".clone" {
-					w.unknownWrite()
-				}
-			case ".shell", ".system":
-				w.reparse(strings.Join(f[1:], " "), e, depth)
-			}
+			w.sqliteDot(strings.Fields(strings.TrimSpace(line)), e, depth)
 		}
 	}
 }
@@ -279,27 +288,26 @@ func (w *walker) chmod(name string, args []arg, e *env) {
 // copy handles cp, mv, install and ln: the destination is written; mv also
 // deletes its sources.
 func (w *walker) copy(c *invocation) {
-	name, args, e := c.name, c.args, c.e
-	opts, ops := parseArgs(args, c.spec.flags)
+	name, e := c.name, c.e
+	opts, ops := parseArgs(c.args, c.spec.flags)
 	w.res.Write = true
 	if name == "install" && hasOpt(opts, "-d", "--directory") {
 		w.writeAll(ops, name, e)
 		return
 	}
+	link := name == "ln" || name == "link"
 	t, hasT := optValue(opts, "-t", "--target-directory")
 	switch {
-	case hasT || len(ops) == 1 && (name == "ln" || name == "link"):
+	case hasT || len(ops) == 1 && link:
 		w.carryAll(ops, name, e)
 	case len(ops) > 1:
 		w.carryAll(ops[:len(ops)-1], name, e)
 	}
-	if name == "ln" || name == "link" {
+	if link {
 		// after the link itself is recorded as written
 		defer w.noteLinks(opts, ops, t, hasT, e)
 	}
-	hardLink := (name == "ln" || name == "link") && !hasOpt(opts, "-s", "--symbolic") ||
-		name == "cp" && hasOpt(opts, "-l", "--link")
-	if name == "mv" || hardLink && len(ops) > 1 {
+	if name == "mv" || hardLinks(name, link, opts) && len(ops) > 1 {
 		// mv removes its sources; a hard link changes its source's link count, and
 		// whoever writes through the new name writes the source's bytes
 		srcs := ops
@@ -312,10 +320,21 @@ func (w *walker) copy(c *invocation) {
 		w.intoDir(t, ops, name, e)
 		return
 	}
+	w.copyDest(name, link, ops, e)
+}
+
+// hardLinks reports a command that makes hard links: ln without -s, cp -l.
+func hardLinks(name string, link bool, opts []opt) bool {
+	return link && !hasOpt(opts, "-s", "--symbolic") || name == "cp" && hasOpt(opts, "-l", "--link")
+}
+
+// copyDest records the destination of a copy, move or link without -t: the last operand,
+// a directory when several sources go into it; ln TARGET alone makes a link named after
+// TARGET in the working directory.
+func (w *walker) copyDest(name string, link bool, ops []arg, e *env) {
 	switch {
 	case len(ops) == 0:
-	case len(ops) == 1 && (name == "ln" || name == "link"):
-		// ln TARGET makes a link named after TARGET in the working directory.
+	case len(ops) == 1 && link:
 		if ops[0].exact {
 			w.writeArg(arg{s: path.Base(ops[0].s), exact: true}, name, e)
 		} else {
@@ -334,6 +353,18 @@ func (w *walker) copy(c *invocation) {
 
 // noteLinks remembers the links ln makes, so that a later write through one in
 // the same line is a write of what it points to.
+// linkTarget is the file a link at `at` to target names: a relative symbolic link's target
+// is taken from the link's directory.
+func linkTarget(target, at string, symbolic bool, e *env) string {
+	if symbolic && !strings.HasPrefix(target, "/") {
+		return path.Join(path.Dir(at), target)
+	}
+	if tp, ok := resolve(target, e); ok {
+		return tp
+	}
+	return target
+}
+
 func (w *walker) noteLinks(opts []opt, ops []arg, t arg, hasT bool, e *env) {
 	symbolic := hasOpt(opts, "-s", "--symbolic")
 	var srcs []arg
@@ -365,13 +396,7 @@ func (w *walker) noteLinks(opts []opt, ops []arg, t arg, hasT bool, e *env) {
 		if !ok {
 			continue
 		}
-		target := s.s
-		if symbolic && !strings.HasPrefix(target, "/") {
-			target = path.Join(path.Dir(at), target) // relative to the link's directory
-		} else if tp, ok := resolve(target, e); ok {
-			target = tp
-		}
-		e.links = bind(e.links, at, arg{s: path.Clean(target), exact: true})
+		e.links = bind(e.links, at, arg{s: path.Clean(linkTarget(s.s, at, symbolic, e)), exact: true})
 	}
 }
 

@@ -570,20 +570,68 @@ var (
 // exclude pathspec that leaves memory-bank/ out marks NoBank). Whichever version it prints,
 // the text is the file's, so a caller judges it like a search of those paths.
 func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
-	op := "git " + sub
-	var content bool
-	switch sub {
-	case "show", "diff":
-		content = hasOpt(opts, gitPatch...) || !hasOpt(opts, gitNoPatch...)
-	case "log", "whatchanged", "diff-tree", "diff-index", "diff-files":
-		content = hasOpt(opts, gitPatch...)
-	case "cat-file":
-		content = !hasOpt(opts, "-t", "-s", "-e", "--batch-check")
-	}
-	if !content {
+	if !gitShowsContent(sub, opts) {
 		return
 	}
-	// after --, every word is a pathspec; before it, the words that look like paths
+	op := "git " + sub
+	g := gitShowOperands(ops, rest)
+	w.gitShowBlobs(g.blobs, op, e)
+	if sub == "cat-file" || g.revPath && len(g.roots) == 0 {
+		return
+	}
+	n := len(w.res.Searches)
+	if len(g.roots) == 0 {
+		// no pathspec: the whole repository, wherever in it the command runs
+		w.searchTop(op, g.noBank)
+	} else {
+		w.search(g.roots, op, g.noBank, e)
+	}
+	if sub == "diff" && !g.revs && !g.revPath && !hasOpt(opts, "--no-index") {
+		// the work tree against the index (or, --cached, the index against HEAD): only
+		// files with uncommitted changes show
+		for i := n; i < len(w.res.Searches); i++ {
+			w.res.Searches[i].Changes = true
+		}
+	}
+}
+
+// gitShowBlobs records the files REV:PATH operands print: REV:./PATH and REV:../PATH are
+// taken from the working directory, REV:PATH from the top of the repository.
+func (w *walker) gitShowBlobs(blobs []arg, op string, e *env) {
+	for _, b := range blobs {
+		if b.s == "." || b.s == ".." || strings.HasPrefix(b.s, "./") || strings.HasPrefix(b.s, "../") {
+			w.search([]arg{b}, op, false, e)
+			continue
+		}
+		w.searchTopPath(path.Clean(b.s), op, false)
+	}
+}
+
+// gitShowsContent reports a git read that prints the content of files, not only their
+// names or counts.
+func gitShowsContent(sub string, opts []opt) bool {
+	switch sub {
+	case "show", "diff":
+		return hasOpt(opts, gitPatch...) || !hasOpt(opts, gitNoPatch...)
+	case "log", "whatchanged", "diff-tree", "diff-index", "diff-files":
+		return hasOpt(opts, gitPatch...)
+	case "cat-file":
+		return !hasOpt(opts, "-t", "-s", "-e", "--batch-check")
+	}
+	return false
+}
+
+// gitShown is what the operands of a git read name: blobs (REV:PATH), pathspecs (roots),
+// whether an exclude pathspec leaves memory-bank/ out, and whether revisions are named
+// (REV:PATH or other words).
+type gitShown struct {
+	blobs, roots          []arg
+	noBank, revPath, revs bool
+}
+
+// gitShowOperands sorts the operands of a git read: after --, every word is a pathspec;
+// before it, the words that look like paths.
+func gitShowOperands(ops, rest []arg) gitShown {
 	var after []arg
 	for i, a := range rest {
 		if a.exact && a.s == "--" {
@@ -591,59 +639,37 @@ func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
 			break
 		}
 	}
-	before := ops[:len(ops)-min(len(ops), len(after))]
-	var blobs, roots []arg
-	noBank, revPath, revs := false, false, false
-	for _, a := range before {
-		if !a.exact {
-			revs = true
-			continue
-		}
-		if p, ok := gitBlobPath(a.s); ok {
-			revPath = true
-			if p != "" && !strings.HasSuffix(p, "/") {
-				blobs = append(blobs, arg{s: p, exact: true})
-			}
-			continue
-		}
-		if pathLike(a.s) && !strings.Contains(a.s, "..") {
-			roots = append(roots, a)
-		} else {
-			revs = true
-		}
+	var g gitShown
+	for _, a := range ops[:len(ops)-min(len(ops), len(after))] {
+		g.before(a)
 	}
 	for _, a := range after {
 		if a.exact && strings.HasPrefix(a.s, ":") {
-			noBank = noBank || gitExcludesBank(a.s)
+			g.noBank = g.noBank || gitExcludesBank(a.s)
 			continue
 		}
-		roots = append(roots, a)
+		g.roots = append(g.roots, a)
 	}
-	for _, b := range blobs {
-		// REV:./PATH and REV:../PATH are taken from the working directory, REV:PATH from
-		// the top of the repository
-		if b.s == "." || b.s == ".." || strings.HasPrefix(b.s, "./") || strings.HasPrefix(b.s, "../") {
-			w.search([]arg{b}, op, false, e)
-			continue
-		}
-		w.searchTopPath(path.Clean(b.s), op, false)
-	}
-	if sub == "cat-file" || revPath && len(roots) == 0 {
+	return g
+}
+
+// before sorts an operand before --: a blob, a path, or a revision.
+func (g *gitShown) before(a arg) {
+	if !a.exact {
+		g.revs = true
 		return
 	}
-	n := len(w.res.Searches)
-	if len(roots) == 0 {
-		// no pathspec: the whole repository, wherever in it the command runs
-		w.searchTop(op, noBank)
-	} else {
-		w.search(roots, op, noBank, e)
-	}
-	if sub == "diff" && !revs && !revPath && !hasOpt(opts, "--no-index") {
-		// the work tree against the index (or, --cached, the index against HEAD): only
-		// files with uncommitted changes show
-		for i := n; i < len(w.res.Searches); i++ {
-			w.res.Searches[i].Changes = true
+	if p, ok := gitBlobPath(a.s); ok {
+		g.revPath = true
+		if p != "" && !strings.HasSuffix(p, "/") {
+			g.blobs = append(g.blobs, arg{s: p, exact: true})
 		}
+		return
+	}
+	if pathLike(a.s) && !strings.Contains(a.s, "..") {
+		g.roots = append(g.roots, a)
+	} else {
+		g.revs = true
 	}
 }
 
@@ -772,6 +798,12 @@ func findRoots(args []arg) (roots, exprs []arg) {
 	return roots, args[i:]
 }
 
+// findExecs are find's actions that run a command; findPrints those that write a file.
+var (
+	findExecs  = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
+	findPrints = map[string]bool{"-fprint": true, "-fprint0": true, "-fls": true, "-fprintf": true}
+)
+
 // findAction is what a find expression does besides testing: delete, run commands (that
 // may write), write files of its own (-fprint).
 type findAction struct{ del, execWrite, execs bool }
@@ -785,7 +817,7 @@ func (w *walker) findActions(args []arg, e *env, depth int) findAction {
 		switch {
 		case s == "-delete":
 			act.del = true
-		case s == "-exec" || s == "-execdir" || s == "-ok" || s == "-okdir":
+		case findExecs[s]:
 			act.execs = true
 			j := i + 1
 			for j < len(args) && args[j].s != ";" && args[j].s != "+" {
@@ -793,7 +825,7 @@ func (w *walker) findActions(args []arg, e *env, depth int) findAction {
 			}
 			act.execWrite = w.subWrites(args[i+1:j], e, depth) || act.execWrite
 			i = j
-		case s == "-fprint" || s == "-fprint0" || s == "-fls" || s == "-fprintf":
+		case findPrints[s]:
 			i = w.findPrint(args, i, e)
 		case findValue[s]:
 			i++
