@@ -915,43 +915,30 @@ func (w *walker) subWrites(args []arg, e *env, depth int) bool {
 		return true
 	}
 	name := path.Base(args[0].s)
-	if name == "sudo" || name == "env" || name == "nice" || name == "timeout" || name == "command" {
+	if execWrapped[name] {
 		return true // wrapped: not worth unwrapping here, stay safe
 	}
 	_, reader := readers[name]
-	return !reader && name != "echo" && name != "printf" && name != "basename" && name != "dirname"
+	return !reader && !execPrints[name]
 }
 
+// execWrapped are the wrappers find -exec may run a command through: not unwrapped there,
+// so taken to write; execPrints the commands that only print words, besides the readers.
+var (
+	execWrapped = map[string]bool{"sudo": true, "env": true, "nice": true, "timeout": true, "command": true}
+	execPrints  = map[string]bool{"echo": true, "printf": true, "basename": true, "dirname": true}
+)
+
 func (w *walker) curl(c *invocation) {
-	args, e := c.args, c.e
-	opts, ops := parseArgs(args, c.spec.flags)
+	e := c.e
+	opts, ops := parseArgs(c.args, c.spec.flags)
 	base := e
 	if d, ok := optValue(opts, "--output-dir"); ok {
 		base = chdir(e, d)
 	}
 	for _, o := range opts {
-		switch o.name {
-		case "-o", "--output":
-			if o.has && o.value.s != "-" {
-				w.writeArg(o.value, "curl -o", base)
-			}
-		case "-D", "--dump-header", "-c", "--cookie-jar", "--stderr", "--trace", "--trace-ascii", "--etag-save":
-			if o.has && o.value.s != "-" {
-				w.writeArg(o.value, "curl "+o.name, e)
-			}
-		case "-T", "--upload-file":
-			if o.has {
-				w.carryArg(o.value, "curl", e)
-			}
-		case "-d", "--data", "--data-binary", "--data-urlencode", "--json", "-F", "--form":
-			// @FILE (name@FILE, name=@FILE, name=<FILE in a form) sends the file's bytes,
-			// which a server may send back
-			if v := o.value.s; o.has && o.value.exact {
-				if i := strings.IndexAny(v, "@<"); i >= 0 && (o.name == "-F" || o.name == "--form" || v[i] == '@') {
-					f, _, _ := strings.Cut(v[i+1:], ";") // -F's ;type=…
-					w.carryArg(arg{s: f, exact: true}, "curl", e)
-				}
-			}
+		if o.has {
+			w.curlOption(o, base, e)
 		}
 	}
 	urls := ops
@@ -959,17 +946,10 @@ func (w *walker) curl(c *invocation) {
 		urls = append(urls, u)
 	}
 	for _, u := range urls {
-		// file:// reads a local file and prints it
-		if rest, ok := strings.CutPrefix(u.s, "file://"); ok {
-			if u.exact {
-				w.readArg(arg{s: rest, exact: true}, "curl", e)
-			} else {
-				w.searchWord(arg{s: rest}, "curl", e)
-			}
-		}
+		w.curlFileURL(u, e)
 	}
 	if hasOpt(opts, "-J", "--remote-header-name") {
-		w.writeDir(arg{s: ".", exact: true}, "curl -O", base)
+		w.writeDir(here, "curl -O", base)
 		return
 	}
 	if hasOpt(opts, "-O", "--remote-name", "--remote-name-all") {
@@ -980,6 +960,53 @@ func (w *walker) curl(c *invocation) {
 		for _, u := range urls {
 			w.urlFile(u, "curl -O", base)
 		}
+	}
+}
+
+// curlOptions says what curl's options with a value do with it: 'o' writes the output
+// (below --output-dir), 'w' writes a file of its own, 'u' uploads the file, 'd' sends
+// @FILE's bytes.
+var curlOptions = map[string]byte{
+	"-o": 'o', "--output": 'o',
+	"-D": 'w', "--dump-header": 'w', "-c": 'w', "--cookie-jar": 'w', "--stderr": 'w', "--trace": 'w',
+	"--trace-ascii": 'w', "--etag-save": 'w',
+	"-T": 'u', "--upload-file": 'u',
+	"-d": 'd', "--data": 'd', "--data-binary": 'd', "--data-urlencode": 'd', "--json": 'd', "-F": 'd', "--form": 'd',
+}
+
+// curlOption records what one curl option with a value writes or sends.
+func (w *walker) curlOption(o opt, base, e *env) {
+	switch curlOptions[o.name] {
+	case 'o':
+		if o.value.s != "-" {
+			w.writeArg(o.value, "curl -o", base)
+		}
+	case 'w':
+		if o.value.s != "-" {
+			w.writeArg(o.value, "curl "+o.name, e)
+		}
+	case 'u':
+		w.carryArg(o.value, "curl", e)
+	case 'd':
+		// @FILE (name@FILE, name=@FILE, name=<FILE in a form) sends the file's bytes,
+		// which a server may send back
+		v := o.value.s
+		if i := strings.IndexAny(v, "@<"); o.value.exact && i >= 0 && (o.name == "-F" || o.name == "--form" || v[i] == '@') {
+			f, _, _ := strings.Cut(v[i+1:], ";") // -F's ;type=…
+			w.carryArg(arg{s: f, exact: true}, "curl", e)
+		}
+	}
+}
+
+// curlFileURL records the local file a file:// URL reads and prints.
+func (w *walker) curlFileURL(u arg, e *env) {
+	rest, ok := strings.CutPrefix(u.s, "file://")
+	switch {
+	case !ok:
+	case u.exact:
+		w.readArg(arg{s: rest, exact: true}, "curl", e)
+	default:
+		w.searchWord(arg{s: rest}, "curl", e)
 	}
 }
 
@@ -1210,18 +1237,7 @@ func (w *walker) unzip(c *invocation) {
 }
 
 func (w *walker) sevenZip(args []arg, e *env) {
-	var ops []arg
-	out := arg{s: ".", exact: true}
-	for _, a := range args {
-		if a.exact && strings.HasPrefix(a.s, "-o") && len(a.s) > 2 {
-			out = arg{s: a.s[2:], exact: true}
-			continue
-		}
-		if a.exact && strings.HasPrefix(a.s, "-") {
-			continue
-		}
-		ops = append(ops, a)
-	}
+	ops, out := sevenZipArgs(args)
 	if len(ops) == 0 {
 		return
 	}
@@ -1229,17 +1245,39 @@ func (w *walker) sevenZip(args []arg, e *env) {
 	case "x", "e":
 		w.writeDir(out, "7z x", e)
 	case "a", "u", "d", "rn":
-		w.res.Write = true
-		if len(ops) > 1 {
-			w.writeArg(ops[1], "7z "+ops[0].s, e)
+		w.sevenZipUpdate(args, ops, e)
+	}
+}
+
+// sevenZipArgs splits a 7z command line into its operands (the command, the archive, the
+// files) and the directory -oDIR extracts to.
+func sevenZipArgs(args []arg) (ops []arg, out arg) {
+	out = here
+	for _, a := range args {
+		switch {
+		case a.exact && strings.HasPrefix(a.s, "-o") && len(a.s) > 2:
+			out = arg{s: a.s[2:], exact: true}
+		case a.exact && strings.HasPrefix(a.s, "-"):
+		default:
+			ops = append(ops, a)
 		}
-		if len(ops) > 2 && (ops[0].s == "a" || ops[0].s == "u") {
-			w.carryAll(ops[2:], "7z "+ops[0].s, e)
-		}
-		for _, a := range args {
-			if a.exact && a.s == "-sdel" && len(ops) > 2 {
-				w.writeAll(ops[2:], "7z -sdel", e) // deletes the files it stored
-			}
+	}
+	return ops, out
+}
+
+// sevenZipUpdate: 7z a, u, d and rn write the archive; a and u carry the files they store,
+// and with -sdel delete them.
+func (w *walker) sevenZipUpdate(args, ops []arg, e *env) {
+	w.res.Write = true
+	if len(ops) > 1 {
+		w.writeArg(ops[1], "7z "+ops[0].s, e)
+	}
+	if len(ops) > 2 && (ops[0].s == "a" || ops[0].s == "u") {
+		w.carryAll(ops[2:], "7z "+ops[0].s, e)
+	}
+	for _, a := range args {
+		if a.exact && a.s == "-sdel" && len(ops) > 2 {
+			w.writeAll(ops[2:], "7z -sdel", e) // deletes the files it stored
 		}
 	}
 }
