@@ -293,6 +293,27 @@ func (w *walker) inline(code arg, e *env) {
 		src = w.nodeArgvCalls(w.argvCalls(src, e), e)
 	}
 	lits := stringLiterals(src)
+	writes := inlineWrites(src, lits)
+	paths, named := w.inlinePaths(src, lits, writes, e)
+	if !writes {
+		return
+	}
+	w.res.Write = true
+	if paths == 0 || builtPath(src) {
+		// The target is computed, or not a literal: it is unknown.
+		w.res.Unknown = true
+		if !named && spellsBank(src, lits) {
+			// 'memory-' + 'bank', "memory-ban\x6b", ['memory','bank'].join('-'):
+			// the code spells the bank in pieces.
+			w.writeArg(arg{s: bankName + "/"}, "interpreter", e)
+		}
+	}
+}
+
+// inlineWrites reports inline code that may write files: a write marker, and for open()
+// alone (Python/Ruby's only writes with a write mode, Perl's with '>' or '>>') a mode that
+// writes.
+func inlineWrites(src string, lits []literal) bool {
 	writes := false
 	for _, m := range writeMarkers {
 		if hasMarker(src, m) {
@@ -300,21 +321,21 @@ func (w *walker) inline(code arg, e *env) {
 			break
 		}
 	}
-	if writes && !otherWriteMarker(src) {
-		// Python/Ruby open() only writes with a write mode, Perl's with
-		// '>' or '>>'.
-		writes = false
-		for _, l := range lits {
-			if writeMode(l.value) || strings.HasPrefix(l.value, ">") || strings.HasPrefix(l.value, "+<") || strings.HasPrefix(l.value, "+>") {
-				writes = true
-				break
-			}
-		}
-		if strings.Contains(src, "mode=") {
-			writes = true
+	if !writes || otherWriteMarker(src) {
+		return writes
+	}
+	for _, l := range lits {
+		if writeMode(l.value) || strings.HasPrefix(l.value, ">") || strings.HasPrefix(l.value, "+<") || strings.HasPrefix(l.value, "+>") {
+			return true
 		}
 	}
-	paths, named := 0, false
+	return strings.Contains(src, "mode=")
+}
+
+// inlinePaths records the paths inline code names as literals, written when the code
+// writes (unless opened to read) and read otherwise; it counts them, and reports whether one
+// names the bank.
+func (w *walker) inlinePaths(src string, lits []literal, writes bool, e *env) (paths int, named bool) {
 	for _, l := range lits {
 		p := strings.TrimLeft(l.value, "+<> ") // Perl's open('>file')
 		if !looksLikePath(p) {
@@ -329,19 +350,7 @@ func (w *walker) inline(code arg, e *env) {
 			w.readArg(a, "interpreter", e)
 		}
 	}
-	if !writes {
-		return
-	}
-	w.res.Write = true
-	if paths == 0 || builtPath(src) {
-		// The target is computed, or not a literal: it is unknown.
-		w.res.Unknown = true
-		if !named && spellsBank(src, lits) {
-			// 'memory-' + 'bank', "memory-ban\x6b", ['memory','bank'].join('-'):
-			// the code spells the bank in pieces.
-			w.writeArg(arg{s: bankName + "/"}, "interpreter", e)
-		}
-	}
+	return paths, named
 }
 
 // spellsBank reports code that assembles the bank's name: its string literals
@@ -408,38 +417,11 @@ func looksLikePath(s string) bool {
 // whatever else the code writes (open('out.txt','w').write(open('memory-bank/MEMORY.md').read())).
 // os.open, fs.open and friends take flags, not a mode, and never count.
 func readOpen(src string, l literal) bool {
-	before := strings.TrimRight(src[:l.start], " \t")
-	if !strings.HasSuffix(before, "open(") {
+	if !builtinOpenAt(src, l) {
 		return false
 	}
-	if b := strings.TrimSuffix(before, "open("); b != "" && (isIdent(b[len(b)-1]) || b[len(b)-1] == '.') {
-		return false // os.open(, fs.open(, sysopen(: not the builtin
-	}
-	// the rest of the call, up to its closing parenthesis
-	rest := src[l.start:]
-	q := rest[0]
-	end := strings.IndexByte(rest[1:], q)
-	if end < 0 {
-		return false
-	}
-	rest = rest[end+2:]
-	depth, i := 0, 0
-	for ; i < len(rest); i++ {
-		switch rest[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		}
-		if depth < 0 {
-			break
-		}
-	}
-	if depth >= 0 {
-		return false // the call does not end here
-	}
-	args := rest[:i]
-	if strings.Contains(args, "mode") || strings.Contains(args, "O_") || strings.Contains(args, "opener") {
+	args, ok := openCallRest(src, l)
+	if !ok || strings.Contains(args, "mode") || strings.Contains(args, "O_") || strings.Contains(args, "opener") {
 		return false
 	}
 	for _, m := range stringLiterals(args) {
@@ -455,6 +437,42 @@ func readOpen(src string, l literal) bool {
 		}
 	}
 	return true
+}
+
+// builtinOpenAt reports a literal that is the first argument of the builtin open( (not
+// os.open(, fs.open(, sysopen().
+func builtinOpenAt(src string, l literal) bool {
+	before := strings.TrimRight(src[:l.start], " \t")
+	if !strings.HasSuffix(before, "open(") {
+		return false
+	}
+	b := strings.TrimSuffix(before, "open(")
+	return b == "" || !isIdent(b[len(b)-1]) && b[len(b)-1] != '.'
+}
+
+// openCallRest is the rest of the open( call whose first argument is l, up to its closing
+// parenthesis; false when the call does not end in src.
+func openCallRest(src string, l literal) (string, bool) {
+	rest := src[l.start:]
+	q := rest[0]
+	end := strings.IndexByte(rest[1:], q)
+	if end < 0 {
+		return "", false
+	}
+	rest = rest[end+2:]
+	depth, i := 0, 0
+	for ; i < len(rest) && depth >= 0; i++ {
+		switch rest[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+	}
+	if depth >= 0 {
+		return "", false // the call does not end here
+	}
+	return rest[:i-1], true
 }
 
 // argvCalls judges each subprocess call with a literal argument list in Python code
@@ -484,14 +502,8 @@ func (w *walker) argvCalls(src string, e *env) string {
 			if !ok || len(words) == 0 {
 				continue
 			}
-			q := make([]string, len(words))
-			for k, s := range words {
-				q[k] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-			}
-			w.reparse(strings.Join(q, " "), e, w.depth)
-			for k := i; k < end; k++ {
-				b[k] = ' '
-			}
+			w.reparse(argvLine(words), e, w.depth)
+			blank(b, i, end)
 			found = true
 		}
 	}
@@ -513,41 +525,54 @@ func (w *walker) argvCalls(src string, e *env) string {
 // literalList parses a Python list of string literals starting at src[i] (spaces allowed
 // before it): ['git', "log"]. end is the offset after the closing bracket.
 func literalList(src string, i int) (words []string, end int, ok bool) {
-	skip := func() {
-		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n') {
-			i++
-		}
-	}
-	skip()
+	i = skipBlanks(src, i)
 	if i >= len(src) || src[i] != '[' {
 		return nil, 0, false
 	}
 	i++
 	for {
-		skip()
+		i = skipBlanks(src, i)
 		if i < len(src) && src[i] == ']' {
 			return words, i + 1, true
 		}
-		if i >= len(src) || src[i] != '\'' && src[i] != '"' {
+		word, j, ok := plainQuoted(src, i)
+		if !ok {
 			return nil, 0, false
 		}
-		q := src[i]
-		j := i + 1
-		for ; j < len(src) && src[j] != q; j++ {
-			if src[j] == '\\' {
-				return nil, 0, false // escapes: not worth decoding here
-			}
-		}
-		if j >= len(src) {
-			return nil, 0, false
-		}
-		words = append(words, src[i+1:j])
-		i = j + 1
-		skip()
+		words = append(words, word)
+		i = skipBlanks(src, j)
 		if i < len(src) && src[i] == ',' {
 			i++
 		}
 	}
+}
+
+// skipBlanks returns the index of the first character at or after i that is no space, tab
+// or newline.
+func skipBlanks(src string, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// plainQuoted reads the '…' or "…" literal without escapes at i: its text, and the index
+// after it.
+func plainQuoted(src string, i int) (word string, next int, ok bool) {
+	if i >= len(src) || src[i] != '\'' && src[i] != '"' {
+		return "", 0, false
+	}
+	q := src[i]
+	j := i + 1
+	for ; j < len(src) && src[j] != q; j++ {
+		if src[j] == '\\' {
+			return "", 0, false // escapes: not worth decoding here
+		}
+	}
+	if j >= len(src) {
+		return "", 0, false
+	}
+	return src[i+1 : j], j + 1, true
 }
 
 // nodeArgvCalls is argvCalls for Node: require('child_process').execFileSync('git', ['log'])
@@ -580,14 +605,8 @@ func (w *walker) nodeArgvCalls(src string, e *env) string {
 				if !ok || strings.Contains(src[end:], "shell") {
 					continue
 				}
-				q := []string{"'" + strings.ReplaceAll(prog, "'", `'\''`) + "'"}
-				for _, s := range words {
-					q = append(q, "'"+strings.ReplaceAll(s, "'", `'\''`)+"'")
-				}
-				w.reparse(strings.Join(q, " "), e, w.depth)
-				for k := i; k < end; k++ {
-					b[k] = ' '
-				}
+				w.reparse(argvLine(append([]string{prog}, words...)), e, w.depth)
+				blank(b, i, end)
 				found = true
 			}
 		}
@@ -600,6 +619,22 @@ func (w *walker) nodeArgvCalls(src string, e *env) string {
 
 // literalAt parses one '…' or "…" literal without escapes at src[i] (spaces allowed before
 // it); j is the offset after it.
+// argvLine is a command line that runs the argument vector words: each word single-quoted.
+func argvLine(words []string) string {
+	q := make([]string, len(words))
+	for k, s := range words {
+		q[k] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// blank overwrites b[i:end] with spaces: a call judged on its own, taken out of the code.
+func blank(b []byte, i, end int) {
+	for k := i; k < end; k++ {
+		b[k] = ' '
+	}
+}
+
 func literalAt(src string, i int) (s string, j int, ok bool) {
 	for i < len(src) && src[i] == ' ' {
 		i++
