@@ -14,7 +14,10 @@ func TestGitPatchRunsAfterGlobalOptions(t *testing.T) {
 		"git --namespace ns am m.mbox":              "/repo/m.mbox",
 		"git --super-prefix p apply p.diff":         "/repo/p.diff",
 		"git --no-pager apply --directory=d p.diff": "/repo/p.diff",
-		"git --exec-path apply p.diff":              "", // apply is --exec-path's value
+		"git --exec-path apply p.diff":              "",                 // apply is --exec-path's value
+		"git -C sub apply p.diff":                   "/repo/sub/p.diff", // read from where -C moved git
+		"git -C /tmp/x am m.mbox":                   "/tmp/x/m.mbox",
+		"git -C a -C b apply p.diff":                "/repo/a/b/p.diff",
 		"git status":                                "",
 		"git":                                       "",
 	}
