@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/fsutil"
 )
 
@@ -25,7 +26,7 @@ const (
 
 // AuggieEvents are the hook events `mbguard install --agent auggie` registers; all six fired
 // under `auggie --print` 0.36.0.
-var AuggieEvents = []string{auggieSessionStart, auggiePrompt, auggiePreTool, auggiePostTool, auggieStop, auggieSessionEnd}
+var AuggieEvents = host.Get("auggie").Events
 
 // auggieTimeoutMS is the hook timeout install writes: Auggie reads it in milliseconds, and a
 // hook that runs past it lets the call through.
@@ -226,15 +227,6 @@ func auggieRemove(args map[string]any) (string, map[string]any) {
 	return "Bash", map[string]any{"command": "rm -f -- " + strings.Join(quoted, " ")}
 }
 
-// AuggieSettingsPath is the settings file install writes for Auggie: the project's
-// .augment/settings.json, or ~/.augment/settings.json with Global.
-func AuggieSettingsPath(o InstallOptions) string {
-	if o.Global {
-		return filepath.Join(o.Home, ".augment", "settings.json")
-	}
-	return filepath.Join(o.Root, ".augment", "settings.json")
-}
-
 // AuggieRulePath is the rule file install writes: Auggie puts every .md of .augment/rules/
 // whose front matter says type: always_apply (and every one of ~/.augment/rules/) into each
 // request to the model.
@@ -274,18 +266,11 @@ This project keeps its memory in memory-bank/ (guarded by mbguard).
 // regular expression, on tool events), keeping the user's settings and hooks, and writes the
 // always-applied rule file that tells the agent to read the bank.
 func InstallAuggie(o InstallOptions) ([]Change, error) {
-	if o.Global && o.Home == "" {
-		return nil, errors.New("--global needs HOME to find ~/.augment")
-	}
 	command := o.hookCommand("auggie")
 	changes, err := installHookFile(o, hookFile{
-		path:        AuggieSettingsPath,
-		globalNeeds: "HOME to find ~/.augment",
-		events:      AuggieEvents,
-		entry: func(ev string) json.RawMessage {
-			return auggieGroup(command, ev == auggiePreTool || ev == auggiePostTool)
-		},
-		ours: func(raw json.RawMessage) bool { return isOurGroup(raw, " hook auggie") },
+		host:  "auggie",
+		entry: func(ev string) json.RawMessage { return auggieGroup(command, ev == auggiePreTool || ev == auggiePostTool) },
+		ours:  func(raw json.RawMessage) bool { return isOurGroup(raw, " hook auggie") },
 	})
 	if err != nil {
 		return changes, err
