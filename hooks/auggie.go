@@ -268,9 +268,11 @@ This project keeps its memory in memory-bank/ (guarded by mbguard).
 func InstallAuggie(o InstallOptions) ([]Change, error) {
 	command := o.hookCommand("auggie")
 	changes, err := installHookFile(o, hookFile{
-		host:  "auggie",
-		entry: func(ev string) json.RawMessage { return auggieGroup(command, ev == auggiePreTool || ev == auggiePostTool) },
-		ours:  func(raw json.RawMessage) bool { return isOurGroup(raw, " hook auggie") },
+		host: "auggie",
+		entry: func(ev string) json.RawMessage {
+			return auggieGroup(command, ev == auggiePreTool || ev == auggiePostTool)
+		},
+		ours: func(raw json.RawMessage) bool { return isOurGroup(raw, " hook auggie") },
 	})
 	if err != nil {
 		return changes, err
