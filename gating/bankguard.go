@@ -25,7 +25,7 @@ func (e *Engine) bankGuard(a *action, fx Facts, fold bool) (msg string, bankWrit
 	}
 	for i := range a.writes {
 		w := &a.writes[i]
-		if w.op == opOpaque && (w.inRepo && inBank(w.rel) || w.lexIn && inBank(w.lex)) {
+		if w.op == opOpaque && w.touchesBank() {
 			return prefixBank + "blocked: " + a.tool + " is a tool mbguard does not know, and it names " + w.rel +
 				". Next: change memory-bank/ .md files with the host's own write/edit tool, which mbguard can check.", false
 		}
@@ -34,8 +34,8 @@ func (e *Engine) bankGuard(a *action, fx Facts, fold bool) (msg string, bankWrit
 			return prefixBank + "blocked: " + w.raw + " may lead into memory-bank/ through your home directory. " +
 				"Next: write it by its path inside the repository with the write/edit tool.", false
 		}
-		lexBank := w.lexIn && inBank(w.lex)
-		resBank := w.inRepo && inBank(w.rel)
+		lexBank := w.lexInBank()
+		resBank := w.relInBank()
 		if !lexBank && !resBank {
 			continue
 		}
@@ -359,88 +359,124 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 	if !a.isWrite() {
 		return "", false
 	}
-	next := " Next: use the write/edit tool on the memory-bank/ .md file instead."
 	if a.tooDeep {
 		return prefixBank + "blocked: batch calls nested this deep cannot be checked." +
 			" Next: make the calls directly, or in one flat batch.", false
 	}
-	root := key(slashClean(fx.Root()), fold)
-	var bankStatus *bankState
-	for i := range a.writes {
-		w := &a.writes[i]
-		if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
-			return prefixBank + "blocked: this shell command writes " + w.raw + ", which may lead into memory-bank/ through your home directory." + next, false
-		}
-		if copyOp(w.shellOp) && w.shellTree && !w.lexIn {
-			// cp "$f" /tmp/ makes one entry directly in /tmp: it reaches a repository below
-			// /tmp only if that entry is named like the repository's own folder.
-			continue
-		}
-		if (w.shellExact || w.shellTree) && !w.shellNoMD && !(w.inRepo && inBank(w.rel)) &&
-			(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
-			if strings.HasPrefix(w.shellOp, "git ") {
-				// the bank loses nothing a commit does not hold when it has no uncommitted work
-				changed, known := bankChanges(fx, &bankStatus)
-				if known && len(changed) == 0 && inPlaceGit[w.shellOp] {
-					continue
-				}
-				if known && len(changed) == 0 {
-					// a forced move to another commit: the bank's committed memory would give way
-					// to that commit's, whatever it holds
-					return prefixBank + "blocked: " + w.shellOp + " replaces the whole work tree, memory-bank/ included, with another commit's content." +
-						" Next: switch without forcing (`git switch <branch>`, `git merge`), whose bank changes mbguard judges after the call, or name the paths outside memory-bank/, e.g. `git checkout <commit> -- src/`.", false
-				}
-				if known {
-					return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole and would discard the uncommitted work in memory-bank/ (" +
-						listSome(changed, 5) + "). Next: commit it first (`git add memory-bank && git commit -m \"memory bank\"`), or name the paths outside memory-bank/, e.g. `git checkout -- src/`.", false
-				}
-				return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole, memory-bank/ included." +
-					" Next: name the paths outside memory-bank/, e.g. `git checkout -- src/`, `git clean -fd -- src/` or `git stash push -- src/`.", false
-			}
-			if w.shellExclude != "" {
-				return prefixBank + "blocked: " + w.shellOp + " would rewrite the Markdown files in memory-bank/ (it is run on " + w.lex + ")." +
-					" Next: leave the bank out: `" + w.shellExclude + "`.", false
-			}
-			return prefixBank + "blocked: this shell command writes " + w.lex + ", which takes in memory-bank/." +
-				" Next: name the files outside memory-bank/ explicitly, and change memory-bank/ .md files with the write/edit tool.", false
-		}
+	if msg := shellWholeWrites(a, fx, fold); msg != "" {
+		return msg, false
 	}
-	cwd := canon(a.cwd, "", fx)
-	if a.shellUnknown && (cwd.inRepo && inBank(cwd.rel) || cwd.lexIn && inBank(cwd.lex)) {
-		return prefixBank + "blocked: this shell command runs inside memory-bank/ and writes somewhere mbguard cannot determine." + next, false
-	}
-	// An undeterminable write in a command that names memory-bank/ (cd memory-bank && … > $F)
-	// may well land there; an unrelated one (make > $LOG) does not name it.
-	if a.shellUnknown && mentionsBank(a.named) {
-		return prefixBank + "blocked: this shell command names memory-bank/ and writes somewhere mbguard cannot determine." + next, false
+	if msg := shellUnknownWrite(a, fx); msg != "" {
+		return msg, false
 	}
 	var targets []*writeTarget
 	for i := range a.writes {
-		w := &a.writes[i]
-		if w.inRepo && inBank(w.rel) || w.lexIn && inBank(w.lex) {
+		if w := &a.writes[i]; w.touchesBank() {
 			targets = append(targets, w)
 		}
 	}
 	if len(targets) == 0 {
 		return "", false
 	}
-	first := targets[0].rel
 	if !e.Policy.ShellMarkdownWrites {
-		return prefixBank + "blocked: shell writes into memory-bank/ are not allowed (" + first + ")." + next, false
+		return prefixBank + "blocked: shell writes into memory-bank/ are not allowed (" + targets[0].rel + ")." + nextWriteTool, false
 	}
 	for _, w := range targets {
-		lexBank := w.lexIn && inBank(w.lex)
-		resBank := w.inRepo && inBank(w.rel)
-		switch {
-		case w.lexIn && lexBank != resBank:
-			return symlinkMessage(w), false
-		case w.rel == key(bankEntry, fold):
-			return prefixBank + "blocked: " + w.rel + " may change only through the write/edit tool, which checks its blocks." + next, false
-		case !isMarkdown(w.rel) && !e.allowedBankFile(w.rel):
-			return prefixBank + "blocked: shell writes into memory-bank/ are allowed for .md files only (" + w.rel + ")." + next, false
+		if msg := e.shellBankFile(w, fold); msg != "" {
+			return msg, false
 		}
 	}
 	return "", true
+}
+
+// nextWriteTool ends the messages of shell writes into memory-bank/.
+const nextWriteTool = " Next: use the write/edit tool on the memory-bank/ .md file instead."
+
+// shellWholeWrites refuses shell writes that take in memory-bank/ without naming a file in it: a
+// folder written at any depth, a home path, a git command that rewrites the work tree.
+func shellWholeWrites(a *action, fx Facts, fold bool) string {
+	root := key(slashClean(fx.Root()), fold)
+	var bankStatus *bankState
+	for i := range a.writes {
+		if msg := shellWholeWrite(&a.writes[i], fx, root, fold, &bankStatus); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+func shellWholeWrite(w *writeTarget, fx Facts, root string, fold bool, bankStatus **bankState) string {
+	if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
+		return prefixBank + "blocked: this shell command writes " + w.raw + ", which may lead into memory-bank/ through your home directory." + nextWriteTool
+	}
+	if copyOp(w.shellOp) && w.shellTree && !w.lexIn {
+		// cp "$f" /tmp/ makes one entry directly in /tmp: it reaches a repository below
+		// /tmp only if that entry is named like the repository's own folder.
+		return ""
+	}
+	if !(w.shellExact || w.shellTree) || w.shellNoMD || w.relInBank() ||
+		!(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(w.shellOp, "git "):
+		return gitWholeTree(w, fx, bankStatus)
+	case w.shellExclude != "":
+		return prefixBank + "blocked: " + w.shellOp + " would rewrite the Markdown files in memory-bank/ (it is run on " + w.lex + ")." +
+			" Next: leave the bank out: `" + w.shellExclude + "`."
+	}
+	return prefixBank + "blocked: this shell command writes " + w.lex + ", which takes in memory-bank/." +
+		" Next: name the files outside memory-bank/ explicitly, and change memory-bank/ .md files with the write/edit tool."
+}
+
+// gitWholeTree judges a git command that rewrites the work tree memory-bank/ is in: the bank
+// loses nothing a commit does not hold when it has no uncommitted work.
+func gitWholeTree(w *writeTarget, fx Facts, bankStatus **bankState) string {
+	changed, known := bankChanges(fx, bankStatus)
+	switch {
+	case known && len(changed) == 0 && inPlaceGit[w.shellOp]:
+		return ""
+	case known && len(changed) == 0:
+		// a forced move to another commit: the bank's committed memory would give way
+		// to that commit's, whatever it holds
+		return prefixBank + "blocked: " + w.shellOp + " replaces the whole work tree, memory-bank/ included, with another commit's content." +
+			" Next: switch without forcing (`git switch <branch>`, `git merge`), whose bank changes mbguard judges after the call, or name the paths outside memory-bank/, e.g. `git checkout <commit> -- src/`."
+	case known:
+		return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole and would discard the uncommitted work in memory-bank/ (" +
+			listSome(changed, 5) + "). Next: commit it first (`git add memory-bank && git commit -m \"memory bank\"`), or name the paths outside memory-bank/, e.g. `git checkout -- src/`."
+	}
+	return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole, memory-bank/ included." +
+		" Next: name the paths outside memory-bank/, e.g. `git checkout -- src/`, `git clean -fd -- src/` or `git stash push -- src/`."
+}
+
+// shellUnknownWrite refuses a write mbguard cannot place when the command may well aim it at
+// memory-bank/.
+func shellUnknownWrite(a *action, fx Facts) string {
+	if !a.shellUnknown {
+		return ""
+	}
+	if cwd := canon(a.cwd, "", fx); cwd.touchesBank() {
+		return prefixBank + "blocked: this shell command runs inside memory-bank/ and writes somewhere mbguard cannot determine." + nextWriteTool
+	}
+	// An undeterminable write in a command that names memory-bank/ (cd memory-bank && … > $F)
+	// may well land there; an unrelated one (make > $LOG) does not name it.
+	if mentionsBank(a.named) {
+		return prefixBank + "blocked: this shell command names memory-bank/ and writes somewhere mbguard cannot determine." + nextWriteTool
+	}
+	return ""
+}
+
+// shellBankFile judges one file a shell command writes in memory-bank/.
+func (e *Engine) shellBankFile(w *writeTarget, fold bool) string {
+	switch {
+	case w.lexIn && w.lexInBank() != w.relInBank():
+		return symlinkMessage(w)
+	case w.rel == key(bankEntry, fold):
+		return prefixBank + "blocked: " + w.rel + " may change only through the write/edit tool, which checks its blocks." + nextWriteTool
+	case !isMarkdown(w.rel) && !e.allowedBankFile(w.rel):
+		return prefixBank + "blocked: shell writes into memory-bank/ are allowed for .md files only (" + w.rel + ")." + nextWriteTool
+	}
+	return ""
 }
 
 // copyOp reports the shell operations that put named entries directly into a directory.

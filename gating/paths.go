@@ -26,6 +26,15 @@ type canonPath struct {
 	inRepo bool
 }
 
+// relInBank reports whether the resolved path is memory-bank/ or below it in the repository.
+func (c canonPath) relInBank() bool { return c.inRepo && inBank(c.rel) }
+
+// lexInBank reports whether the lexical path is memory-bank/ or below it in the repository.
+func (c canonPath) lexInBank() bool { return c.lexIn && inBank(c.lex) }
+
+// touchesBank reports whether either view of the path is in memory-bank/.
+func (c canonPath) touchesBank() bool { return c.relInBank() || c.lexInBank() }
+
 func canon(raw, cwd string, fx Facts) canonPath {
 	root := slashClean(fx.Root())
 	fold := fx.CaseInsensitive()
