@@ -81,30 +81,7 @@ func (e *Engine) checkBankWrite(w *writeTarget, fx Facts, fold bool) string {
 	if w.op == opPatch && w.src != rel {
 		base, baseOK = fx.Read(w.src) // a move edits the source's content on the way
 	}
-	var next, added string
-	known := false
-	switch w.op {
-	case opWrite:
-		next, added, known = w.content, w.content, true
-	case opEdit:
-		if !baseOK {
-			base = ""
-		}
-		next, known = applyEdits(base, w.edits)
-		var b strings.Builder
-		for _, ed := range w.edits {
-			b.WriteString(ed.new)
-			b.WriteByte('\n')
-		}
-		added = b.String()
-	case opPatch:
-		if baseOK {
-			next, known = w.patch.Apply(base)
-		}
-		added = w.patch.Added
-	case opPartial:
-		added = w.content
-	}
+	next, added, known := proposedContent(w, base, baseOK)
 	if n := max(len(next), len(added)); e.Policy.MaxBankFile > 0 && n > e.Policy.MaxBankFile {
 		return prefixBank + "blocked: the new content for " + rel + " is " + sizeOver(n, e.Policy.MaxBankFile) + ", over the " +
 			megabytes(e.Policy.MaxBankFile) + " a memory-bank/ file may hold (mbguard check refuses larger ones at commit). " +
@@ -116,27 +93,60 @@ func (e *Engine) checkBankWrite(w *writeTarget, fx Facts, fold bool) string {
 	if !baseOK {
 		base = ""
 	}
-	if known {
-		if m := checkResult(rel, isEntry, base, next); m != "" {
-			return m
-		}
-		// Secrets are looked for in the resulting file around the change, so that a token
-		// assembled from two edits (half in each) is seen whole.
-		newRegion, oldRegion := changedRegion(base, next)
-		if strings.TrimSpace(newRegion) == "" {
-			return ""
-		}
-		if ids := newSecrets(fx, rel, newRegion, oldRegion); len(ids) > 0 {
-			return secretMessage(rel, ids)
+	return checkContent(fx, rel, isEntry, base, next, added, known)
+}
+
+// checkContent judges what the write leaves in the file: its structure and its secrets, looked
+// for in the resulting file around the change so that a token assembled from two edits (half
+// in each) is seen whole; in the added text alone when the result is not known.
+func checkContent(fx Facts, rel string, isEntry bool, base, next, added string, known bool) string {
+	if !known {
+		if strings.TrimSpace(added) != "" {
+			if ids := fx.Secrets(rel, added); len(ids) > 0 {
+				return secretMessage(rel, ids)
+			}
 		}
 		return ""
 	}
-	if strings.TrimSpace(added) != "" {
-		if ids := fx.Secrets(rel, added); len(ids) > 0 {
-			return secretMessage(rel, ids)
-		}
+	if m := checkResult(rel, isEntry, base, next); m != "" {
+		return m
+	}
+	newRegion, oldRegion := changedRegion(base, next)
+	if strings.TrimSpace(newRegion) == "" {
+		return ""
+	}
+	if ids := newSecrets(fx, rel, newRegion, oldRegion); len(ids) > 0 {
+		return secretMessage(rel, ids)
 	}
 	return ""
+}
+
+// proposedContent is what a write leaves in the file (known is false when that cannot be
+// told: an edit or patch that does not apply, a notebook cell) and the text it adds.
+func proposedContent(w *writeTarget, base string, baseOK bool) (next, added string, known bool) {
+	switch w.op {
+	case opWrite:
+		return w.content, w.content, true
+	case opEdit:
+		if !baseOK {
+			base = ""
+		}
+		next, known = applyEdits(base, w.edits)
+		var b strings.Builder
+		for _, ed := range w.edits {
+			b.WriteString(ed.new)
+			b.WriteByte('\n')
+		}
+		return next, b.String(), known
+	case opPatch:
+		if baseOK {
+			next, known = w.patch.Apply(base)
+		}
+		return next, w.patch.Added, known
+	case opPartial:
+		return "", w.content, false
+	}
+	return "", "", false
 }
 
 func secretMessage(rel string, ids []string) string {
@@ -191,22 +201,25 @@ func changedRegion(old, next string) (newRegion, oldRegion string) {
 	for suf < len(ol)-pre && suf < len(nl)-pre && ol[len(ol)-1-suf] == nl[len(nl)-1-suf] {
 		suf++
 	}
-	grow := func(lines []string, from, to int) string {
-		for i := 0; i < regionContext && from > 0 && strings.TrimSpace(lines[from-1]) != ""; i++ {
-			from--
-		}
-		for i := 0; i < regionContext && to < len(lines) && strings.TrimSpace(lines[to]) != ""; i++ {
-			to++
-		}
-		if from > 0 {
-			from-- // the line before, even past a blank one: "key:\n\n  value"
-		}
-		if to < len(lines) {
-			to++
-		}
-		return strings.Join(lines[from:to], "")
+	return growRegion(nl, pre, len(nl)-suf), growRegion(ol, pre, len(ol)-suf)
+}
+
+// growRegion joins lines[from:to] with up to regionContext lines of their paragraph on each
+// side, and one line more.
+func growRegion(lines []string, from, to int) string {
+	for i := 0; i < regionContext && from > 0 && strings.TrimSpace(lines[from-1]) != ""; i++ {
+		from--
 	}
-	return grow(nl, pre, len(nl)-suf), grow(ol, pre, len(ol)-suf)
+	for i := 0; i < regionContext && to < len(lines) && strings.TrimSpace(lines[to]) != ""; i++ {
+		to++
+	}
+	if from > 0 {
+		from-- // the line before, even past a blank one: "key:\n\n  value"
+	}
+	if to < len(lines) {
+		to++
+	}
+	return strings.Join(lines[from:to], "")
 }
 
 // checkResult judges the file a write produces beyond its blocks: a new near-miss marker (one
@@ -291,23 +304,9 @@ func itoa(n int) string {
 
 // checkBlocks keeps the block markers well formed and USER_BLOCK byte-identical.
 func checkBlocks(rel string, isEntry bool, old string, exists bool, next string, known bool, op writeOp) string {
-	var ob bank.Blocks
-	had := false
-	if exists {
-		var ok bool
-		ob, ok = bank.ParseBlocks([]byte(old))
-		had = ok && (ob.HasMachine || ob.HasUser)
-	}
+	ob, had := oldBlocks(old, exists)
 	if !known {
-		if had {
-			what := "the edit's oldString is not in the file verbatim"
-			if op == opPatch {
-				what = "the patch does not apply to the file as it is"
-			}
-			return prefixBank + "blocked: " + what + ", so mbguard cannot check that " + rel +
-				" keeps its block markers and USER_BLOCK. Next: read " + rel + " again and retry with its exact text."
-		}
-		return ""
+		return unknownResult(rel, had, op)
 	}
 	nb, nok := bank.ParseBlocks([]byte(next))
 	switch {
@@ -320,16 +319,43 @@ func checkBlocks(rel string, isEntry bool, old string, exists bool, next string,
 	case isEntry && (!nb.HasMachine || !nb.HasUser):
 		return prefixBank + "blocked: " + rel + " must keep both a MACHINE_BLOCK and a USER_BLOCK. " +
 			"Next: retry with both blocks' markers present."
-	}
-	if had && ob.HasUser {
-		ou, _ := bank.UserBlock([]byte(old))
-		nu, _ := bank.UserBlock([]byte(next))
-		if !bytes.Equal(ou, nu) {
-			return prefixBank + "blocked: this write would change the USER_BLOCK of " + rel +
-				", which belongs to the user. Next: change only text outside <!-- USER_BLOCK_START --> … <!-- USER_BLOCK_END -->."
-		}
+	case had && userBlockChanged(ob, old, next):
+		return prefixBank + "blocked: this write would change the USER_BLOCK of " + rel +
+			", which belongs to the user. Next: change only text outside <!-- USER_BLOCK_START --> … <!-- USER_BLOCK_END -->."
 	}
 	return ""
+}
+
+// unknownResult refuses a change whose result cannot be told to a file that has blocks.
+func unknownResult(rel string, had bool, op writeOp) string {
+	if !had {
+		return ""
+	}
+	what := "the edit's oldString is not in the file verbatim"
+	if op == opPatch {
+		what = "the patch does not apply to the file as it is"
+	}
+	return prefixBank + "blocked: " + what + ", so mbguard cannot check that " + rel +
+		" keeps its block markers and USER_BLOCK. Next: read " + rel + " again and retry with its exact text."
+}
+
+// oldBlocks parses the blocks of the file as it is; had is whether it has any.
+func oldBlocks(old string, exists bool) (ob bank.Blocks, had bool) {
+	if !exists {
+		return ob, false
+	}
+	ob, ok := bank.ParseBlocks([]byte(old))
+	return ob, ok && (ob.HasMachine || ob.HasUser)
+}
+
+// userBlockChanged reports whether next changes the USER_BLOCK the file had.
+func userBlockChanged(ob bank.Blocks, old, next string) bool {
+	if !ob.HasUser {
+		return false
+	}
+	ou, _ := bank.UserBlock([]byte(old))
+	nu, _ := bank.UserBlock([]byte(next))
+	return !bytes.Equal(ou, nu)
 }
 
 func (e *Engine) allowedBankFile(rel string) bool {

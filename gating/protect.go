@@ -225,42 +225,12 @@ func (e *Engine) configGuard(a *action, fold bool, fx Facts) string {
 	list := e.Policy.ProtectedPaths
 	for i := range a.writes {
 		w := &a.writes[i]
-		views := []struct {
+		for _, v := range []struct {
 			p  string
 			in bool
-		}{{w.rel, w.inRepo}, {w.lex, w.lexIn}}
-		for _, v := range views {
-			p := v.p
-			if !v.in {
-				if own := ownFile(homeAbs(p, fx), fx, a.kind == kindShell, fold); own != "" {
-					return prefixConfig + "blocked: " + own + " is mbguard's own (its user configuration, or the program its hooks run), " +
-						"and agents may not change it. Next: ask the user to make this change themselves."
-				}
-				// ~/.claude/settings.json is the same file one level up: the user's hooks,
-				// however the path spells home
-				p = homeView(p, fx)
-				if !isHome(p) {
-					continue
-				}
-				p = strings.TrimPrefix(strings.TrimPrefix(p, "/~"), "/")
-			}
-			hit := protectedMatch(list, p, fold)
-			if hit == "" && !v.in {
-				hit = protectedMatch(UserOnlyPaths, p, fold)
-			}
-			if hit == "" && a.kind == kindShell {
-				if p == ".git" || strings.HasPrefix(p, ".git/") {
-					hit = ".git/"
-				} else if w.shellExact || w.shellTree {
-					hit = containsProtected(list, p, fold)
-					if hit == "" && !v.in {
-						hit = containsProtected(UserOnlyPaths, p, fold)
-					}
-				}
-			}
-			if hit != "" {
-				return prefixConfig + "blocked: " + p + " is part of mbguard's own configuration or installed hooks (" + hit +
-					"), and agents may not change it. Next: ask the user to make this change themselves."
+		}{{w.rel, w.inRepo}, {w.lex, w.lexIn}} {
+			if msg := protectedView(a, w, v.p, v.in, list, fx, fold); msg != "" {
+				return msg
 			}
 		}
 	}
@@ -273,6 +243,52 @@ func (e *Engine) configGuard(a *action, fold bool, fx Facts) string {
 		}
 	}
 	return ""
+}
+
+// protectedView judges one view (resolved or lexical) of a write's path against mbguard's own
+// files: a path outside the repository is read as the user's home's, when it is there.
+func protectedView(a *action, w *writeTarget, p string, in bool, list []string, fx Facts, fold bool) string {
+	if !in {
+		if own := ownFile(homeAbs(p, fx), fx, a.kind == kindShell, fold); own != "" {
+			return prefixConfig + "blocked: " + own + " is mbguard's own (its user configuration, or the program its hooks run), " +
+				"and agents may not change it. Next: ask the user to make this change themselves."
+		}
+		// ~/.claude/settings.json is the same file one level up: the user's hooks,
+		// however the path spells home
+		p = homeView(p, fx)
+		if !isHome(p) {
+			return ""
+		}
+		p = strings.TrimPrefix(strings.TrimPrefix(p, "/~"), "/")
+	}
+	hit := protectedMatch(list, p, fold)
+	if hit == "" && !in {
+		hit = protectedMatch(UserOnlyPaths, p, fold)
+	}
+	if hit == "" && a.kind == kindShell {
+		hit = shellProtected(w, p, in, list, fold)
+	}
+	if hit == "" {
+		return ""
+	}
+	return prefixConfig + "blocked: " + p + " is part of mbguard's own configuration or installed hooks (" + hit +
+		"), and agents may not change it. Next: ask the user to make this change themselves."
+}
+
+// shellProtected is the protected path a shell write takes in: .git/ itself, or a protected
+// file below a folder it writes.
+func shellProtected(w *writeTarget, p string, in bool, list []string, fold bool) string {
+	switch {
+	case p == ".git" || strings.HasPrefix(p, ".git/"):
+		return ".git/"
+	case !w.shellExact && !w.shellTree:
+		return ""
+	}
+	hit := containsProtected(list, p, fold)
+	if hit == "" && !in {
+		hit = containsProtected(UserOnlyPaths, p, fold)
+	}
+	return hit
 }
 
 // namesPath reports p as a path word in a command: at the start of a word or after a slash

@@ -208,32 +208,11 @@ func presentSymbols(ctx context.Context, root string, names []string) (map[strin
 	r := bufio.NewReaderSize(pipe, 1<<16)
 	var buf []byte
 	for i := 0; i < n && len(found) < len(want); i++ {
-		hdr, err := r.ReadString('\n')
-		if err != nil {
+		text, stop := sourceText(r, &buf)
+		if stop {
 			break
 		}
-		f := strings.Fields(hdr)
-		if len(f) != 3 {
-			continue // missing object
-		}
-		size, _ := strconv.Atoi(f[2])
-		if size > maxSourceBlob {
-			if _, err := r.Discard(size + 1); err != nil {
-				break
-			}
-			continue
-		}
-		if cap(buf) < size+1 {
-			buf = make([]byte, size+1)
-		}
-		buf = buf[:size+1]
-		if _, err := io.ReadFull(r, buf); err != nil {
-			break
-		}
-		if bytes.IndexByte(buf[:min(size, 8000)], 0) >= 0 {
-			continue // binary
-		}
-		identifiers(buf[:size], func(id []byte) {
+		identifiers(text, func(id []byte) {
 			if want[string(id)] {
 				found[string(id)] = true
 			}
@@ -241,6 +220,35 @@ func presentSymbols(ctx context.Context, root string, names []string) (map[strin
 	}
 	pipe.Stop() // done early when every name was found
 	return found, nil
+}
+
+// sourceText reads the next object of a `git cat-file --batch` stream into *buf and returns its
+// text; nil for a missing, oversized or binary object, and stop when the stream broke.
+func sourceText(r *bufio.Reader, buf *[]byte) (text []byte, stop bool) {
+	hdr, err := r.ReadString('\n')
+	if err != nil {
+		return nil, true
+	}
+	f := strings.Fields(hdr)
+	if len(f) != 3 {
+		return nil, false // missing object
+	}
+	size, _ := strconv.Atoi(f[2])
+	if size > maxSourceBlob {
+		_, err := r.Discard(size + 1)
+		return nil, err != nil
+	}
+	if cap(*buf) < size+1 {
+		*buf = make([]byte, size+1)
+	}
+	b := (*buf)[:size+1]
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, true
+	}
+	if bytes.IndexByte(b[:min(size, 8000)], 0) >= 0 {
+		return nil, false // binary
+	}
+	return b[:size], false
 }
 
 // regularBlobs lists, one a line, the objects of the regular files in `git ls-files -s -z`
