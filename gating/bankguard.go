@@ -486,7 +486,7 @@ func shellUnknownWrite(a *action, fx Facts) string {
 	}
 	// An undeterminable write in a command that names memory-bank/ (cd memory-bank && … > $F)
 	// may well land there; an unrelated one (make > $LOG) does not name it.
-	if mentionsBank(a.named) {
+	if namesPath(a.named, bankDir) {
 		return prefixBank + "blocked: this shell command names memory-bank/ and writes somewhere mbguard cannot determine." + nextWriteTool
 	}
 	return ""

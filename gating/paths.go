@@ -299,6 +299,36 @@ func inBank(rel string) bool {
 	return rel == bankDir || strings.HasPrefix(rel, bankDir+"/")
 }
 
+// A path word in a shell command starts after one of wordOpeners and ends before one of
+// wordClosers. A backslash separates too: canonical paths read it as a slash (SPEC §3); a colon
+// opens a word in a list (PATH=$PATH:memory-bank).
+const (
+	wordOpeners = " \t'\"/\\=(;|&<>:"
+	wordClosers = " \t'\"/\\);|&<>"
+)
+
+// namesPath reports p as a path word in a command: at the start of a word or after a slash
+// (cat $PWD/.mbguard.yaml), not inside another name (my-memory-bank-notes, repo.git/;
+// my.mbguard.yaml.bak is the file's name followed by more, so it does not count either). A p
+// ending in a slash names the folder whatever follows. The bank guard and the config guard
+// both read commands through it, so a spelling that names one names the other.
+func namesPath(cmd, p string) bool {
+	for i := 0; ; {
+		j := strings.Index(cmd[i:], p)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		end := at + len(p)
+		before := at == 0 || strings.IndexByte(wordOpeners, cmd[at-1]) >= 0
+		after := strings.HasSuffix(p, "/") || end == len(cmd) || strings.IndexByte(wordClosers, cmd[end]) >= 0
+		if before && after {
+			return true
+		}
+		i = at + 1
+	}
+}
+
 // isMarkdown reports whether a name ends in .md, in any case.
 func isMarkdown(p string) bool {
 	return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md")

@@ -290,23 +290,3 @@ func shellProtected(w *writeTarget, p string, in bool, list []string, fold bool)
 	}
 	return hit
 }
-
-// namesPath reports p as a path word in a command: at the start of a word or after a slash
-// (cat $PWD/.mbguard.yaml), not inside another name (repo.git/, my.mbguard.yaml.bak is still
-// the file's name followed by more, so it does not count).
-func namesPath(cmd, p string) bool {
-	for i := 0; ; {
-		j := strings.Index(cmd[i:], p)
-		if j < 0 {
-			return false
-		}
-		at := i + j
-		end := at + len(p)
-		before := at == 0 || strings.IndexByte(" \t'\"/=(;|&<>:", cmd[at-1]) >= 0
-		after := strings.HasSuffix(p, "/") || end == len(cmd) || strings.IndexByte(" \t'\"/);|&<>", cmd[end]) >= 0
-		if before && after {
-			return true
-		}
-		i = at + 1
-	}
-}

@@ -278,7 +278,7 @@ func parsePatchWrite(a *action, args map[string]any, cwd string, fx Facts) {
 			}
 		}
 	}
-	if len(a.writes) == 0 && strings.TrimSpace(text) != "" && mentionsBank(text) {
+	if len(a.writes) == 0 && strings.TrimSpace(text) != "" && namesPath(text, bankDir) {
 		// A patch we cannot read that names memory-bank/ may still be applied by the host.
 		a.bad = "its patch names memory-bank/ in a form mbguard cannot read"
 	}
@@ -540,24 +540,4 @@ func applyEdits(old string, edits []editSpec) (string, bool) {
 		}
 	}
 	return s, true
-}
-
-// mentionsBank reports whether a command names memory-bank/ as a path word, not as part of
-// another name such as my-memory-bank-notes.
-func mentionsBank(cmd string) bool {
-	for i := 0; ; {
-		j := strings.Index(cmd[i:], bankDir)
-		if j < 0 {
-			return false
-		}
-		at := i + j
-		end := at + len(bankDir)
-		// A backslash separates too: canonical paths read it as a slash (SPEC §3).
-		before := at == 0 || strings.IndexByte(" \t'\"/\\=(;|&<>", cmd[at-1]) >= 0
-		after := end == len(cmd) || strings.IndexByte(" \t'\"/\\);|&<>", cmd[end]) >= 0
-		if before && after {
-			return true
-		}
-		i = end
-	}
 }
