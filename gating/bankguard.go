@@ -562,7 +562,7 @@ func segMatch(pat, name string, fold bool) bool {
 }
 
 // isHome reports a path Canon kept as a home-relative one (~/x became /~/x).
-func isHome(p string) bool { return p == "/~" || strings.HasPrefix(p, "/~/") }
+func isHome(p string) bool { _, ok := underDir(p, "/~"); return ok }
 
 // hasBankSegment reports a memory-bank segment anywhere in p.
 func hasBankSegment(p string) bool {

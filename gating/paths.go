@@ -296,7 +296,27 @@ const (
 
 // inBank reports whether a canonical in-repository path is memory-bank/ or below it.
 func inBank(rel string) bool {
-	return rel == bankDir || strings.HasPrefix(rel, bankDir+"/")
+	_, ok := underDir(rel, bankDir)
+	return ok
+}
+
+// underDir reports whether the path p is the folder dir or below it, and what follows dir
+// ("" for dir itself, and when p is not under it). Both are canonical (slashClean, relTo) and compared byte for byte: on a
+// folding file system canonical paths are already in lower case (relTo, key), and Windows'
+// spellings (backslashes, drives, trailing dots) already read as one. A sibling that only
+// shares the prefix (memory-bank-notes) is not below dir. A dir ending in a slash, the root
+// "/", is its own prefix.
+func underDir(p, dir string) (rest string, ok bool) {
+	if p == dir {
+		return "", true
+	}
+	if !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	if rest, ok := strings.CutPrefix(p, dir); ok {
+		return rest, true
+	}
+	return "", false
 }
 
 // A path word in a shell command starts after one of wordOpeners and ends before one of

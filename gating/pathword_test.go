@@ -65,3 +65,35 @@ func TestPathWordGuardsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestUnderDir pins the one "is this path under that folder" check of the engine.
+func TestUnderDir(t *testing.T) {
+	cases := []struct {
+		p, dir string
+		rest   string
+		ok     bool
+	}{
+		{"memory-bank", "memory-bank", "", true},
+		{"memory-bank/a.md", "memory-bank", "a.md", true},
+		{"memory-bank/x/a.md", "memory-bank", "x/a.md", true},
+		{"memory-bank-notes/a.md", "memory-bank", "", false},
+		{"memory-bank.md", "memory-bank", "", false},
+		{"docs/memory-bank", "memory-bank", "", false},
+		{"MEMORY-BANK/a.md", "memory-bank", "", false}, // folding is the caller's, through key
+		{"/~", "/~", "", true},
+		{"/~/x", "/~", "x", true},
+		{"/~x", "/~", "", false},
+		{".git/hooks/pre-commit", ".git", "hooks/pre-commit", true},
+		{"repo.git/x", ".git", "", false},
+		{"/a/b", "/", "a/b", true},
+		{"C:/repo/memory-bank", "C:/repo", "memory-bank", true},
+		{"C:/repository", "C:/repo", "", false},
+		{"//server/share/x", "//server/share", "x", true},
+	}
+	for _, c := range cases {
+		rest, ok := underDir(c.p, c.dir)
+		if rest != c.rest || ok != c.ok {
+			t.Errorf("underDir(%q, %q) = %q, %v; want %q, %v", c.p, c.dir, rest, ok, c.rest, c.ok)
+		}
+	}
+}

@@ -172,7 +172,7 @@ func homeView(p string, fx Facts) string {
 		if p == h {
 			return "/~"
 		}
-		if rest, ok := strings.CutPrefix(p, h+"/"); ok {
+		if rest, ok := underDir(p, h); ok {
 			return "/~/" + rest
 		}
 	}
@@ -278,10 +278,10 @@ func protectedView(a *action, w *writeTarget, p string, in bool, list []string, 
 // shellProtected is the protected path a shell write takes in: .git/ itself, or a protected
 // file below a folder it writes.
 func shellProtected(w *writeTarget, p string, in bool, list []string, fold bool) string {
-	switch {
-	case p == ".git" || strings.HasPrefix(p, ".git/"):
+	if _, ok := underDir(p, ".git"); ok {
 		return ".git/"
-	case !w.shellExact && !w.shellTree:
+	}
+	if !w.shellExact && !w.shellTree {
 		return ""
 	}
 	hit := containsProtected(list, p, fold)
