@@ -136,22 +136,18 @@ func relTo(abs, root string, fold bool) (string, bool) {
 	if fold {
 		a, r = strings.ToLower(a), strings.ToLower(r)
 	}
-	if a == r {
+	rel, ok := underDir(a, r) // a root that ends in a slash, / or C:/, is its own prefix
+	if !ok {
+		return a, false
+	}
+	if rel == "" {
 		return ".", true
 	}
-	prefix := r + "/"
-	if r == "/" {
-		prefix = "/"
+	if _, home := underDir(rel, "~"); home {
+		// a directory really named "~": spelt so that Canon does not read it as home
+		rel = "./" + rel
 	}
-	if strings.HasPrefix(a, prefix) {
-		rel := a[len(prefix):]
-		if rel == "~" || strings.HasPrefix(rel, "~/") {
-			// a directory really named "~": spelt so that Canon does not read it as home
-			rel = "./" + rel
-		}
-		return rel, true
-	}
-	return a, false
+	return rel, true
 }
 
 // isAbs accepts POSIX absolute paths, and drive paths (C:/x) when the repository itself is on
