@@ -356,29 +356,8 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 		return rep, err
 	}
 	prev := g.loadInflight()
-	in := inflight{Calls: slices.Clone(prev.Calls)}
-	var live, stale, jobs []Call
-	windows := 0 // live calls between their pre and post
-	for _, x := range in.Calls {
-		switch {
-		case x.ID == c.ID:
-		case x.Post != 0 && len(x.Procs) == 0:
-			// its post check began and never saved its result (killed, or out of time and
-			// handed on): this check finishes it
-			stale = append(stale, x)
-		case len(x.Procs) > 0: // what a call left running: evidence, not a window
-			jobs = append(jobs, x)
-			if !g.stale(x, now) {
-				live = append(live, x)
-			}
-		case g.stale(x, now), g.superseded(x, c):
-			stale = append(stale, x)
-		default:
-			live = append(live, x)
-			windows++
-		}
-	}
-	g.protectBefore(len(live) == 0 && len(stale) == 0, len(stale) > 0, &rep)
+	l := g.sortCalls(slices.Clone(prev.Calls), query{self: c.ID, hasSelf: true, now: now, next: &c})
+	g.protectBefore(len(l.live) == 0 && len(l.settle) == 0, len(l.settle) > 0, &rep)
 	if m == nil {
 		// the manifest is gone or unreadable: its copy outside the repository, or the tree
 		// under the ref, still names the bytes
@@ -386,62 +365,89 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 			return rep, err // never take the disk as known-good on the word of nothing
 		}
 	}
-	switch {
-	case m == nil:
-		disk, err := walk(g.r.Root, bank.Dir)
-		if err != nil {
-			return rep, err
-		}
-		if len(disk) == 0 {
-			return rep, nil // no memory-bank/, nothing to guard
-		}
-		if len(disk) > bigBank { // never primed: built over several checks (prime.go)
-			if m, err = g.build(disk, hookBudget); m == nil {
-				return rep, err // not recorded: checked once the store is complete
-			}
-			break
-		}
-		m = &manifest{Entries: map[string]Entry{}}
-		if err := g.absorb(m, disk, nil, &rep); err != nil {
-			return rep, err
-		}
-	case len(stale) > 0:
-		markPost(stale, now)
-		if err := g.settle(m, stale, live, &rep); errors.Is(err, errDeadline) {
-			// not done in time: the stale calls stay open for the background, and this call
-			// is refused rather than run on a bank that is still being put back
-			in.Calls = append(live, stale...)
-			if err := g.saveInflight(prev, in); err != nil {
-				return rep, err
-			}
-			g.handOn()
-			rep.Background = true
-			return rep, &BusyError{Call: stale[0].ID}
-		} else if err != nil {
-			return rep, err
-		}
-		rep.Settled = stale
-	case windows == 0 && len(jobs) > 0:
-		if err := g.judgeJobs(m, jobs, &rep); err != nil {
-			return rep, err
-		}
-	case len(live) == 0 && (g.tr != nil || !g.quietSince()):
-		n, ok := g.markWalk()
-		disk, cands, err := g.look(m)
-		if err != nil {
-			return rep, err
-		}
-		if err := g.absorb(m, disk, cands, &rep); err != nil {
-			return rep, err
-		}
-		g.settled(n, ok)
+	if m, err = g.catchUp(m, l, prev, now, &rep); m == nil || err != nil {
+		return rep, err
 	}
 	// commits made since the last check are the agent's while one of its calls or jobs was
 	// in flight, else the person's (provenance.go)
-	g.noteCommits(len(live) > 0 || len(jobs) > 0)
+	g.noteCommits(len(l.live) > 0 || len(l.jobs) > 0)
 	g.keepPending(m)
-	in.Calls = append(live, c)
-	return rep, g.saveInflight(prev, in)
+	return rep, g.saveInflight(prev, inflight{Calls: append(l.live, c)})
+}
+
+// catchUp is the work of a pre check before it records its call: a bank never seen is taken
+// as it is, lost calls are settled, what jobs left running wrote is judged, and with nothing
+// in flight the changes since the last check are accepted. A nil manifest (and no error)
+// says there is nothing to guard yet.
+func (g *Guard) catchUp(m *manifest, l ledger, prev inflight, now time.Time, rep *Report) (*manifest, error) {
+	switch {
+	case m == nil:
+		return g.firstManifest(rep)
+	case len(l.settle) > 0:
+		return m, g.settleLost(m, l, prev, now, rep)
+	case l.windows == 0 && len(l.jobs) > 0:
+		return m, g.judgeJobs(m, l.jobs, rep)
+	case len(l.live) == 0 && (g.tr != nil || !g.quietSince()):
+		n, ok := g.markWalk()
+		disk, cands, err := g.look(m)
+		if err != nil {
+			return m, err
+		}
+		if err := g.absorb(m, disk, cands, rep); err != nil {
+			return m, err
+		}
+		g.settled(n, ok)
+	}
+	return m, nil
+}
+
+// firstManifest takes the bank as known-good when no manifest was ever written.
+func (g *Guard) firstManifest(rep *Report) (*manifest, error) {
+	disk, err := walk(g.r.Root, bank.Dir)
+	if err != nil || len(disk) == 0 {
+		return nil, err // no memory-bank/, nothing to guard
+	}
+	if len(disk) > bigBank { // never primed: built over several checks (prime.go)
+		// nil until the store is complete: the call is not recorded, and checked then
+		m, err := g.build(disk, hookBudget)
+		if m == nil {
+			return nil, err
+		}
+		return m, nil // a manifest not saved is built again by the next check
+	}
+	m := &manifest{Entries: map[string]Entry{}}
+	if err := g.absorb(m, disk, nil, rep); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// settleLost settles, in a pre check, the calls whose post check never came.
+func (g *Guard) settleLost(m *manifest, l ledger, prev inflight, now time.Time, rep *Report) error {
+	markPost(l.settle, now)
+	if err := g.settle(m, l.settle, l.live, rep); errors.Is(err, errDeadline) {
+		// not done in time: the stale calls stay open for the background, and this call
+		// is refused rather than run on a bank that is still being put back
+		if err := g.handOnCalls(prev, append(l.live, l.settle...), rep); err != nil {
+			return err
+		}
+		return &BusyError{Call: l.settle[0].ID}
+	} else if err != nil {
+		return err
+	}
+	rep.Settled = l.settle
+	return nil
+}
+
+// handOnCalls keeps open the calls a check ran out of time for: the rest is finished in the
+// background, and the next call waits for it.
+func (g *Guard) handOnCalls(prev inflight, open []Call, rep *Report) error {
+	if err := g.saveInflight(prev, inflight{Calls: open}); err != nil {
+		return err
+	}
+	g.handOn()
+	rep.Background = true
+	return nil
 }
 
 // After runs after the tool call c ran: whatever changed under memory-bank/ is accepted when
@@ -454,8 +460,7 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 	rep = Report{Call: c}
 	lk, err := g.lockWithin(g.lockWait())
 	if err != nil {
-		var busy *BusyError
-		if errors.As(err, &busy) {
+		if busy := (*BusyError)(nil); errors.As(err, &busy) {
 			// a background check holds the lock: this call's record is stamped, so the
 			// check that next gets the lock settles it as its owner
 			g.stampUnlocked(c.ID)
@@ -469,28 +474,13 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 	g.startClock()
 	now := g.o.Now()
 	prev := g.loadInflight()
-	in := prev
-	owners := []Call{c}
-	var live []Call
-	found := false
-	for _, x := range in.Calls {
-		switch {
-		case x.ID == c.ID:
-			owners[0] = x // the pre check's record holds the allowed paths
-			rep.Call, found = x, true
-		case x.Post != 0 && len(x.Procs) == 0: // a post check that never finished
-			owners = append(owners, x)
-			rep.Settled = append(rep.Settled, x)
-		case g.stale(x, now) && len(x.Procs) > 0:
-			// the job is over: what it wrote since the last check is judged as this call's
-			// window (written during it) or was judged by the checks before
-		case g.stale(x, now):
-			owners = append(owners, x)
-			rep.Settled = append(rep.Settled, x)
-		default:
-			live = append(live, x)
-		}
+	l := g.sortCalls(prev.Calls, query{self: c.ID, hasSelf: true, now: now})
+	owners, found := append([]Call{c}, l.settle...), l.self != nil
+	if found {
+		owners[0] = *l.self // the pre check's record holds the allowed paths
+		rep.Call = *l.self
 	}
+	rep.Settled = l.settle
 	if !found && len(rep.Settled) == 0 && !c.Check {
 		return rep, nil // a call the pre check did not record (read-only, or no bank)
 	}
@@ -513,41 +503,47 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 		}
 	}
 	if found {
-		// stamp the record before the work: a hook killed from here on leaves it open and
-		// stamped, and the next check finishes the job (deadline.go)
-		marked := inflight{Calls: slices.Clone(prev.Calls)}
-		for i := range marked.Calls {
-			if marked.Calls[i].ID == c.ID {
-				markPost(marked.Calls[i:i+1], now)
-				owners[0] = marked.Calls[i]
-			}
-		}
-		if err := g.saveInflight(prev, marked); err != nil {
+		if prev, err = g.stampPost(prev, c.ID, now, owners); err != nil {
 			return rep, err
 		}
-		prev = marked
 	}
+	return rep, g.afterSettle(m, c, owners, l.live, prev, now, &rep)
+}
+
+// stampPost stamps call id's record before the post check's work: a hook killed from then on
+// leaves it open and stamped, and the next check finishes the job (deadline.go). owners[0]
+// takes the stamped record; the stamped list is the new prev.
+func (g *Guard) stampPost(prev inflight, id string, now time.Time, owners []Call) (inflight, error) {
+	marked := inflight{Calls: slices.Clone(prev.Calls)}
+	for i := range marked.Calls {
+		if marked.Calls[i].ID == id {
+			markPost(marked.Calls[i:i+1], now)
+			owners[0] = marked.Calls[i]
+		}
+	}
+	if err := g.saveInflight(prev, marked); err != nil {
+		return prev, err
+	}
+	return marked, nil
+}
+
+// afterSettle is the post check's work once c's record is stamped: settle its owners, and
+// keep in flight what stays (and what c left running).
+func (g *Guard) afterSettle(m *manifest, c Call, owners, live []Call, prev inflight, now time.Time, rep *Report) error {
 	n, ok := g.markWalk()
 	g.reopened = false
-	err = g.settle(m, owners, live, &rep)
+	err := g.settle(m, owners, live, rep)
 	if err == nil && g.reopened { // what the unreadable folder held is judged now
 		g.reopened = false
-		err = g.settle(m, owners, live, &rep)
+		err = g.settle(m, owners, live, rep)
 	}
 	if errors.Is(err, errDeadline) {
-		// out of time: every owner stays open and stamped; the rest is finished in the
-		// background, and the next call waits for it
+		// out of time: every owner stays open and stamped
 		markPost(owners, now)
-		in.Calls = append(live, owners...)
-		if err := g.saveInflight(prev, in); err != nil {
-			return rep, err
-		}
-		g.handOn()
-		rep.Background = true
-		return rep, nil
+		return g.handOnCalls(prev, append(live, owners...), rep)
 	}
 	if err != nil {
-		return rep, err
+		return err
 	}
 	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
 		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
@@ -556,8 +552,7 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 	if t, ok := g.tail(Call{ID: c.ID, Session: c.Session, Host: c.Host, Tool: c.Tool, Ticks: rep.Call.Ticks, LastPID: rep.Call.LastPID, Spawns: c.Spawns}, now); ok {
 		live = append(live, t)
 	}
-	in.Calls = live
-	return rep, g.saveInflight(prev, in)
+	return g.saveInflight(prev, inflight{Calls: live})
 }
 
 // Forget closes the windows of session's in-flight calls (see End).
@@ -592,45 +587,43 @@ func (g *Guard) End(session, id string, ran bool) (Report, error) {
 	defer lk.Unlock()
 	g.looked = nil
 	prev := g.loadInflight()
-	var closed, live []Call
-	for _, x := range prev.Calls {
-		if x.Session == session && (id == "" && !x.Agent || x.ID == id) && len(x.Procs) == 0 {
-			closed = append(closed, x)
-		} else {
-			live = append(live, x)
-		}
-	}
-	rep := Report{Settled: closed}
-	if len(closed) == 0 {
+	l := g.sortCalls(prev.Calls, query{ends: func(x Call) bool {
+		return x.Session == session && (id == "" && !x.Agent || x.ID == id)
+	}})
+	rep := Report{Settled: l.settle}
+	if len(l.settle) == 0 {
 		return rep, nil
 	}
-	rep.Call = closed[0]
+	rep.Call = l.settle[0]
 	g.startClock()
 	if ran {
-		m, err := g.loadManifest()
-		if err != nil {
+		if done, err := g.settleEnded(l, prev, &rep); done || err != nil {
 			return rep, err
 		}
-		if m == nil {
-			m, _ = g.recoverManifest()
-		}
-		if m != nil {
-			if err := g.settle(m, closed, live, &rep); errors.Is(err, errDeadline) {
-				now := g.o.Now()
-				markPost(closed, now)
-				if err := g.saveInflight(prev, inflight{Calls: append(live, closed...)}); err != nil {
-					return rep, err
-				}
-				g.handOn()
-				rep.Background = true
-				return rep, nil
-			} else if err != nil {
-				return rep, err
-			}
-			g.keepPending(m)
+	}
+	return rep, g.saveInflight(prev, inflight{Calls: l.live})
+}
+
+// settleEnded judges what changed in the windows End closes, as their post checks would
+// have; done says it ran out of time and handed the rest on.
+func (g *Guard) settleEnded(l ledger, prev inflight, rep *Report) (done bool, err error) {
+	m, err := g.loadManifest()
+	if err != nil {
+		return false, err
+	}
+	if m == nil {
+		if m, _ = g.recoverManifest(); m == nil {
+			return false, nil
 		}
 	}
-	return rep, g.saveInflight(prev, inflight{Calls: live})
+	if err := g.settle(m, l.settle, l.live, rep); errors.Is(err, errDeadline) {
+		markPost(l.settle, g.o.Now())
+		return true, g.handOnCalls(prev, append(l.live, l.settle...), rep)
+	} else if err != nil {
+		return false, err
+	}
+	g.keepPending(m)
+	return false, nil
 }
 
 // change is one path whose disk state differs from the known-good one.
