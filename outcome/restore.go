@@ -177,7 +177,7 @@ func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) 
 	for i, c := range list[cut:] {
 		rep.Undone = append(rep.Undone, Undone{Path: c.path, Change: c.what(), Why: why[cut+i]})
 	}
-	if err := keepQuarantine(q, rep); err != nil {
+	if err := g.keepQuarantine(q, rep); err != nil {
 		return err
 	}
 	if cut > 0 {
@@ -350,23 +350,5 @@ func putEntry(p string, c *change) error {
 			return err
 		}
 	}
-	return nil
-}
-
-// keepQuarantine saves the quarantine entry when it holds bytes of the agent's; a chmod or
-// a deletion alone leaves none to keep, and the entry is removed.
-func keepQuarantine(q *quarantine, rep *Report) error {
-	kept := false
-	for _, e := range q.meta.Entries {
-		kept = kept || e.File != ""
-	}
-	if !kept {
-		os.RemoveAll(q.dir)
-		return nil
-	}
-	if err := q.save(); err != nil {
-		return err
-	}
-	rep.Quarantine = q.meta.ID
 	return nil
 }

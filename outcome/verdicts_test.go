@@ -31,16 +31,16 @@ func TestVerdicts(t *testing.T) {
 		gitWork bool
 	}
 	cases := map[string][]row{
-		"owner's file, no problem":     {{edited("memory-bank/a.md", "x"), finding{claim: claimMine}, verdictKeep, "", false}},
-		"owner's file breaks a rule":   {{edited("memory-bank/a.md", "x"), finding{claim: claimMine, probs: problem}, verdictUndo, "too large", false}},
-		"another call's file":          {{edited("memory-bank/b.md", "x"), finding{claim: claimTheirs}, verdictLeave, "", false}},
-		"nobody's file":                {{edited("memory-bank/c.md", "x"), finding{claim: claimNone}, verdictUndo, "allowed write tool", false}},
-		"nobody's file, rules too":     {{edited("memory-bank/c.md", "x"), finding{claim: claimNone, probs: problem}, verdictUndo, "allowed write tool", false}},
-		"owner's symlink":              {{created("memory-bank/a.md", link, "t"), finding{claim: claimMine}, verdictUndo, "regular Markdown", false}},
-		"what the write tool wrote":    {{edited("memory-bank/e.md", "tool"), finding{claim: claimMine}, verdictKeep, "", false}},
-		"not what the tool wrote":      {{edited("memory-bank/e.md", "other"), finding{claim: claimMine}, verdictUndo, "not what the write tool", false}},
-		"git's work":                   {{edited("memory-bank/c.md", "x"), finding{claim: claimGit}, verdictKeep, "", true}},
-		"git discarded work":           {{edited("memory-bank/c.md", "x"), finding{claim: claimGit, probs: problem}, verdictUndo, "too large", true}},
+		"owner's file, no problem":   {{edited("memory-bank/a.md", "x"), finding{claim: claimMine}, verdictKeep, "", false}},
+		"owner's file breaks a rule": {{edited("memory-bank/a.md", "x"), finding{claim: claimMine, probs: problem}, verdictUndo, "too large", false}},
+		"another call's file":        {{edited("memory-bank/b.md", "x"), finding{claim: claimTheirs}, verdictLeave, "", false}},
+		"nobody's file":              {{edited("memory-bank/c.md", "x"), finding{claim: claimNone}, verdictUndo, "allowed write tool", false}},
+		"nobody's file, rules too":   {{edited("memory-bank/c.md", "x"), finding{claim: claimNone, probs: problem}, verdictUndo, "allowed write tool", false}},
+		"owner's symlink":            {{created("memory-bank/a.md", link, "t"), finding{claim: claimMine}, verdictUndo, "regular Markdown", false}},
+		"what the write tool wrote":  {{edited("memory-bank/e.md", "tool"), finding{claim: claimMine}, verdictKeep, "", false}},
+		"not what the tool wrote":    {{edited("memory-bank/e.md", "other"), finding{claim: claimMine}, verdictUndo, "not what the write tool", false}},
+		"git's work":                 {{edited("memory-bank/c.md", "x"), finding{claim: claimGit}, verdictKeep, "", true}},
+		"git discarded work":         {{edited("memory-bank/c.md", "x"), finding{claim: claimGit, probs: problem}, verdictUndo, "too large", true}},
 		"new folder with a kept file": {
 			{created("memory-bank/new", dir, ""), finding{}, verdictKeep, "", false},
 			{created("memory-bank/new/x.md", file("n"), "x"), finding{claim: claimMine}, verdictKeep, "", false},
