@@ -676,29 +676,14 @@ func (g *Guard) diffLazy(m *manifest, disk map[string]Entry, cands []string, laz
 	// map order: the changes are sorted at the end, and sorting every path of a large bank
 	// twice per check costs more than the comparison itself
 	for p, d := range disk {
-		b, ok := m.Entries[p]
-		if ok && b.sameStat(d) {
-			continue
-		}
-		c := &change{path: p, d: &d}
-		if ok {
-			c.b = &b
-		}
-		if lazy && !ok && d.Kind == KindFile {
-			c.unread = true
-			out = append(out, c)
-			continue
-		}
-		if err := g.readDisk(c); err != nil {
+		c, t, err := g.diffOne(m, p, d, lazy)
+		if err != nil {
 			return nil, false, err
 		}
-		if ok && b.Kind == d.Kind && b.Mode == d.Mode && b.Nlink <= 1 && d.Nlink <= 1 && (d.Kind == KindDir || b.Blob != "" && b.Blob == c.newBlob) {
-			d.Blob = b.Blob
-			m.Entries[p] = d // touched, moved by an atomic rewrite of the same bytes
-			touched = true
-			continue
+		if c != nil {
+			out = append(out, c)
 		}
-		out = append(out, c)
+		touched = touched || t
 	}
 	gone := func(p string) {
 		if _, ok := disk[p]; !ok {
@@ -720,6 +705,39 @@ func (g *Guard) diffLazy(m *manifest, disk map[string]Entry, cands []string, laz
 		g.changed = append(g.changed, c.path)
 	}
 	return out, touched, nil
+}
+
+// diffOne compares path p's known-good entry with its disk entry d: nil when they hold the
+// same (touched: only the stat moved, as an atomic rewrite of the same bytes does, and m took
+// the new one). With lazy, a created regular file is not read (change.unread).
+func (g *Guard) diffOne(m *manifest, p string, d Entry, lazy bool) (*change, bool, error) {
+	b, ok := m.Entries[p]
+	if ok && b.sameStat(d) {
+		return nil, false, nil
+	}
+	c := &change{path: p, d: &d}
+	if ok {
+		c.b = &b
+	}
+	if lazy && !ok && d.Kind == KindFile {
+		c.unread = true
+		return c, false, nil
+	}
+	if err := g.readDisk(c); err != nil {
+		return nil, false, err
+	}
+	if ok && sameContent(b, d, c.newBlob) {
+		d.Blob = b.Blob
+		m.Entries[p] = d
+		return nil, true, nil
+	}
+	return c, false, nil
+}
+
+// sameContent reports whether disk entry d (whose bytes hash to newBlob) holds what the
+// known-good entry b does, unlinked: only its stat moved.
+func sameContent(b, d Entry, newBlob string) bool {
+	return b.Kind == d.Kind && b.Mode == d.Mode && b.Nlink <= 1 && d.Nlink <= 1 && (d.Kind == KindDir || b.Blob != "" && b.Blob == newBlob)
 }
 
 func (g *Guard) readDisk(c *change) error {

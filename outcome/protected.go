@@ -91,22 +91,29 @@ func (g *Guard) protRoots(s *protSnap) []protRoot {
 	// the folder core.hooksPath names (the person set it) holds hooks as much as .git/hooks
 	if s != nil {
 		for _, kv := range slices.Concat(s.Risky, s.WRisky) {
-			k, v, _ := strings.Cut(kv, "\n")
-			if k != "core.hookspath" || v == "" || strings.HasPrefix(v, "~") {
-				continue
+			if rel, ok := g.hooksPathIn(kv); ok {
+				add(protRoot{g.r.Root, rel, rel})
 			}
-			if !filepath.IsAbs(v) {
-				v = filepath.Join(g.r.Root, v)
-			}
-			rel, err := filepath.Rel(g.r.Root, filepath.Clean(v))
-			if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-				continue
-			}
-			rel = filepath.ToSlash(rel)
-			add(protRoot{g.r.Root, rel, rel})
 		}
 	}
 	return out
+}
+
+// hooksPathIn is the repository-relative folder a risky config pair ("key\nvalue") names
+// when it is core.hooksPath inside the work tree.
+func (g *Guard) hooksPathIn(kv string) (string, bool) {
+	k, v, _ := strings.Cut(kv, "\n")
+	if k != "core.hookspath" || v == "" || strings.HasPrefix(v, "~") {
+		return "", false
+	}
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(g.r.Root, v)
+	}
+	rel, err := filepath.Rel(g.r.Root, filepath.Clean(v))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // protDisk lstats every protected entry. A folder that cannot be read shows as an entry of

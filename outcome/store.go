@@ -171,6 +171,11 @@ func (g *Guard) saveInflight(prev, next inflight) error {
 		}
 		return writeFile(p, buf.Bytes(), 0o644, false)
 	}
+	return appendLog(p, buf.Bytes())
+}
+
+// appendLog appends b to the in-flight log at p, making its folder when it is missing.
+func appendLog(p string, b []byte) error {
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -181,7 +186,7 @@ func (g *Guard) saveInflight(prev, next inflight) error {
 	if err != nil {
 		return fmt.Errorf("recording calls in flight: %w", err)
 	}
-	_, werr := f.Write(buf.Bytes())
+	_, werr := f.Write(b)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
