@@ -266,22 +266,8 @@ func (g *Guard) fromRef() (*manifest, error) {
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
 		f := strings.Fields(string(meta))
-		if !ok || len(f) != 3 || f[1] != "blob" {
-			continue
-		}
-		e := Entry{Kind: KindFile, Mode: 0o644, Blob: f[2], Nlink: 1}
-		switch f[0] {
-		case "100755":
-			e.Mode = 0o755
-		case "120000":
-			e.Kind, e.Mode, e.Nlink = KindSymlink, 0o777, 1
-		}
-		path := string(p)
-		m.Entries[path] = e
-		for d := filepath.ToSlash(filepath.Dir(path)); d != "." && d != "/" && d != ""; d = filepath.ToSlash(filepath.Dir(d)) {
-			if _, ok := m.Entries[d]; !ok {
-				m.Entries[d] = Entry{Kind: KindDir, Mode: 0o755}
-			}
+		if ok && len(f) == 3 && f[1] == "blob" {
+			m.addTreeBlob(string(p), f[0], f[2])
 		}
 	}
 	if len(m.Entries) == 0 {
@@ -289,6 +275,23 @@ func (g *Guard) fromRef() (*manifest, error) {
 	}
 	m.Tree, _ = g.obj.refValue(g.Ref())
 	return m, nil
+}
+
+// addTreeBlob adds a blob of the ref's tree (git mode, id) at path, and the folders above it.
+func (m *manifest) addTreeBlob(path, mode, blob string) {
+	e := Entry{Kind: KindFile, Mode: 0o644, Blob: blob, Nlink: 1}
+	switch mode {
+	case "100755":
+		e.Mode = 0o755
+	case "120000":
+		e.Kind, e.Mode, e.Nlink = KindSymlink, 0o777, 1
+	}
+	m.Entries[path] = e
+	for d := filepath.ToSlash(filepath.Dir(path)); d != "." && d != "/" && d != ""; d = filepath.ToSlash(filepath.Dir(d)) {
+		if _, ok := m.Entries[d]; !ok {
+			m.Entries[d] = Entry{Kind: KindDir, Mode: 0o755}
+		}
+	}
 }
 
 // mirrorPath is where a copy of the manifest lives outside the repository, in the user's
