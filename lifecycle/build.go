@@ -181,7 +181,7 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 	crlf := false
 	if in.Active != nil {
 		a := bytes.TrimPrefix(in.Active, bomUTF)
-		crlf = bytes.Count(a, []byte("\r\n"))*2 > bytes.Count(a, []byte("\n"))
+		crlf = usesCRLF(a)
 		if _, u, has, ok := split(a); ok && has {
 			userRaw = u
 		}
@@ -262,10 +262,7 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 	b.WriteString(bank.MachineEnd.String() + "\n\n" + bank.UserStart.String())
 	head := b.String()
 	tail := bank.UserEnd.String() + "\n"
-	if crlf {
-		head = strings.ReplaceAll(head, "\n", "\r\n")
-		tail = strings.ReplaceAll(tail, "\n", "\r\n")
-	}
+	head, tail = withLineEnds(head, crlf), withLineEnds(tail, crlf)
 	memory = append(append([]byte(head), userRaw...), tail...)
 	if err != nil {
 		return nil, nil, err
@@ -364,7 +361,7 @@ func wrapUnmarked(old []byte) (out []byte, dropped int, err error) {
 		body = dropTemplateMarks(old, sc.Templates)[len(bom):]
 		dropped = len(sc.Templates)
 	}
-	crlf := bytes.Count(body, []byte("\r\n"))*2 > bytes.Count(body, []byte("\n"))
+	crlf := usesCRLF(body)
 	var b strings.Builder
 	b.WriteString("# Project Memory\n\n")
 	b.WriteString(bank.MachineStart.String() + "\n" + bank.TemplateMarker(bank.CurrentTemplate) + "\n\n")
@@ -382,10 +379,7 @@ func wrapUnmarked(old []byte) (out []byte, dropped int, err error) {
 	if len(body) > 0 && body[len(body)-1] != '\n' {
 		tail = "\n" + tail // the end marker needs a line of its own
 	}
-	if crlf {
-		head = strings.ReplaceAll(head, "\n", "\r\n")
-		tail = strings.ReplaceAll(tail, "\n", "\r\n")
-	}
+	head, tail = withLineEnds(head, crlf), withLineEnds(tail, crlf)
 	out = append(append(append(append([]byte(nil), bom...), head...), body...), tail...)
 	sc2 := bank.ScanMarkers(out)
 	if _, ok := bank.ParseBlocks(out); !ok || len(sc2.Markers) != 4 || len(sc2.Templates) != 1 || !bytes.Contains(out, body) {
@@ -400,30 +394,8 @@ func dropTemplateMarks(b []byte, marks []bank.TemplateMark) []byte {
 	lines := lineStarts(b)
 	out := append([]byte(nil), b...)
 	for i := len(marks) - 1; i >= 0; i-- {
-		t := marks[i]
-		ls, le := lines[t.Line-1], lineEnd(b, lines, t.Line)
-		text := string(b[ls:le])
-		k := strings.Index(text, "<!--")
-		m := strings.Index(text[k:], "-->") + k + 3
-		if strings.TrimSpace(text[:k]+text[m:]) == "" {
-			full := le
-			if full < len(b) && b[full] == '\r' {
-				full++
-			}
-			if full < len(b) && b[full] == '\n' {
-				full++
-			}
-			out = append(out[:ls], out[full:]...)
-		} else {
-			out = append(out[:ls+k], out[ls+m:]...)
-		}
+		at, end := markSpan(b, lines, marks[i].Line)
+		out = append(out[:at], out[end:]...)
 	}
 	return out
-}
-
-func nlOf(crlf bool) string {
-	if crlf {
-		return "\r\n"
-	}
-	return "\n"
 }

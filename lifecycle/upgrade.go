@@ -172,11 +172,8 @@ func upgradeContent(old []byte) (next []byte, from string, actions []string, err
 	} else if len(others) > 0 {
 		from = others[0].Raw
 	}
-	crlf := bytes.Count(old, []byte("\r\n"))*2 > bytes.Count(old, []byte("\n"))
-	nl := "\n"
-	if crlf {
-		nl = "\r\n"
-	}
+	crlf := usesCRLF(old)
+	nl := nlOf(crlf)
 	lines := lineStarts(old)
 	marker := bank.TemplateMarker(bank.CurrentTemplate)
 
@@ -225,12 +222,7 @@ func upgradeContent(old []byte) (next []byte, from string, actions []string, err
 		if !strings.HasSuffix(before, "\n\n") && !strings.HasSuffix(before, "\r\n\r\n") && prefix == "" {
 			prefix = nl
 		}
-		text := prefix + add.String()
-		if crlf {
-			text = strings.ReplaceAll(text, "\n", "\r\n")
-			text = strings.ReplaceAll(text, "\r\r\n", "\r\n")
-		}
-		edits = append(edits, edit{at, at, text})
+		edits = append(edits, edit{at, at, withLineEnds(prefix+add.String(), crlf)})
 	}
 
 	// 2. the version marker on the line after MACHINE_BLOCK_START
@@ -250,22 +242,11 @@ func upgradeContent(old []byte) (next []byte, from string, actions []string, err
 	}
 	// Older marks elsewhere in the machine block would be duplicates now; the user block is never touched.
 	for _, t := range others {
-		ls, le := lines[t.Line-1], lineEnd(old, lines, t.Line)
-		if ls < blocks.Machine.Start || le > blocks.Machine.End {
+		if lines[t.Line-1] < blocks.Machine.Start || lineEnd(old, lines, t.Line) > blocks.Machine.End {
 			continue
 		}
-		text := string(old[ls:le])
-		i := strings.Index(text, "<!--")
-		j := strings.Index(text[i:], "-->") + i + 3
-		if strings.TrimSpace(text[:i]+text[j:]) == "" {
-			full := le
-			if full < len(old) && old[full] == '\n' {
-				full++
-			}
-			edits = append(edits, edit{ls, full, ""})
-		} else {
-			edits = append(edits, edit{ls + i, ls + j, ""})
-		}
+		at, end := markSpan(old, lines, t.Line)
+		edits = append(edits, edit{at, end, ""})
 		actions = append(actions, fmt.Sprintf("remove the stray template marker on line %d", t.Line))
 	}
 	if len(edits) == 0 {
