@@ -12,6 +12,7 @@ import (
 
 	"github.com/mbguard/mbguard/internal/fsutil"
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/internal/testhost"
 )
 
 // killedMain is mbguard that kills itself (SIGKILL on Unix, TerminateProcess on Windows) when
@@ -37,9 +38,8 @@ func killedMain() {
 // `git fsck --strict` to find nothing wrong, and a second `migrate --apply` to finish the work
 // (issue #27: a kill left .git/objects/xx/.<hash>.tmp<digits>, a "bad sha1 file" for ever).
 func TestMigrateKilledAnywhere(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testhost.Tool(t, "git", "install git")
+	testhost.Short(t, "migrate runs killed at each of their writes")
 	testgit.Isolate(t)
 	for n := 1; ; n++ {
 		if n > 500 {
