@@ -625,21 +625,26 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (a asked, ok b
 		dropPending(r, c.Session)
 		return a, true
 	}
+	keepOrTake(c, r, &a)
+	return a, true
+}
+
+// keepOrTake passes notes between events: what an event whose reply reaches no model has (an
+// undo included) is kept for the next event that can show it, and that event takes it.
+func keepOrTake(c *hookCall, r repo.Repo, a *asked) {
 	switch {
 	case c.Defer && (a.Context != "" || a.Undone != ""):
-		// the host shows nothing of this event to the model: keep it (an undo included) for
-		// the next event that can
 		if err := savePending(r, c.Session, joinText(a.Undone, a.Context)); err != nil {
 			a.Stderr += "mbguard: keeping a note for the agent: " + err.Error() + "\n"
 		}
 		a.Context, a.Undone = "", ""
-	case !c.Defer && (c.Kind == callPrompt || c.Kind == callPostTool || c.Kind == callStart):
-		// (an event whose reply reaches no model leaves what is kept for the next that does)
+	case c.Defer:
+		// nothing to keep, and nothing to take: this reply reaches no model
+	case c.Kind == callPrompt || c.Kind == callPostTool || c.Kind == callStart:
 		if kept := takePending(r, c.Session); kept != "" {
 			a.Context = joinText(kept, a.Context)
 		}
 	}
-	return a, true
 }
 
 // defaultConnect prefers a running `mbguard watch` for r and falls back to a Service in this

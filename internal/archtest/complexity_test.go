@@ -19,7 +19,7 @@ import (
 const (
 	maxAbove15 = 44 // functions with cyclomatic complexity > 15
 	maxAbove30 = 4  // functions with cyclomatic complexity > 30
-	maxAny     = 57 // the most complex function (hooks' Hook.ask today)
+	maxAny     = 49 // the most complex function (hooks' Hook.ask today)
 )
 
 // cyclomatic counts a function the way gocyclo does: 1, plus one for each if, for, range, case
