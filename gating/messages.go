@@ -25,7 +25,7 @@ func readCall(host, rel string, fx Facts) string {
 	switch strings.ToLower(host) {
 	case "claude", "claude-code", "claudecode":
 		return `Read({ file_path: "` + joinRoot(fx, rel) + `" })`
-	case "opencode":
+	case "opencode", "kilo":
 		return `read({ filePath: "` + rel + `" })`
 	}
 	return "read " + rel

@@ -21,8 +21,24 @@ var ProtectedPaths = []string{
 	".codex/",
 	".gemini/",
 	".github/hooks/",
+	// Kilo Code loads every plugin and its kilo.json from .kilo/ (whole), and from the older
+	// .kilocode/, whose rules/ may hold a bank migrate takes over: only its plugin folders and
+	// configuration files there
+	".kilo/",
+	".kilocode/plugin/",
+	".kilocode/plugins/",
 	".opencode/plugin/mbguard.js",
 	".opencode/plugins/mbguard.js",
+	".kilo/plugin/mbguard.js",
+	".kilo/plugins/mbguard.js",
+	".kilocode/plugin/mbguard.js",
+	".kilocode/plugins/mbguard.js",
+	".kilocode/kilo.json",
+	".kilocode/kilo.jsonc",
+	".kilocode/opencode.json",
+	".kilocode/opencode.jsonc",
+	"kilo.json",
+	"kilo.jsonc",
 	".codex/hooks.json",
 	".codex/config.toml",
 	".gemini/settings.json",
@@ -44,7 +60,7 @@ var ProtectedPaths = []string{
 // UserOnlyPaths are hook files at user level, relative to home, that ProtectedPaths does not
 // already name as the same path below home: the user-level files of hosts whose project folder
 // is protected whole (Codex, Gemini CLI), or whose user file lives elsewhere than the project's
-// (OpenCode's and Crush's under ~/.config — $XDG_CONFIG_HOME's default, Crush's state file
+// (OpenCode's, Kilo Code's and Crush's under ~/.config — $XDG_CONFIG_HOME's default, Crush's state file
 // under ~/.local/share, which it merges into its configuration — and Copilot CLI's under
 // ~/.copilot), and mbguard's own user configuration. The gate before a call refuses a write
 // to them in every spelling of home (~, $HOME, the absolute path, a symlinked path: see
@@ -53,6 +69,7 @@ var UserOnlyPaths = []string{
 	".config/mbguard/config.yaml",
 	".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
 	".config/opencode/opencode.json", ".config/opencode/plugin/mbguard.js",
+	".config/kilo/kilo.json", ".config/kilo/kilo.jsonc", ".config/kilo/plugin/mbguard.js",
 	".config/crush/crush.json", ".local/share/crush/crush.json",
 	".copilot/hooks/mbguard.json",
 }

@@ -7,5 +7,6 @@
 // host — Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI — is a thin protocol: parse its
 // payload into a normalised call (tools mapped onto the engine's vocabulary) and render the
 // answer in the form that reaches that host's model. OpenCode talks to `mbguard serve` through
-// its plugin asset instead.
+// its plugin asset instead, and so does Kilo Code, which keeps OpenCode's plugin API: the same
+// asset, installed with the host's name in it.
 package hooks

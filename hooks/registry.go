@@ -48,11 +48,15 @@ type HostSpec struct {
 	// itself (Crush's MEMORY.md view) is brought up to date.
 	Refresh func(repo.Repo, *config.Config) error
 
-	proto protocol // nil for a host served by a plugin (OpenCode)
+	proto protocol // nil for a host served by a plugin (OpenCode, Kilo Code)
 }
 
 // HookHost reports whether `mbguard hook <Name>` answers this host.
 func (s HostSpec) HookHost() bool { return s.proto != nil }
+
+// openCodeEvents are the plugin hooks of OpenCode's plugin API the plugin implements.
+var openCodeEvents = []string{"chat.message", "tool.execute.before", "tool.execute.after",
+	"experimental.chat.system.transform", "experimental.session.compacting", "event"}
 
 // hostSpecs is the one list of hosts.
 var hostSpecs = []HostSpec{
@@ -67,17 +71,16 @@ var hostSpecs = []HostSpec{
 		SessionField: "session_id", proto: claudeProto{},
 	},
 	{
-		Spec: host.Get("opencode"), Events: []string{"chat.message", "tool.execute.before", "tool.execute.after",
-			"experimental.chat.system.transform", "experimental.session.compacting", "event"},
-		Closes:       []string{"tool.execute.after"},
+		Spec: host.Get("opencode"), Events: openCodeEvents, Closes: []string{"tool.execute.after"},
 		ProjectFiles: []string{".opencode/plugin/mbguard.js", ".opencode/plugins/mbguard.js"},
-		Install:      InstallOpenCode,
-		SkillDir: func(o InstallOptions) string {
-			if o.Global {
-				return filepath.Join(o.ConfigHome, "opencode", "skills", "memory-bank")
-			}
-			return filepath.Join(o.Root, ".opencode", "skills", "memory-bank")
-		},
+		Install:      InstallOpenCode, SkillDir: openCodeHost.skillDir,
+		Marker: openCodeHeader, SessionField: "sessionID",
+	},
+	{
+		// Kilo Code keeps OpenCode's plugin API: the same plugin, loaded from .kilo/plugin/
+		Spec: host.Get("kilo"), Events: openCodeEvents, Closes: []string{"tool.execute.after"},
+		ProjectFiles: []string{".kilo/plugin/mbguard.js", ".kilo/plugins/mbguard.js", ".kilocode/plugin/mbguard.js", ".kilocode/plugins/mbguard.js"},
+		Install:      InstallKilo, SkillDir: kiloHost.skillDir,
 		Marker: openCodeHeader, SessionField: "sessionID",
 	},
 	{

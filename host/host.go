@@ -84,6 +84,13 @@ var specs = []Spec{
 		E2E: "test/e2e/opencode",
 	},
 	{
+		// Kilo Code keeps OpenCode's plugin API: the same plugin, the same ways
+		Name: "kilo", Title: "Kilo Code",
+		Fails: FailMode{Crash: "open", Timeout: "open", BadReply: "open",
+			How: "the plugin lets a call run with a warning in warn mode; in block mode or with recovery armed it refuses writes"},
+		E2E: "test/e2e/kilo",
+	},
+	{
 		Name: "codex", Title: "Codex CLI",
 		Tools: Tools{"exec_command", "apply_patch", "apply_patch"}, Secrets: Replace,
 		Fails: FailMode{Crash: "open", Timeout: "open", BadReply: "open", How: "Codex runs the call when a hook fails; no setting changes that"},

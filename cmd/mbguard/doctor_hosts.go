@@ -61,8 +61,8 @@ func checkHosts(r repo.Repo, getenv func(string) string) []doctorCheck {
 		switch spec.Name {
 		case "claude":
 			out = append(out, checkClaude(r, home))
-		case "opencode":
-			out = append(out, checkOpenCode(r, home, o.ConfigHome))
+		case "opencode", "kilo":
+			out = append(out, checkPlugin(spec, r, home, o.ConfigHome))
 		case "codex":
 			out = append(out, checkCodex(r, home, o.CodexHome))
 		case "crush":

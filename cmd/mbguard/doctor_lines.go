@@ -112,7 +112,7 @@ func hookBinary(spec hooks.HostSpec, files []string) (bin, why string) {
 	if bin == "" {
 		return "mbguard", "" // the plugin or hook names no program of its own: as installed
 	}
-	if v := os.Getenv("MBGUARD_BIN"); v != "" && spec.Name == "opencode" {
+	if v := os.Getenv("MBGUARD_BIN"); v != "" && hooks.PluginHost(spec.Name) {
 		bin = v
 	}
 	if _, err := exec.LookPath(bin); err != nil {
@@ -127,7 +127,7 @@ func hookBinary(spec hooks.HostSpec, files []string) (bin, why string) {
 // commandBefore returns the program of the first hook command in text: what precedes
 // " hook <host>" in a JSON string (quotes around it removed), or the plugin's DEFAULT_BIN.
 func commandBefore(text string, spec hooks.HostSpec) string {
-	if spec.Name == "opencode" {
+	if hooks.PluginHost(spec.Name) {
 		_, rest, ok := strings.Cut(text, "const DEFAULT_BIN = ")
 		if !ok {
 			return ""
@@ -173,7 +173,7 @@ func postRegistered(spec hooks.HostSpec, files []string) bool {
 			continue
 		}
 		for _, ev := range spec.Closes {
-			if strings.Contains(string(b), strconv.Quote(ev)) || spec.Name == "opencode" && strings.Contains(string(b), ev) {
+			if strings.Contains(string(b), strconv.Quote(ev)) || hooks.PluginHost(spec.Name) && strings.Contains(string(b), ev) {
 				return true
 			}
 		}
@@ -202,7 +202,7 @@ func kernelLine(host string, r repo.Repo, home string, cfg *config.Config, probe
 			return "off (Claude Code's sandbox does not run on native Windows; use WSL2)", ""
 		}
 		return "on (Claude Code's sandbox, denyWrite ./memory-bank)", ""
-	case "opencode":
+	case "opencode", "kilo":
 		switch {
 		case probeErr != nil:
 			return "off (no jail here)", ""

@@ -32,9 +32,9 @@ func checkUserHosts(getenv func(string) string) []doctorCheck {
 		CopilotHome: getenv("COPILOT_HOME"), Global: true}
 	var out []doctorCheck
 	for _, spec := range hooks.Registry() {
-		if spec.Name == "opencode" {
-			ch := doctorCheck{Name: spec.Name, Status: checkInfo, Detail: spec.Title + " plugin not installed for the user (mbguard install --agent opencode --global if you use it)"}
-			if path, st, err := hooks.OpenCodePluginState(o); err == nil && st != hooks.PluginMissing {
+		if hooks.PluginHost(spec.Name) {
+			ch := doctorCheck{Name: spec.Name, Status: checkInfo, Detail: spec.Title + " plugin not installed for the user (mbguard install --agent " + spec.Name + " --global if you use it)"}
+			if path, st, err := hooks.PluginStateOf(spec.Name, o); err == nil && st != hooks.PluginMissing {
 				ch.Detail = "plugin " + string(st) + " at " + path
 				if st == hooks.PluginCurrent {
 					ch.Status = checkOK
