@@ -53,7 +53,7 @@ func TestInstallKilo(t *testing.T) {
 func TestKiloPathsGlobal(t *testing.T) {
 	home, xdg := t.TempDir(), t.TempDir()
 	spec, ok := LookupHost("kilo")
-	if !ok || !PluginHost("kilo") || spec.HookHost() {
+	if !ok || !spec.Plugin || spec.HookHost() {
 		t.Fatal("kilo: want a registry host served by the plugin")
 	}
 	for _, c := range []struct {

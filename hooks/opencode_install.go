@@ -35,16 +35,8 @@ type pluginHost struct {
 
 var (
 	openCodeHost = pluginHost{name: "opencode", title: "OpenCode", dir: ".opencode", config: "opencode"}
-	kiloHost     = pluginHost{name: "kilo", title: "Kilo Code", dir: ".kilo", config: "kilo"}
 	pluginHosts  = []pluginHost{openCodeHost, kiloHost}
 )
-
-// PluginHost reports whether the host named name runs mbguard's OpenCode plugin rather than
-// hook commands.
-func PluginHost(name string) bool {
-	_, ok := lookupPluginHost(name)
-	return ok
-}
 
 func lookupPluginHost(name string) (pluginHost, bool) {
 	for _, h := range pluginHosts {
@@ -56,17 +48,9 @@ func lookupPluginHost(name string) (pluginHost, bool) {
 }
 
 // path is where install writes the plugin: the project's <dir>/plugin/mbguard.js, or with
-// Global the host's configuration folder ($XDG_CONFIG_HOME/<config>, else ~/.config/<config>).
-func (h pluginHost) path(o InstallOptions) string {
-	if o.Global {
-		base := o.ConfigHome
-		if base == "" {
-			base = filepath.Join(o.Home, ".config")
-		}
-		return filepath.Join(base, h.config, "plugin", "mbguard.js")
-	}
-	return filepath.Join(o.Root, h.dir, "plugin", "mbguard.js")
-}
+// Global the host's configuration folder ($XDG_CONFIG_HOME/<config>, else ~/.config/<config>):
+// the host's first project and user file (host.Spec).
+func (h pluginHost) path(o InstallOptions) string { return HookFilePath(h.name, o) }
 
 // skillDir is where the host reads the memory-bank skill: skills/ in the same folders.
 func (h pluginHost) skillDir(o InstallOptions) string {
@@ -185,10 +169,6 @@ func renderPlugin(host, binary string) string {
 // beside it as mbguard.js.orig); a file someone else wrote is never touched. Uninstall removes
 // only our file.
 func InstallOpenCode(o InstallOptions) ([]Change, error) { return openCodeHost.install(o) }
-
-// InstallKilo writes the same plugin for Kilo Code, into .kilo/plugin/ (or with Global
-// $XDG_CONFIG_HOME/kilo/plugin/), the way InstallOpenCode does.
-func InstallKilo(o InstallOptions) ([]Change, error) { return kiloHost.install(o) }
 
 func (h pluginHost) install(o InstallOptions) ([]Change, error) {
 	old, exists, show, path, err := readTarget(o, h.path, "HOME or XDG_CONFIG_HOME to find "+h.title+"'s configuration")

@@ -88,7 +88,7 @@ func (w *world) run(t *testing.T, prompt string, env ...string) string {
 	t.Helper()
 	defer func() { t.Logf("fake model requests:\n%s", w.model.Log()) }()
 	// a bound for a hung run, not a timing: Kilo's start alone costs ~20 s of CPU
-	return w.Run(t, 5*time.Minute, append(append([]string{}, offline...), env...), w.kilo,
+	return w.Run(t, 10*time.Minute, append(append([]string{}, offline...), env...), w.kilo,
 		"run", "--auto", "--print-logs", "--log-level", "WARN", prompt)
 }
 
