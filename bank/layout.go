@@ -84,11 +84,7 @@ func DetectLayout(exists bool, names []string) Layout {
 // MEMORY.md is KindV7 here: only its content (no block markers) makes it KindUnmarked.
 func DetectKind(names []string) Kind {
 	has := func(n string) bool { return in(n, names, true) }
-	var skill, context bool
-	for _, n := range names {
-		skill = skill || in(n, LegacyEntries, false)
-		context = context || in(n, ContextEntries, true)
-	}
+	skill, context := entryKinds(names)
 	switch {
 	case has("MEMORY.md") && !skill && !context && !kilo(names):
 		return KindV7
@@ -98,6 +94,23 @@ func DetectKind(names []string) Kind {
 		return KindSkill
 	case !context || has("MEMORY.md") || skill:
 		return KindNone
+	}
+	return contextKind(has)
+}
+
+// entryKinds reports whether names hold a legacy skill entry file and a context file of the
+// Cline family.
+func entryKinds(names []string) (skill, context bool) {
+	for _, n := range names {
+		skill = skill || in(n, LegacyEntries, false)
+		context = context || in(n, ContextEntries, true)
+	}
+	return skill, context
+}
+
+// contextKind tells the Cline family's layouts apart by the files only one of them has.
+func contextKind(has func(string) bool) Kind {
+	switch {
 	case has("tasks.md") || has("creative") || has("reflection") || has("style-guide.md"):
 		return KindCursor
 	case has("decisionLog.md") && !has("techContext.md"):

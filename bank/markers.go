@@ -140,6 +140,23 @@ func (f *Fence) Line(line []byte) bool {
 // fenceLine returns the fence run that starts line (after indentation and block-quote or
 // list prefixes) and what follows it; f is empty when the line is no fence.
 func fenceLine(line []byte) (f string, rest []byte) {
+	s := line[containerPrefix(line):]
+	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
+		return "", nil
+	}
+	n := 0
+	for n < len(s) && s[n] == s[0] {
+		n++
+	}
+	if n < 3 {
+		return "", nil
+	}
+	return string(s[:n]), s[n:]
+}
+
+// containerPrefix is the length of the indentation, block-quote and list-item markers before
+// a line's content.
+func containerPrefix(line []byte) int {
 	i := 0
 	for i < len(line) {
 		c := line[i]
@@ -152,30 +169,26 @@ func fenceLine(line []byte) (f string, rest []byte) {
 			i += 2
 			continue
 		}
-		if c >= '0' && c <= '9' {
-			j := i
-			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-				j++
-			}
-			if j+1 < len(line) && (line[j] == '.' || line[j] == ')') && line[j+1] == ' ' {
-				i = j + 2
-				continue
-			}
+		if n := orderedItem(line[i:]); n > 0 {
+			i += n
+			continue
 		}
 		break
 	}
-	s := line[i:]
-	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
-		return "", nil
+	return i
+}
+
+// orderedItem is the length of an ordered list item's marker ("1. ", "12) ") at the start of
+// s, or 0.
+func orderedItem(s []byte) int {
+	j := 0
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
 	}
-	n := 0
-	for n < len(s) && s[n] == s[0] {
-		n++
+	if j > 0 && j+1 < len(s) && (s[j] == '.' || s[j] == ')') && s[j+1] == ' ' {
+		return j + 2
 	}
-	if n < 3 {
-		return "", nil
-	}
-	return string(s[:n]), s[n:]
+	return 0
 }
 
 // scanLine records markers on one line outside fences, ignoring inline code spans.

@@ -25,7 +25,7 @@ func (e *Engine) bankGuard(a *action, fx Facts, fold bool) (msg string, bankWrit
 	}
 	for i := range a.writes {
 		w := &a.writes[i]
-		if w.op == opOpaque && (w.inRepo && inBank(w.rel) || w.lexIn && inBank(w.lex)) {
+		if w.op == opOpaque && w.touchesBank() {
 			return prefixBank + "blocked: " + a.tool + " is a tool mbguard does not know, and it names " + w.rel +
 				". Next: change memory-bank/ .md files with the host's own write/edit tool, which mbguard can check.", false
 		}
@@ -34,8 +34,8 @@ func (e *Engine) bankGuard(a *action, fx Facts, fold bool) (msg string, bankWrit
 			return prefixBank + "blocked: " + w.raw + " may lead into memory-bank/ through your home directory. " +
 				"Next: write it by its path inside the repository with the write/edit tool.", false
 		}
-		lexBank := w.lexIn && inBank(w.lex)
-		resBank := w.inRepo && inBank(w.rel)
+		lexBank := w.lexInBank()
+		resBank := w.relInBank()
 		if !lexBank && !resBank {
 			continue
 		}
@@ -81,30 +81,7 @@ func (e *Engine) checkBankWrite(w *writeTarget, fx Facts, fold bool) string {
 	if w.op == opPatch && w.src != rel {
 		base, baseOK = fx.Read(w.src) // a move edits the source's content on the way
 	}
-	var next, added string
-	known := false
-	switch w.op {
-	case opWrite:
-		next, added, known = w.content, w.content, true
-	case opEdit:
-		if !baseOK {
-			base = ""
-		}
-		next, known = applyEdits(base, w.edits)
-		var b strings.Builder
-		for _, ed := range w.edits {
-			b.WriteString(ed.new)
-			b.WriteByte('\n')
-		}
-		added = b.String()
-	case opPatch:
-		if baseOK {
-			next, known = w.patch.Apply(base)
-		}
-		added = w.patch.Added
-	case opPartial:
-		added = w.content
-	}
+	next, added, known := proposedContent(w, base, baseOK)
 	if n := max(len(next), len(added)); e.Policy.MaxBankFile > 0 && n > e.Policy.MaxBankFile {
 		return prefixBank + "blocked: the new content for " + rel + " is " + sizeOver(n, e.Policy.MaxBankFile) + ", over the " +
 			megabytes(e.Policy.MaxBankFile) + " a memory-bank/ file may hold (mbguard check refuses larger ones at commit). " +
@@ -116,27 +93,60 @@ func (e *Engine) checkBankWrite(w *writeTarget, fx Facts, fold bool) string {
 	if !baseOK {
 		base = ""
 	}
-	if known {
-		if m := checkResult(rel, isEntry, base, next); m != "" {
-			return m
-		}
-		// Secrets are looked for in the resulting file around the change, so that a token
-		// assembled from two edits (half in each) is seen whole.
-		newRegion, oldRegion := changedRegion(base, next)
-		if strings.TrimSpace(newRegion) == "" {
-			return ""
-		}
-		if ids := newSecrets(fx, rel, newRegion, oldRegion); len(ids) > 0 {
-			return secretMessage(rel, ids)
+	return checkContent(fx, rel, isEntry, base, next, added, known)
+}
+
+// checkContent judges what the write leaves in the file: its structure and its secrets, looked
+// for in the resulting file around the change so that a token assembled from two edits (half
+// in each) is seen whole; in the added text alone when the result is not known.
+func checkContent(fx Facts, rel string, isEntry bool, base, next, added string, known bool) string {
+	if !known {
+		if strings.TrimSpace(added) != "" {
+			if ids := fx.Secrets(rel, added); len(ids) > 0 {
+				return secretMessage(rel, ids)
+			}
 		}
 		return ""
 	}
-	if strings.TrimSpace(added) != "" {
-		if ids := fx.Secrets(rel, added); len(ids) > 0 {
-			return secretMessage(rel, ids)
-		}
+	if m := checkResult(rel, isEntry, base, next); m != "" {
+		return m
+	}
+	newRegion, oldRegion := changedRegion(base, next)
+	if strings.TrimSpace(newRegion) == "" {
+		return ""
+	}
+	if ids := newSecrets(fx, rel, newRegion, oldRegion); len(ids) > 0 {
+		return secretMessage(rel, ids)
 	}
 	return ""
+}
+
+// proposedContent is what a write leaves in the file (known is false when that cannot be
+// told: an edit or patch that does not apply, a notebook cell) and the text it adds.
+func proposedContent(w *writeTarget, base string, baseOK bool) (next, added string, known bool) {
+	switch w.op {
+	case opWrite:
+		return w.content, w.content, true
+	case opEdit:
+		if !baseOK {
+			base = ""
+		}
+		next, known = applyEdits(base, w.edits)
+		var b strings.Builder
+		for _, ed := range w.edits {
+			b.WriteString(ed.new)
+			b.WriteByte('\n')
+		}
+		return next, b.String(), known
+	case opPatch:
+		if baseOK {
+			next, known = w.patch.Apply(base)
+		}
+		return next, w.patch.Added, known
+	case opPartial:
+		return "", w.content, false
+	}
+	return "", "", false
 }
 
 func secretMessage(rel string, ids []string) string {
@@ -191,22 +201,25 @@ func changedRegion(old, next string) (newRegion, oldRegion string) {
 	for suf < len(ol)-pre && suf < len(nl)-pre && ol[len(ol)-1-suf] == nl[len(nl)-1-suf] {
 		suf++
 	}
-	grow := func(lines []string, from, to int) string {
-		for i := 0; i < regionContext && from > 0 && strings.TrimSpace(lines[from-1]) != ""; i++ {
-			from--
-		}
-		for i := 0; i < regionContext && to < len(lines) && strings.TrimSpace(lines[to]) != ""; i++ {
-			to++
-		}
-		if from > 0 {
-			from-- // the line before, even past a blank one: "key:\n\n  value"
-		}
-		if to < len(lines) {
-			to++
-		}
-		return strings.Join(lines[from:to], "")
+	return growRegion(nl, pre, len(nl)-suf), growRegion(ol, pre, len(ol)-suf)
+}
+
+// growRegion joins lines[from:to] with up to regionContext lines of their paragraph on each
+// side, and one line more.
+func growRegion(lines []string, from, to int) string {
+	for i := 0; i < regionContext && from > 0 && strings.TrimSpace(lines[from-1]) != ""; i++ {
+		from--
 	}
-	return grow(nl, pre, len(nl)-suf), grow(ol, pre, len(ol)-suf)
+	for i := 0; i < regionContext && to < len(lines) && strings.TrimSpace(lines[to]) != ""; i++ {
+		to++
+	}
+	if from > 0 {
+		from-- // the line before, even past a blank one: "key:\n\n  value"
+	}
+	if to < len(lines) {
+		to++
+	}
+	return strings.Join(lines[from:to], "")
 }
 
 // checkResult judges the file a write produces beyond its blocks: a new near-miss marker (one
@@ -291,23 +304,9 @@ func itoa(n int) string {
 
 // checkBlocks keeps the block markers well formed and USER_BLOCK byte-identical.
 func checkBlocks(rel string, isEntry bool, old string, exists bool, next string, known bool, op writeOp) string {
-	var ob bank.Blocks
-	had := false
-	if exists {
-		var ok bool
-		ob, ok = bank.ParseBlocks([]byte(old))
-		had = ok && (ob.HasMachine || ob.HasUser)
-	}
+	ob, had := oldBlocks(old, exists)
 	if !known {
-		if had {
-			what := "the edit's oldString is not in the file verbatim"
-			if op == opPatch {
-				what = "the patch does not apply to the file as it is"
-			}
-			return prefixBank + "blocked: " + what + ", so mbguard cannot check that " + rel +
-				" keeps its block markers and USER_BLOCK. Next: read " + rel + " again and retry with its exact text."
-		}
-		return ""
+		return unknownResult(rel, had, op)
 	}
 	nb, nok := bank.ParseBlocks([]byte(next))
 	switch {
@@ -320,16 +319,43 @@ func checkBlocks(rel string, isEntry bool, old string, exists bool, next string,
 	case isEntry && (!nb.HasMachine || !nb.HasUser):
 		return prefixBank + "blocked: " + rel + " must keep both a MACHINE_BLOCK and a USER_BLOCK. " +
 			"Next: retry with both blocks' markers present."
-	}
-	if had && ob.HasUser {
-		ou, _ := bank.UserBlock([]byte(old))
-		nu, _ := bank.UserBlock([]byte(next))
-		if !bytes.Equal(ou, nu) {
-			return prefixBank + "blocked: this write would change the USER_BLOCK of " + rel +
-				", which belongs to the user. Next: change only text outside <!-- USER_BLOCK_START --> … <!-- USER_BLOCK_END -->."
-		}
+	case had && userBlockChanged(ob, old, next):
+		return prefixBank + "blocked: this write would change the USER_BLOCK of " + rel +
+			", which belongs to the user. Next: change only text outside <!-- USER_BLOCK_START --> … <!-- USER_BLOCK_END -->."
 	}
 	return ""
+}
+
+// unknownResult refuses a change whose result cannot be told to a file that has blocks.
+func unknownResult(rel string, had bool, op writeOp) string {
+	if !had {
+		return ""
+	}
+	what := "the edit's oldString is not in the file verbatim"
+	if op == opPatch {
+		what = "the patch does not apply to the file as it is"
+	}
+	return prefixBank + "blocked: " + what + ", so mbguard cannot check that " + rel +
+		" keeps its block markers and USER_BLOCK. Next: read " + rel + " again and retry with its exact text."
+}
+
+// oldBlocks parses the blocks of the file as it is; had is whether it has any.
+func oldBlocks(old string, exists bool) (ob bank.Blocks, had bool) {
+	if !exists {
+		return ob, false
+	}
+	ob, ok := bank.ParseBlocks([]byte(old))
+	return ob, ok && (ob.HasMachine || ob.HasUser)
+}
+
+// userBlockChanged reports whether next changes the USER_BLOCK the file had.
+func userBlockChanged(ob bank.Blocks, old, next string) bool {
+	if !ob.HasUser {
+		return false
+	}
+	ou, _ := bank.UserBlock([]byte(old))
+	nu, _ := bank.UserBlock([]byte(next))
+	return !bytes.Equal(ou, nu)
 }
 
 func (e *Engine) allowedBankFile(rel string) bool {
@@ -359,88 +385,124 @@ func (e *Engine) shellBankGuard(a *action, fx Facts, fold bool) (string, bool) {
 	if !a.isWrite() {
 		return "", false
 	}
-	next := " Next: use the write/edit tool on the memory-bank/ .md file instead."
 	if a.tooDeep {
 		return prefixBank + "blocked: batch calls nested this deep cannot be checked." +
 			" Next: make the calls directly, or in one flat batch.", false
 	}
-	root := key(slashClean(fx.Root()), fold)
-	var bankStatus *bankState
-	for i := range a.writes {
-		w := &a.writes[i]
-		if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
-			return prefixBank + "blocked: this shell command writes " + w.raw + ", which may lead into memory-bank/ through your home directory." + next, false
-		}
-		if copyOp(w.shellOp) && w.shellTree && !w.lexIn {
-			// cp "$f" /tmp/ makes one entry directly in /tmp: it reaches a repository below
-			// /tmp only if that entry is named like the repository's own folder.
-			continue
-		}
-		if (w.shellExact || w.shellTree) && !w.shellNoMD && !(w.inRepo && inBank(w.rel)) &&
-			(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
-			if strings.HasPrefix(w.shellOp, "git ") {
-				// the bank loses nothing a commit does not hold when it has no uncommitted work
-				changed, known := bankChanges(fx, &bankStatus)
-				if known && len(changed) == 0 && inPlaceGit[w.shellOp] {
-					continue
-				}
-				if known && len(changed) == 0 {
-					// a forced move to another commit: the bank's committed memory would give way
-					// to that commit's, whatever it holds
-					return prefixBank + "blocked: " + w.shellOp + " replaces the whole work tree, memory-bank/ included, with another commit's content." +
-						" Next: switch without forcing (`git switch <branch>`, `git merge`), whose bank changes mbguard judges after the call, or name the paths outside memory-bank/, e.g. `git checkout <commit> -- src/`.", false
-				}
-				if known {
-					return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole and would discard the uncommitted work in memory-bank/ (" +
-						listSome(changed, 5) + "). Next: commit it first (`git add memory-bank && git commit -m \"memory bank\"`), or name the paths outside memory-bank/, e.g. `git checkout -- src/`.", false
-				}
-				return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole, memory-bank/ included." +
-					" Next: name the paths outside memory-bank/, e.g. `git checkout -- src/`, `git clean -fd -- src/` or `git stash push -- src/`.", false
-			}
-			if w.shellExclude != "" {
-				return prefixBank + "blocked: " + w.shellOp + " would rewrite the Markdown files in memory-bank/ (it is run on " + w.lex + ")." +
-					" Next: leave the bank out: `" + w.shellExclude + "`.", false
-			}
-			return prefixBank + "blocked: this shell command writes " + w.lex + ", which takes in memory-bank/." +
-				" Next: name the files outside memory-bank/ explicitly, and change memory-bank/ .md files with the write/edit tool.", false
-		}
+	if msg := shellWholeWrites(a, fx, fold); msg != "" {
+		return msg, false
 	}
-	cwd := canon(a.cwd, "", fx)
-	if a.shellUnknown && (cwd.inRepo && inBank(cwd.rel) || cwd.lexIn && inBank(cwd.lex)) {
-		return prefixBank + "blocked: this shell command runs inside memory-bank/ and writes somewhere mbguard cannot determine." + next, false
-	}
-	// An undeterminable write in a command that names memory-bank/ (cd memory-bank && … > $F)
-	// may well land there; an unrelated one (make > $LOG) does not name it.
-	if a.shellUnknown && mentionsBank(a.named) {
-		return prefixBank + "blocked: this shell command names memory-bank/ and writes somewhere mbguard cannot determine." + next, false
+	if msg := shellUnknownWrite(a, fx); msg != "" {
+		return msg, false
 	}
 	var targets []*writeTarget
 	for i := range a.writes {
-		w := &a.writes[i]
-		if w.inRepo && inBank(w.rel) || w.lexIn && inBank(w.lex) {
+		if w := &a.writes[i]; w.touchesBank() {
 			targets = append(targets, w)
 		}
 	}
 	if len(targets) == 0 {
 		return "", false
 	}
-	first := targets[0].rel
 	if !e.Policy.ShellMarkdownWrites {
-		return prefixBank + "blocked: shell writes into memory-bank/ are not allowed (" + first + ")." + next, false
+		return prefixBank + "blocked: shell writes into memory-bank/ are not allowed (" + targets[0].rel + ")." + nextWriteTool, false
 	}
 	for _, w := range targets {
-		lexBank := w.lexIn && inBank(w.lex)
-		resBank := w.inRepo && inBank(w.rel)
-		switch {
-		case w.lexIn && lexBank != resBank:
-			return symlinkMessage(w), false
-		case w.rel == key(bankEntry, fold):
-			return prefixBank + "blocked: " + w.rel + " may change only through the write/edit tool, which checks its blocks." + next, false
-		case !isMarkdown(w.rel) && !e.allowedBankFile(w.rel):
-			return prefixBank + "blocked: shell writes into memory-bank/ are allowed for .md files only (" + w.rel + ")." + next, false
+		if msg := e.shellBankFile(w, fold); msg != "" {
+			return msg, false
 		}
 	}
 	return "", true
+}
+
+// nextWriteTool ends the messages of shell writes into memory-bank/.
+const nextWriteTool = " Next: use the write/edit tool on the memory-bank/ .md file instead."
+
+// shellWholeWrites refuses shell writes that take in memory-bank/ without naming a file in it: a
+// folder written at any depth, a home path, a git command that rewrites the work tree.
+func shellWholeWrites(a *action, fx Facts, fold bool) string {
+	root := key(slashClean(fx.Root()), fold)
+	var bankStatus *bankState
+	for i := range a.writes {
+		if msg := shellWholeWrite(&a.writes[i], fx, root, fold, &bankStatus); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+func shellWholeWrite(w *writeTarget, fx Facts, root string, fold bool, bankStatus **bankState) string {
+	if !w.lexIn && isHome(w.lex) && hasBankSegment(w.lex) {
+		return prefixBank + "blocked: this shell command writes " + w.raw + ", which may lead into memory-bank/ through your home directory." + nextWriteTool
+	}
+	if copyOp(w.shellOp) && w.shellTree && !w.lexIn {
+		// cp "$f" /tmp/ makes one entry directly in /tmp: it reaches a repository below
+		// /tmp only if that entry is named like the repository's own folder.
+		return ""
+	}
+	if !(w.shellExact || w.shellTree) || w.shellNoMD || w.relInBank() ||
+		!(reachesBank(w.lex, w.lexIn, root, fold) || reachesBank(w.rel, w.inRepo, root, fold)) {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(w.shellOp, "git "):
+		return gitWholeTree(w, fx, bankStatus)
+	case w.shellExclude != "":
+		return prefixBank + "blocked: " + w.shellOp + " would rewrite the Markdown files in memory-bank/ (it is run on " + w.lex + ")." +
+			" Next: leave the bank out: `" + w.shellExclude + "`."
+	}
+	return prefixBank + "blocked: this shell command writes " + w.lex + ", which takes in memory-bank/." +
+		" Next: name the files outside memory-bank/ explicitly, and change memory-bank/ .md files with the write/edit tool."
+}
+
+// gitWholeTree judges a git command that rewrites the work tree memory-bank/ is in: the bank
+// loses nothing a commit does not hold when it has no uncommitted work.
+func gitWholeTree(w *writeTarget, fx Facts, bankStatus **bankState) string {
+	changed, known := bankChanges(fx, bankStatus)
+	switch {
+	case known && len(changed) == 0 && inPlaceGit[w.shellOp]:
+		return ""
+	case known && len(changed) == 0:
+		// a forced move to another commit: the bank's committed memory would give way
+		// to that commit's, whatever it holds
+		return prefixBank + "blocked: " + w.shellOp + " replaces the whole work tree, memory-bank/ included, with another commit's content." +
+			" Next: switch without forcing (`git switch <branch>`, `git merge`), whose bank changes mbguard judges after the call, or name the paths outside memory-bank/, e.g. `git checkout <commit> -- src/`."
+	case known:
+		return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole and would discard the uncommitted work in memory-bank/ (" +
+			listSome(changed, 5) + "). Next: commit it first (`git add memory-bank && git commit -m \"memory bank\"`), or name the paths outside memory-bank/, e.g. `git checkout -- src/`."
+	}
+	return prefixBank + "blocked: " + w.shellOp + " rewrites " + w.lex + " as a whole, memory-bank/ included." +
+		" Next: name the paths outside memory-bank/, e.g. `git checkout -- src/`, `git clean -fd -- src/` or `git stash push -- src/`."
+}
+
+// shellUnknownWrite refuses a write mbguard cannot place when the command may well aim it at
+// memory-bank/.
+func shellUnknownWrite(a *action, fx Facts) string {
+	if !a.shellUnknown {
+		return ""
+	}
+	if cwd := canon(a.cwd, "", fx); cwd.touchesBank() {
+		return prefixBank + "blocked: this shell command runs inside memory-bank/ and writes somewhere mbguard cannot determine." + nextWriteTool
+	}
+	// An undeterminable write in a command that names memory-bank/ (cd memory-bank && … > $F)
+	// may well land there; an unrelated one (make > $LOG) does not name it.
+	if namesPath(a.named, bankDir) {
+		return prefixBank + "blocked: this shell command names memory-bank/ and writes somewhere mbguard cannot determine." + nextWriteTool
+	}
+	return ""
+}
+
+// shellBankFile judges one file a shell command writes in memory-bank/.
+func (e *Engine) shellBankFile(w *writeTarget, fold bool) string {
+	switch {
+	case w.lexIn && w.lexInBank() != w.relInBank():
+		return symlinkMessage(w)
+	case w.rel == key(bankEntry, fold):
+		return prefixBank + "blocked: " + w.rel + " may change only through the write/edit tool, which checks its blocks." + nextWriteTool
+	case !isMarkdown(w.rel) && !e.allowedBankFile(w.rel):
+		return prefixBank + "blocked: shell writes into memory-bank/ are allowed for .md files only (" + w.rel + ")." + nextWriteTool
+	}
+	return ""
 }
 
 // copyOp reports the shell operations that put named entries directly into a directory.
@@ -500,7 +562,7 @@ func segMatch(pat, name string, fold bool) bool {
 }
 
 // isHome reports a path Canon kept as a home-relative one (~/x became /~/x).
-func isHome(p string) bool { return p == "/~" || strings.HasPrefix(p, "/~/") }
+func isHome(p string) bool { _, ok := underDir(p, "/~"); return ok }
 
 // hasBankSegment reports a memory-bank segment anywhere in p.
 func hasBankSegment(p string) bool {

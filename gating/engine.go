@@ -284,75 +284,102 @@ func (e *Engine) gate(st *State, a *action, ev Event, fx Facts) Decision {
 			d.Paths = append(d.Paths, w.rel)
 		}
 	}
-	var cands [5]candidate
-	n := 0
+	var buf [5]candidate
+	cands := buf[:0]
 	// 1. memory-bank write guard, in every mode
 	bankMsg, bankWrites := e.bankGuard(a, fx, fold)
 	if bankMsg != "" {
-		cands[n] = candidate{verdict: Block, gate: GateBank, msg: bankMsg}
-		n++
+		cands = append(cands, candidate{verdict: Block, gate: GateBank, msg: bankMsg})
 	}
 	// 1b. mbguard's own configuration, in every mode
 	if msg := e.configGuard(a, fold, fx); msg != "" {
-		cands[n] = candidate{verdict: Block, gate: GateConfig, msg: msg}
-		n++
+		cands = append(cands, candidate{verdict: Block, gate: GateConfig, msg: msg})
 	}
 	// 2. recovery gate
 	if c, cleared := e.recoveryGate(st, a, risk, ev.Host, d.Paths, fx); c.verdict != "" {
-		cands[n] = c
-		n++
+		cands = append(cands, c)
 	} else if cleared {
 		d.Recovery = "cleared"
 	}
 	// 3. read gate
-	if e.Policy.Mode != ModeOff && !st.Satisfied && riskRank(risk) >= riskRank(RiskMedium) {
-		v := Warn
-		if e.Policy.Mode == ModeBlock && risk == RiskHigh {
-			v = Block
-		}
-		if v == Block || !st.Warned[string(GateRead)] {
-			cands[n] = candidate{verdict: v, gate: GateRead, once: string(GateRead)}
-			n++
-		}
+	if c, ok := e.readGate(st, risk); ok {
+		cands = append(cands, c)
 	}
 	// 4. Doc-First gate
-	if e.Policy.DocFirstMode != ModeOff && !st.BankWritten && !bankWrites {
-		if code := codeWrites(a); len(code) > 0 {
-			v := Warn
-			if e.Policy.DocFirstMode == ModeBlock {
-				v = Block
-			}
-			if v == Block || !st.Warned[string(GateDocFirst)] {
-				cands[n] = candidate{verdict: v, gate: GateDocFirst, msg: docFirstMessage(v, code), once: string(GateDocFirst)}
-				n++
-			}
-		}
+	if c, ok := e.docFirstGate(st, a, bankWrites); ok {
+		cands = append(cands, c)
 	}
-	// candidates were added in precedence order, so the first of the strictest verdict wins
-	win := -1
-	for i := 0; i < n; i++ {
-		if win < 0 || verdictRank(cands[i].verdict) > verdictRank(cands[win].verdict) {
-			win = i
-		}
-	}
-	if win >= 0 {
-		c := cands[win]
-		d.Verdict, d.Gate, d.Message = c.verdict, c.gate, c.msg
-		if c.gate == GateRead {
-			d.Message = e.readGateMessage(c.verdict, risk, d.Paths, ev.Host, fx)
-		}
-		if c.verdict == Warn && c.once != "" {
-			if st.Warned == nil {
-				st.Warned = map[string]bool{}
-			}
-			st.Warned[c.once] = true
-		}
+	if c, ok := strictest(cands); ok {
+		e.show(st, &d, c, ev.Host, fx)
 	}
 	if d.Verdict != Block && bankWrites {
 		st.BankWritten = true
 		d.Advice = bankGuideline
 	}
 	return d
+}
+
+// readGate objects to a risky call made before the bank was read.
+func (e *Engine) readGate(st *State, risk Risk) (candidate, bool) {
+	if e.Policy.Mode == ModeOff || st.Satisfied || riskRank(risk) < riskRank(RiskMedium) {
+		return candidate{}, false
+	}
+	v := Warn
+	if e.Policy.Mode == ModeBlock && risk == RiskHigh {
+		v = Block
+	}
+	if v != Block && st.Warned[string(GateRead)] {
+		return candidate{}, false
+	}
+	return candidate{verdict: v, gate: GateRead, once: string(GateRead)}, true
+}
+
+// docFirstGate objects to a code write in a session that has not yet written the bank.
+func (e *Engine) docFirstGate(st *State, a *action, bankWrites bool) (candidate, bool) {
+	if e.Policy.DocFirstMode == ModeOff || st.BankWritten || bankWrites {
+		return candidate{}, false
+	}
+	code := codeWrites(a)
+	if len(code) == 0 {
+		return candidate{}, false
+	}
+	v := Warn
+	if e.Policy.DocFirstMode == ModeBlock {
+		v = Block
+	}
+	if v != Block && st.Warned[string(GateDocFirst)] {
+		return candidate{}, false
+	}
+	return candidate{verdict: v, gate: GateDocFirst, msg: docFirstMessage(v, code), once: string(GateDocFirst)}, true
+}
+
+// strictest picks the winner: candidates are in precedence order, so the first of the strictest
+// verdict.
+func strictest(cands []candidate) (candidate, bool) {
+	win := -1
+	for i := range cands {
+		if win < 0 || verdictRank(cands[i].verdict) > verdictRank(cands[win].verdict) {
+			win = i
+		}
+	}
+	if win < 0 {
+		return candidate{}, false
+	}
+	return cands[win], true
+}
+
+// show makes the winning candidate the decision, and spends its warn-once key.
+func (e *Engine) show(st *State, d *Decision, c candidate, host string, fx Facts) {
+	d.Verdict, d.Gate, d.Message = c.verdict, c.gate, c.msg
+	if c.gate == GateRead {
+		d.Message = e.readGateMessage(c.verdict, d.Risk, d.Paths, host, fx)
+	}
+	if c.verdict == Warn && c.once != "" {
+		if st.Warned == nil {
+			st.Warned = map[string]bool{}
+		}
+		st.Warned[c.once] = true
+	}
 }
 
 // docExts are the extensions of documentation, which Doc-First does not ask to document first.

@@ -47,85 +47,106 @@ func ParsePatch(text string) []PatchFile {
 	return parseUnifiedPatch(text)
 }
 
-func parseCodexPatch(text string) []PatchFile {
-	var files []PatchFile
-	var cur *PatchFile
-	var h *Hunk
-	var added strings.Builder
-	flush := func() {
-		if cur == nil {
-			return
-		}
-		if h != nil && (len(h.Old) > 0 || len(h.New) > 0) {
-			cur.Hunks = append(cur.Hunks, *h)
-		}
-		cur.Added = added.String()
-		if cur.Path != "" {
-			files = append(files, *cur)
-		}
-		cur, h = nil, nil
-		added.Reset()
+// patchBuilder collects the files of a patch as its parser reads them: the file being read, its
+// open hunk and the text of its added lines.
+type patchBuilder struct {
+	files []PatchFile
+	cur   *PatchFile
+	h     *Hunk
+	added strings.Builder
+}
+
+// closeHunk keeps the open hunk when it holds a line.
+func (b *patchBuilder) closeHunk() {
+	if b.h != nil && (len(b.h.Old) > 0 || len(b.h.New) > 0) {
+		b.cur.Hunks = append(b.cur.Hunks, *b.h)
 	}
+}
+
+// flush ends the file being read; a file without a name is dropped.
+func (b *patchBuilder) flush() {
+	if b.cur == nil {
+		return
+	}
+	b.closeHunk()
+	b.cur.Added = b.added.String()
+	if b.cur.Path != "" {
+		b.files = append(b.files, *b.cur)
+	}
+	b.cur, b.h = nil, nil
+	b.added.Reset()
+}
+
+func parseCodexPatch(text string) []PatchFile {
+	var b patchBuilder
 	for _, line := range strings.Split(text, "\n") {
 		if t := strings.TrimLeft(line, " \t"); strings.HasPrefix(t, "*** ") {
 			// an indented header is still a header to a lenient applier
-			directive := strings.TrimRight(t, " \t")
-			if p, ok := cutHeader(directive, "*** Add File:"); ok {
-				flush()
-				cur = &PatchFile{Op: PatchAdd, Path: p}
-				continue
-			}
-			if p, ok := cutHeader(directive, "*** Update File:"); ok {
-				flush()
-				cur = &PatchFile{Op: PatchUpdate, Path: p}
-				h = &Hunk{}
-				continue
-			}
-			if p, ok := cutHeader(directive, "*** Delete File:"); ok {
-				flush()
-				cur = &PatchFile{Op: PatchDelete, Path: p}
-				continue
-			}
-			if p, ok := cutHeader(directive, "*** Move to:"); ok {
-				// only an update can move; "Move to" after an add or delete is noise
-				if cur != nil && p != "" && (cur.Op == PatchUpdate || cur.Op == PatchMove) {
-					cur.Op, cur.To = PatchMove, p
-				}
-				continue
-			}
-			if directive == "*** End Patch" || directive == "*** Begin Patch" {
-				flush()
-				continue
-			}
-			if directive == "*** End of File" {
+			if b.codexDirective(strings.TrimRight(t, " \t")) {
 				continue
 			}
 		}
-		if cur == nil {
-			continue
-		}
-		switch cur.Op {
-		case PatchAdd:
-			if strings.HasPrefix(line, "+") {
-				added.WriteString(line[1:])
-				added.WriteByte('\n')
+		b.codexBody(line)
+	}
+	b.flush()
+	return b.files
+}
+
+// codexDirective acts on one "*** " line of the Codex form, and reports whether it was one.
+func (b *patchBuilder) codexDirective(directive string) bool {
+	for _, f := range []struct {
+		header string
+		op     PatchOp
+	}{{"*** Add File:", PatchAdd}, {"*** Update File:", PatchUpdate}, {"*** Delete File:", PatchDelete}} {
+		if p, ok := cutHeader(directive, f.header); ok {
+			b.flush()
+			b.cur = &PatchFile{Op: f.op, Path: p}
+			if f.op == PatchUpdate {
+				b.h = &Hunk{}
 			}
-		case PatchUpdate, PatchMove:
-			if h == nil {
-				h = &Hunk{}
-			}
-			if strings.HasPrefix(line, "@@") {
-				if len(h.Old) > 0 || len(h.New) > 0 {
-					cur.Hunks = append(cur.Hunks, *h)
-				}
-				h = &Hunk{}
-				continue
-			}
-			hunkLine(h, &added, line)
+			return true
 		}
 	}
-	flush()
-	return files
+	if p, ok := cutHeader(directive, "*** Move to:"); ok {
+		// only an update can move; "Move to" after an add or delete is noise
+		if b.cur != nil && p != "" && (b.cur.Op == PatchUpdate || b.cur.Op == PatchMove) {
+			b.cur.Op, b.cur.To = PatchMove, p
+		}
+		return true
+	}
+	switch directive {
+	case "*** End Patch", "*** Begin Patch":
+		b.flush()
+		return true
+	case "*** End of File":
+		return true
+	}
+	return false
+}
+
+// codexBody reads one line of a Codex file's body: the content of an add, a hunk line of an
+// update.
+func (b *patchBuilder) codexBody(line string) {
+	if b.cur == nil {
+		return
+	}
+	switch b.cur.Op {
+	case PatchAdd:
+		if strings.HasPrefix(line, "+") {
+			b.added.WriteString(line[1:])
+			b.added.WriteByte('\n')
+		}
+	case PatchUpdate, PatchMove:
+		if b.h == nil {
+			b.h = &Hunk{}
+		}
+		if strings.HasPrefix(line, "@@") {
+			b.closeHunk()
+			b.h = &Hunk{}
+			return
+		}
+		hunkLine(b.h, &b.added, line)
+	}
 }
 
 // hunkLine adds one body line of a hunk. An empty line is an empty context line: editors and
@@ -159,113 +180,146 @@ func cutHeader(line, prefix string) (string, bool) {
 }
 
 func parseUnifiedPatch(text string) []PatchFile {
-	var files []PatchFile
-	var cur *PatchFile
-	var h *Hunk
-	var added strings.Builder
-	var oldName, newName string
-	// remaining counts of old/new lines in the current hunk; -1 when the header had none
-	remOld, remNew := -1, -1
-	flush := func() {
-		if cur == nil {
-			return
-		}
-		if h != nil && (len(h.Old) > 0 || len(h.New) > 0) {
-			cur.Hunks = append(cur.Hunks, *h)
-		}
-		cur.Added = added.String()
-		if cur.Path == "" {
-			cur.Path = cur.To
-		}
-		if cur.Op == PatchMove && (cur.To == "" || cur.To == cur.Path) {
-			cur.Op, cur.To = PatchUpdate, ""
-		}
-		if cur.Path != "" {
-			files = append(files, *cur)
-		}
-		cur, h = nil, nil
-		added.Reset()
-		oldName, newName = "", ""
-	}
-	start := func() {
-		if cur == nil {
-			cur = &PatchFile{Op: PatchUpdate}
-		}
-	}
-	inHunk := func() bool { return h != nil && (remOld > 0 || remNew > 0 || remOld < 0) }
+	p := &unifiedParser{remOld: -1, remNew: -1}
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		if inHunk() && (strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-") || strings.HasPrefix(line, " ") || strings.HasPrefix(line, `\`)) &&
-			!(remOld < 0 && (strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "+++ "))) {
-			if strings.HasPrefix(line, `\`) { // "\ No newline at end of file"
-				continue
-			}
-			hunkLine(h, &added, line)
-			switch line[0] {
-			case '+':
-				remNew--
-			case '-':
-				remOld--
-			default:
-				remOld--
-				remNew--
-			}
+		if p.hunkBody(line) {
 			continue
 		}
+		nextNew := i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ")
 		switch {
 		case strings.HasPrefix(line, "diff --git "):
-			flush()
-			start()
-			a, b := splitGitHeader(line[len("diff --git "):])
-			cur.Path, newName = stripAB(a), stripAB(b)
-			if newName != "" && newName != cur.Path {
-				cur.Op, cur.To = PatchMove, newName
-			}
-		case strings.HasPrefix(line, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
-			name := headerName(line[4:])
-			if cur != nil && (h != nil || oldName != "") {
-				flush()
-			}
-			start()
-			oldName = name
-			if name == "/dev/null" {
-				cur.Op = PatchAdd
-			} else {
-				cur.Path = stripAB(name)
-			}
-		case strings.HasPrefix(line, "+++ ") && cur != nil:
-			newName = headerName(line[4:])
-			switch {
-			case newName == "":
-			case newName == "/dev/null":
-				cur.Op = PatchDelete
-			case cur.Op == PatchAdd:
-				cur.Path = stripAB(newName)
-			case stripAB(newName) != cur.Path && cur.Path != "":
-				cur.Op, cur.To = PatchMove, stripAB(newName)
-			}
-			if cur.Path == "" {
-				cur.Path = stripAB(newName)
-			}
-		case strings.HasPrefix(line, "rename from ") && cur != nil && len(line) > len("rename from "):
-			cur.Path = unquote(strings.TrimPrefix(line, "rename from "))
-		case strings.HasPrefix(line, "rename to ") && cur != nil && len(line) > len("rename to "):
-			cur.To = unquote(strings.TrimPrefix(line, "rename to "))
-			cur.Op = PatchMove
-		case strings.HasPrefix(line, "new file mode") && cur != nil:
-			cur.Op = PatchAdd
-		case strings.HasPrefix(line, "deleted file mode") && cur != nil:
-			cur.Op = PatchDelete
-		case strings.HasPrefix(line, "@@") && cur != nil:
-			if h != nil && (len(h.Old) > 0 || len(h.New) > 0) {
-				cur.Hunks = append(cur.Hunks, *h)
-			}
-			h = &Hunk{}
-			remOld, remNew = hunkCounts(line)
+			p.gitHeader(line[len("diff --git "):])
+		case strings.HasPrefix(line, "--- ") && nextNew:
+			p.oldHeader(headerName(line[4:]))
+		case p.cur != nil:
+			p.fileLine(line)
 		}
 	}
-	flush()
-	return files
+	p.flush()
+	return p.files
+}
+
+// unifiedParser reads a unified diff: headers name and classify each file, hunk bodies are
+// counted against their "@@" header so a "--- " line inside a hunk stays a removed line.
+type unifiedParser struct {
+	patchBuilder
+	oldName string
+	// remaining counts of old/new lines in the current hunk; -1 when the header had none
+	remOld, remNew int
+}
+
+func (p *unifiedParser) flush() {
+	if f := p.cur; f != nil {
+		if f.Path == "" {
+			f.Path = f.To
+		}
+		if f.Op == PatchMove && (f.To == "" || f.To == f.Path) {
+			f.Op, f.To = PatchUpdate, ""
+		}
+	}
+	p.patchBuilder.flush()
+	p.oldName = ""
+}
+
+func (p *unifiedParser) start() {
+	if p.cur == nil {
+		p.cur = &PatchFile{Op: PatchUpdate}
+	}
+}
+
+// hunkBody takes one body line of the open hunk, and reports whether line was one.
+func (p *unifiedParser) hunkBody(line string) bool {
+	inHunk := p.h != nil && (p.remOld > 0 || p.remNew > 0 || p.remOld < 0)
+	if !inHunk || line == "" || strings.IndexByte("+- \\", line[0]) < 0 {
+		return false
+	}
+	if p.remOld < 0 && (strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "+++ ")) {
+		return false // without counts, a file header ends the hunk
+	}
+	switch line[0] {
+	case '\\': // "\ No newline at end of file"
+	case '+':
+		hunkLine(p.h, &p.added, line)
+		p.remNew--
+	case '-':
+		hunkLine(p.h, &p.added, line)
+		p.remOld--
+	default:
+		hunkLine(p.h, &p.added, line)
+		p.remOld--
+		p.remNew--
+	}
+	return true
+}
+
+// gitHeader starts a file at its "diff --git a/… b/…" line.
+func (p *unifiedParser) gitHeader(names string) {
+	p.flush()
+	p.start()
+	a, b := splitGitHeader(names)
+	from, to := stripAB(a), stripAB(b)
+	p.cur.Path = from
+	if to != "" && to != from {
+		p.cur.Op, p.cur.To = PatchMove, to
+	}
+}
+
+// oldHeader reads a "--- name" line that a "+++ " line follows; it starts a new file unless it
+// belongs to the one a "diff --git" line opened.
+func (p *unifiedParser) oldHeader(name string) {
+	if p.cur != nil && (p.h != nil || p.oldName != "") {
+		p.flush()
+	}
+	p.start()
+	p.oldName = name
+	if name == "/dev/null" {
+		p.cur.Op = PatchAdd
+	} else {
+		p.cur.Path = stripAB(name)
+	}
+}
+
+// fileLine reads one line of a file's extended headers or a hunk header.
+func (p *unifiedParser) fileLine(line string) {
+	if name, ok := strings.CutPrefix(line, "rename from "); ok && name != "" {
+		p.cur.Path = unquote(name)
+		return
+	}
+	if name, ok := strings.CutPrefix(line, "rename to "); ok && name != "" {
+		p.cur.To = unquote(name)
+		p.cur.Op = PatchMove
+		return
+	}
+	switch {
+	case strings.HasPrefix(line, "+++ "):
+		p.newHeader(headerName(line[4:]))
+	case strings.HasPrefix(line, "new file mode"):
+		p.cur.Op = PatchAdd
+	case strings.HasPrefix(line, "deleted file mode"):
+		p.cur.Op = PatchDelete
+	case strings.HasPrefix(line, "@@"):
+		p.closeHunk()
+		p.h = &Hunk{}
+		p.remOld, p.remNew = hunkCounts(line)
+	}
+}
+
+// newHeader reads a "+++ name" line.
+func (p *unifiedParser) newHeader(name string) {
+	to := stripAB(name)
+	switch {
+	case name == "":
+	case name == "/dev/null":
+		p.cur.Op = PatchDelete
+	case p.cur.Op == PatchAdd:
+		p.cur.Path = to
+	case to != p.cur.Path && p.cur.Path != "":
+		p.cur.Op, p.cur.To = PatchMove, to
+	}
+	if p.cur.Path == "" {
+		p.cur.Path = to
+	}
 }
 
 // hunkCounts reads "@@ -a,b +c,d @@"; -1 when absent, and then the hunk runs until the next

@@ -26,6 +26,15 @@ type canonPath struct {
 	inRepo bool
 }
 
+// relInBank reports whether the resolved path is memory-bank/ or below it in the repository.
+func (c canonPath) relInBank() bool { return c.inRepo && inBank(c.rel) }
+
+// lexInBank reports whether the lexical path is memory-bank/ or below it in the repository.
+func (c canonPath) lexInBank() bool { return c.lexIn && inBank(c.lex) }
+
+// touchesBank reports whether either view of the path is in memory-bank/.
+func (c canonPath) touchesBank() bool { return c.relInBank() || c.lexInBank() }
+
 func canon(raw, cwd string, fx Facts) canonPath {
 	root := slashClean(fx.Root())
 	fold := fx.CaseInsensitive()
@@ -127,22 +136,18 @@ func relTo(abs, root string, fold bool) (string, bool) {
 	if fold {
 		a, r = strings.ToLower(a), strings.ToLower(r)
 	}
-	if a == r {
+	rel, ok := underDir(a, r) // a root that ends in a slash, / or C:/, is its own prefix
+	if !ok {
+		return a, false
+	}
+	if rel == "" {
 		return ".", true
 	}
-	prefix := r + "/"
-	if r == "/" {
-		prefix = "/"
+	if _, home := underDir(rel, "~"); home {
+		// a directory really named "~": spelt so that Canon does not read it as home
+		rel = "./" + rel
 	}
-	if strings.HasPrefix(a, prefix) {
-		rel := a[len(prefix):]
-		if rel == "~" || strings.HasPrefix(rel, "~/") {
-			// a directory really named "~": spelt so that Canon does not read it as home
-			rel = "./" + rel
-		}
-		return rel, true
-	}
-	return a, false
+	return rel, true
 }
 
 // isAbs accepts POSIX absolute paths, and drive paths (C:/x) when the repository itself is on
@@ -287,7 +292,57 @@ const (
 
 // inBank reports whether a canonical in-repository path is memory-bank/ or below it.
 func inBank(rel string) bool {
-	return rel == bankDir || strings.HasPrefix(rel, bankDir+"/")
+	_, ok := underDir(rel, bankDir)
+	return ok
+}
+
+// underDir reports whether the path p is the folder dir or below it, and what follows dir
+// ("" for dir itself, and when p is not under it). Both are canonical (slashClean, relTo) and compared byte for byte: on a
+// folding file system canonical paths are already in lower case (relTo, key), and Windows'
+// spellings (backslashes, drives, trailing dots) already read as one. A sibling that only
+// shares the prefix (memory-bank-notes) is not below dir. A dir ending in a slash, the root
+// "/", is its own prefix.
+func underDir(p, dir string) (rest string, ok bool) {
+	if p == dir {
+		return "", true
+	}
+	if !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	if rest, ok := strings.CutPrefix(p, dir); ok {
+		return rest, true
+	}
+	return "", false
+}
+
+// A path word in a shell command starts after one of wordOpeners and ends before one of
+// wordClosers. A backslash separates too: canonical paths read it as a slash (SPEC §3); a colon
+// opens a word in a list (PATH=$PATH:memory-bank).
+const (
+	wordOpeners = " \t'\"/\\=(;|&<>:"
+	wordClosers = " \t'\"/\\);|&<>"
+)
+
+// namesPath reports p as a path word in a command: at the start of a word or after a slash
+// (cat $PWD/.mbguard.yaml), not inside another name (my-memory-bank-notes, repo.git/;
+// my.mbguard.yaml.bak is the file's name followed by more, so it does not count either). A p
+// ending in a slash names the folder whatever follows. The bank guard and the config guard
+// both read commands through it, so a spelling that names one names the other.
+func namesPath(cmd, p string) bool {
+	for i := 0; ; {
+		j := strings.Index(cmd[i:], p)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		end := at + len(p)
+		before := at == 0 || strings.IndexByte(wordOpeners, cmd[at-1]) >= 0
+		after := strings.HasSuffix(p, "/") || end == len(cmd) || strings.IndexByte(wordClosers, cmd[end]) >= 0
+		if before && after {
+			return true
+		}
+		i = at + 1
+	}
 }
 
 // isMarkdown reports whether a name ends in .md, in any case.

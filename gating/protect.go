@@ -179,7 +179,7 @@ func homeView(p string, fx Facts) string {
 		if p == h {
 			return "/~"
 		}
-		if rest, ok := strings.CutPrefix(p, h+"/"); ok {
+		if rest, ok := underDir(p, h); ok {
 			return "/~/" + rest
 		}
 	}
@@ -232,42 +232,12 @@ func (e *Engine) configGuard(a *action, fold bool, fx Facts) string {
 	list := e.Policy.ProtectedPaths
 	for i := range a.writes {
 		w := &a.writes[i]
-		views := []struct {
+		for _, v := range []struct {
 			p  string
 			in bool
-		}{{w.rel, w.inRepo}, {w.lex, w.lexIn}}
-		for _, v := range views {
-			p := v.p
-			if !v.in {
-				if own := ownFile(homeAbs(p, fx), fx, a.kind == kindShell, fold); own != "" {
-					return prefixConfig + "blocked: " + own + " is mbguard's own (its user configuration, or the program its hooks run), " +
-						"and agents may not change it. Next: ask the user to make this change themselves."
-				}
-				// ~/.claude/settings.json is the same file one level up: the user's hooks,
-				// however the path spells home
-				p = homeView(p, fx)
-				if !isHome(p) {
-					continue
-				}
-				p = strings.TrimPrefix(strings.TrimPrefix(p, "/~"), "/")
-			}
-			hit := protectedMatch(list, p, fold)
-			if hit == "" && !v.in {
-				hit = protectedMatch(UserOnlyPaths, p, fold)
-			}
-			if hit == "" && a.kind == kindShell {
-				if p == ".git" || strings.HasPrefix(p, ".git/") {
-					hit = ".git/"
-				} else if w.shellExact || w.shellTree {
-					hit = containsProtected(list, p, fold)
-					if hit == "" && !v.in {
-						hit = containsProtected(UserOnlyPaths, p, fold)
-					}
-				}
-			}
-			if hit != "" {
-				return prefixConfig + "blocked: " + p + " is part of mbguard's own configuration or installed hooks (" + hit +
-					"), and agents may not change it. Next: ask the user to make this change themselves."
+		}{{w.rel, w.inRepo}, {w.lex, w.lexIn}} {
+			if msg := protectedView(a, w, v.p, v.in, list, fx, fold); msg != "" {
+				return msg
 			}
 		}
 	}
@@ -282,22 +252,48 @@ func (e *Engine) configGuard(a *action, fold bool, fx Facts) string {
 	return ""
 }
 
-// namesPath reports p as a path word in a command: at the start of a word or after a slash
-// (cat $PWD/.mbguard.yaml), not inside another name (repo.git/, my.mbguard.yaml.bak is still
-// the file's name followed by more, so it does not count).
-func namesPath(cmd, p string) bool {
-	for i := 0; ; {
-		j := strings.Index(cmd[i:], p)
-		if j < 0 {
-			return false
+// protectedView judges one view (resolved or lexical) of a write's path against mbguard's own
+// files: a path outside the repository is read as the user's home's, when it is there.
+func protectedView(a *action, w *writeTarget, p string, in bool, list []string, fx Facts, fold bool) string {
+	if !in {
+		if own := ownFile(homeAbs(p, fx), fx, a.kind == kindShell, fold); own != "" {
+			return prefixConfig + "blocked: " + own + " is mbguard's own (its user configuration, or the program its hooks run), " +
+				"and agents may not change it. Next: ask the user to make this change themselves."
 		}
-		at := i + j
-		end := at + len(p)
-		before := at == 0 || strings.IndexByte(" \t'\"/=(;|&<>:", cmd[at-1]) >= 0
-		after := strings.HasSuffix(p, "/") || end == len(cmd) || strings.IndexByte(" \t'\"/);|&<>", cmd[end]) >= 0
-		if before && after {
-			return true
+		// ~/.claude/settings.json is the same file one level up: the user's hooks,
+		// however the path spells home
+		p = homeView(p, fx)
+		if !isHome(p) {
+			return ""
 		}
-		i = at + 1
+		p = strings.TrimPrefix(strings.TrimPrefix(p, "/~"), "/")
 	}
+	hit := protectedMatch(list, p, fold)
+	if hit == "" && !in {
+		hit = protectedMatch(UserOnlyPaths, p, fold)
+	}
+	if hit == "" && a.kind == kindShell {
+		hit = shellProtected(w, p, in, list, fold)
+	}
+	if hit == "" {
+		return ""
+	}
+	return prefixConfig + "blocked: " + p + " is part of mbguard's own configuration or installed hooks (" + hit +
+		"), and agents may not change it. Next: ask the user to make this change themselves."
+}
+
+// shellProtected is the protected path a shell write takes in: .git/ itself, or a protected
+// file below a folder it writes.
+func shellProtected(w *writeTarget, p string, in bool, list []string, fold bool) string {
+	if _, ok := underDir(p, ".git"); ok {
+		return ".git/"
+	}
+	if !w.shellExact && !w.shellTree {
+		return ""
+	}
+	hit := containsProtected(list, p, fold)
+	if hit == "" && !in {
+		hit = containsProtected(UserOnlyPaths, p, fold)
+	}
+	return hit
 }

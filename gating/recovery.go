@@ -1,6 +1,7 @@
 package gating
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mbguard/mbguard/bank"
@@ -174,12 +175,7 @@ func (e *Engine) recoveryGate(st *State, a *action, risk Risk, host string, path
 		return candidate{}, false
 	}
 	// Deleting or moving an unread anchor would otherwise be the way out: treat it as risky.
-	touchesAnchor := false
-	for _, w := range a.writes {
-		if (w.op == opDelete || w.op == opMoveFrom || w.op == opShell) && contains(r.Anchors, w.rel) && !contains(r.Read, w.rel) {
-			touchesAnchor = true
-		}
-	}
+	touchesAnchor := slices.ContainsFunc(a.writes, r.removesUnread)
 	if riskRank(risk) < riskRank(RiskMedium) && !touchesAnchor {
 		return candidate{}, false
 	}
@@ -218,4 +214,9 @@ func (e *Engine) recoveryGate(st *State, a *action, risk Risk, host string, path
 	}
 	return candidate{verdict: v, gate: GateRecovery, once: string(GateRecovery),
 		msg: e.recoveryMessage(v, risk, r.Cause, paths, unread, host, fx)}, false
+}
+
+// removesUnread reports whether w deletes or moves (or, in a shell, may) an anchor not yet read.
+func (r *Recovery) removesUnread(w writeTarget) bool {
+	return (w.op == opDelete || w.op == opMoveFrom || w.op == opShell) && contains(r.Anchors, w.rel) && !contains(r.Read, w.rel)
 }

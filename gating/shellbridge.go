@@ -186,61 +186,11 @@ func scriptCommands(run shell.Run, content string) []string {
 	case "sh":
 		return []string{content}
 	case "make":
-		var lines []string
-		for _, l := range strings.Split(content, "\n") {
-			if !strings.HasPrefix(l, "\t") {
-				continue
-			}
-			l = strings.TrimLeft(strings.TrimPrefix(l, "\t"), "@-+ ")
-			lines = append(lines, strings.ReplaceAll(l, "$$", "$"))
-		}
-		return []string{strings.Join(lines, "\n")}
+		return makeCommands(content)
 	case "npm":
-		var pkg struct {
-			Scripts map[string]any `json:"scripts"`
-		}
-		if json.Unmarshal([]byte(content), &pkg) != nil {
-			return nil
-		}
-		names := []string{"pre" + run.Arg, run.Arg, "post" + run.Arg}
-		if run.Arg == "install" {
-			names = []string{"preinstall", "install", "postinstall", "prepare"}
-		}
-		var out []string
-		for _, n := range names {
-			if v, ok := pkg.Scripts[n].(string); ok {
-				out = append(out, v)
-			}
-		}
-		return out
+		return npmCommands(run.Arg, content)
 	case "patch":
-		// every file a patch names is written: spelt as a command that writes them
-		var files []string
-		for _, l := range strings.Split(content, "\n") {
-			var p string
-			switch {
-			case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
-				p = strings.TrimSpace(l[4:])
-				if i := strings.IndexByte(p, '\t'); i >= 0 {
-					p = p[:i]
-				}
-				if p != "/dev/null" && len(p) > 2 && (p[:2] == "a/" || p[:2] == "b/") {
-					p = p[2:]
-				}
-			case strings.HasPrefix(l, "rename to "), strings.HasPrefix(l, "rename from "), strings.HasPrefix(l, "copy to "):
-				_, p, _ = strings.Cut(l, "o ")
-				if strings.HasPrefix(l, "rename from ") {
-					p = strings.TrimPrefix(l, "rename from ")
-				}
-			}
-			if p != "" && p != "/dev/null" {
-				files = append(files, singleQuote(p))
-			}
-		}
-		if len(files) == 0 {
-			return nil
-		}
-		return []string{"touch " + strings.Join(files, " ")}
+		return patchCommands(content)
 	}
 	if pre, ok := inlineCmd[kind]; ok {
 		// line by line: the inline-code heuristics take every path in code that writes
@@ -255,6 +205,75 @@ func scriptCommands(run shell.Run, content string) []string {
 		return out
 	}
 	return nil
+}
+
+// makeCommands reads a Makefile's recipe lines as one script.
+func makeCommands(content string) []string {
+	var lines []string
+	for _, l := range strings.Split(content, "\n") {
+		if !strings.HasPrefix(l, "\t") {
+			continue
+		}
+		l = strings.TrimLeft(strings.TrimPrefix(l, "\t"), "@-+ ")
+		lines = append(lines, strings.ReplaceAll(l, "$$", "$"))
+	}
+	return []string{strings.Join(lines, "\n")}
+}
+
+// npmCommands returns the package.json scripts `npm run name` runs, with their pre and post
+// scripts.
+func npmCommands(name, content string) []string {
+	var pkg struct {
+		Scripts map[string]any `json:"scripts"`
+	}
+	if json.Unmarshal([]byte(content), &pkg) != nil {
+		return nil
+	}
+	names := []string{"pre" + name, name, "post" + name}
+	if name == "install" {
+		names = []string{"preinstall", "install", "postinstall", "prepare"}
+	}
+	var out []string
+	for _, n := range names {
+		if v, ok := pkg.Scripts[n].(string); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// patchCommands spells a patch as a command that writes every file it names.
+func patchCommands(content string) []string {
+	var files []string
+	for _, l := range strings.Split(content, "\n") {
+		if p := patchedFile(l); p != "" && p != "/dev/null" {
+			files = append(files, singleQuote(p))
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	return []string{"touch " + strings.Join(files, " ")}
+}
+
+// patchedFile is the file one line of a patch names ("" for none).
+func patchedFile(l string) string {
+	var p string
+	switch {
+	case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+		p = strings.TrimSpace(l[4:])
+		if i := strings.IndexByte(p, '\t'); i >= 0 {
+			p = p[:i]
+		}
+		if p != "/dev/null" && len(p) > 2 && (p[:2] == "a/" || p[:2] == "b/") {
+			p = p[2:]
+		}
+	case strings.HasPrefix(l, "rename from "):
+		p = strings.TrimPrefix(l, "rename from ")
+	case strings.HasPrefix(l, "rename to "), strings.HasPrefix(l, "copy to "):
+		_, p, _ = strings.Cut(l, "o ")
+	}
+	return p
 }
 
 // maxScriptTotal bounds the script text one command line may make the pre check read, over
@@ -288,46 +307,56 @@ func withRunsIn(r shellResult, cwd string, fx Facts, depth int, b *runBudget) sh
 			continue
 		}
 		b.seen[k] = true
-		content, ok := readRun(run.Path, cwd, fx)
-		if !ok {
-			continue
-		}
-		if len(content) > b.left {
-			content = content[:b.left]
-		}
-		b.left -= len(content)
-		dir := cwd
-		if run.Dir != "" {
-			dir = run.Dir
-		}
-		cmds := scriptCommands(run, content)
-		writes := cmds == nil // a script of a kind not known may do anything
-		for _, cmd := range cmds {
-			sub := withRunsIn(classifyShell(cmd, dir, fx), dir, fx, depth+1, b)
-			writes = writes || len(sub.writes) > 0 || sub.unknown
-			for i := range sub.writes {
-				if sub.writes[i].op == "" || sub.writes[i].op == "redirect" {
-					sub.writes[i].op = "script " + path.Base(run.Path)
-				}
-			}
-			r.writes = append(r.writes, sub.writes...)
-			r.person = append(r.person, sub.person...)
-			if sub.unknown {
-				// only a part that writes somewhere unknown may make a name it holds a target
-				r.unknown = true
-				r.named += "\n" + sub.named
-			}
-		}
-		if !writes {
-			// a script that cannot write only reads the paths it is handed
-			kept := r.writes[:0]
-			for _, w := range r.writes {
-				if w.via != run.Path {
-					kept = append(kept, w)
-				}
-			}
-			r.writes = kept
-		}
+		runScript(&r, run, cwd, fx, depth, b)
 	}
 	return r
+}
+
+// runScript adds what the script run executes to r, reading at most the budget left.
+func runScript(r *shellResult, run shell.Run, cwd string, fx Facts, depth int, b *runBudget) {
+	content, ok := readRun(run.Path, cwd, fx)
+	if !ok {
+		return
+	}
+	if len(content) > b.left {
+		content = content[:b.left]
+	}
+	b.left -= len(content)
+	dir := cwd
+	if run.Dir != "" {
+		dir = run.Dir
+	}
+	cmds := scriptCommands(run, content)
+	writes := cmds == nil // a script of a kind not known may do anything
+	for _, cmd := range cmds {
+		sub := withRunsIn(classifyShell(cmd, dir, fx), dir, fx, depth+1, b)
+		writes = writes || len(sub.writes) > 0 || sub.unknown
+		r.addScript(sub, run.Path)
+	}
+	if !writes {
+		// a script that cannot write only reads the paths it is handed
+		kept := r.writes[:0]
+		for _, w := range r.writes {
+			if w.via != run.Path {
+				kept = append(kept, w)
+			}
+		}
+		r.writes = kept
+	}
+}
+
+// addScript adds what one command of the script at script does.
+func (r *shellResult) addScript(sub shellResult, script string) {
+	for i := range sub.writes {
+		if sub.writes[i].op == "" || sub.writes[i].op == "redirect" {
+			sub.writes[i].op = "script " + path.Base(script)
+		}
+	}
+	r.writes = append(r.writes, sub.writes...)
+	r.person = append(r.person, sub.person...)
+	if sub.unknown {
+		// only a part that writes somewhere unknown may make a name it holds a target
+		r.unknown = true
+		r.named += "\n" + sub.named
+	}
 }

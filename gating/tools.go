@@ -119,74 +119,85 @@ func parseAction(tool string, args map[string]any, cwd string, fx Facts, depth i
 	case kindWrite:
 		parseWrite(&a, args, cwd, fx)
 	case kindShell:
-		cmd, ok := args["command"]
-		if !ok {
-			cmd, ok = args["cmd"]
-		}
-		if c, isStr := cmd.(string); isStr {
-			a.cmd = c
-		} else {
-			// A shell call whose command cannot be read runs something nobody can judge.
-			a.bad = "its command is " + jsonType(cmd, ok) + ", not a string"
-			a.shellUnknown = true
-			return a
-		}
-		a.cwd = slashClean(absolute(".", cwd, slashClean(fx.Root())))
-		if wd := str(args, "workdir", "cwd", "dir_path", "directory"); wd != "" {
-			a.cwd = absolute(wd, a.cwd, slashClean(fx.Root()))
-		}
-		var r shellResult
-		if PowerShellTool(lt) {
-			r = classifyPowerShell(a.cmd, a.cwd)
-		} else {
-			r = withRuns(classifyShell(a.cmd, a.cwd, fx), a.cwd, fx, 0)
-		}
-		a.named = r.named
-		for _, p := range r.reads {
-			a.reads = append(a.reads, canon(p, a.cwd, fx))
-		}
-		for _, w := range r.writes {
-			a.writes = append(a.writes, writeTarget{canonPath: canon(w.path, a.cwd, fx), op: opShell,
-				shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD, shellOp: w.op, shellExclude: w.exclude})
-		}
-		a.shellUnknown = r.unknown
-		if len(r.person) > 0 {
-			a.person = r.person[0]
-		}
+		parseShell(&a, args, cwd, fx)
 	case kindAgent:
 		a.agent = str(args, "subagent_type", "subagentType", "agent")
 	case kindOther:
 		parseUnknownTool(&a, args, cwd, fx)
 	case kindBatch:
-		if depth >= maxBatchDepth {
-			// Hosts do not nest batches; a payload that does is hiding something, so it is
-			// judged like a shell command with an undeterminable write rather than as nothing
-			// (and the bank guard refuses it: tooDeep).
-			a.kind, a.shellUnknown, a.tooDeep = kindShell, true, true
-			return a
-		}
-		raw, has := args["tool_calls"]
-		calls, isList := raw.([]any)
-		if !isList {
-			// a batch whose calls cannot be read runs something nobody can judge
-			a.bad = "its tool_calls is " + jsonType(raw, has) + ", not a list of calls"
-			return a
-		}
-		for _, c := range calls {
-			m, _ := c.(map[string]any)
-			if m == nil {
-				a.bad = "an entry of tool_calls is " + jsonType(c, true) + ", not a call"
-				continue
-			}
-			name, _ := m["tool"].(string)
-			params, _ := m["parameters"].(map[string]any)
-			if params == nil {
-				params, _ = m["args"].(map[string]any)
-			}
-			a.subs = append(a.subs, parseAction(name, params, cwd, fx, depth+1))
-		}
+		parseBatch(&a, args, cwd, fx, depth)
 	}
 	return a
+}
+
+// parseShell reads a shell call: its command and working directory, and what the classifier
+// says the command reads and writes.
+func parseShell(a *action, args map[string]any, cwd string, fx Facts) {
+	cmd, ok := args["command"]
+	if !ok {
+		cmd, ok = args["cmd"]
+	}
+	if c, isStr := cmd.(string); isStr {
+		a.cmd = c
+	} else {
+		// A shell call whose command cannot be read runs something nobody can judge.
+		a.bad = "its command is " + jsonType(cmd, ok) + ", not a string"
+		a.shellUnknown = true
+		return
+	}
+	a.cwd = slashClean(absolute(".", cwd, slashClean(fx.Root())))
+	if wd := str(args, "workdir", "cwd", "dir_path", "directory"); wd != "" {
+		a.cwd = absolute(wd, a.cwd, slashClean(fx.Root()))
+	}
+	var r shellResult
+	if PowerShellTool(a.tool) {
+		r = classifyPowerShell(a.cmd, a.cwd)
+	} else {
+		r = withRuns(classifyShell(a.cmd, a.cwd, fx), a.cwd, fx, 0)
+	}
+	a.named = r.named
+	for _, p := range r.reads {
+		a.reads = append(a.reads, canon(p, a.cwd, fx))
+	}
+	for _, w := range r.writes {
+		a.writes = append(a.writes, writeTarget{canonPath: canon(w.path, a.cwd, fx), op: opShell,
+			shellExact: w.exact, shellTree: w.tree, shellNoMD: w.noMD, shellOp: w.op, shellExclude: w.exclude})
+	}
+	a.shellUnknown = r.unknown
+	if len(r.person) > 0 {
+		a.person = r.person[0]
+	}
+}
+
+// parseBatch reads a batch call's calls, each parsed as a call of its own.
+func parseBatch(a *action, args map[string]any, cwd string, fx Facts, depth int) {
+	if depth >= maxBatchDepth {
+		// Hosts do not nest batches; a payload that does is hiding something, so it is
+		// judged like a shell command with an undeterminable write rather than as nothing
+		// (and the bank guard refuses it: tooDeep).
+		a.kind, a.shellUnknown, a.tooDeep = kindShell, true, true
+		return
+	}
+	raw, has := args["tool_calls"]
+	calls, isList := raw.([]any)
+	if !isList {
+		// a batch whose calls cannot be read runs something nobody can judge
+		a.bad = "its tool_calls is " + jsonType(raw, has) + ", not a list of calls"
+		return
+	}
+	for _, c := range calls {
+		m, _ := c.(map[string]any)
+		if m == nil {
+			a.bad = "an entry of tool_calls is " + jsonType(c, true) + ", not a call"
+			continue
+		}
+		name, _ := m["tool"].(string)
+		params, _ := m["parameters"].(map[string]any)
+		if params == nil {
+			params, _ = m["args"].(map[string]any)
+		}
+		a.subs = append(a.subs, parseAction(name, params, cwd, fx, depth+1))
+	}
 }
 
 func parseWrite(a *action, args map[string]any, cwd string, fx Facts) {
@@ -198,58 +209,16 @@ func parseWrite(a *action, args map[string]any, cwd string, fx Facts) {
 		a.bad = k + " is " + v + ", not a string"
 		return
 	}
-	switch a.tool {
-	case "apply_patch", "patch":
-		text, why := strArg(args, "patchText", "patch_text", "patch", "input", "diff", "command")
-		if why != "" {
-			a.bad = "its patch text " + why
-			return
-		}
-		for _, f := range ParsePatch(text) {
-			f := f
-			if f.Path == "" {
-				continue
-			}
-			from := canon(f.Path, cwd, fx)
-			switch f.Op {
-			case PatchAdd:
-				a.writes = append(a.writes, writeTarget{canonPath: from, op: opWrite, content: f.Added})
-			case PatchUpdate:
-				a.writes = append(a.writes, writeTarget{canonPath: from, op: opPatch, patch: &f, src: from.rel})
-			case PatchDelete:
-				a.writes = append(a.writes, writeTarget{canonPath: from, op: opDelete})
-			case PatchMove:
-				a.writes = append(a.writes, writeTarget{canonPath: from, op: opMoveFrom})
-				if f.To != "" {
-					a.writes = append(a.writes, writeTarget{canonPath: canon(f.To, cwd, fx), op: opPatch, patch: &f, src: from.rel})
-				}
-			}
-		}
-		if len(a.writes) == 0 && strings.TrimSpace(text) != "" && mentionsBank(text) {
-			// A patch we cannot read that names memory-bank/ may still be applied by the host.
-			a.bad = "its patch names memory-bank/ in a form mbguard cannot read"
-		}
-		return
-	case "notebookedit":
-		content := str(args, "new_source", "newSource")
-		if v, ok := args["new_source"]; ok && v != nil {
-			if _, isStr := v.(string); !isStr {
-				a.bad = "new_source is " + jsonType(v, true) + ", not a string"
-			}
-		}
-		n := len(a.writes)
-		forPaths(args, func(p string) {
-			a.writes = append(a.writes, writeTarget{canonPath: canon(p, cwd, fx), op: opPartial, content: content})
-		})
-		if len(a.writes) == n {
-			a.bad = "it names no file"
-		}
-		return
-	}
 	var specs []editSpec
 	op := opWrite
 	var content string
 	switch a.tool {
+	case "apply_patch", "patch":
+		parsePatchWrite(a, args, cwd, fx)
+		return
+	case "notebookedit":
+		parseNotebookWrite(a, args, cwd, fx)
+		return
 	case "edit", "replace":
 		op = opEdit
 		ed, why := edit(args)
@@ -259,36 +228,7 @@ func parseWrite(a *action, args map[string]any, cwd string, fx Facts) {
 		specs = []editSpec{ed}
 	case "multiedit":
 		op = opEdit
-		edits, ok := args["edits"].([]any)
-		if !ok {
-			v, has := args["edits"]
-			a.bad = "edits is " + jsonType(v, has) + ", not a list of edits"
-		}
-		perFile := map[string][]editSpec{}
-		var order []string
-		for _, x := range edits {
-			m, _ := x.(map[string]any)
-			if m == nil {
-				a.bad = "an entry of edits is " + jsonType(x, true) + ", not an edit"
-				continue
-			}
-			ed, why := edit(m)
-			if why != "" {
-				a.bad = why
-			}
-			if p := str(m, "filePath", "file_path", "path"); p != "" {
-				// some hosts put a path on each edit: those edits belong to that file
-				if _, seen := perFile[p]; !seen {
-					order = append(order, p)
-				}
-				perFile[p] = append(perFile[p], ed)
-				continue
-			}
-			specs = append(specs, ed)
-		}
-		for _, p := range order {
-			a.writes = append(a.writes, writeTarget{canonPath: canon(p, cwd, fx), op: opEdit, edits: perFile[p]})
-		}
+		specs = parseMultiEdit(a, args, cwd, fx)
 	default: // write, write_file, create
 		var why string
 		content, why = strArg(args, "content", "file_text", "fileText", "text")
@@ -309,6 +249,93 @@ func parseWrite(a *action, args map[string]any, cwd string, fx Facts) {
 			a.writes[i].op = opOpaque
 		}
 	}
+}
+
+// parsePatchWrite reads the files a patch tool changes, each with what the patch does to it.
+func parsePatchWrite(a *action, args map[string]any, cwd string, fx Facts) {
+	text, why := strArg(args, "patchText", "patch_text", "patch", "input", "diff", "command")
+	if why != "" {
+		a.bad = "its patch text " + why
+		return
+	}
+	for _, f := range ParsePatch(text) {
+		f := f
+		if f.Path == "" {
+			continue
+		}
+		from := canon(f.Path, cwd, fx)
+		switch f.Op {
+		case PatchAdd:
+			a.writes = append(a.writes, writeTarget{canonPath: from, op: opWrite, content: f.Added})
+		case PatchUpdate:
+			a.writes = append(a.writes, writeTarget{canonPath: from, op: opPatch, patch: &f, src: from.rel})
+		case PatchDelete:
+			a.writes = append(a.writes, writeTarget{canonPath: from, op: opDelete})
+		case PatchMove:
+			a.writes = append(a.writes, writeTarget{canonPath: from, op: opMoveFrom})
+			if f.To != "" {
+				a.writes = append(a.writes, writeTarget{canonPath: canon(f.To, cwd, fx), op: opPatch, patch: &f, src: from.rel})
+			}
+		}
+	}
+	if len(a.writes) == 0 && strings.TrimSpace(text) != "" && namesPath(text, bankDir) {
+		// A patch we cannot read that names memory-bank/ may still be applied by the host.
+		a.bad = "its patch names memory-bank/ in a form mbguard cannot read"
+	}
+}
+
+// parseNotebookWrite reads a notebook cell edit: a part of the file, whose whole is not known.
+func parseNotebookWrite(a *action, args map[string]any, cwd string, fx Facts) {
+	content := str(args, "new_source", "newSource")
+	if v, ok := args["new_source"]; ok && v != nil {
+		if _, isStr := v.(string); !isStr {
+			a.bad = "new_source is " + jsonType(v, true) + ", not a string"
+		}
+	}
+	n := len(a.writes)
+	forPaths(args, func(p string) {
+		a.writes = append(a.writes, writeTarget{canonPath: canon(p, cwd, fx), op: opPartial, content: content})
+	})
+	if len(a.writes) == n {
+		a.bad = "it names no file"
+	}
+}
+
+// parseMultiEdit returns the edits of a multi-edit call for the file the call names; edits that
+// name their own file are added to a as writes of that file.
+func parseMultiEdit(a *action, args map[string]any, cwd string, fx Facts) []editSpec {
+	edits, ok := args["edits"].([]any)
+	if !ok {
+		v, has := args["edits"]
+		a.bad = "edits is " + jsonType(v, has) + ", not a list of edits"
+	}
+	var specs []editSpec
+	perFile := map[string][]editSpec{}
+	var order []string
+	for _, x := range edits {
+		m, _ := x.(map[string]any)
+		if m == nil {
+			a.bad = "an entry of edits is " + jsonType(x, true) + ", not an edit"
+			continue
+		}
+		ed, why := edit(m)
+		if why != "" {
+			a.bad = why
+		}
+		if p := str(m, "filePath", "file_path", "path"); p != "" {
+			// some hosts put a path on each edit: those edits belong to that file
+			if _, seen := perFile[p]; !seen {
+				order = append(order, p)
+			}
+			perFile[p] = append(perFile[p], ed)
+			continue
+		}
+		specs = append(specs, ed)
+	}
+	for _, p := range order {
+		a.writes = append(a.writes, writeTarget{canonPath: canon(p, cwd, fx), op: opEdit, edits: perFile[p]})
+	}
+	return specs
 }
 
 // edit reads one replacement in any host's spelling; why says what was wrong with it.
@@ -409,13 +436,7 @@ func parseUnknownTool(a *action, args map[string]any, cwd string, fx Facts) {
 	if pathlessTools[a.tool] || ClassifyTool(a.tool) == ClassRead {
 		return // a todo list may well mention memory-bank/
 	}
-	reads := false
-	for _, w := range readToolWords {
-		if strings.Contains(a.tool, w) {
-			reads = true
-			break
-		}
-	}
+	reads := slices.ContainsFunc(readToolWords, func(w string) bool { return strings.Contains(a.tool, w) })
 	budget := 64
 	var walk func(v any, depth int)
 	walk = func(v any, depth int) {
@@ -429,7 +450,7 @@ func parseUnknownTool(a *action, args map[string]any, cwd string, fx Facts) {
 				return
 			}
 			c := canon(x, cwd, fx)
-			if !(c.inRepo && inBank(c.rel) || c.lexIn && inBank(c.lex)) {
+			if !c.touchesBank() {
 				return
 			}
 			if reads {
@@ -519,24 +540,4 @@ func applyEdits(old string, edits []editSpec) (string, bool) {
 		}
 	}
 	return s, true
-}
-
-// mentionsBank reports whether a command names memory-bank/ as a path word, not as part of
-// another name such as my-memory-bank-notes.
-func mentionsBank(cmd string) bool {
-	for i := 0; ; {
-		j := strings.Index(cmd[i:], bankDir)
-		if j < 0 {
-			return false
-		}
-		at := i + j
-		end := at + len(bankDir)
-		// A backslash separates too: canonical paths read it as a slash (SPEC §3).
-		before := at == 0 || strings.IndexByte(" \t'\"/\\=(;|&<>", cmd[at-1]) >= 0
-		after := end == len(cmd) || strings.IndexByte(" \t'\"/\\);|&<>", cmd[end]) >= 0
-		if before && after {
-			return true
-		}
-		i = end
-	}
 }

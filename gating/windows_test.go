@@ -132,3 +132,28 @@ func TestPowerShellTool(t *testing.T) {
 		})
 	}
 }
+
+// TestDriveRootRepository: a repository at the root of a drive (C:\) holds its bank like any
+// other. relTo once read C:/'s files with the prefix C://, so nothing was inside the
+// repository and memory-bank/ went unguarded there.
+func TestDriveRootRepository(t *testing.T) {
+	for name, c := range map[string]struct {
+		tool string
+		args map[string]any
+	}{
+		"Write":     {"Write", map[string]any{"file_path": `C:\memory-bank\a.json`, "content": "{}"}},
+		"Bash":      {"Bash", map[string]any{"command": "echo x > C:/memory-bank/a.json"}},
+		"Bash MSYS": {"Bash", map[string]any{"command": "echo x > /c/memory-bank/a.json"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fx := newFacts(bankFiles())
+			fx.root, fx.ci = `C:\`, true
+			e, st := New(DefaultPolicy()), &State{}
+			e.Handle(st, Event{Kind: EvMessage, Host: "claude", Session: "s1", Message: "m1", Cwd: `C:\`, Now: 1}, fx)
+			d := e.Handle(st, Event{Kind: EvToolBefore, Host: "claude", Session: "s1", Message: "m1", Tool: c.tool, Args: c.args, Cwd: `C:\`, Now: 2}, fx)
+			if d.Verdict != Block || d.Gate != GateBank {
+				t.Errorf("decision = %s/%s (%q), want Block by the bank guard", d.Verdict, d.Gate, d.Message)
+			}
+		})
+	}
+}

@@ -137,56 +137,101 @@ func frontMatter(b []byte) (fm string, rest []byte) {
 // and everything else — _index.md's topic routing, other user blocks, files with broken
 // markers — into legacy.md. legacy is nil when nothing needed it.
 func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
-	var leg, fronts []string
-	addLegacy := func(title, text string) {
-		if text = trimBlank(text); text != "" {
-			leg = append(leg, "## "+title+"\n\n"+text)
-		}
+	mb := &memoryBuild{in: in}
+	snapshot := mb.section(in.BriefName, in.Brief)
+	focus := mb.section(in.ActiveName, in.Active)
+	mb.index()
+	userRaw, crlf, oldMemory := mb.userBlock()
+	if snapshot == "" {
+		snapshot = "- (what the project is, who it is for, and what it must never break)"
 	}
-	section := func(name string, b []byte) string {
-		if b == nil {
-			return ""
-		}
-		if fm, rest := frontMatter(b); fm != "" {
-			// A Cursor rule's settings are the user's, not the agent's: they go to the
-			// USER_BLOCK (or legacy.md when that block comes from elsewhere), not the section.
-			fronts = append(fronts, "From "+name+":\n\n"+fencedAs(fm, "yaml"))
-			b = rest
-		}
-		body, user, hasUser, ok := split(b)
-		if !ok {
-			addLegacy(name+" (its block markers were malformed; kept verbatim)", fenced(trimBlank(body)))
-			return ""
-		}
-		if hasUser && name != in.ActiveName {
-			addLegacy("From "+name+" (its user block)", string(user))
-		}
-		return trimBlank(demote(body))
+	if focus == "" {
+		focus = "- (nothing recorded yet: write the task in hand, what is done and what is next)"
 	}
-	snapshot := section(in.BriefName, in.Brief)
-	focus := section(in.ActiveName, in.Active)
-	if in.Index != nil {
-		body, user, hasUser, ok := split(in.Index)
-		if !ok {
-			addLegacy("Legacy Routing (Topic), from "+in.IndexName+" (malformed markers; kept verbatim)", fenced(trimBlank(body)))
-		} else {
-			addLegacy("Legacy Routing (Topic), from "+in.IndexName, demote(body))
-			if hasUser {
-				addLegacy("From "+in.IndexName+" (its user block)", string(user))
-			}
-		}
+	head := withLineEnds(mb.head(snapshot, focus, oldMemory), crlf)
+	tail := withLineEnds(bank.UserEnd.String()+"\n", crlf)
+	memory = append(append([]byte(head), userRaw...), tail...)
+	if mb.err != nil {
+		return nil, nil, mb.err
 	}
+	if got, ok := bank.UserBlock(memory); (!ok || !bytes.Equal(got, userRaw)) && in.Memory != nil {
+		return nil, nil, fmt.Errorf("%s ends inside an unclosed code fence or inline code span, which would swallow the USER_BLOCK_END marker: close it, commit, then run mbguard migrate again (nothing changed)", bank.Entry)
+	} else if !ok || !bytes.Equal(got, userRaw) {
+		return nil, nil, fmt.Errorf("building MEMORY.md: the user block would not survive intact (a bug; nothing changed)")
+	}
+	if len(mb.leg) > 0 {
+		legacy = mb.legacyFile(oldMemory != "" && !bytes.Equal(userRaw[min(1, len(userRaw)):], in.Memory))
+	}
+	return memory, legacy, nil
+}
 
-	var userRaw []byte
-	crlf := false
+// memoryBuild gathers what buildMemory takes from the old files: legacy.md's sections, the
+// entry files' front matter, and the first error of a template section.
+type memoryBuild struct {
+	in     legacyInputs
+	leg    []string
+	fronts []string
+	err    error
+}
+
+func (mb *memoryBuild) addLegacy(title, text string) {
+	if text = trimBlank(text); text != "" {
+		mb.leg = append(mb.leg, "## "+title+"\n\n"+text)
+	}
+}
+
+// section is the text an entry file gives its section of MEMORY.md; its front matter, user
+// block (but the active file's) or malformed text go elsewhere.
+func (mb *memoryBuild) section(name string, b []byte) string {
+	if b == nil {
+		return ""
+	}
+	if fm, rest := frontMatter(b); fm != "" {
+		// A Cursor rule's settings are the user's, not the agent's: they go to the
+		// USER_BLOCK (or legacy.md when that block comes from elsewhere), not the section.
+		mb.fronts = append(mb.fronts, "From "+name+":\n\n"+fencedAs(fm, "yaml"))
+		b = rest
+	}
+	body, user, hasUser, ok := split(b)
+	if !ok {
+		mb.addLegacy(name+" (its block markers were malformed; kept verbatim)", fenced(trimBlank(body)))
+		return ""
+	}
+	if hasUser && name != mb.in.ActiveName {
+		mb.addLegacy("From "+name+" (its user block)", string(user))
+	}
+	return trimBlank(demote(body))
+}
+
+// index keeps the index file's topic routing, and its user block, in legacy.md.
+func (mb *memoryBuild) index() {
+	in := mb.in
+	if in.Index == nil {
+		return
+	}
+	body, user, hasUser, ok := split(in.Index)
+	if !ok {
+		mb.addLegacy("Legacy Routing (Topic), from "+in.IndexName+" (malformed markers; kept verbatim)", fenced(trimBlank(body)))
+		return
+	}
+	mb.addLegacy("Legacy Routing (Topic), from "+in.IndexName, demote(body))
+	if hasUser {
+		mb.addLegacy("From "+in.IndexName+" (its user block)", string(user))
+	}
+}
+
+// userBlock is the new USER_BLOCK's bytes: the active file's user block, else the unmarked
+// MEMORY.md, else a Notes stub (with the front matter). crlf says whether the active file
+// uses CRLF line ends; oldMemory is the note on where the old MEMORY.md went.
+func (mb *memoryBuild) userBlock() (userRaw []byte, crlf bool, oldMemory string) {
+	in := mb.in
 	if in.Active != nil {
 		a := bytes.TrimPrefix(in.Active, bomUTF)
-		crlf = bytes.Count(a, []byte("\r\n"))*2 > bytes.Count(a, []byte("\n"))
+		crlf = usesCRLF(a)
 		if _, u, has, ok := split(a); ok && has {
 			userRaw = u
 		}
 	}
-	oldMemory := ""
 	if in.Memory != nil {
 		body := bytes.TrimPrefix(in.Memory, bomUTF)
 		if sc := bank.ScanMarkers(body); len(sc.Templates) > 0 {
@@ -194,7 +239,7 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 		}
 		switch {
 		case userRaw != nil:
-			addLegacy("From MEMORY.md (it had no block markers; kept verbatim)", fenced(trimBlank(string(body))))
+			mb.addLegacy("From MEMORY.md (it had no block markers; kept verbatim)", fenced(trimBlank(string(body))))
 			oldMemory = "The MEMORY.md that was here before is kept in legacy.md.\n\n"
 		default:
 			userRaw = append([]byte("\n"), body...)
@@ -205,90 +250,83 @@ func buildMemory(in legacyInputs) (memory, legacy []byte, err error) {
 		}
 	}
 	switch {
-	case userRaw == nil && len(fronts) > 0:
+	case userRaw == nil && len(mb.fronts) > 0:
 		userRaw = []byte("\n## Notes\n\n(Yours to edit. Agents never change this block.)\n\n## Front matter of the old entry files\n\n" +
 			"Kept verbatim by mbguard migrate. It described the old files (for a Cursor rule: when Cursor\napplied it) and means nothing to MEMORY.md, which is no Cursor rule:\n\n" +
-			strings.Join(fronts, "\n\n") + "\n")
+			strings.Join(mb.fronts, "\n\n") + "\n")
 	case userRaw == nil:
 		userRaw = []byte("\n## Notes\n\n(Yours to edit. Agents never change this block.)\n")
 	default:
-		for _, f := range fronts {
+		for _, f := range mb.fronts {
 			name, text, _ := strings.Cut(f, ":\n\n")
-			addLegacy("Front matter "+strings.ToLower(name[:1])+name[1:], text)
+			mb.addLegacy("Front matter "+strings.ToLower(name[:1])+name[1:], text)
 		}
 	}
+	return userRaw, crlf, oldMemory
+}
 
-	fixed := func(h string) string {
-		s, e := templates.Section(h)
-		if e != nil && err == nil {
-			err = e
-		}
-		return s
+// fixed is the template's section under heading h; the first error is kept for the end.
+func (mb *memoryBuild) fixed(h string) string {
+	s, e := templates.Section(h)
+	if e != nil && mb.err == nil {
+		mb.err = e
 	}
-	if snapshot == "" {
-		snapshot = "- (what the project is, who it is for, and what it must never break)"
-	}
-	if focus == "" {
-		focus = "- (nothing recorded yet: write the task in hand, what is done and what is next)"
-	}
-	decisions := fixed(templates.DecisionsHeading)
+	return s
+}
+
+// decisions is the Decision Highlights section: the headings of the decision files, else the
+// template's.
+func (mb *memoryBuild) decisions() string {
+	decisions := mb.fixed(templates.DecisionsHeading)
 	var hs, where []string
-	for _, d := range in.Decisions {
+	for _, d := range mb.in.Decisions {
 		if h := decisionHeadings(d.B); len(h) > 0 && len(hs) < 20 {
 			hs = append(hs, h[:min(len(h), 20-len(hs))]...)
 			where = append(where, d.Rel)
 		}
 	}
-	if len(hs) > 0 {
-		them := "it"
-		if len(where) > 1 {
-			them = "them"
-		}
-		decisions = templates.DecisionsHeading + "\n\nRecorded in " + strings.Join(where, " and ") + " (read " + them + " for the why):\n\n- " + strings.Join(hs, "\n- ") + "\n"
+	if len(hs) == 0 {
+		return decisions
 	}
+	them := "it"
+	if len(where) > 1 {
+		them = "them"
+	}
+	return templates.DecisionsHeading + "\n\nRecorded in " + strings.Join(where, " and ") + " (read " + them + " for the why):\n\n- " + strings.Join(hs, "\n- ") + "\n"
+}
+
+// head is MEMORY.md up to and with USER_BLOCK_START, with "\n" line ends.
+func (mb *memoryBuild) head(snapshot, focus, oldMemory string) string {
 	var b strings.Builder
 	b.WriteString("# Project Memory\n\n")
 	b.WriteString(bank.MachineStart.String() + "\n" + bank.TemplateMarker(bank.CurrentTemplate) + "\n\n")
 	b.WriteString(templates.SnapshotHeading + "\n\n" + snapshot + "\n\n")
 	b.WriteString(templates.FocusHeading + "\n\n" + focus + "\n\n")
-	b.WriteString(decisions + "\n")
+	b.WriteString(mb.decisions() + "\n")
 	for _, h := range []string{templates.RoutingHeading, templates.DrillHeading, templates.SafetyHeading, templates.AnswersHeading} {
-		b.WriteString(fixed(h) + "\n")
+		b.WriteString(mb.fixed(h) + "\n")
 	}
-	if len(leg) > 0 {
+	if len(mb.leg) > 0 {
 		b.WriteString("Older notes that had no place here are kept in legacy.md.\n\n")
 	}
 	b.WriteString(oldMemory)
 	b.WriteString(bank.MachineEnd.String() + "\n\n" + bank.UserStart.String())
-	head := b.String()
-	tail := bank.UserEnd.String() + "\n"
-	if crlf {
-		head = strings.ReplaceAll(head, "\n", "\r\n")
-		tail = strings.ReplaceAll(tail, "\n", "\r\n")
+	return b.String()
+}
+
+// legacyFile is legacy.md; withMemory names MEMORY.md among its sources.
+func (mb *memoryBuild) legacyFile(withMemory bool) []byte {
+	var names []string
+	legNames := []string{mb.in.IndexName, mb.in.BriefName, mb.in.ActiveName}
+	if withMemory {
+		legNames = append(legNames, "MEMORY.md")
 	}
-	memory = append(append([]byte(head), userRaw...), tail...)
-	if err != nil {
-		return nil, nil, err
-	}
-	if got, ok := bank.UserBlock(memory); (!ok || !bytes.Equal(got, userRaw)) && in.Memory != nil {
-		return nil, nil, fmt.Errorf("%s ends inside an unclosed code fence or inline code span, which would swallow the USER_BLOCK_END marker: close it, commit, then run mbguard migrate again (nothing changed)", bank.Entry)
-	} else if !ok || !bytes.Equal(got, userRaw) {
-		return nil, nil, fmt.Errorf("building MEMORY.md: the user block would not survive intact (a bug; nothing changed)")
-	}
-	if len(leg) > 0 {
-		var names []string
-		legNames := []string{in.IndexName, in.BriefName, in.ActiveName}
-		if oldMemory != "" && !bytes.Equal(userRaw[min(1, len(userRaw)):], in.Memory) {
-			legNames = append(legNames, "MEMORY.md")
+	for _, n := range legNames {
+		if n != "" && n != "." {
+			names = append(names, n)
 		}
-		for _, n := range legNames {
-			if n != "" && n != "." {
-				names = append(names, n)
-			}
-		}
-		legacy = []byte("# Legacy memory\n\nText from the old entry files (" + strings.Join(names, ", ") + ") that has no place in\nthe v7.1 layout, kept verbatim by mbguard migrate. Move what still matters into MEMORY.md or\ndetails/, then delete this file.\n\n" + strings.Join(leg, "\n\n") + "\n")
 	}
-	return memory, legacy, nil
+	return []byte("# Legacy memory\n\nText from the old entry files (" + strings.Join(names, ", ") + ") that has no place in\nthe v7.1 layout, kept verbatim by mbguard migrate. Move what still matters into MEMORY.md or\ndetails/, then delete this file.\n\n" + strings.Join(mb.leg, "\n\n") + "\n")
 }
 
 // decisionHeadings lists the section headings of patterns.md (at most 20) as the summary.
@@ -300,11 +338,7 @@ func decisionHeadings(b []byte) []string {
 	// "### Implementation Details", and its empty template has them once, over a lone "*": a
 	// heading that recurs, or whose section holds no words, is a part label, not a decision
 	// (auto-quote-system listed "Decision" three times; miniimagecompressor only the labels).
-	type heading struct {
-		text  string
-		words bool
-	}
-	var hs []heading
+	var hs []sectionHeading
 	count := map[string]int{}
 	fence := false
 	for _, l := range strings.Split(string(bytes.TrimPrefix(b, bomUTF)), "\n") {
@@ -313,15 +347,12 @@ func decisionHeadings(b []byte) []string {
 			fence = !fence
 		}
 		if !fence {
-			found := false
-			for _, p := range []string{"## ", "### "} {
-				if h, ok := strings.CutPrefix(t, p); ok && strings.TrimSpace(h) != "" {
-					hs = append(hs, heading{text: strings.TrimSpace(h)})
-					count[strings.ToLower(strings.TrimSpace(h))]++
-					found = true
-				}
+			h, ok := levelTwoOrThree(t)
+			if ok {
+				hs = append(hs, sectionHeading{text: h})
+				count[strings.ToLower(h)]++
 			}
-			if found || strings.HasPrefix(t, "#") {
+			if ok || strings.HasPrefix(t, "#") {
 				continue
 			}
 		}
@@ -329,6 +360,28 @@ func decisionHeadings(b []byte) []string {
 			hs[len(hs)-1].words = true
 		}
 	}
+	return decisionsOf(hs, count)
+}
+
+// sectionHeading is a heading of a decision file, and whether its section holds words.
+type sectionHeading struct {
+	text  string
+	words bool
+}
+
+// levelTwoOrThree is the text of a "## " or "### " heading line t.
+func levelTwoOrThree(t string) (string, bool) {
+	for _, p := range []string{"## ", "### "} {
+		if h, ok := strings.CutPrefix(t, p); ok && strings.TrimSpace(h) != "" {
+			return strings.TrimSpace(h), true
+		}
+	}
+	return "", false
+}
+
+// decisionsOf keeps the first 20 headings that name a decision: not recurring (count, by lower
+// case), with words in their section or their subheadings'.
+func decisionsOf(hs []sectionHeading, count map[string]int) []string {
 	var out []string
 	for i, h := range hs {
 		// a heading with subheadings holds its words in them
@@ -364,7 +417,7 @@ func wrapUnmarked(old []byte) (out []byte, dropped int, err error) {
 		body = dropTemplateMarks(old, sc.Templates)[len(bom):]
 		dropped = len(sc.Templates)
 	}
-	crlf := bytes.Count(body, []byte("\r\n"))*2 > bytes.Count(body, []byte("\n"))
+	crlf := usesCRLF(body)
 	var b strings.Builder
 	b.WriteString("# Project Memory\n\n")
 	b.WriteString(bank.MachineStart.String() + "\n" + bank.TemplateMarker(bank.CurrentTemplate) + "\n\n")
@@ -382,10 +435,7 @@ func wrapUnmarked(old []byte) (out []byte, dropped int, err error) {
 	if len(body) > 0 && body[len(body)-1] != '\n' {
 		tail = "\n" + tail // the end marker needs a line of its own
 	}
-	if crlf {
-		head = strings.ReplaceAll(head, "\n", "\r\n")
-		tail = strings.ReplaceAll(tail, "\n", "\r\n")
-	}
+	head, tail = withLineEnds(head, crlf), withLineEnds(tail, crlf)
 	out = append(append(append(append([]byte(nil), bom...), head...), body...), tail...)
 	sc2 := bank.ScanMarkers(out)
 	if _, ok := bank.ParseBlocks(out); !ok || len(sc2.Markers) != 4 || len(sc2.Templates) != 1 || !bytes.Contains(out, body) {
@@ -400,30 +450,8 @@ func dropTemplateMarks(b []byte, marks []bank.TemplateMark) []byte {
 	lines := lineStarts(b)
 	out := append([]byte(nil), b...)
 	for i := len(marks) - 1; i >= 0; i-- {
-		t := marks[i]
-		ls, le := lines[t.Line-1], lineEnd(b, lines, t.Line)
-		text := string(b[ls:le])
-		k := strings.Index(text, "<!--")
-		m := strings.Index(text[k:], "-->") + k + 3
-		if strings.TrimSpace(text[:k]+text[m:]) == "" {
-			full := le
-			if full < len(b) && b[full] == '\r' {
-				full++
-			}
-			if full < len(b) && b[full] == '\n' {
-				full++
-			}
-			out = append(out[:ls], out[full:]...)
-		} else {
-			out = append(out[:ls+k], out[ls+m:]...)
-		}
+		at, end := markSpan(b, lines, marks[i].Line)
+		out = append(out[:at], out[end:]...)
 	}
 	return out
-}
-
-func nlOf(crlf bool) string {
-	if crlf {
-		return "\r\n"
-	}
-	return "\n"
 }

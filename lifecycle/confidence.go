@@ -95,16 +95,9 @@ func keptReferences(o MigrateOptions, p Plan) (*outsideScan, error) {
 	before, _, _ := bankFiles(o.Root, p, false)
 	m := newBankMap(p, before)
 	var files map[string][]byte
-	var scan *outsideScan
-	if !o.NoGit && o.GitDir != "" {
-		if r, err := open(o.Root); err == nil {
-			if ref, err := r.Head(); err == nil {
-				dirty := map[string]bool{}
-				if files, err = outsideTree(r, o.Root, ref.Hash(), m, dirty); err == nil {
-					scan = &outsideScan{head: ref.Hash().String(), files: files, dirty: dirty}
-				}
-			}
-		}
+	scan := headScan(o, m)
+	if scan != nil {
+		files = scan.files
 	}
 	if files == nil {
 		var err error
@@ -113,19 +106,7 @@ func keptReferences(o MigrateOptions, p Plan) (*outsideScan, error) {
 		}
 	}
 	_, rw, listed := outsideChanges(files, m, resolverFor(o.Root, p, before))
-	var stay []string
-	for _, l := range listed {
-		if l.Now == bank.Entry && strings.Contains(l.Text, "/") {
-			stay = append(stay, fmt.Sprintf("%s:%d %s", l.Path, l.Line, l.Text))
-		}
-	}
-	if o.NoRewriteLinks {
-		for _, l := range rw {
-			if strings.Contains(l.New, "MEMORY") {
-				stay = append(stay, fmt.Sprintf("%s:%d %s", l.Path, l.Line, l.Target))
-			}
-		}
-	}
+	stay := staying(listed, rw, o.NoRewriteLinks)
 	if len(stay) == 0 {
 		return scan, nil
 	}
@@ -135,6 +116,47 @@ func keptReferences(o MigrateOptions, p Plan) (*outsideScan, error) {
 	}
 	return nil, refuse("%s would be merged into MEMORY.md and deleted, but %d reference(s) to them outside the bank would stay: %s. Nothing changed: %s, or pass --force",
 		strings.Join(p.Delete, ", "), len(stay), strings.Join(stay, "; "), how)
+}
+
+// headScan reads the files outside the bank from HEAD (see outsideTree); nil when that
+// cannot be done (no git, no commit).
+func headScan(o MigrateOptions, m bankMap) *outsideScan {
+	if o.NoGit || o.GitDir == "" {
+		return nil
+	}
+	r, err := open(o.Root)
+	if err != nil {
+		return nil
+	}
+	ref, err := r.Head()
+	if err != nil {
+		return nil
+	}
+	dirty := map[string]bool{}
+	files, err := outsideTree(r, o.Root, ref.Hash(), m, dirty)
+	if err != nil {
+		return nil
+	}
+	return &outsideScan{head: ref.Hash().String(), files: files, dirty: dirty}
+}
+
+// staying lists the references to merged entry files that would stay as they are: paths the
+// rewrite cannot change, and with noLinks the links it would have.
+func staying(listed []Mention, rw []Link, noLinks bool) []string {
+	var stay []string
+	for _, l := range listed {
+		if l.Now == bank.Entry && strings.Contains(l.Text, "/") {
+			stay = append(stay, fmt.Sprintf("%s:%d %s", l.Path, l.Line, l.Text))
+		}
+	}
+	if noLinks {
+		for _, l := range rw {
+			if strings.Contains(l.New, "MEMORY") {
+				stay = append(stay, fmt.Sprintf("%s:%d %s", l.Path, l.Line, l.Target))
+			}
+		}
+	}
+	return stay
 }
 
 // outsideScan is the files outside the bank as keptReferences read them at commit head.

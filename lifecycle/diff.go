@@ -25,28 +25,63 @@ type FileChange struct {
 	Old, New   []byte
 }
 
+// previewable says whether PreviewMigration has content to show for plan (planned with
+// planErr): not when planning failed or was refused, or there is no legacy bank; an error for
+// what --apply would refuse, which --diff does not show as if it would be written.
+func previewable(o MigrateOptions, plan Plan, planErr error) (bool, error) {
+	if planErr != nil || len(plan.Refusals) > 0 || (plan.Layout == bank.LayoutV7 && plan.Kind != bank.KindUnmarked) {
+		return false, planErr
+	}
+	if plan.Layout == bank.LayoutNone || plan.Layout == bank.LayoutEmpty {
+		return false, noBank(o.Root) // as migrate and migrate --apply say (BIG-BRAIN-Memory-Bank)
+	}
+	if plan.Layout != bank.LayoutLegacy && plan.Layout != bank.LayoutMixed && plan.Kind != bank.KindUnmarked {
+		return false, nil
+	}
+	if o.Force {
+		return true, nil
+	}
+	if plan.Unsure != "" {
+		return false, refuse("%s", plan.Unsure)
+	}
+	if _, err := keptReferences(o, plan); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// otherChanges are the changes to files other than MEMORY.md and legacy.md, by path, each
+// with the content it had before the moves.
+func otherChanges(plan Plan, changed map[string][]byte, readOld func(string) []byte) []FileChange {
+	from := map[string]string{}
+	for _, m := range plan.Moves {
+		from[m.To] = m.From
+	}
+	names := make([]string, 0, len(changed))
+	for p := range changed {
+		if p != bank.Entry && p != bank.Dir+"/legacy.md" {
+			names = append(names, p)
+		}
+	}
+	sort.Strings(names)
+	var out []FileChange
+	for _, p := range names {
+		f := p
+		if old, ok := from[p]; ok {
+			f = old
+		}
+		out = append(out, FileChange{Path: p, From: f, Old: readOld(f), New: changed[p]})
+	}
+	return out
+}
+
 // PreviewMigration plans the migration and computes what it would write, changing nothing.
 // The plan is returned too; a plan with refusals has no preview.
 func PreviewMigration(o MigrateOptions) (Plan, Preview, error) {
 	var pv Preview
 	plan, err := PlanMigration(o.Root)
-	if err != nil || len(plan.Refusals) > 0 || (plan.Layout == bank.LayoutV7 && plan.Kind != bank.KindUnmarked) {
+	if show, err := previewable(o, plan, err); !show || err != nil {
 		return plan, pv, err
-	}
-	if plan.Layout == bank.LayoutNone || plan.Layout == bank.LayoutEmpty {
-		return plan, pv, noBank(o.Root) // as migrate and migrate --apply say (BIG-BRAIN-Memory-Bank)
-	}
-	if plan.Layout != bank.LayoutLegacy && plan.Layout != bank.LayoutMixed && plan.Kind != bank.KindUnmarked {
-		return plan, pv, nil
-	}
-	if !o.Force {
-		// what --apply refuses, --diff does not show as if it would be written
-		if plan.Unsure != "" {
-			return plan, pv, refuse("%s", plan.Unsure)
-		}
-		if _, err := keptReferences(o, plan); err != nil {
-			return plan, pv, err
-		}
 	}
 	sim, err := simulate(o, plan)
 	if err != nil {
@@ -63,24 +98,7 @@ func PreviewMigration(o MigrateOptions) (Plan, Preview, error) {
 	if sim.leg != nil {
 		pv.Files = append(pv.Files, FileChange{Path: bank.Dir + "/legacy.md", New: sim.leg})
 	}
-	from := map[string]string{}
-	for _, m := range plan.Moves {
-		from[m.To] = m.From
-	}
-	names := make([]string, 0, len(sim.changed))
-	for p := range sim.changed {
-		if p != bank.Entry && p != bank.Dir+"/legacy.md" {
-			names = append(names, p)
-		}
-	}
-	sort.Strings(names)
-	for _, p := range names {
-		f := p
-		if old, ok := from[p]; ok {
-			f = old
-		}
-		pv.Files = append(pv.Files, FileChange{Path: p, From: f, Old: readOld(f), New: sim.changed[p]})
-	}
+	pv.Files = append(pv.Files, otherChanges(plan, sim.changed, readOld)...)
 	// MEMORY.md's and legacy.md's own link rewrites are part of their new content
 	for i := range pv.Files[:min(2, len(pv.Files))] {
 		if b, ok := sim.changed[pv.Files[i].Path]; ok {

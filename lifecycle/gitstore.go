@@ -2,7 +2,9 @@ package lifecycle
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/config"
@@ -13,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
+	"github.com/mbguard/mbguard/internal/gitobj"
 	"github.com/mbguard/mbguard/internal/repo"
 )
 
@@ -20,7 +23,34 @@ import (
 // and storage packages: the root go-git package links its HTTP and SSH transports (and their
 // package initialisation) into every binary, and a hook runs that binary on every tool call.
 type gitRepo struct {
-	Storer *filesystem.Storage
+	Storer *objectStore
+}
+
+// objectStore is go-git's storage with one change: objects are written through internal/gitobj,
+// the one way mbguard writes into git's object store (a temporary tmp_obj_* file in the object's
+// folder, as git itself writes, which git fsck ignores and git prune removes when a migrate is
+// killed mid-write).
+type objectStore struct {
+	*filesystem.Storage
+	objects string // the common git directory's objects folder
+}
+
+// SetEncodedObject stores o as a loose object and returns its hash.
+func (s *objectStore) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	rd, err := o.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer rd.Close()
+	body, err := io.ReadAll(rd)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	id, err := gitobj.Write(s.objects, false, o.Type().String(), body)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return plumbing.NewHash(id), nil
 }
 
 // open opens the repository whose work tree is root; a linked worktree's own git directory
@@ -37,7 +67,8 @@ func open(root string) (*gitRepo, error) {
 	if rp.CommonDir != rp.GitDir {
 		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(rp.CommonDir))
 	}
-	return &gitRepo{Storer: filesystem.NewStorage(fs, cache.NewObjectLRUDefault())}, nil
+	st := filesystem.NewStorage(fs, cache.NewObjectLRUDefault())
+	return &gitRepo{Storer: &objectStore{Storage: st, objects: filepath.Join(rp.CommonDir, "objects")}}, nil
 }
 
 // Head resolves HEAD to the commit it names.

@@ -73,6 +73,14 @@ func Init(root string) (InitResult, error) {
 			res.Created = append(res.Created, bank.Dir+"/"+f.rel)
 		}
 	}
+	kept, err := keepEmptyDirs(dir)
+	res.Created = append(res.Created, kept...)
+	return res, err
+}
+
+// keepEmptyDirs gives the bank's empty detail folders a .gitkeep, and returns the ones made.
+func keepEmptyDirs(dir string) ([]string, error) {
+	var created []string
 	for _, d := range []string{"details/design", "details/requirements", "details/learnings"} {
 		p := filepath.Join(dir, filepath.FromSlash(d))
 		if ents, err := os.ReadDir(p); err == nil && len(ents) > 0 {
@@ -80,13 +88,13 @@ func Init(root string) (InitResult, error) {
 		}
 		made, err := createNew(filepath.Join(p, ".gitkeep"), nil)
 		if err != nil {
-			return res, err
+			return created, err
 		}
 		if made {
-			res.Created = append(res.Created, bank.Dir+"/"+d+"/.gitkeep")
+			created = append(created, bank.Dir+"/"+d+"/.gitkeep")
 		}
 	}
-	return res, nil
+	return created, nil
 }
 
 // DetectLayout classifies the bank in dir (root/memory-bank) with the shared bank model.
@@ -260,7 +268,7 @@ func readmeFacts(lines []string) (title, summary []string) {
 			}
 			continue
 		}
-		if t == "" || strings.HasPrefix(t, "[![") || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "![") || strings.HasPrefix(t, "===") || strings.HasPrefix(t, "---") {
+		if t == "" || decoration(t) {
 			if len(summary) > 0 && t == "" {
 				break
 			}
@@ -276,6 +284,17 @@ func readmeFacts(lines []string) (title, summary []string) {
 		}
 	}
 	return title, summary
+}
+
+// decoration reports whether a README line is a badge, an image, HTML or a setext underline
+// or rule, which say nothing about the project.
+func decoration(t string) bool {
+	for _, p := range []string{"[![", "<", "![", "===", "---"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func tomlValue(lines []string, key string) string {

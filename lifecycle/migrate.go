@@ -153,18 +153,9 @@ func PlanMigration(root string) (Plan, error) {
 // names. real maps such a name to the file's own name in the source folder when they differ
 // (techContext.mdc read as techContext.md); nil for memory-bank/ itself.
 func planFrom(root string, p Plan, names []string, real map[string]string) (Plan, error) {
-	src := p.srcDir()
-	dir := filepath.Join(root, filepath.FromSlash(src))
-	own := func(n string) string {
-		if r, ok := real[n]; ok {
-			return r
-		}
-		return n
-	}
-	layout := p.Layout
 	p.Kind = bank.DetectKind(names)
 	unmarked := false // an unmarked MEMORY.md beside one older convention's files
-	switch layout {
+	switch p.Layout {
 	case bank.LayoutMixed:
 		var why string
 		p.Kind, unmarked, why = planMixed(root, names)
@@ -178,75 +169,142 @@ func planFrom(root string, p Plan, names []string, real map[string]string) (Plan
 	default:
 		return p, nil
 	}
-	m := contextMapping
-	switch p.Kind {
-	case bank.KindSkill:
-		m = skillMapping
-	case bank.KindKilo:
-		m = kiloMapping
+	pl := &planner{root: root, src: p.srcDir(), names: names, real: real, p: &p,
+		m: mappingOf(p.Kind), known: map[string]bool{"details": true}, targets: map[string]string{}}
+	pl.dir = filepath.Join(root, filepath.FromSlash(pl.src))
+	if err := pl.mappedMoves(); err != nil {
+		return p, err
 	}
-	// actual finds a top-level name without regard to case: Roo Code writes projectBrief.md.
-	actual := func(want string) string {
-		for _, n := range names {
-			if n == want {
-				return n
-			}
-		}
-		for _, n := range names {
-			if strings.EqualFold(n, want) {
-				return n
-			}
-		}
-		return ""
-	}
-	exists := func(rel string) bool { // rel is a place under memory-bank/
-		_, err := os.Lstat(filepath.Join(root, bank.Dir, filepath.FromSlash(rel)))
-		return err == nil
-	}
-	known := map[string]bool{"details": true}
-	for _, f := range m.files {
-		if n := actual(f[0]); n != "" {
-			known[n] = true
-			p.Moves = append(p.Moves, Move{own(n), f[1]})
-		}
-	}
-	for _, dm := range m.dirs {
-		n := actual(dm[0])
-		if n == "" {
-			continue
-		}
-		known[n] = true
-		if err := moveDir(dir, src, own(n), dm[1], &p); err != nil {
+	if p.From != "" {
+		if err := pl.wholeBank(); err != nil {
 			return p, err
 		}
 	}
-	if p.From != "" {
-		// A bank brought from elsewhere comes whole: what the mapping does not name moves to
-		// the same name under memory-bank/ (see elsewhere.go). It stays unknown to the
-		// confidence rule: a folder of its own convention is still refused.
-		for _, n := range names {
-			if known[n] || containsFold([]string{m.brief, m.active, m.index}, n) {
-				continue
-			}
-			fi, err := os.Lstat(filepath.Join(dir, own(n)))
-			switch {
-			case err != nil:
-				continue
-			case fi.IsDir():
-				if err := moveDir(dir, src, own(n), n, &p); err != nil {
-					return p, err
-				}
-			case strings.EqualFold(path.Ext(n), ".md") || bankDotfiles[n]:
-				p.Moves = append(p.Moves, Move{own(n), n})
-			default:
-				p.Notes = append(p.Notes, fmt.Sprintf("%s/%s is not Markdown: left where it is", src, own(n)))
-			}
+	pl.checkMoves()
+	pl.entries()
+	if unmarked {
+		pl.unmarkedEntry()
+	} else {
+		p.Create = append(p.Create, bank.Entry)
+	}
+	if pl.exists("legacy.md") {
+		p.Refusals = append(p.Refusals, "memory-bank/legacy.md already exists: rename it, then run mbguard migrate again")
+	}
+	// legacy.md is created when _index.md exists (its topic routing is kept there) or when a
+	// user block or broken markers need a verbatim home; the build decides, the plan says maybe.
+	p.Unsure = confidence(p.Kind, names, pl.known, p.From)
+	if p.From == "" { // a bank kept elsewhere comes whole (wholeBank)
+		pl.leftNotes()
+	}
+	sort.Slice(p.Moves, func(i, j int) bool { return p.Moves[i].From < p.Moves[j].From })
+	return p, nil
+}
+
+// mappingOf is the convention's mapping of old names to new places.
+func mappingOf(k bank.Kind) mapping {
+	switch k {
+	case bank.KindSkill:
+		return skillMapping
+	case bank.KindKilo:
+		return kiloMapping
+	}
+	return contextMapping
+}
+
+// planner builds one legacy bank's plan (planFrom): the folder's names, the mapping of its
+// convention, and what the plan has taken so far.
+type planner struct {
+	root, src, dir string // the repository, the bank's folder (slash, relative) and its path
+	names          []string
+	real           map[string]string // name as listed → name on disk, where they differ
+	m              mapping
+	p              *Plan
+	known          map[string]bool   // names the plan has a place for
+	targets        map[string]string // new path → old path, of every move
+}
+
+// own is n as it is named on disk.
+func (pl *planner) own(n string) string {
+	if r, ok := pl.real[n]; ok {
+		return r
+	}
+	return n
+}
+
+// actual finds a top-level name without regard to case: Roo Code writes projectBrief.md.
+func (pl *planner) actual(want string) string {
+	for _, n := range pl.names {
+		if n == want {
+			return n
 		}
 	}
-	targets := map[string]string{}
+	for _, n := range pl.names {
+		if strings.EqualFold(n, want) {
+			return n
+		}
+	}
+	return ""
+}
+
+// exists reports whether rel, a place under memory-bank/, is taken.
+func (pl *planner) exists(rel string) bool {
+	_, err := os.Lstat(filepath.Join(pl.root, bank.Dir, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+// mappedMoves plans the moves the convention's mapping names.
+func (pl *planner) mappedMoves() error {
+	for _, f := range pl.m.files {
+		if n := pl.actual(f[0]); n != "" {
+			pl.known[n] = true
+			pl.p.Moves = append(pl.p.Moves, Move{pl.own(n), f[1]})
+		}
+	}
+	for _, dm := range pl.m.dirs {
+		n := pl.actual(dm[0])
+		if n == "" {
+			continue
+		}
+		pl.known[n] = true
+		if err := moveDir(pl.dir, pl.src, pl.own(n), dm[1], pl.p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wholeBank plans the rest of a bank brought from elsewhere, which comes whole: what the
+// mapping does not name moves to the same name under memory-bank/ (see elsewhere.go). It stays
+// unknown to the confidence rule: a folder of its own convention is still refused.
+func (pl *planner) wholeBank() error {
+	for _, n := range pl.names {
+		if pl.known[n] || containsFold([]string{pl.m.brief, pl.m.active, pl.m.index}, n) {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(pl.dir, pl.own(n)))
+		switch {
+		case err != nil:
+			continue
+		case fi.IsDir():
+			if err := moveDir(pl.dir, pl.src, pl.own(n), n, pl.p); err != nil {
+				return err
+			}
+		case strings.EqualFold(path.Ext(n), ".md") || bankDotfiles[n]:
+			pl.p.Moves = append(pl.p.Moves, Move{pl.own(n), n})
+		default:
+			pl.p.Notes = append(pl.p.Notes, fmt.Sprintf("%s/%s is not Markdown: left where it is", pl.src, pl.own(n)))
+		}
+	}
+	return nil
+}
+
+// checkMoves makes the moves full paths, notes symlinks and files that are not Markdown, and
+// refuses moves onto something that exists or onto one another.
+func (pl *planner) checkMoves() {
+	p := pl.p
 	for i, mv := range p.Moves {
-		p.Moves[i] = Move{src + "/" + mv.From, bank.Dir + "/" + mv.To}
-		full := filepath.Join(root, filepath.FromSlash(p.Moves[i].From))
+		p.Moves[i] = Move{pl.src + "/" + mv.From, bank.Dir + "/" + mv.To}
+		full := filepath.Join(pl.root, filepath.FromSlash(p.Moves[i].From))
 		fi, _ := os.Lstat(full)
 		switch {
 		case fi != nil && fi.Mode()&fs.ModeSymlink != 0:
@@ -254,84 +312,91 @@ func planFrom(root string, p Plan, names []string, real map[string]string) (Plan
 		case path.Ext(mv.To) != ".md" && path.Base(mv.From) != ".gitkeep" && !bankDotfiles[path.Base(mv.From)]:
 			p.Notes = append(p.Notes, fmt.Sprintf("%s is not Markdown: moved as is (mbguard check flags it; convert or remove it)", p.Moves[i].From))
 		}
-		if exists(mv.To) {
+		if pl.exists(mv.To) {
 			p.Refusals = append(p.Refusals, fmt.Sprintf("%s already exists (collides with %s): rename or remove one of them", p.Moves[i].To, p.Moves[i].From))
 		}
-		if other, dup := targets[p.Moves[i].To]; dup {
+		if other, dup := pl.targets[p.Moves[i].To]; dup {
 			p.Refusals = append(p.Refusals, fmt.Sprintf("%s and %s would both become %s: rename one of them", other, p.Moves[i].From, p.Moves[i].To))
 		}
-		targets[p.Moves[i].To] = p.Moves[i].From
+		pl.targets[p.Moves[i].To] = p.Moves[i].From
 	}
-	entry := func(name, section string) string {
-		n := actual(name)
-		if n == "" {
-			return ""
-		}
-		known[n] = true
-		rel := src + "/" + own(n)
-		p.Merges = append(p.Merges, Move{rel, section})
-		p.Delete = append(p.Delete, rel)
-		return rel
+}
+
+// entry plans the merge of the entry file name into section, and returns its path ("" when
+// the bank has no such file).
+func (pl *planner) entry(name, section string) string {
+	n := pl.actual(name)
+	if n == "" {
+		return ""
 	}
-	p.Sources.Brief = entry(m.brief, bank.Entry+" ## Project Snapshot")
+	pl.known[n] = true
+	rel := pl.src + "/" + pl.own(n)
+	pl.p.Merges = append(pl.p.Merges, Move{rel, section})
+	pl.p.Delete = append(pl.p.Delete, rel)
+	return rel
+}
+
+// entries plans the merges of the brief, active and index files into MEMORY.md and legacy.md,
+// and names the decision files among the moves.
+func (pl *planner) entries() {
+	p := pl.p
+	p.Sources.Brief = pl.entry(pl.m.brief, bank.Entry+" ## Project Snapshot")
 	focus := bank.Entry + " ## Current Focus"
-	if n := actual(m.active); n != "" {
-		if b, err := os.ReadFile(filepath.Join(dir, own(n))); err == nil {
-			if _, _, has, ok := split(b); ok && has {
-				focus += " (its USER_BLOCK kept byte for byte)"
-			}
-		}
+	if n := pl.actual(pl.m.active); n != "" && hasUserBlock(filepath.Join(pl.dir, pl.own(n))) {
+		focus += " (its USER_BLOCK kept byte for byte)"
 	}
-	p.Sources.Active = entry(m.active, focus)
-	if m.index != "" {
-		p.Sources.Index = entry(m.index, "memory-bank/legacy.md (its topic routing, verbatim)")
+	p.Sources.Active = pl.entry(pl.m.active, focus)
+	if pl.m.index != "" {
+		p.Sources.Index = pl.entry(pl.m.index, "memory-bank/legacy.md (its topic routing, verbatim)")
 	}
-	for _, d := range m.decisions {
-		if _, ok := targets[bank.Dir+"/"+d]; ok {
+	for _, d := range pl.m.decisions {
+		if _, ok := pl.targets[bank.Dir+"/"+d]; ok {
 			p.Sources.Decisions = append(p.Sources.Decisions, bank.Dir+"/"+d)
 		}
 	}
-	if unmarked {
-		// The old MEMORY.md stays in place through commit 1 and is rewritten by commit 2: its
-		// bytes become the USER_BLOCK, or go to legacy.md when the active file brings a user
-		// block of its own (see buildMemory).
-		known[entryName] = true
-		p.Rewrite = []string{bank.Entry}
-		p.Sources.Memory = bank.Entry
-		where := bank.Entry + " USER_BLOCK (byte for byte: it has no block markers)"
-		if p.Sources.Active != "" {
-			if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p.Sources.Active))); err == nil {
-				if _, _, has, ok := split(b); ok && has {
-					where = "memory-bank/legacy.md (verbatim: " + path.Base(p.Sources.Active) + "'s user block takes the USER_BLOCK)"
-				}
-			}
-		}
-		p.Merges = append(p.Merges, Move{bank.Entry, where})
-	} else {
-		p.Create = append(p.Create, bank.Entry)
+}
+
+// hasUserBlock reports whether the file at p reads and has a well-formed USER_BLOCK.
+func hasUserBlock(p string) bool {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return false
 	}
-	if exists("legacy.md") {
-		p.Refusals = append(p.Refusals, "memory-bank/legacy.md already exists: rename it, then run mbguard migrate again")
+	_, _, has, ok := split(b)
+	return ok && has
+}
+
+// unmarkedEntry plans the unmarked MEMORY.md beside the old files. It stays in place through
+// commit 1 and is rewritten by commit 2: its bytes become the USER_BLOCK, or go to legacy.md
+// when the active file brings a user block of its own (see buildMemory).
+func (pl *planner) unmarkedEntry() {
+	p := pl.p
+	pl.known[entryName] = true
+	p.Rewrite = []string{bank.Entry}
+	p.Sources.Memory = bank.Entry
+	where := bank.Entry + " USER_BLOCK (byte for byte: it has no block markers)"
+	if p.Sources.Active != "" && hasUserBlock(filepath.Join(pl.root, filepath.FromSlash(p.Sources.Active))) {
+		where = "memory-bank/legacy.md (verbatim: " + path.Base(p.Sources.Active) + "'s user block takes the USER_BLOCK)"
 	}
-	// legacy.md is created when _index.md exists (its topic routing is kept there) or when a
-	// user block or broken markers need a verbatim home; the build decides, the plan says maybe.
-	p.Unsure = confidence(p.Kind, names, known, p.From)
-	for _, n := range names {
-		if known[n] || bankDotfiles[n] || p.From != "" { // a bank kept elsewhere comes whole (above)
+	p.Merges = append(p.Merges, Move{bank.Entry, where})
+}
+
+// leftNotes notes every name of the bank the plan has no place for: it stays where it is.
+func (pl *planner) leftNotes() {
+	for _, n := range pl.names {
+		if pl.known[n] || bankDotfiles[n] {
 			continue
 		}
-		note := fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, p.Kind)
-		if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil && !fi.IsDir() && !strings.EqualFold(path.Ext(n), ".md") {
+		note := fmt.Sprintf("memory-bank/%s is not part of the %s layout: left where it is", n, pl.p.Kind)
+		if fi, err := os.Lstat(filepath.Join(pl.dir, n)); err == nil && !fi.IsDir() && !strings.EqualFold(path.Ext(n), ".md") {
 			note += " (it is not Markdown, so mbguard check flags it: move it out of memory-bank/)"
 		} else if err == nil && fi.IsDir() {
-			if first, count := nonMarkdown(filepath.Join(dir, n)); count > 0 {
+			if first, count := nonMarkdown(filepath.Join(pl.dir, n)); count > 0 {
 				note += fmt.Sprintf(" (it holds %d file(s) that are not Markdown, such as %s/%s, which mbguard check flags: move them out of memory-bank/)", count, n, first)
 			}
 		}
-		p.Notes = append(p.Notes, note)
+		pl.p.Notes = append(pl.p.Notes, note)
 	}
-	sort.Slice(p.Moves, func(i, j int) bool { return p.Moves[i].From < p.Moves[j].From })
-	return p, nil
 }
 
 // moveDir plans the move of the folder n of the source folder (dir on disk, src as a slash
@@ -508,6 +573,61 @@ func refuse(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrRefused}, a...)...)
 }
 
+// admit says whether the plan stops here (nothing to migrate: stop, no error) or is refused,
+// and records the references kept outside the bank in o unless forced.
+func admit(o *MigrateOptions, plan Plan, j *journal, res *MigrateResult) (stop bool, err error) {
+	switch {
+	case plan.Layout == bank.LayoutV7 && plan.Kind != bank.KindUnmarked:
+		res.NoOp = true
+		return true, nil
+	case plan.Layout == bank.LayoutNone, plan.Layout == bank.LayoutEmpty:
+		return true, noBank(o.Root)
+	}
+	if j != nil && j.Phase != phaseDone {
+		res.Warnings = append(res.Warnings, "an interrupted migration is recorded: mbguard migrate --apply resumes it, --rollback undoes it")
+	}
+	if len(plan.Refusals) > 0 {
+		return true, refuse("%s", strings.Join(plan.Refusals, "; "))
+	}
+	if plan.Unsure != "" && !o.Force {
+		return true, refuse("%s", plan.Unsure)
+	}
+	if !o.Force {
+		scan, err := keptReferences(*o, plan)
+		if err != nil {
+			return true, err
+		}
+		o.scan = scan
+	}
+	return false, nil
+}
+
+// gitChecks refuses, before anything changes, a migration git cannot take: no repository, a
+// format mbguard cannot write, a run in the way, entry files git does not track, or commits
+// that would not be made as git makes them.
+func gitChecks(o MigrateOptions, plan Plan, res *MigrateResult) error {
+	if o.GitDir == "" {
+		return refuse("not inside a git repository: run it in one, or pass --no-git for plain moves without history")
+	}
+	if err := repoFormat(o.Root); err != nil {
+		return err
+	}
+	if err := preflight(o, plan.From); err != nil {
+		return err
+	}
+	if err := entriesTracked(o.Root, plan); err != nil {
+		return err
+	}
+	warn, err := commitsLikeGit(o)
+	if err != nil {
+		return err
+	}
+	if warn != "" {
+		res.Warnings = append(res.Warnings, warn)
+	}
+	return nil
+}
+
 // Migrate plans, applies, resumes or rolls back the legacy → v7.1 migration.
 func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	var res MigrateResult
@@ -531,28 +651,8 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if err != nil {
 		return res, err
 	}
-	switch {
-	case plan.Layout == bank.LayoutV7 && plan.Kind != bank.KindUnmarked:
-		res.NoOp = true
-		return res, nil
-	case plan.Layout == bank.LayoutNone, plan.Layout == bank.LayoutEmpty:
-		return res, noBank(o.Root)
-	}
-	if j != nil && j.Phase != phaseDone {
-		res.Warnings = append(res.Warnings, "an interrupted migration is recorded: mbguard migrate --apply resumes it, --rollback undoes it")
-	}
-	if len(plan.Refusals) > 0 {
-		return res, refuse("%s", strings.Join(plan.Refusals, "; "))
-	}
-	if plan.Unsure != "" && !o.Force {
-		return res, refuse("%s", plan.Unsure)
-	}
-	if !o.Force {
-		scan, err := keptReferences(o, plan)
-		if err != nil {
-			return res, err
-		}
-		o.scan = scan
+	if stop, err := admit(&o, plan, j, &res); stop || err != nil {
+		return res, err
 	}
 	if !o.Apply {
 		return res, nil
@@ -560,24 +660,8 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if o.NoGit {
 		return res, plainMigrate(o, plan, &res)
 	}
-	if o.GitDir == "" {
-		return res, refuse("not inside a git repository: run it in one, or pass --no-git for plain moves without history")
-	}
-	if err := repoFormat(o.Root); err != nil {
+	if err := gitChecks(o, plan, &res); err != nil {
 		return res, err
-	}
-	if err := preflight(o, plan.From); err != nil {
-		return res, err
-	}
-	if err := entriesTracked(o.Root, plan); err != nil {
-		return res, err
-	}
-	warn, err := commitsLikeGit(o)
-	if err != nil {
-		return res, err
-	}
-	if warn != "" {
-		res.Warnings = append(res.Warnings, warn)
 	}
 	head, branch, err := headOf(o)
 	if err != nil {
@@ -781,22 +865,8 @@ type simulation struct {
 
 func simulate(o MigrateOptions, plan Plan) (simulation, error) {
 	var sim simulation
-	from := map[string]string{}
-	for _, m := range plan.Moves {
-		from[m.To] = m.From
-	}
-	read := func(p string) []byte {
-		if f, ok := from[p]; ok {
-			p = f // the outputs are built before the moves
-		}
-		b, err := os.ReadFile(filepath.Join(o.Root, filepath.FromSlash(p)))
-		if err != nil {
-			return nil
-		}
-		return b
-	}
 	var err error
-	if sim.mem, sim.leg, err = buildOutputs(plan, read); err != nil {
+	if sim.mem, sim.leg, err = buildOutputs(plan, readBeforeMoves(o.Root, plan)); err != nil {
 		return sim, err
 	}
 	if o.NoRewriteLinks || (len(plan.Moves) == 0 && len(plan.Delete) == 0) {
@@ -809,21 +879,7 @@ func simulate(o MigrateOptions, plan Plan) (simulation, error) {
 	if len(before) == 0 {
 		return sim, nil
 	}
-	after := map[string][]byte{bank.Entry: sim.mem}
-	if sim.leg != nil {
-		after[bank.Dir+"/legacy.md"] = sim.leg
-	}
-	to := map[string]string{}
-	for _, m := range plan.Moves {
-		to[m.From] = m.To
-	}
-	for p, b := range before {
-		if t, ok := to[p]; ok {
-			after[t] = b
-		} else if !contains(plan.Delete, p) && strings.HasPrefix(p, bank.Dir+"/") {
-			after[p] = b
-		}
-	}
+	after := bankAfter(plan, before, sim.mem, sim.leg)
 	sim.changed, sim.rewritten, sim.unresolved = rewriteAll(o.Root, plan, after, was)
 	m := newBankMap(plan, was)
 	files, err := outsideDisk(o.Root, m)
@@ -836,6 +892,46 @@ func simulate(o MigrateOptions, plan Plan) (simulation, error) {
 	}
 	sim.rewritten, sim.mentions = append(sim.rewritten, orw...), append(bankMentions(after, sim.changed, m), listed...)
 	return sim, nil
+}
+
+// readBeforeMoves reads a bank file by its place after the plan's moves from where it is
+// before them: the outputs are built before the moves. nil when it cannot be read.
+func readBeforeMoves(root string, plan Plan) func(p string) []byte {
+	from := map[string]string{}
+	for _, m := range plan.Moves {
+		from[m.To] = m.From
+	}
+	return func(p string) []byte {
+		if f, ok := from[p]; ok {
+			p = f
+		}
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+}
+
+// bankAfter is the bank's files after the migration: MEMORY.md and legacy.md as built, the
+// moved files at their new places, the rest of the bank but the merged entry files as it was.
+func bankAfter(plan Plan, before map[string][]byte, mem, leg []byte) map[string][]byte {
+	after := map[string][]byte{bank.Entry: mem}
+	if leg != nil {
+		after[bank.Dir+"/legacy.md"] = leg
+	}
+	to := map[string]string{}
+	for _, m := range plan.Moves {
+		to[m.From] = m.To
+	}
+	for p, b := range before {
+		if t, ok := to[p]; ok {
+			after[t] = b
+		} else if !contains(plan.Delete, p) && strings.HasPrefix(p, bank.Dir+"/") {
+			after[p] = b
+		}
+	}
+	return after
 }
 
 // plainMigrate is --no-git: the same moves and files, without commits, history or journal.

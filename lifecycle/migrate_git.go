@@ -46,46 +46,10 @@ func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResul
 	if err != nil {
 		return err
 	}
-	g := newGoGit(r, o)
-	headHash := func() (plumbing.Hash, error) {
-		ref, err := r.Head()
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("reading HEAD: %w", err)
-		}
-		return ref.Hash(), nil
-	}
-	ours := func(h plumbing.Hash, msg string, parent string) bool {
-		c, err := r.CommitObject(h)
-		return err == nil && c.Message == msg && len(c.ParentHashes) == 1 && c.ParentHashes[0].String() == parent
-	}
-	made := func(h plumbing.Hash, msg string) {
-		subject, _, _ := strings.Cut(msg, "\n")
-		res.Commits = append(res.Commits, Commit{h.String(), subject})
-	}
+	rg := &gitRun{r: r, g: newGoGit(r, o), o: o, j: j, res: res}
 	res.NoMoves = len(j.Plan.Moves) == 0
 	if j.Phase == phaseStarted {
-		h, err := headHash()
-		if err != nil {
-			return err
-		}
-		switch {
-		case h.String() == j.Start:
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if h, err = commitMoves(g, j); err != nil {
-				return err
-			}
-			if !res.NoMoves {
-				made(h, msgMoves)
-			}
-		case ours(h, msgMoves, j.Start):
-			made(h, msgMoves) // killed after the commit, before the journal knew
-		default:
-			return fmt.Errorf("HEAD moved to %s since the migration started at %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Start[:12])
-		}
-		j.Commit1, j.Phase = h.String(), phaseMoved
-		if err := j.save(o.StateDir); err != nil {
+		if err := rg.moves(ctx); err != nil {
 			return err
 		}
 	}
@@ -93,23 +57,7 @@ func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResul
 		return ErrInjected
 	}
 	if j.Phase == phaseMoved {
-		h, err := headHash()
-		if err != nil {
-			return err
-		}
-		msg := memoryMessage(j.Plan)
-		switch {
-		case h.String() == j.Commit1:
-			if h, err = commitMemory(g, j, res); err != nil {
-				return err
-			}
-		case ours(h, msg, j.Commit1):
-		default:
-			return fmt.Errorf("HEAD moved to %s since the first migration commit %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Commit1[:12])
-		}
-		made(h, msg)
-		j.Commit2, j.Phase = h.String(), phaseBuilt
-		if err := j.save(o.StateDir); err != nil {
+		if err := rg.memory(); err != nil {
 			return err
 		}
 	}
@@ -117,38 +65,122 @@ func runGit(ctx context.Context, o MigrateOptions, j *journal, res *MigrateResul
 		return ErrInjected
 	}
 	if j.Phase == phaseBuilt {
-		if !j.NoLinks {
-			h, err := headHash()
-			if err != nil {
-				return err
-			}
-			switch {
-			case h.String() == j.Commit2:
-				c, ok, err := commitLinks(g, j, res)
-				if err != nil {
-					return err
-				}
-				if ok {
-					made(c, msgLinks)
-					j.Commit3 = c.String()
-				}
-			case ours(h, msgLinks, j.Commit2):
-				if _, _, err := linkChanges(g, j, res); err != nil { // for the report
-					return err
-				}
-				made(h, msgLinks)
-				j.Commit3 = h.String()
-			default:
-				return fmt.Errorf("HEAD moved to %s since the second migration commit %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Commit2[:12])
-			}
-		}
-		j.Phase = phaseDone
-		if err := j.save(o.StateDir); err != nil {
+		if err := rg.links(); err != nil {
 			return err
 		}
 	}
 	res.Applied = true
 	return nil
+}
+
+// gitRun is one run of runGit: each phase makes its commit, or finds it made by a run killed
+// before the journal knew, and moves the journal on.
+type gitRun struct {
+	r   *gitRepo
+	g   *goGit
+	o   MigrateOptions
+	j   *journal
+	res *MigrateResult
+}
+
+func (rg *gitRun) head() (plumbing.Hash, error) {
+	ref, err := rg.r.Head()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("reading HEAD: %w", err)
+	}
+	return ref.Hash(), nil
+}
+
+// ours reports whether h is the commit with msg on parent that a run made.
+func (rg *gitRun) ours(h plumbing.Hash, msg string, parent string) bool {
+	c, err := rg.r.CommitObject(h)
+	return err == nil && c.Message == msg && len(c.ParentHashes) == 1 && c.ParentHashes[0].String() == parent
+}
+
+func (rg *gitRun) made(h plumbing.Hash, msg string) {
+	subject, _, _ := strings.Cut(msg, "\n")
+	rg.res.Commits = append(rg.res.Commits, Commit{h.String(), subject})
+}
+
+// moves makes commit 1, the moves.
+func (rg *gitRun) moves(ctx context.Context) error {
+	j := rg.j
+	h, err := rg.head()
+	if err != nil {
+		return err
+	}
+	switch {
+	case h.String() == j.Start:
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if h, err = commitMoves(rg.g, j); err != nil {
+			return err
+		}
+		if !rg.res.NoMoves {
+			rg.made(h, msgMoves)
+		}
+	case rg.ours(h, msgMoves, j.Start):
+		rg.made(h, msgMoves) // killed after the commit, before the journal knew
+	default:
+		return fmt.Errorf("HEAD moved to %s since the migration started at %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Start[:12])
+	}
+	j.Commit1, j.Phase = h.String(), phaseMoved
+	return j.save(rg.o.StateDir)
+}
+
+// memory makes commit 2, MEMORY.md (and legacy.md).
+func (rg *gitRun) memory() error {
+	j := rg.j
+	h, err := rg.head()
+	if err != nil {
+		return err
+	}
+	msg := memoryMessage(j.Plan)
+	switch {
+	case h.String() == j.Commit1:
+		if h, err = commitMemory(rg.g, j, rg.res); err != nil {
+			return err
+		}
+	case rg.ours(h, msg, j.Commit1):
+	default:
+		return fmt.Errorf("HEAD moved to %s since the first migration commit %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Commit1[:12])
+	}
+	rg.made(h, msg)
+	j.Commit2, j.Phase = h.String(), phaseBuilt
+	return j.save(rg.o.StateDir)
+}
+
+// links makes commit 3, the rewritten links, unless the run was asked not to.
+func (rg *gitRun) links() error {
+	j := rg.j
+	if !j.NoLinks {
+		h, err := rg.head()
+		if err != nil {
+			return err
+		}
+		switch {
+		case h.String() == j.Commit2:
+			c, ok, err := commitLinks(rg.g, j, rg.res)
+			if err != nil {
+				return err
+			}
+			if ok {
+				rg.made(c, msgLinks)
+				j.Commit3 = c.String()
+			}
+		case rg.ours(h, msgLinks, j.Commit2):
+			if _, _, err := linkChanges(rg.g, j, rg.res); err != nil { // for the report
+				return err
+			}
+			rg.made(h, msgLinks)
+			j.Commit3 = h.String()
+		default:
+			return fmt.Errorf("HEAD moved to %s since the second migration commit %s: run mbguard migrate --rollback, or finish by hand", h.String()[:12], j.Commit2[:12])
+		}
+	}
+	j.Phase = phaseDone
+	return j.save(rg.o.StateDir)
 }
 
 // memoryMessage is commit 2's message; it names the files the plan builds MEMORY.md from.
@@ -247,44 +279,54 @@ func gitMoves(root string, p Plan, failAfter string) error {
 		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(m.From))); err != nil {
 			continue // moved by an earlier, interrupted run
 		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, filepath.FromSlash(m.To))), 0o755); err != nil {
-			return fmt.Errorf("creating the folder of %s: %w", m.To, err)
-		}
-		if _, err := gitOut(root, "mv", "--", m.From, m.To); err != nil {
-			return fmt.Errorf("moving %s (run mbguard migrate --apply again to resume): %w", m.From, err)
+		if err := gitMove(root, m.From, m.To); err != nil {
+			return err
 		}
 	}
 	for _, dm := range p.Dirs {
-		src, dst := dm.From, dm.To
-		if fi, err := os.Lstat(filepath.Join(root, src)); err != nil || !fi.IsDir() {
-			continue
+		if err := gitMoveDir(root, dm.From, dm.To, p.Moves); err != nil {
+			return err
 		}
-		if _, err := os.Lstat(filepath.Join(root, dst)); err != nil {
-			if err := os.MkdirAll(filepath.Dir(filepath.Join(root, dst)), 0o755); err != nil {
-				return fmt.Errorf("creating the folder of %s: %w", dst, err)
-			}
-			if _, err := gitOut(root, "mv", "--", src, dst); err != nil {
-				return fmt.Errorf("moving %s (run mbguard migrate --apply again to resume): %w", src, err)
-			}
-			continue
-		}
-		for _, m := range p.Moves {
-			if !strings.HasPrefix(m.From, src+"/") {
-				continue
-			}
-			if _, err := os.Lstat(filepath.Join(root, m.From)); err != nil {
-				continue
-			}
-			os.MkdirAll(filepath.Dir(filepath.Join(root, m.To)), 0o755)
-			if _, err := gitOut(root, "mv", "--", m.From, m.To); err != nil {
-				return fmt.Errorf("moving %s (run mbguard migrate --apply again to resume): %w", m.From, err)
-			}
-		}
-		removeEmptyDirs(filepath.Join(root, src))
 	}
 	if failAfter == "moves" {
 		return ErrInjected
 	}
+	return nil
+}
+
+// gitMove is git mv from to, after making to's folder.
+func gitMove(root, from, to string) error {
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(root, filepath.FromSlash(to))), 0o755); err != nil {
+		return fmt.Errorf("creating the folder of %s: %w", to, err)
+	}
+	if _, err := gitOut(root, "mv", "--", from, to); err != nil {
+		return fmt.Errorf("moving %s (run mbguard migrate --apply again to resume): %w", from, err)
+	}
+	return nil
+}
+
+// gitMoveDir moves the folder src to dst whole, or, when dst exists already (an interrupted
+// run), the moves still to do inside it one by one.
+func gitMoveDir(root, src, dst string, moves []Move) error {
+	if fi, err := os.Lstat(filepath.Join(root, src)); err != nil || !fi.IsDir() {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(root, dst)); err != nil {
+		return gitMove(root, src, dst)
+	}
+	for _, m := range moves {
+		if !strings.HasPrefix(m.From, src+"/") {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(root, m.From)); err != nil {
+			continue
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(root, m.To)), 0o755)
+		if _, err := gitOut(root, "mv", "--", m.From, m.To); err != nil {
+			return fmt.Errorf("moving %s (run mbguard migrate --apply again to resume): %w", m.From, err)
+		}
+	}
+	removeEmptyDirs(filepath.Join(root, src))
 	return nil
 }
 
@@ -435,18 +477,7 @@ func commitMemory(g *goGit, j *journal, res *MigrateResult) (plumbing.Hash, erro
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("reading commit %s: %w", j.Commit1, err)
 	}
-	get := func(p string) []byte {
-		f, err := tree.File(p)
-		if err != nil {
-			return nil
-		}
-		s, err := f.Contents()
-		if err != nil {
-			return nil
-		}
-		return []byte(s)
-	}
-	mem, leg, err := buildOutputs(j.Plan, get)
+	mem, leg, err := buildOutputs(j.Plan, treeFile(tree))
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -457,39 +488,83 @@ func commitMemory(g *goGit, j *journal, res *MigrateResult) (plumbing.Hash, erro
 	if o.FailAfter == "memory" {
 		return plumbing.ZeroHash, ErrInjected
 	}
-	outputs := []string{bank.Entry}
+	content := map[string][]byte{bank.Entry: mem}
 	if leg != nil {
-		outputs = append(outputs, bank.Dir+"/legacy.md")
+		content[bank.Dir+"/legacy.md"] = leg
 	}
-	for _, d := range j.Plan.Delete {
-		if err := os.Remove(filepath.Join(o.Root, filepath.FromSlash(d))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return plumbing.ZeroHash, fmt.Errorf("removing %s: %w", d, err)
-		}
-	}
-	if j.Plan.From != "" { // the folder the bank came from, when nothing else is left in it
-		removeEmptyDirs(filepath.Join(o.Root, filepath.FromSlash(j.Plan.From)))
+	if err := removeMerged(o.Root, j.Plan); err != nil {
+		return plumbing.ZeroHash, err
 	}
 	if o.GitCLI {
-		if len(j.Plan.Delete) > 0 {
-			if _, err := gitOut(o.Root, append([]string{"rm", "-q", "--cached", "--ignore-unmatch", "--"}, j.Plan.Delete...)...); err != nil {
-				return plumbing.ZeroHash, err
-			}
+		return commitMemoryCLI(r, o.Root, j.Plan, content)
+	}
+	return commitMemoryGoGit(g, c1.Hash, j.Plan, content)
+}
+
+// treeFile reads a file of tree by path; nil when it is not there or cannot be read.
+func treeFile(tree *object.Tree) func(p string) []byte {
+	return func(p string) []byte {
+		f, err := tree.File(p)
+		if err != nil {
+			return nil
 		}
-		if _, err := gitOut(o.Root, append([]string{"add", "--"}, outputs...)...); err != nil {
+		s, err := f.Contents()
+		if err != nil {
+			return nil
+		}
+		return []byte(s)
+	}
+}
+
+// memoryOutputs are the files commit 2 adds, MEMORY.md first.
+func memoryOutputs(content map[string][]byte) []string {
+	outputs := []string{bank.Entry}
+	if _, ok := content[bank.Dir+"/legacy.md"]; ok {
+		outputs = append(outputs, bank.Dir+"/legacy.md")
+	}
+	return outputs
+}
+
+// removeMerged removes the entry files merged into MEMORY.md, and the folder the bank came
+// from when nothing else is left in it.
+func removeMerged(root string, p Plan) error {
+	for _, d := range p.Delete {
+		if err := os.Remove(filepath.Join(root, filepath.FromSlash(d))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", d, err)
+		}
+	}
+	if p.From != "" {
+		removeEmptyDirs(filepath.Join(root, filepath.FromSlash(p.From)))
+	}
+	return nil
+}
+
+// commitMemoryCLI makes commit 2 through the git CLI.
+func commitMemoryCLI(r *gitRepo, root string, p Plan, content map[string][]byte) (plumbing.Hash, error) {
+	if len(p.Delete) > 0 {
+		if _, err := gitOut(root, append([]string{"rm", "-q", "--cached", "--ignore-unmatch", "--"}, p.Delete...)...); err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if _, err := gitOut(o.Root, "commit", "-q", "-m", memoryMessage(j.Plan)); err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("committing MEMORY.md (run mbguard migrate --apply again to resume): %w", err)
-		}
-		return headAfter(r)
 	}
+	if _, err := gitOut(root, append([]string{"add", "--"}, memoryOutputs(content)...)...); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := gitOut(root, "commit", "-q", "-m", memoryMessage(p)); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("committing MEMORY.md (run mbguard migrate --apply again to resume): %w", err)
+	}
+	return headAfter(r)
+}
+
+// commitMemoryGoGit makes commit 2 on c1 through go-git's plumbing, and updates the index.
+func commitMemoryGoGit(g *goGit, c1 plumbing.Hash, plan Plan, content map[string][]byte) (plumbing.Hash, error) {
 	ix, err := g.index()
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
+	outputs := memoryOutputs(content)
 	drop := map[string]bool{}
 	var edits []treeEdit
-	for _, d := range j.Plan.Delete {
+	for _, d := range plan.Delete {
 		drop[d] = true
 		edits = append(edits, treeEdit{Path: d})
 	}
@@ -497,33 +572,19 @@ func commitMemory(g *goGit, j *journal, res *MigrateResult) (plumbing.Hash, erro
 		drop[p] = true
 	}
 	ix.drop(drop)
-	content := map[string][]byte{bank.Entry: mem, bank.Dir + "/legacy.md": leg}
 	for _, p := range outputs {
-		obj := r.Storer.NewEncodedObject()
-		obj.SetType(plumbing.BlobObject)
-		obj.SetSize(int64(len(content[p])))
-		wr, err := obj.Writer()
-		if err == nil {
-			_, err = wr.Write(content[p])
-			if cerr := wr.Close(); err == nil {
-				err = cerr
-			}
-		}
+		h, err := storeBlob(g.r, content[p])
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("storing %s: %w", p, err)
 		}
-		h, err := r.Storer.SetEncodedObject(obj)
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("storing %s: %w", p, err)
-		}
-		fi, _ := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(p)))
+		fi, _ := os.Lstat(filepath.Join(g.o.Root, filepath.FromSlash(p)))
 		ix.entries = append(ix.entries, newRawEntry(p, h, fi))
 		edits = append(edits, treeEdit{Path: p, Hash: h, Mode: filemode.Regular})
 	}
 	if err := ix.write(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return g.commit(c1.Hash, edits, memoryMessage(j.Plan))
+	return g.commit(c1, edits, memoryMessage(plan))
 }
 
 // treeFiles reads the files of commit h under memory-bank/ (and under more folders, the ones a
@@ -681,18 +742,25 @@ func commitLinks(g *goGit, j *journal, res *MigrateResult) (h plumbing.Hash, ok 
 		h, err := headAfter(r)
 		return h, err == nil, err
 	}
+	h, err = commitLinksGoGit(g, c2, names, changed)
+	return h, err == nil, err
+}
+
+// commitLinksGoGit makes the links commit on c2 through go-git's plumbing, and updates the
+// index.
+func commitLinksGoGit(g *goGit, c2 plumbing.Hash, names []string, changed map[string][]byte) (plumbing.Hash, error) {
 	ix, err := g.index()
 	if err != nil {
-		return plumbing.ZeroHash, false, err
+		return plumbing.ZeroHash, err
 	}
 	byName := ix.byName()
 	var edits []treeEdit
 	for _, p := range names {
-		bh, err := storeBlob(r, changed[p])
+		bh, err := storeBlob(g.r, changed[p])
 		if err != nil {
-			return plumbing.ZeroHash, false, fmt.Errorf("storing %s: %w", p, err)
+			return plumbing.ZeroHash, fmt.Errorf("storing %s: %w", p, err)
 		}
-		fi, _ := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(p)))
+		fi, _ := os.Lstat(filepath.Join(g.o.Root, filepath.FromSlash(p)))
 		mode := filemode.Regular
 		if e := byName[p]; e != nil {
 			mode = e.mode()
@@ -707,10 +775,9 @@ func commitLinks(g *goGit, j *journal, res *MigrateResult) (h plumbing.Hash, ok 
 		edits = append(edits, treeEdit{Path: p, Hash: bh, Mode: mode})
 	}
 	if err := ix.write(); err != nil {
-		return plumbing.ZeroHash, false, err
+		return plumbing.ZeroHash, err
 	}
-	h, err = g.commit(c2, edits, msgLinks)
-	return h, err == nil, err
+	return g.commit(c2, edits, msgLinks)
 }
 
 // storeBlob writes b to the object database.

@@ -247,24 +247,8 @@ func rewriteSpans(content []byte, file string, m bankMap) (out []byte, rewritten
 			if tok == "" || strings.ContainsAny(tok, " \t*?") {
 				continue
 			}
-			name := strings.TrimPrefix(tok, "./")
-			slash := strings.HasSuffix(name, "/")
-			name = strings.TrimSuffix(name, "/")
-			old, prefix := src+"/"+name, ""
-			if strings.HasPrefix(name, bank.Dir+"/") || strings.HasPrefix(name, src+"/") {
-				old, prefix = name, "full"
-			}
-			nw, ok := m.where(old)
-			if !ok {
-				continue
-			}
-			if prefix == "" {
-				nw = strings.TrimPrefix(nw, bank.Dir+"/")
-			}
-			if slash {
-				nw += "/"
-			}
-			if nw == tok {
+			nw, ok := spanTarget(tok, src, m)
+			if !ok || nw == tok {
 				continue
 			}
 			rewritten = append(rewritten, Link{Path: file, Line: i + 1, Target: tok, New: nw})
@@ -282,6 +266,29 @@ func rewriteSpans(content []byte, file string, m bankMap) (out []byte, rewritten
 		return nil, rewritten
 	}
 	return []byte(strings.Join(lines, "")), rewritten
+}
+
+// spanTarget is the new name of the bank file the code span tok names, written as tok writes
+// it (from the bank's folder, or the repository's root); ok is false when it names none.
+func spanTarget(tok, src string, m bankMap) (string, bool) {
+	name := strings.TrimPrefix(tok, "./")
+	slash := strings.HasSuffix(name, "/")
+	name = strings.TrimSuffix(name, "/")
+	old, full := src+"/"+name, false
+	if strings.HasPrefix(name, bank.Dir+"/") || strings.HasPrefix(name, src+"/") {
+		old, full = name, true
+	}
+	nw, ok := m.where(old)
+	if !ok {
+		return "", false
+	}
+	if !full {
+		nw = strings.TrimPrefix(nw, bank.Dir+"/")
+	}
+	if slash {
+		nw += "/"
+	}
+	return nw, true
 }
 
 // agentFiles are the instruction files of agent hosts; they are prose for the agent to follow.
@@ -327,77 +334,19 @@ func rewriteOutside(name string, content []byte, m bankMap, r linkResolver) (out
 	text := content
 	isProse := prose(name)
 	if isProse && markdown(name) {
-		if o, rw, _ := rewriteLinks(text, name, name, r); o != nil || len(rw) > 0 {
-			rewritten = append(rewritten, rw...)
-			if o != nil {
-				text = o
-			}
-		}
-		if o, rw := rewriteWiki(text, name, m); o != nil {
-			rewritten = append(rewritten, rw...)
-			text = o
-		}
+		text, rewritten = rewriteOutsideLinks(text, name, m, r)
 	}
 	lines := strings.SplitAfter(string(text), "\n")
-	var fence bank.Fence
-	front := len(lines) > 0 && strings.TrimRight(lines[0], "\r\n") == "---" && markdown(name)
+	ff := newFrontFence(lines, markdown(name))
 	changed := false
 	for i, l := range lines {
-		trimmed := strings.TrimRight(l, "\r\n")
-		inFront := front
-		if front && i > 0 && (trimmed == "---" || trimmed == "...") {
-			front = false
+		hidden := ff.hidden(i, l)
+		nl, rw, ls := rewritePaths(name, i+1, l, m, isProse, hidden)
+		rewritten, listed = append(rewritten, rw...), append(listed, ls...)
+		if nl != l {
+			lines[i], l, changed = nl, nl, true
 		}
-		code := !inFront && markdown(name) && fence.Line([]byte(trimmed))
-		safe := isProse && !inFront && !code
-		var b strings.Builder
-		last := 0
-		for at := 0; ; {
-			s, n := nextPath(l, at, m.searched())
-			if s < 0 {
-				break
-			}
-			at = s + n
-			if s > 0 && pathByte(l[s-1]) && !(l[s-1] == '/' && s >= 2 && l[s-2] == '.' && (s == 2 || !pathByte(l[s-3]))) {
-				continue // part of another path (docs/memory-bank/…)
-			}
-			e := s
-			for e < len(l) && pathByte(l[e]) {
-				e++
-			}
-			tok := l[s:e]
-			for strings.HasSuffix(tok, ".") {
-				tok = tok[:len(tok)-1] // the sentence's full stop
-			}
-			slash := strings.HasSuffix(tok, "/")
-			nw, ok := m.where(strings.TrimSuffix(tok, "/"))
-			if !ok {
-				continue
-			}
-			if slash {
-				nw += "/"
-			}
-			if !safe {
-				why := "in code or front matter"
-				if !isProse {
-					why = "in a file that is not prose (another tool's configuration or code)"
-				}
-				listed = append(listed, Mention{Path: name, Line: i + 1, Text: tok, Now: nw, Why: why + ": not rewritten, change it by hand"})
-				continue
-			}
-			rewritten = append(rewritten, Link{Path: name, Line: i + 1, Target: tok, New: nw})
-			b.WriteString(l[last:s])
-			b.WriteString(nw)
-			last = s + len(tok)
-			at = last
-		}
-		if last > 0 {
-			b.WriteString(l[last:])
-			lines[i] = b.String()
-			l = lines[i]
-			changed = true
-		}
-		if !isProse || inFront || code {
+		if !isProse || hidden {
 			continue
 		}
 		listed = append(listed, bareMentions(name, i+1, l, m)...)
@@ -409,6 +358,150 @@ func rewriteOutside(name string, content []byte, m bankMap, r linkResolver) (out
 		out = text
 	}
 	return out, rewritten, listed
+}
+
+// frontFence follows a file line by line through its front matter and, in Markdown, its code
+// fences.
+type frontFence struct {
+	front, md bool
+	fence     bank.Fence
+}
+
+func newFrontFence(lines []string, md bool) *frontFence {
+	return &frontFence{front: len(lines) > 0 && strings.TrimRight(lines[0], "\r\n") == "---" && md, md: md}
+}
+
+// hidden reports whether line i, l, is front matter or code; lines come in order.
+func (f *frontFence) hidden(i int, l string) bool {
+	trimmed := strings.TrimRight(l, "\r\n")
+	inFront := f.front
+	if f.front && i > 0 && (trimmed == "---" || trimmed == "...") {
+		f.front = false
+	}
+	code := !inFront && f.md && f.fence.Line([]byte(trimmed))
+	return inFront || code
+}
+
+// readOutside is the content of name (tree entry e) when it is a text file outside the bank
+// that may name bank files, else nil: from the work tree when the file there is the commit's,
+// else from the objects (and then it is marked in dirty, when dirty is not nil).
+func readOutside(r *gitRepo, root, name string, e *object.TreeEntry, m bankMap, dirty map[string]bool) []byte {
+	if e.Mode != filemode.Regular && e.Mode != filemode.Executable || m.inBank(name) {
+		return nil
+	}
+	full := filepath.Join(root, filepath.FromSlash(name))
+	if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
+		if fi.Size() > maxOutsideFile {
+			return nil
+		}
+		if b, err := os.ReadFile(full); err == nil && plumbing.ComputeHash(plumbing.BlobObject, b) == e.Hash {
+			return textOnly(b, m)
+		}
+	}
+	if dirty != nil {
+		dirty[name] = true
+	}
+	blob, err := object.GetBlob(r.Storer, e.Hash)
+	if err != nil || blob.Size > maxOutsideFile {
+		return nil
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil
+	}
+	defer rd.Close()
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		return nil
+	}
+	return textOnly(b, m)
+}
+
+// textOnly is b when it is a text file that may name bank files, else nil.
+func textOnly(b []byte, m bankMap) []byte {
+	if textFile(b, m) {
+		return b
+	}
+	return nil
+}
+
+// rewriteOutsideLinks rewrites the Markdown links and wiki-links of a prose file outside the
+// bank to moved bank files.
+func rewriteOutsideLinks(text []byte, name string, m bankMap, r linkResolver) ([]byte, []Link) {
+	var rewritten []Link
+	if o, rw, _ := rewriteLinks(text, name, name, r); o != nil || len(rw) > 0 {
+		rewritten = append(rewritten, rw...)
+		if o != nil {
+			text = o
+		}
+	}
+	if o, rw := rewriteWiki(text, name, m); o != nil {
+		rewritten = append(rewritten, rw...)
+		text = o
+	}
+	return text, rewritten
+}
+
+// rewritePaths rewrites the paths to moved bank files in line l (number n) of file name. In
+// code, front matter or a file that is not prose (hidden) they are listed as mentions instead.
+func rewritePaths(name string, n int, l string, m bankMap, isProse, hidden bool) (string, []Link, []Mention) {
+	var rewritten []Link
+	var listed []Mention
+	var b strings.Builder
+	last := 0
+	for at := 0; ; {
+		s, k := nextPath(l, at, m.searched())
+		if s < 0 {
+			break
+		}
+		at = s + k
+		tok, ok := pathToken(l, s)
+		if !ok {
+			continue
+		}
+		nw, ok := m.where(strings.TrimSuffix(tok, "/"))
+		if !ok {
+			continue
+		}
+		if strings.HasSuffix(tok, "/") {
+			nw += "/"
+		}
+		if !isProse || hidden {
+			why := "in code or front matter"
+			if !isProse {
+				why = "in a file that is not prose (another tool's configuration or code)"
+			}
+			listed = append(listed, Mention{Path: name, Line: n, Text: tok, Now: nw, Why: why + ": not rewritten, change it by hand"})
+			continue
+		}
+		rewritten = append(rewritten, Link{Path: name, Line: n, Target: tok, New: nw})
+		b.WriteString(l[last:s])
+		b.WriteString(nw)
+		last = s + len(tok)
+		at = last
+	}
+	if last == 0 {
+		return l, rewritten, listed
+	}
+	b.WriteString(l[last:])
+	return b.String(), rewritten, listed
+}
+
+// pathToken is the path that starts at l[s], without a sentence's full stop; ok is false
+// when it is part of another path (docs/memory-bank/…).
+func pathToken(l string, s int) (tok string, ok bool) {
+	if s > 0 && pathByte(l[s-1]) && !(l[s-1] == '/' && s >= 2 && l[s-2] == '.' && (s == 2 || !pathByte(l[s-3]))) {
+		return "", false
+	}
+	e := s
+	for e < len(l) && pathByte(l[e]) {
+		e++
+	}
+	tok = l[s:e]
+	for strings.HasSuffix(tok, ".") {
+		tok = tok[:len(tok)-1] // the sentence's full stop
+	}
+	return tok, true
 }
 
 // outsideRelevant is a quick test that a file might mention the bank at all.
@@ -469,35 +562,7 @@ func outsideTree(r *gitRepo, root string, h plumbing.Hash, m bankMap, dirty map[
 	}
 	out := map[string][]byte{}
 	read := func(name string, e *object.TreeEntry) {
-		if e.Mode != filemode.Regular && e.Mode != filemode.Executable || m.inBank(name) {
-			return
-		}
-		full := filepath.Join(root, filepath.FromSlash(name))
-		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
-			if fi.Size() > maxOutsideFile {
-				return
-			}
-			if b, err := os.ReadFile(full); err == nil && plumbing.ComputeHash(plumbing.BlobObject, b) == e.Hash {
-				if textFile(b, m) {
-					out[name] = b
-				}
-				return
-			}
-		}
-		if dirty != nil {
-			dirty[name] = true
-		}
-		blob, err := object.GetBlob(r.Storer, e.Hash)
-		if err != nil || blob.Size > maxOutsideFile {
-			return
-		}
-		rd, err := blob.Reader()
-		if err != nil {
-			return
-		}
-		b, err := io.ReadAll(rd)
-		rd.Close()
-		if err == nil && textFile(b, m) {
+		if b := readOutside(r, root, name, e, m, dirty); b != nil {
 			out[name] = b
 		}
 	}

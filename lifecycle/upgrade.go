@@ -66,16 +66,9 @@ func Upgrade(o UpgradeOptions) (UpgradeResult, error) {
 		}
 		return res, errors.New("no memory-bank/MEMORY.md: run mbguard init")
 	}
-	fi, err := os.Lstat(p)
+	fi, old, err := readEntry(p)
 	if err != nil {
-		return res, fmt.Errorf("reading %s: %w", bank.Entry, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return res, fmt.Errorf("%s is not a regular file (a symlink?): replace it with the file itself, then run mbguard upgrade", bank.Entry)
-	}
-	old, err := os.ReadFile(p)
-	if err != nil {
-		return res, fmt.Errorf("reading %s: %w", bank.Entry, err)
+		return res, err
 	}
 	next, from, actions, err := upgradeContent(old)
 	res.From, res.Actions = from, actions
@@ -107,11 +100,88 @@ func Upgrade(o UpgradeOptions) (UpgradeResult, error) {
 	return res, nil
 }
 
+// readEntry reads MEMORY.md at p, which must be a regular file.
+func readEntry(p string) (os.FileInfo, []byte, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", bank.Entry, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file (a symlink?): replace it with the file itself, then run mbguard upgrade", bank.Entry)
+	}
+	old, err := os.ReadFile(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", bank.Entry, err)
+	}
+	return fi, old, nil
+}
+
 // upgradeContent computes the upgraded file; it is pure so the plan and the write agree.
 func upgradeContent(old []byte) (next []byte, from string, actions []string, err error) {
 	sc := bank.ScanMarkers(old)
+	if len(sc.Markers) == 0 {
+		return upgradeUnmarked(old, sc)
+	}
+	start, end, blocks, err := checkBlocks(old, sc)
+	if err != nil {
+		return old, "", nil, err
+	}
+	onNext, others, from := templateMarks(sc, start)
+	if onNext != nil && onNext.Valid && bank.CurrentTemplate.Less(onNext.Version) {
+		return old, from, nil, nil // newer than this binary: never downgrade
+	}
+	u := upgrade{old: old, lines: lineStarts(old), crlf: usesCRLF(old)}
+	// 1. sections, appended before MACHINE_BLOCK_END
+	// A bank at the current version is the user's to shape: its sections are never second-guessed.
+	// Older ones are matched by meaning, so a heading in another language or with a note after it
+	// ("(Still Binding)", "（意图驱动）") is not appended a second time.
+	if onNext == nil || !onNext.Valid || onNext.Version != bank.CurrentTemplate {
+		if err := u.appendSections(string(old[blocks.Machine.Start:blocks.Machine.End]), end); err != nil {
+			return old, from, nil, err
+		}
+	}
+	// 2. the version marker on the line after MACHINE_BLOCK_START
+	u.setMarker(onNext, start, from)
+	u.dropStray(others, blocks)
+	if len(u.edits) == 0 {
+		return old, from, nil, nil
+	}
+	out := applyEdits(old, u.edits)
+	if u1, ok1 := bank.UserBlock(old); ok1 {
+		if u2, ok2 := bank.UserBlock(out); !ok2 || !bytes.Equal(u1, u2) {
+			return old, from, nil, errors.New("upgrade would change the USER_BLOCK (a bug): nothing changed; please report it")
+		}
+	}
+	return out, from, u.actions, nil
+}
+
+// upgradeUnmarked upgrades a file with no markers at all: the old text becomes the
+// USER_BLOCK, byte for byte.
+func upgradeUnmarked(old []byte, sc bank.Scan) (next []byte, from string, actions []string, err error) {
+	from = "no markers"
+	if len(sc.Templates) > 0 && sc.Templates[0].Valid {
+		from = sc.Templates[0].Version.String() + " without block markers"
+	}
+	next, dropped, err := wrapUnmarked(old)
+	if err != nil {
+		return old, from, nil, err
+	}
+	actions = []string{"add the four block markers: the old text is kept byte for byte as the USER_BLOCK"}
+	if dropped > 0 {
+		actions = append(actions, "move the old template marker out of the text: "+bank.TemplateMarker(bank.CurrentTemplate)+" now follows MACHINE_BLOCK_START")
+	} else {
+		actions = append(actions, "insert "+bank.TemplateMarker(bank.CurrentTemplate)+" after MACHINE_BLOCK_START")
+	}
+	for _, h := range fixedSections {
+		actions = append(actions, "add "+h)
+	}
+	return next, from, actions, nil
+}
+
+// checkBlocks wants all four block markers, well formed, and returns the machine block's
+// markers and the blocks.
+func checkBlocks(old []byte, sc bank.Scan) (start, end bank.Marker, blocks bank.Blocks, err error) {
 	var count [4]int
-	var start, end bank.Marker
 	for _, m := range sc.Markers {
 		count[m.Kind]++
 		switch m.Kind {
@@ -121,39 +191,22 @@ func upgradeContent(old []byte) (next []byte, from string, actions []string, err
 			end = m
 		}
 	}
-	if len(sc.Markers) == 0 {
-		// No markers at all: the old text becomes the USER_BLOCK, byte for byte.
-		from = "no markers"
-		if len(sc.Templates) > 0 && sc.Templates[0].Valid {
-			from = sc.Templates[0].Version.String() + " without block markers"
-		}
-		next, dropped, err := wrapUnmarked(old)
-		if err != nil {
-			return old, from, nil, err
-		}
-		actions = []string{"add the four block markers: the old text is kept byte for byte as the USER_BLOCK"}
-		if dropped > 0 {
-			actions = append(actions, "move the old template marker out of the text: "+bank.TemplateMarker(bank.CurrentTemplate)+" now follows MACHINE_BLOCK_START")
-		} else {
-			actions = append(actions, "insert "+bank.TemplateMarker(bank.CurrentTemplate)+" after MACHINE_BLOCK_START")
-		}
-		for _, h := range fixedSections {
-			actions = append(actions, "add "+h)
-		}
-		return next, from, actions, nil
-	}
 	for k := bank.MachineStart; k <= bank.UserEnd; k++ {
 		if count[k] == 0 {
-			return old, "", nil, fmt.Errorf("%s has no %s: restore the four block markers by hand, then run mbguard upgrade (nothing changed)", bank.Entry, k)
+			return start, end, blocks, fmt.Errorf("%s has no %s: restore the four block markers by hand, then run mbguard upgrade (nothing changed)", bank.Entry, k)
 		}
 	}
 	blocks, ok := bank.ParseBlocks(old)
 	if !ok {
-		return old, "", nil, fmt.Errorf("%s has malformed block markers (duplicated, out of order or nested): run mbguard check %s and fix them, then run mbguard upgrade (nothing changed)", bank.Entry, bank.Entry)
+		return start, end, blocks, fmt.Errorf("%s has malformed block markers (duplicated, out of order or nested): run mbguard check %s and fix them, then run mbguard upgrade (nothing changed)", bank.Entry, bank.Entry)
 	}
+	return start, end, blocks, nil
+}
+
+// templateMarks splits the template markers into the one on the line after
+// MACHINE_BLOCK_START (nil when none) and the others, and says which version the file is at.
+func templateMarks(sc bank.Scan, start bank.Marker) (onNext *bank.TemplateMark, others []bank.TemplateMark, from string) {
 	from = "no marker"
-	var onNext *bank.TemplateMark
-	var others []bank.TemplateMark
 	for i, t := range sc.Templates {
 		if t.Line == start.Line+1 {
 			onNext = &sc.Templates[i]
@@ -161,117 +214,107 @@ func upgradeContent(old []byte) (next []byte, from string, actions []string, err
 			others = append(others, t)
 		}
 	}
-	if onNext != nil {
+	switch {
+	case onNext != nil && onNext.Valid:
+		from = onNext.Version.String()
+	case onNext != nil:
 		from = onNext.Raw
-		if onNext.Valid {
-			from = onNext.Version.String()
-			if bank.CurrentTemplate.Less(onNext.Version) {
-				return old, from, nil, nil // newer than this binary: never downgrade
-			}
-		}
-	} else if len(others) > 0 {
+	case len(others) > 0:
 		from = others[0].Raw
 	}
-	crlf := bytes.Count(old, []byte("\r\n"))*2 > bytes.Count(old, []byte("\n"))
-	nl := "\n"
-	if crlf {
-		nl = "\r\n"
-	}
-	lines := lineStarts(old)
-	marker := bank.TemplateMarker(bank.CurrentTemplate)
+	return onNext, others, from
+}
 
-	// Edits are applied back to front so earlier offsets stay valid.
-	type edit struct {
-		at, end int
-		text    string
-	}
-	var edits []edit
+// textEdit replaces old[at:end] with text.
+type textEdit struct {
+	at, end int
+	text    string
+}
 
-	// 1. sections, appended before MACHINE_BLOCK_END
-	// A bank at the current version is the user's to shape: its sections are never second-guessed.
-	// Older ones are matched by meaning, so a heading in another language or with a note after it
-	// ("(Still Binding)", "（意图驱动）") is not appended a second time.
-	current := onNext != nil && onNext.Valid && onNext.Version == bank.CurrentTemplate
-	machine := string(old[blocks.Machine.Start:blocks.Machine.End])
+// upgrade gathers the edits of one upgrade of old and the actions that say them.
+type upgrade struct {
+	old     []byte
+	lines   []int
+	crlf    bool
+	edits   []textEdit
+	actions []string
+}
+
+// appendSections appends the template's sections machine does not have before
+// MACHINE_BLOCK_END (end).
+func (u *upgrade) appendSections(machine string, end bank.Marker) error {
 	have := sectionsByMeaning(machine)
 	var add strings.Builder
 	for _, h := range fixedSections {
-		if have[h] || current {
+		if have[h] {
 			continue
 		}
 		sec, err := templates.Section(h)
 		if err != nil {
-			return old, from, nil, err
+			return err
 		}
 		if h == templates.RoutingHeading && have[templates.LegacyRoutingHeading] {
 			sec = strings.Replace(sec, h+"\n", h+"\n\n"+legacyRoutingNote+"\n", 1)
-			actions = append(actions, "append "+h+" (the older plain Routing Rules stays; the new one says it wins)")
+			u.actions = append(u.actions, "append "+h+" (the older plain Routing Rules stays; the new one says it wins)")
 		} else {
-			actions = append(actions, "append "+h)
+			u.actions = append(u.actions, "append "+h)
 		}
 		add.WriteString(sec)
 		add.WriteString("\n")
 	}
-	if add.Len() > 0 {
-		at := end.Offset
-		lineStart := lines[end.Line-1]
-		prefix := ""
-		if strings.TrimSpace(string(old[lineStart:at])) != "" {
-			prefix = nl // the end marker shares a line with text: start ours on a new line
-		} else {
-			at = lineStart
-		}
-		before := string(old[:at])
-		if !strings.HasSuffix(before, "\n\n") && !strings.HasSuffix(before, "\r\n\r\n") && prefix == "" {
-			prefix = nl
-		}
-		text := prefix + add.String()
-		if crlf {
-			text = strings.ReplaceAll(text, "\n", "\r\n")
-			text = strings.ReplaceAll(text, "\r\r\n", "\r\n")
-		}
-		edits = append(edits, edit{at, at, text})
+	if add.Len() == 0 {
+		return nil
 	}
+	at := end.Offset
+	lineStart := u.lines[end.Line-1]
+	prefix := ""
+	if strings.TrimSpace(string(u.old[lineStart:at])) != "" {
+		prefix = nlOf(u.crlf) // the end marker shares a line with text: start ours on a new line
+	} else {
+		at = lineStart
+	}
+	before := string(u.old[:at])
+	if !strings.HasSuffix(before, "\n\n") && !strings.HasSuffix(before, "\r\n\r\n") && prefix == "" {
+		prefix = nlOf(u.crlf)
+	}
+	u.edits = append(u.edits, textEdit{at, at, withLineEnds(prefix+add.String(), u.crlf)})
+	return nil
+}
 
-	// 2. the version marker on the line after MACHINE_BLOCK_START
+// setMarker sets the current template marker on the line after MACHINE_BLOCK_START: replaces
+// the one there (onNext), or inserts one.
+func (u *upgrade) setMarker(onNext *bank.TemplateMark, start bank.Marker, from string) {
+	marker := bank.TemplateMarker(bank.CurrentTemplate)
 	switch {
 	case onNext != nil && onNext.Valid && onNext.Version == bank.CurrentTemplate:
 	case onNext != nil:
-		ls, le := lines[onNext.Line-1], lineEnd(old, lines, onNext.Line)
-		text := string(old[ls:le])
+		ls, le := u.lines[onNext.Line-1], lineEnd(u.old, u.lines, onNext.Line)
+		text := string(u.old[ls:le])
 		i := strings.Index(text, "<!--")
 		j := strings.Index(text[i:], "-->") + i + 3
-		edits = append(edits, edit{ls + i, ls + j, marker})
-		actions = append([]string{"set the template marker " + from + " → " + bank.CurrentTemplate.String()}, actions...)
+		u.edits = append(u.edits, textEdit{ls + i, ls + j, marker})
+		u.actions = append([]string{"set the template marker " + from + " → " + bank.CurrentTemplate.String()}, u.actions...)
 	default:
-		at := start.End
-		edits = append(edits, edit{at, at, nl + marker})
-		actions = append([]string{"insert " + marker + " after MACHINE_BLOCK_START"}, actions...)
+		u.edits = append(u.edits, textEdit{start.End, start.End, nlOf(u.crlf) + marker})
+		u.actions = append([]string{"insert " + marker + " after MACHINE_BLOCK_START"}, u.actions...)
 	}
-	// Older marks elsewhere in the machine block would be duplicates now; the user block is never touched.
+}
+
+// dropStray removes the older template marks elsewhere in the machine block, which would be
+// duplicates now; the user block is never touched.
+func (u *upgrade) dropStray(others []bank.TemplateMark, blocks bank.Blocks) {
 	for _, t := range others {
-		ls, le := lines[t.Line-1], lineEnd(old, lines, t.Line)
-		if ls < blocks.Machine.Start || le > blocks.Machine.End {
+		if u.lines[t.Line-1] < blocks.Machine.Start || lineEnd(u.old, u.lines, t.Line) > blocks.Machine.End {
 			continue
 		}
-		text := string(old[ls:le])
-		i := strings.Index(text, "<!--")
-		j := strings.Index(text[i:], "-->") + i + 3
-		if strings.TrimSpace(text[:i]+text[j:]) == "" {
-			full := le
-			if full < len(old) && old[full] == '\n' {
-				full++
-			}
-			edits = append(edits, edit{ls, full, ""})
-		} else {
-			edits = append(edits, edit{ls + i, ls + j, ""})
-		}
-		actions = append(actions, fmt.Sprintf("remove the stray template marker on line %d", t.Line))
+		at, end := markSpan(u.old, u.lines, t.Line)
+		u.edits = append(u.edits, textEdit{at, end, ""})
+		u.actions = append(u.actions, fmt.Sprintf("remove the stray template marker on line %d", t.Line))
 	}
-	if len(edits) == 0 {
-		return old, from, nil, nil
-	}
-	// back to front
+}
+
+// applyEdits applies edits to a copy of old, back to front so earlier offsets stay valid.
+func applyEdits(old []byte, edits []textEdit) []byte {
 	for i := 1; i < len(edits); i++ {
 		for j := i; j > 0 && edits[j].at > edits[j-1].at; j-- {
 			edits[j], edits[j-1] = edits[j-1], edits[j]
@@ -281,12 +324,7 @@ func upgradeContent(old []byte) (next []byte, from string, actions []string, err
 	for _, e := range edits {
 		out = append(out[:e.at], append([]byte(e.text), out[e.end:]...)...)
 	}
-	if u1, ok1 := bank.UserBlock(old); ok1 {
-		if u2, ok2 := bank.UserBlock(out); !ok2 || !bytes.Equal(u1, u2) {
-			return old, from, nil, errors.New("upgrade would change the USER_BLOCK (a bug): nothing changed; please report it")
-		}
-	}
-	return out, from, actions, nil
+	return out
 }
 
 // lineStarts returns the byte offset of every line's start (line n at index n-1).

@@ -78,42 +78,44 @@ func decodeManifest(b []byte) (*manifest, error) {
 			return nil, errCodec // torn
 		}
 		rest = after
-		var f [7][]byte
-		for i := range f {
-			var ok bool
-			f[i], rec, ok = bytes.Cut(rec, []byte{' '})
-			if !ok {
-				return nil, errCodec
-			}
-		}
-		if len(f[0]) != 1 || len(rec) == 0 {
+		path, e, ok := decodeRecord(rec)
+		if !ok {
 			return nil, errCodec
 		}
-		var e Entry
-		switch f[0][0] {
-		case 'f':
-			e.Kind = KindFile
-		case 'd':
-			e.Kind = KindDir
-		case 'l':
-			e.Kind = KindSymlink
-		case 'o':
-			e.Kind = KindOther
-		default:
-			return nil, errCodec
-		}
-		mode, err1 := strconv.ParseUint(string(f[1]), 8, 32)
-		size, err2 := strconv.ParseInt(string(f[2]), 10, 64)
-		mtime, err3 := strconv.ParseInt(string(f[3]), 10, 64)
-		ino, err4 := strconv.ParseUint(string(f[4]), 10, 64)
-		nlink, err5 := strconv.ParseUint(string(f[5]), 10, 64)
-		if err := errors.Join(err1, err2, err3, err4, err5); err != nil || mode > 0o777 {
-			return nil, errCodec
-		}
-		e.Mode, e.Size, e.Mtime, e.Ino, e.Nlink, e.Blob = fs.FileMode(mode), size, mtime, ino, nlink, id(f[6])
-		m.Entries[string(rec)] = e
+		m.Entries[path] = e
 	}
 	return m, nil
+}
+
+// codecKinds are the kinds' letters in a record.
+var codecKinds = [256]Kind{'f': KindFile, 'd': KindDir, 'l': KindSymlink, 'o': KindOther}
+
+// decodeRecord decodes one entry: "kind mode size mtime ino nlink blob path".
+func decodeRecord(rec []byte) (string, Entry, bool) {
+	var f [7][]byte
+	for i := range f {
+		var ok bool
+		f[i], rec, ok = bytes.Cut(rec, []byte{' '})
+		if !ok {
+			return "", Entry{}, false
+		}
+	}
+	if len(f[0]) != 1 || len(rec) == 0 {
+		return "", Entry{}, false
+	}
+	kind := codecKinds[f[0][0]]
+	if kind == "" {
+		return "", Entry{}, false
+	}
+	mode, err1 := strconv.ParseUint(string(f[1]), 8, 32)
+	size, err2 := strconv.ParseInt(string(f[2]), 10, 64)
+	mtime, err3 := strconv.ParseInt(string(f[3]), 10, 64)
+	ino, err4 := strconv.ParseUint(string(f[4]), 10, 64)
+	nlink, err5 := strconv.ParseUint(string(f[5]), 10, 64)
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil || mode > 0o777 {
+		return "", Entry{}, false
+	}
+	return string(rec), Entry{Kind: kind, Mode: fs.FileMode(mode), Size: size, Mtime: mtime, Ino: ino, Nlink: nlink, Blob: id(f[6])}, true
 }
 
 func id(b []byte) string {

@@ -4,23 +4,19 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
-	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
 	"github.com/mbguard/mbguard/internal/gitexec"
+	"github.com/mbguard/mbguard/internal/gitobj"
 )
 
 // objects writes and reads git objects directly in the object store: a loose object is
@@ -58,71 +54,39 @@ func newObjects(root, commonDir string) *objects {
 	return o
 }
 
-func (o *objects) hasher() hash.Hash {
-	if o.sha256 {
-		return sha256.New()
-	}
-	return sha1.New()
-}
-
 // id is the object id git gives body as an object of type typ.
 func (o *objects) id(typ string, body []byte) string {
 	o.hashed.Add(1)
-	h := o.hasher()
-	h.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
-	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil))
+	return gitobj.ID(o.sha256, typ, body)
 }
 
 func (o *objects) path(id string) string {
-	return filepath.Join(o.commonDir, "objects", id[:2], id[2:])
+	return gitobj.Path(filepath.Join(o.commonDir, "objects"), id)
 }
 
-// write stores body as a loose object unless the object exists loose already, and returns its id.
+// write stores body as a loose object unless the object exists loose already, and returns its
+// id; a known-good blob is also kept in the outside store. Both go through internal/gitobj,
+// the one way mbguard writes git objects.
 func (o *objects) write(typ string, body []byte) (string, error) {
 	id := o.id(typ, body)
-	p := o.path(id)
 	var z []byte
-	if _, err := os.Stat(p); err != nil {
-		z = deflate(typ, body)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", fmt.Errorf("storing object %s: %w", id, err)
-		}
-		// like git itself (core.fsync defaults), a loose object is not fsynced
-		if err := writeFile(p, z, 0o444, false); err != nil {
-			return "", fmt.Errorf("storing object %s: %w", id, err)
+	if _, err := os.Stat(o.path(id)); err != nil {
+		z = gitobj.Deflate(typ, body)
+		if err := gitobj.Put(filepath.Join(o.commonDir, "objects"), id, z); err != nil {
+			return "", err
 		}
 	}
 	if typ == "blob" && o.outside != "" {
-		q := filepath.Join(o.outside, id[:2], id[2:])
-		if _, err := os.Stat(q); err != nil {
+		if _, err := os.Stat(gitobj.Path(o.outside, id)); err != nil {
 			if z == nil {
-				z = deflate(typ, body)
+				z = gitobj.Deflate(typ, body)
 			}
-			if os.MkdirAll(filepath.Dir(q), 0o700) == nil {
-				_ = writeFile(q, z, 0o444, false) // best effort: git's copy counts first
+			if os.MkdirAll(filepath.Dir(gitobj.Path(o.outside, id)), 0o700) == nil {
+				_ = gitobj.Put(o.outside, id, z) // best effort: git's copy counts first
 			}
 		}
 	}
 	return id, nil
-}
-
-// deflaters keeps zlib writers between objects: each new one allocates most of a megabyte,
-// which dominated storing a large bank's blobs (Prime, an undo of many files).
-var deflaters = sync.Pool{New: func() any {
-	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
-	return zw
-}}
-
-func deflate(typ string, body []byte) []byte {
-	var b bytes.Buffer
-	zw := deflaters.Get().(*zlib.Writer)
-	defer deflaters.Put(zw)
-	zw.Reset(&b)
-	zw.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
-	zw.Write(body)
-	zw.Close()
-	return b.Bytes()
 }
 
 // readLoose reads blob id from the loose object file p, checking that its bytes hash to id
@@ -159,9 +123,7 @@ func (o *objects) restoreLoose(id string) {
 		return
 	}
 	if body, ok := o.readLoose(filepath.Join(o.outside, id[:2], id[2:]), id); ok {
-		if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
-			_ = writeFile(p, deflate("blob", body), 0o444, false)
-		}
+		_ = gitobj.Put(filepath.Join(o.commonDir, "objects"), id, gitobj.Deflate("blob", body))
 	}
 }
 

@@ -139,6 +139,52 @@ type gitWork struct {
 	headTree map[string]treeEnt
 }
 
+// reflogOps are the operations HEAD's reflog names after offset from (commit, merge,
+// rebase, …); committed says one was a commit.
+func (g *Guard) reflogOps(from int64) (ops []string, committed bool) {
+	b, err := os.ReadFile(g.reflogPath())
+	if err != nil || int64(len(b)) < from {
+		return nil, false
+	}
+	for _, line := range strings.Split(string(b[from:]), "\n") {
+		_, msg, ok := strings.Cut(line, "\t")
+		if !ok {
+			continue
+		}
+		op, _, _ := strings.Cut(msg, ":")
+		op = strings.TrimSpace(op)
+		if f := strings.Fields(op); len(f) > 0 {
+			op = f[0]
+		}
+		ops = append(ops, op)
+		committed = committed || op == "commit"
+	}
+	return ops, committed
+}
+
+// readIndex is the index's bank entries at stage 0; the paths with unmerged stages go into
+// unmerged.
+func (g *Guard) readIndex(unmerged map[string]bool) map[string]treeEnt {
+	idx := map[string]treeEnt{}
+	out, err := g.git("ls-files", "-s", "-z", "--", bank.Dir)
+	if err != nil {
+		return idx
+	}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 {
+			continue
+		}
+		if f[2] == "0" {
+			idx[string(path)] = treeEnt{blob: f[1], mode: f[0]}
+		} else {
+			unmerged[string(path)] = true
+		}
+	}
+	return idx
+}
+
 // gitWorked returns what git did during the call whose mark is mk, or nil when the mark is
 // unchanged (git did nothing: every change is judged as before).
 func (g *Guard) gitWorked(mk *GitMark) *gitWork {
@@ -154,26 +200,11 @@ func (g *Guard) gitWorked(mk *GitMark) *gitWork {
 	if w.old == nil {
 		w.old = map[string]treeEnt{}
 	}
-	trustHead := now.Head != mk.Head
-	if b, err := os.ReadFile(g.reflogPath()); err == nil && int64(len(b)) >= mk.Log {
-		for _, line := range strings.Split(string(b[mk.Log:]), "\n") {
-			_, msg, ok := strings.Cut(line, "\t")
-			if !ok {
-				continue
-			}
-			op, _, _ := strings.Cut(msg, ":")
-			op = strings.TrimSpace(op)
-			if f := strings.Fields(op); len(f) > 0 {
-				op = f[0]
-			}
-			w.ops = append(w.ops, op)
-			// `git commit` writes no file: a bank file equal to a commit the call made
-			// itself was written by the agent first.
-			if op == "commit" {
-				trustHead = false
-			}
-		}
-	}
+	var committed bool
+	w.ops, committed = g.reflogOps(mk.Log)
+	// `git commit` writes no file: a bank file equal to a commit the call made itself was
+	// written by the agent first.
+	trustHead := now.Head != mk.Head && !committed
 	if trustHead {
 		if t := g.bankTree(now.Head); t != nil {
 			w.put, w.drops = append(w.put, t), append(w.drops, t)
@@ -193,21 +224,7 @@ func (g *Guard) gitWorked(mk *GitMark) *gitWork {
 	// the index is read whenever it changed: `checkout -m` leaves unmerged entries and
 	// no MERGE_HEAD
 	if w.stopped || now.Index != mk.Index {
-		idx := map[string]treeEnt{}
-		if out, err := g.git("ls-files", "-s", "-z", "--", bank.Dir); err == nil {
-			for _, rec := range bytes.Split(out, []byte{0}) {
-				meta, path, ok := bytes.Cut(rec, []byte{'\t'})
-				f := strings.Fields(string(meta))
-				if !ok || len(f) != 3 {
-					continue
-				}
-				if f[2] == "0" {
-					idx[string(path)] = treeEnt{blob: f[1], mode: f[0]}
-				} else {
-					w.unmerged[string(path)] = true
-				}
-			}
-		}
+		idx := g.readIndex(w.unmerged)
 		w.stopped = w.stopped || len(w.unmerged) > 0
 		if w.stopped {
 			w.put, w.drops = append(w.put, idx), append(w.drops, idx)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -356,29 +355,8 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 		return rep, err
 	}
 	prev := g.loadInflight()
-	in := inflight{Calls: slices.Clone(prev.Calls)}
-	var live, stale, jobs []Call
-	windows := 0 // live calls between their pre and post
-	for _, x := range in.Calls {
-		switch {
-		case x.ID == c.ID:
-		case x.Post != 0 && len(x.Procs) == 0:
-			// its post check began and never saved its result (killed, or out of time and
-			// handed on): this check finishes it
-			stale = append(stale, x)
-		case len(x.Procs) > 0: // what a call left running: evidence, not a window
-			jobs = append(jobs, x)
-			if !g.stale(x, now) {
-				live = append(live, x)
-			}
-		case g.stale(x, now), g.superseded(x, c):
-			stale = append(stale, x)
-		default:
-			live = append(live, x)
-			windows++
-		}
-	}
-	g.protectBefore(len(live) == 0 && len(stale) == 0, len(stale) > 0, &rep)
+	l := g.sortCalls(slices.Clone(prev.Calls), query{self: c.ID, hasSelf: true, now: now, next: &c})
+	g.protectBefore(len(l.live) == 0 && len(l.settle) == 0, len(l.settle) > 0, &rep)
 	if m == nil {
 		// the manifest is gone or unreadable: its copy outside the repository, or the tree
 		// under the ref, still names the bytes
@@ -386,62 +364,89 @@ func (g *Guard) Before(c Call) (rep Report, err error) {
 			return rep, err // never take the disk as known-good on the word of nothing
 		}
 	}
-	switch {
-	case m == nil:
-		disk, err := walk(g.r.Root, bank.Dir)
-		if err != nil {
-			return rep, err
-		}
-		if len(disk) == 0 {
-			return rep, nil // no memory-bank/, nothing to guard
-		}
-		if len(disk) > bigBank { // never primed: built over several checks (prime.go)
-			if m, err = g.build(disk, hookBudget); m == nil {
-				return rep, err // not recorded: checked once the store is complete
-			}
-			break
-		}
-		m = &manifest{Entries: map[string]Entry{}}
-		if err := g.absorb(m, disk, nil, &rep); err != nil {
-			return rep, err
-		}
-	case len(stale) > 0:
-		markPost(stale, now)
-		if err := g.settle(m, stale, live, &rep); errors.Is(err, errDeadline) {
-			// not done in time: the stale calls stay open for the background, and this call
-			// is refused rather than run on a bank that is still being put back
-			in.Calls = append(live, stale...)
-			if err := g.saveInflight(prev, in); err != nil {
-				return rep, err
-			}
-			g.handOn()
-			rep.Background = true
-			return rep, &BusyError{Call: stale[0].ID}
-		} else if err != nil {
-			return rep, err
-		}
-		rep.Settled = stale
-	case windows == 0 && len(jobs) > 0:
-		if err := g.judgeJobs(m, jobs, &rep); err != nil {
-			return rep, err
-		}
-	case len(live) == 0 && (g.tr != nil || !g.quietSince()):
-		n, ok := g.markWalk()
-		disk, cands, err := g.look(m)
-		if err != nil {
-			return rep, err
-		}
-		if err := g.absorb(m, disk, cands, &rep); err != nil {
-			return rep, err
-		}
-		g.settled(n, ok)
+	if m, err = g.catchUp(m, l, prev, now, &rep); m == nil || err != nil {
+		return rep, err
 	}
 	// commits made since the last check are the agent's while one of its calls or jobs was
 	// in flight, else the person's (provenance.go)
-	g.noteCommits(len(live) > 0 || len(jobs) > 0)
+	g.noteCommits(len(l.live) > 0 || len(l.jobs) > 0)
 	g.keepPending(m)
-	in.Calls = append(live, c)
-	return rep, g.saveInflight(prev, in)
+	return rep, g.saveInflight(prev, inflight{Calls: append(l.live, c)})
+}
+
+// catchUp is the work of a pre check before it records its call: a bank never seen is taken
+// as it is, lost calls are settled, what jobs left running wrote is judged, and with nothing
+// in flight the changes since the last check are accepted. A nil manifest (and no error)
+// says there is nothing to guard yet.
+func (g *Guard) catchUp(m *manifest, l ledger, prev inflight, now time.Time, rep *Report) (*manifest, error) {
+	switch {
+	case m == nil:
+		return g.firstManifest(rep)
+	case len(l.settle) > 0:
+		return m, g.settleLost(m, l, prev, now, rep)
+	case l.windows == 0 && len(l.jobs) > 0:
+		return m, g.judgeJobs(m, l.jobs, rep)
+	case len(l.live) == 0 && (g.tr != nil || !g.quietSince()):
+		n, ok := g.markWalk()
+		disk, cands, err := g.look(m)
+		if err != nil {
+			return m, err
+		}
+		if err := g.absorb(m, disk, cands, rep); err != nil {
+			return m, err
+		}
+		g.settled(n, ok)
+	}
+	return m, nil
+}
+
+// firstManifest takes the bank as known-good when no manifest was ever written.
+func (g *Guard) firstManifest(rep *Report) (*manifest, error) {
+	disk, err := walk(g.r.Root, bank.Dir)
+	if err != nil || len(disk) == 0 {
+		return nil, err // no memory-bank/, nothing to guard
+	}
+	if len(disk) > bigBank { // never primed: built over several checks (prime.go)
+		// nil until the store is complete: the call is not recorded, and checked then
+		m, err := g.build(disk, hookBudget)
+		if m == nil {
+			return nil, err
+		}
+		return m, nil // a manifest not saved is built again by the next check
+	}
+	m := &manifest{Entries: map[string]Entry{}}
+	if err := g.absorb(m, disk, nil, rep); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// settleLost settles, in a pre check, the calls whose post check never came.
+func (g *Guard) settleLost(m *manifest, l ledger, prev inflight, now time.Time, rep *Report) error {
+	markPost(l.settle, now)
+	if err := g.settle(m, l.settle, l.live, rep); errors.Is(err, errDeadline) {
+		// not done in time: the stale calls stay open for the background, and this call
+		// is refused rather than run on a bank that is still being put back
+		if err := g.handOnCalls(prev, append(l.live, l.settle...), rep); err != nil {
+			return err
+		}
+		return &BusyError{Call: l.settle[0].ID}
+	} else if err != nil {
+		return err
+	}
+	rep.Settled = l.settle
+	return nil
+}
+
+// handOnCalls keeps open the calls a check ran out of time for: the rest is finished in the
+// background, and the next call waits for it.
+func (g *Guard) handOnCalls(prev inflight, open []Call, rep *Report) error {
+	if err := g.saveInflight(prev, inflight{Calls: open}); err != nil {
+		return err
+	}
+	g.handOn()
+	rep.Background = true
+	return nil
 }
 
 // After runs after the tool call c ran: whatever changed under memory-bank/ is accepted when
@@ -454,8 +459,7 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 	rep = Report{Call: c}
 	lk, err := g.lockWithin(g.lockWait())
 	if err != nil {
-		var busy *BusyError
-		if errors.As(err, &busy) {
+		if busy := (*BusyError)(nil); errors.As(err, &busy) {
 			// a background check holds the lock: this call's record is stamped, so the
 			// check that next gets the lock settles it as its owner
 			g.stampUnlocked(c.ID)
@@ -469,28 +473,13 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 	g.startClock()
 	now := g.o.Now()
 	prev := g.loadInflight()
-	in := prev
-	owners := []Call{c}
-	var live []Call
-	found := false
-	for _, x := range in.Calls {
-		switch {
-		case x.ID == c.ID:
-			owners[0] = x // the pre check's record holds the allowed paths
-			rep.Call, found = x, true
-		case x.Post != 0 && len(x.Procs) == 0: // a post check that never finished
-			owners = append(owners, x)
-			rep.Settled = append(rep.Settled, x)
-		case g.stale(x, now) && len(x.Procs) > 0:
-			// the job is over: what it wrote since the last check is judged as this call's
-			// window (written during it) or was judged by the checks before
-		case g.stale(x, now):
-			owners = append(owners, x)
-			rep.Settled = append(rep.Settled, x)
-		default:
-			live = append(live, x)
-		}
+	l := g.sortCalls(prev.Calls, query{self: c.ID, hasSelf: true, now: now})
+	owners, found := append([]Call{c}, l.settle...), l.self != nil
+	if found {
+		owners[0] = *l.self // the pre check's record holds the allowed paths
+		rep.Call = *l.self
 	}
+	rep.Settled = l.settle
 	if !found && len(rep.Settled) == 0 && !c.Check {
 		return rep, nil // a call the pre check did not record (read-only, or no bank)
 	}
@@ -513,41 +502,47 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 		}
 	}
 	if found {
-		// stamp the record before the work: a hook killed from here on leaves it open and
-		// stamped, and the next check finishes the job (deadline.go)
-		marked := inflight{Calls: slices.Clone(prev.Calls)}
-		for i := range marked.Calls {
-			if marked.Calls[i].ID == c.ID {
-				markPost(marked.Calls[i:i+1], now)
-				owners[0] = marked.Calls[i]
-			}
-		}
-		if err := g.saveInflight(prev, marked); err != nil {
+		if prev, err = g.stampPost(prev, c.ID, now, owners); err != nil {
 			return rep, err
 		}
-		prev = marked
 	}
+	return rep, g.afterSettle(m, c, owners, l.live, prev, now, &rep)
+}
+
+// stampPost stamps call id's record before the post check's work: a hook killed from then on
+// leaves it open and stamped, and the next check finishes the job (deadline.go). owners[0]
+// takes the stamped record; the stamped list is the new prev.
+func (g *Guard) stampPost(prev inflight, id string, now time.Time, owners []Call) (inflight, error) {
+	marked := inflight{Calls: slices.Clone(prev.Calls)}
+	for i := range marked.Calls {
+		if marked.Calls[i].ID == id {
+			markPost(marked.Calls[i:i+1], now)
+			owners[0] = marked.Calls[i]
+		}
+	}
+	if err := g.saveInflight(prev, marked); err != nil {
+		return prev, err
+	}
+	return marked, nil
+}
+
+// afterSettle is the post check's work once c's record is stamped: settle its owners, and
+// keep in flight what stays (and what c left running).
+func (g *Guard) afterSettle(m *manifest, c Call, owners, live []Call, prev inflight, now time.Time, rep *Report) error {
 	n, ok := g.markWalk()
 	g.reopened = false
-	err = g.settle(m, owners, live, &rep)
+	err := g.settle(m, owners, live, rep)
 	if err == nil && g.reopened { // what the unreadable folder held is judged now
 		g.reopened = false
-		err = g.settle(m, owners, live, &rep)
+		err = g.settle(m, owners, live, rep)
 	}
 	if errors.Is(err, errDeadline) {
-		// out of time: every owner stays open and stamped; the rest is finished in the
-		// background, and the next call waits for it
+		// out of time: every owner stays open and stamped
 		markPost(owners, now)
-		in.Calls = append(live, owners...)
-		if err := g.saveInflight(prev, in); err != nil {
-			return rep, err
-		}
-		g.handOn()
-		rep.Background = true
-		return rep, nil
+		return g.handOnCalls(prev, append(live, owners...), rep)
 	}
 	if err != nil {
-		return rep, err
+		return err
 	}
 	if len(live) == 0 && len(rep.Undone) == 0 && len(rep.Accepted) == 0 {
 		g.settled(n, ok) // the disk is the manifest, as of the counter read before the walk
@@ -556,8 +551,7 @@ func (g *Guard) After(c Call) (rep Report, err error) {
 	if t, ok := g.tail(Call{ID: c.ID, Session: c.Session, Host: c.Host, Tool: c.Tool, Ticks: rep.Call.Ticks, LastPID: rep.Call.LastPID, Spawns: c.Spawns}, now); ok {
 		live = append(live, t)
 	}
-	in.Calls = live
-	return rep, g.saveInflight(prev, in)
+	return g.saveInflight(prev, inflight{Calls: live})
 }
 
 // Forget closes the windows of session's in-flight calls (see End).
@@ -592,45 +586,43 @@ func (g *Guard) End(session, id string, ran bool) (Report, error) {
 	defer lk.Unlock()
 	g.looked = nil
 	prev := g.loadInflight()
-	var closed, live []Call
-	for _, x := range prev.Calls {
-		if x.Session == session && (id == "" && !x.Agent || x.ID == id) && len(x.Procs) == 0 {
-			closed = append(closed, x)
-		} else {
-			live = append(live, x)
-		}
-	}
-	rep := Report{Settled: closed}
-	if len(closed) == 0 {
+	l := g.sortCalls(prev.Calls, query{ends: func(x Call) bool {
+		return x.Session == session && (id == "" && !x.Agent || x.ID == id)
+	}})
+	rep := Report{Settled: l.settle}
+	if len(l.settle) == 0 {
 		return rep, nil
 	}
-	rep.Call = closed[0]
+	rep.Call = l.settle[0]
 	g.startClock()
 	if ran {
-		m, err := g.loadManifest()
-		if err != nil {
+		if done, err := g.settleEnded(l, prev, &rep); done || err != nil {
 			return rep, err
 		}
-		if m == nil {
-			m, _ = g.recoverManifest()
-		}
-		if m != nil {
-			if err := g.settle(m, closed, live, &rep); errors.Is(err, errDeadline) {
-				now := g.o.Now()
-				markPost(closed, now)
-				if err := g.saveInflight(prev, inflight{Calls: append(live, closed...)}); err != nil {
-					return rep, err
-				}
-				g.handOn()
-				rep.Background = true
-				return rep, nil
-			} else if err != nil {
-				return rep, err
-			}
-			g.keepPending(m)
+	}
+	return rep, g.saveInflight(prev, inflight{Calls: l.live})
+}
+
+// settleEnded judges what changed in the windows End closes, as their post checks would
+// have; done says it ran out of time and handed the rest on.
+func (g *Guard) settleEnded(l ledger, prev inflight, rep *Report) (done bool, err error) {
+	m, err := g.loadManifest()
+	if err != nil {
+		return false, err
+	}
+	if m == nil {
+		if m, _ = g.recoverManifest(); m == nil {
+			return false, nil
 		}
 	}
-	return rep, g.saveInflight(prev, inflight{Calls: live})
+	if err := g.settle(m, l.settle, l.live, rep); errors.Is(err, errDeadline) {
+		markPost(l.settle, g.o.Now())
+		return true, g.handOnCalls(prev, append(l.live, l.settle...), rep)
+	} else if err != nil {
+		return false, err
+	}
+	g.keepPending(m)
+	return false, nil
 }
 
 // change is one path whose disk state differs from the known-good one.
@@ -684,29 +676,14 @@ func (g *Guard) diffLazy(m *manifest, disk map[string]Entry, cands []string, laz
 	// map order: the changes are sorted at the end, and sorting every path of a large bank
 	// twice per check costs more than the comparison itself
 	for p, d := range disk {
-		b, ok := m.Entries[p]
-		if ok && b.sameStat(d) {
-			continue
-		}
-		c := &change{path: p, d: &d}
-		if ok {
-			c.b = &b
-		}
-		if lazy && !ok && d.Kind == KindFile {
-			c.unread = true
-			out = append(out, c)
-			continue
-		}
-		if err := g.readDisk(c); err != nil {
+		c, t, err := g.diffOne(m, p, d, lazy)
+		if err != nil {
 			return nil, false, err
 		}
-		if ok && b.Kind == d.Kind && b.Mode == d.Mode && b.Nlink <= 1 && d.Nlink <= 1 && (d.Kind == KindDir || b.Blob != "" && b.Blob == c.newBlob) {
-			d.Blob = b.Blob
-			m.Entries[p] = d // touched, moved by an atomic rewrite of the same bytes
-			touched = true
-			continue
+		if c != nil {
+			out = append(out, c)
 		}
-		out = append(out, c)
+		touched = touched || t
 	}
 	gone := func(p string) {
 		if _, ok := disk[p]; !ok {
@@ -728,6 +705,39 @@ func (g *Guard) diffLazy(m *manifest, disk map[string]Entry, cands []string, laz
 		g.changed = append(g.changed, c.path)
 	}
 	return out, touched, nil
+}
+
+// diffOne compares path p's known-good entry with its disk entry d: nil when they hold the
+// same (touched: only the stat moved, as an atomic rewrite of the same bytes does, and m took
+// the new one). With lazy, a created regular file is not read (change.unread).
+func (g *Guard) diffOne(m *manifest, p string, d Entry, lazy bool) (*change, bool, error) {
+	b, ok := m.Entries[p]
+	if ok && b.sameStat(d) {
+		return nil, false, nil
+	}
+	c := &change{path: p, d: &d}
+	if ok {
+		c.b = &b
+	}
+	if lazy && !ok && d.Kind == KindFile {
+		c.unread = true
+		return c, false, nil
+	}
+	if err := g.readDisk(c); err != nil {
+		return nil, false, err
+	}
+	if ok && sameContent(b, d, c.newBlob) {
+		d.Blob = b.Blob
+		m.Entries[p] = d
+		return nil, true, nil
+	}
+	return c, false, nil
+}
+
+// sameContent reports whether disk entry d (whose bytes hash to newBlob) holds what the
+// known-good entry b does, unlinked: only its stat moved.
+func sameContent(b, d Entry, newBlob string) bool {
+	return b.Kind == d.Kind && b.Mode == d.Mode && b.Nlink <= 1 && d.Nlink <= 1 && (d.Kind == KindDir || b.Blob != "" && b.Blob == newBlob)
 }
 
 func (g *Guard) readDisk(c *change) error {
@@ -844,372 +854,6 @@ func toolMode(b, d *Entry) bool {
 		was = b.Mode & 0o111
 	}
 	return d.Mode&0o111&^was == 0
-}
-
-// settle judges every change against the calls that own it: owners' allowed paths are
-// accepted when the result passes the rules, others' allowed paths are left for their own
-// post check, and everything else is undone.
-func (g *Guard) settle(m *manifest, owners, others []Call, rep *Report) error {
-	g.noteCommits(true) // commits made in the owners' windows are the agent's (provenance.go)
-	changes, touched, err := g.changesSinceLazy(m, true)
-	if err != nil || len(changes) == 0 {
-		return err
-	}
-	if g.late() {
-		return errDeadline // nothing changed yet: the background check starts over
-	}
-	var gw *gitWork
-	for _, c := range owners {
-		if gw = g.gitWorked(c.Git); gw != nil {
-			break
-		}
-	}
-	var fromAgent map[string]string
-	if gw != nil { // git's work is told by the bytes
-		for _, c := range changes {
-			g.readNew(c)
-		}
-		fromAgent = g.agentContent(gw, changes)
-	}
-	key := func(p string) string { return p }
-	if g.o.Fold != nil && g.o.Fold() {
-		key = strings.ToLower // as gating folds a canonical path
-	}
-	mine, theirs := map[string]bool{}, map[string]bool{}
-	expect := map[string]map[string]bool{} // path key -> the results its write tools produce
-	for _, c := range owners {
-		for _, p := range c.Allowed {
-			mine[key(p)] = true
-		}
-		for p, sum := range c.Expect {
-			if expect[key(p)] == nil {
-				expect[key(p)] = map[string]bool{}
-			}
-			expect[key(p)][sum] = true
-		}
-	}
-	for _, c := range others {
-		for _, p := range c.Allowed {
-			theirs[key(p)] = true
-		}
-	}
-	const (
-		undo = iota
-		keep
-		leave
-	)
-	verdict := make([]int, len(changes))
-	why := make([][]Problem, len(changes))
-	// files first, directories by what lies below them
-	for i, c := range changes {
-		if i%256 == 255 && g.late() {
-			return errDeadline // only read so far
-		}
-		if c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b.Kind == KindDir {
-			continue
-		}
-		switch k := key(c.path); {
-		case theirs[k] && !mine[k]:
-			verdict[i] = leave
-		case mine[k]:
-			g.readNew(c)
-			if err := g.readOld(c); err != nil {
-				return err
-			}
-			probs, err := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new)
-			if err != nil {
-				return err
-			}
-			if c.d != nil && c.d.Kind != KindFile || c.d != nil && c.new == nil {
-				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not a regular Markdown file"})
-			} else if exp := expect[k]; exp != nil && (c.d == nil || !exp[TextSum(c.new)] || !toolMode(c.b, c.d)) {
-				// the tool's arguments say what it wrote: any other state is someone else's
-				probs = append(probs, Problem{Path: c.path, Rule: RuleNotAllowed, Text: "is not what the write tool wrote (something else changed it during the call)"})
-			}
-			if len(probs) == 0 {
-				verdict[i] = keep
-			} else {
-				why[i] = probs
-			}
-		case gw != nil && g.byGit(gw, c, fromAgent, rep, &why[i]):
-			if why[i] == nil {
-				verdict[i] = keep
-			}
-		default:
-			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not written through an allowed write tool"}}
-			if c.unread && len(changes) > wholeTreeAbove {
-				// a large undo: which other rules the created file breaks changes nothing, and
-				// reading 20,000 files for it costs more than the undo itself
-			} else if c.d == nil || c.d.Kind != KindDir {
-				g.readNew(c)
-				_ = g.readOld(c)
-				if probs, _ := g.o.Rules.judge(c.path, c.b, c.d, c.old, c.new); len(probs) > 0 {
-					why[i] = append(why[i], probs...)
-				}
-			}
-		}
-	}
-	// below is the highest verdict of the files under each folder: what a new folder takes
-	// (only files count: the folders below it are judged after it, shallowest first).
-	// One pass up each file's parents, not one pass over every change per folder.
-	below := map[string]int{}
-	for i, c := range changes {
-		if verdict[i] == undo || c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b.Kind == KindDir {
-			continue
-		}
-		for p := parentOf(c.path); p != ""; p = parentOf(p) {
-			if below[p] >= verdict[i] {
-				break // its parents have it already
-			}
-			below[p] = verdict[i]
-		}
-	}
-	for i, c := range changes {
-		isDir := c.d != nil && c.d.Kind == KindDir || c.d == nil && c.b.Kind == KindDir
-		if !isDir {
-			continue
-		}
-		if c.b == nil && c.d != nil { // a new directory lives or goes with what is below it
-			verdict[i] = max(verdict[i], below[c.path])
-			for p := range theirs {
-				if under(p, c.path) && verdict[i] == undo {
-					verdict[i] = leave
-				}
-			}
-			if verdict[i] == keep {
-				continue
-			}
-		}
-		if c.b != nil && c.d == nil && gw != nil { // a folder git removed goes with what was in it
-			verdict[i] = keep
-			for j, o := range changes {
-				if j != i && under(o.path, c.path) && verdict[j] != keep {
-					verdict[i] = undo
-				}
-			}
-			if verdict[i] == keep {
-				continue
-			}
-		}
-		if verdict[i] == undo {
-			why[i] = []Problem{{Path: c.path, Rule: RuleNotAllowed, Text: "was not made by an allowed write tool"}}
-		}
-	}
-	var undoList []*change
-	var undoWhy [][]Problem
-	blobs := false
-	for i, c := range changes {
-		if i%256 == 255 && g.late() {
-			return errDeadline // blobs written, nothing on disk changed: judged again
-		}
-		if verdict[i] == undo && c.b != nil && c.b.Kind == KindFile && c.b.Blob == "" {
-			// the known-good bytes were never kept (too large, or unreadable): undoing would
-			// lose them, so the change stays and is reported
-			verdict[i] = keep
-			rep.Noticed = append(rep.Noticed, Problem{Path: c.path, Rule: RuleNotAllowed,
-				Text: "changed, but mbguard keeps no known-good copy of a file this large or unreadable, so it was left as it is"})
-		}
-		switch verdict[i] {
-		case keep:
-			if err := g.accept(m, c); err != nil {
-				return err
-			}
-			rep.Accepted = append(rep.Accepted, c.path)
-			blobs = true
-		case undo:
-			undoList = append(undoList, c)
-			undoWhy = append(undoWhy, why[i])
-		}
-	}
-	if len(undoList) > 0 {
-		if err := g.undo(m, undoList, undoWhy, rep); errors.Is(err, errDeadline) {
-			// what was put back, and what was accepted, is saved; the rest is judged again
-			if err := g.saveManifest(m, blobs); err != nil {
-				return err
-			}
-			return errDeadline
-		} else if err != nil {
-			// what was accepted stays accepted; the rest is tried again by the next check
-			_ = g.saveManifest(m, blobs)
-			return err
-		}
-	}
-	if blobs || touched || len(undoList) > 0 {
-		return g.saveManifest(m, blobs)
-	}
-	return nil
-}
-
-// undo puts the listed entries back to their known-good state, after moving what the disk
-// holds there into a new quarantine entry. Every known-good blob is read before anything
-// is moved: a restore that cannot finish must not start.
-func (g *Guard) undo(m *manifest, list []*change, why [][]Problem, rep *Report) error {
-	for i, c := range list {
-		if i%256 == 255 && g.late() {
-			return errDeadline // nothing moved yet
-		}
-		if c.b != nil && (c.b.Kind == KindFile || c.b.Kind == KindSymlink) {
-			if err := g.readOld(c); err != nil {
-				return fmt.Errorf("%w; %s was left as the agent made it", err, c.path)
-			}
-		}
-	}
-	abs := func(p string) string { return filepath.Join(g.r.Root, filepath.FromSlash(p)) }
-	// 0. directories whose mode changed get it back first, so that what lies in them can move
-	for _, c := range list {
-		if c.b != nil && c.d != nil && c.b.Kind == KindDir && c.d.Kind == KindDir {
-			if err := os.Chmod(abs(c.path), c.b.Mode|0o700); err != nil {
-				return fmt.Errorf("restoring %s: %w", c.path, err)
-			}
-			// the walk could not read a folder without r/x: what it holds is looked at again
-			g.reopened = g.reopened || c.d.Mode&0o500 != 0o500
-		}
-	}
-	q, err := g.newQuarantine(rep.Call)
-	if err != nil {
-		return err
-	}
-	// 0b. for a large undo (over wholeTreeAbove paths, or a path longer than an absolute
-	// path may be), a new folder goes to the quarantine whole, in one rename: a tree of
-	// 20,000 files or 1,500 levels moves as fast as one file; what lies in it is listed, its
-	// bytes under the folder's entry. A small undo keeps one quarantine file per path.
-	newDirs := map[string]bool{}
-	whole := len(list) > wholeTreeAbove
-	for _, c := range list {
-		whole = whole || len(g.r.Root)+len(c.path) > 2048
-	}
-	for _, c := range list {
-		if whole && c.b == nil && c.d != nil && c.d.Kind == KindDir {
-			newDirs[c.path] = true
-		}
-	}
-	movedDirs := map[string]string{} // new top folder -> its file in the quarantine
-	for _, c := range list {
-		if !newDirs[c.path] || newDirs[parentOf(c.path)] {
-			continue
-		}
-		name := "files/" + strconv.Itoa(len(q.meta.Entries)+len(movedDirs)) + "d"
-		if os.Rename(abs(c.path), filepath.Join(q.dir, filepath.FromSlash(name))) == nil {
-			movedDirs[c.path] = name
-		}
-	}
-	inMoved := func(p string) (string, bool) {
-		if !newDirs[parentOf(p)] {
-			return "", false
-		}
-		for d := range movedDirs { // few: the tops of new trees
-			if strings.HasPrefix(p, d+"/") {
-				return d, true
-			}
-		}
-		return "", false
-	}
-	// 1. move the agent's bytes away, deepest first. Out of time, the moves stop at cut:
-	// list[cut:] is moved (and put back below), the rest is left for the next check.
-	cut := 0
-	for i := len(list) - 1; i >= 0; i-- {
-		if (len(list)-1-i)%64 == 63 && g.late() {
-			cut = i + 1
-			break
-		}
-		c := list[i]
-		if c.d == nil {
-			continue
-		}
-		if name, ok := movedDirs[c.path]; ok {
-			q.add(c, name, "", why[i])
-			continue
-		}
-		if top, ok := inMoved(c.path); ok && c.b == nil {
-			q.add(c, "", "", append(slices.Clip(why[i]), Problem{Path: c.path, Rule: RuleNotAllowed, Text: "kept inside " + top + "'s quarantine entry"}))
-			continue
-		}
-		sameBytes := c.b != nil && c.b.Kind == c.d.Kind && c.b.Blob != "" && c.b.Blob == c.newBlob
-		switch {
-		case c.d.Kind == KindDir:
-			if c.b == nil || c.b.Kind != KindDir {
-				q.add(c, abs(c.path), "", why[i])
-				if err := os.Remove(abs(c.path)); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return fmt.Errorf("removing %s: %w", c.path, err)
-				}
-			}
-		case sameBytes:
-			// mode or link change only: the bytes are the known-good ones, nothing to keep
-			q.add(c, "", "", why[i])
-			if c.d.Nlink > 1 {
-				if err := os.Remove(abs(c.path)); err != nil {
-					return fmt.Errorf("unlinking %s: %w", c.path, err)
-				}
-			}
-		default:
-			if err := q.move(c, abs(c.path), why[i]); err != nil {
-				return err
-			}
-		}
-	}
-	for i := 0; i < cut; i++ { // a folder moved whole keeps its quarantine entry
-		if name, ok := movedDirs[list[i].path]; ok {
-			q.add(list[i], name, "", why[i])
-		}
-	}
-	// 2. put the known-good entries back, shallowest first
-	for _, c := range list[cut:] {
-		if c.b == nil {
-			continue
-		}
-		if cut > 0 && c.d == nil {
-			if _, err := os.Lstat(abs(parentOf(c.path))); err != nil {
-				continue // its folder is not back yet: the next check restores both
-			}
-		}
-		p := abs(c.path)
-		switch c.b.Kind {
-		case KindDir:
-			if err := os.Mkdir(p, c.b.Mode); err != nil && !errors.Is(err, os.ErrExist) {
-				return fmt.Errorf("restoring %s: %w", c.path, err)
-			}
-			if err := os.Chmod(p, c.b.Mode); err != nil {
-				return fmt.Errorf("restoring %s: %w", c.path, err)
-			}
-		case KindFile:
-			if _, err := os.Lstat(p); err == nil && c.d != nil {
-				// same bytes, mode changed: chmod in place keeps the inode
-				if err := os.Chmod(p, c.b.Mode); err != nil {
-					return fmt.Errorf("restoring %s: %w", c.path, err)
-				}
-			} else if err := writeExact(p, c.old, c.b.Mode); err != nil {
-				return fmt.Errorf("restoring %s: %w", c.path, err)
-			}
-		case KindSymlink:
-			if err := os.Symlink(string(c.old), p); err != nil && !errors.Is(err, os.ErrExist) {
-				return fmt.Errorf("restoring %s: %w", c.path, err)
-			}
-		}
-		if fi, err := os.Lstat(p); err == nil {
-			e := entryOf(fi)
-			e.Blob = c.b.Blob
-			m.Entries[c.path] = e
-		}
-	}
-	for i, c := range list[cut:] {
-		rep.Undone = append(rep.Undone, Undone{Path: c.path, Change: c.what(), Why: why[cut+i]})
-	}
-	kept := false
-	for _, e := range q.meta.Entries {
-		kept = kept || e.File != ""
-	}
-	if kept { // a chmod or a deletion alone leaves no bytes of the agent's to keep
-		if err := q.save(); err != nil {
-			return err
-		}
-		rep.Quarantine = q.meta.ID
-	} else {
-		os.RemoveAll(q.dir)
-	}
-	if cut > 0 {
-		return errDeadline
-	}
-	return nil
 }
 
 // wholeTreeAbove is the number of undone paths above which new folders move whole.

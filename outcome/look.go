@@ -84,34 +84,65 @@ func (g *Guard) look(m *manifest) (map[string]Entry, []string, error) {
 		clear(g.trees)
 		return disk, nil, nil
 	}
-	disk := map[string]Entry{}
-	seen := map[string]bool{}
-	cands := []string{} // not nil: nil means the whole bank
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			cands = append(cands, p)
-		}
+	disk, cands, err := g.lookTracked(m)
+	if err != nil {
+		return nil, nil, err
 	}
+	clear(g.pending)
+	clear(g.trees)
+	slices.Sort(cands)
+	return disk, cands, nil
+}
+
+// candSet lists paths once each, in the order first added.
+type candSet struct {
+	seen map[string]bool
+	list []string
+}
+
+func (c *candSet) add(p string) {
+	if !c.seen[p] {
+		c.seen[p] = true
+		c.list = append(c.list, p)
+	}
+}
+
+// lookTracked looks only where the tracker's events point: the trees it lost sight of are
+// walked, the pending paths (and every file with more than one link) lstatted.
+func (g *Guard) lookTracked(m *manifest) (map[string]Entry, []string, error) {
+	disk := map[string]Entry{}
+	cands := candSet{seen: map[string]bool{}, list: []string{}} // not nil: nil means the whole bank
 	for t := range g.trees {
 		if err := walkAt(g.r.Root, t, disk, g.arm); err != nil {
 			return nil, nil, err
 		}
 		for p := range m.Entries {
 			if under(p, t) {
-				add(p)
+				cands.add(p)
 			}
 		}
-		add(t)
+		cands.add(t)
 	}
 	for p := range g.pending {
-		add(p)
+		cands.add(p)
 	}
 	for p, e := range m.Entries {
 		if e.Nlink > 1 {
-			add(p) // a hard link's other name may lie outside the bank
+			cands.add(p) // a hard link's other name may lie outside the bank
 		}
 	}
+	if err := g.lstatCands(m, cands.list, disk); err != nil {
+		return nil, nil, err
+	}
+	for p := range disk {
+		cands.add(p)
+	}
+	return disk, cands.list, nil
+}
+
+// lstatCands puts the disk entry of every candidate under the bank into disk (a folder where
+// none was, with everything below it: all of it is new).
+func (g *Guard) lstatCands(m *manifest, cands []string, disk map[string]Entry) error {
 	for _, p := range cands {
 		if _, ok := disk[p]; ok || !under(p, bank.Dir) {
 			continue
@@ -122,23 +153,15 @@ func (g *Guard) look(m *manifest) (map[string]Entry, []string, error) {
 		}
 		e := entryOf(fi)
 		if b, ok := m.Entries[p]; e.Kind == KindDir && (!ok || b.Kind != KindDir) {
-			// a folder where none was: everything below it is new
 			if err := walkAt(g.r.Root, p, disk, g.arm); err != nil {
-				return nil, nil, err
+				return err
 			}
 			continue
 		}
 		disk[p] = e
 		g.arm(p, e.Kind == KindDir)
 	}
-	for p := range disk {
-		add(p)
-	}
-	clear(g.pending)
-	clear(g.trees)
-	slices.Sort(cands)
-
-	return disk, cands, nil
+	return nil
 }
 
 // arm watches rel; a watch that cannot be added (the inotify limit) ends tracking, so the
@@ -199,46 +222,7 @@ func walkAt(root, top string, out map[string]Entry, arm func(rel string, dir boo
 	// limit. A folder below the top that cannot be opened or read (chmod 000) is not an error
 	// that would switch the check off: its own entry records the mode, and what it held shows
 	// as gone — a change, judged like any other.
-	var rec func(f *os.File, dir, rel string) error
-	rec = func(f *os.File, dir, rel string) error {
-		if arm != nil {
-			arm(rel, true)
-		}
-		ents, err := f.ReadDir(-1)
-		if err != nil {
-			return nil
-		}
-		for _, d := range ents {
-			n := d.Name()
-			p := dir + string(filepath.Separator) + n
-			r := rel + "/" + n
-			if arm != nil && d.Type() == 0 {
-				arm(r, false)
-			}
-			e, err := lstatIn(f, dir, n)
-			if errors.Is(err, os.ErrNotExist) {
-				continue // gone while walking
-			}
-			if err != nil {
-				return fmt.Errorf("reading %s: %w", p, err)
-			}
-			out[r] = e
-			if e.Kind == KindDir {
-				sub, err := openDirIn(f, dir, n)
-				if err != nil {
-					continue // gone or unreadable: see above
-				}
-				err = rec(sub, p, r)
-				sub.Close()
-				if err != nil {
-					return err
-				}
-			} else if arm != nil && e.Kind == KindFile && d.Type() != 0 {
-				arm(r, false) // d_type did not say regular; lstat did
-			}
-		}
-		return nil
-	}
+	w := treeWalk{out: out, arm: arm}
 	f, err := os.Open(abs)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
@@ -247,5 +231,58 @@ func walkAt(root, top string, out map[string]Entry, arm func(rel string, dir boo
 		return fmt.Errorf("reading %s: %w", abs, err)
 	}
 	defer f.Close()
-	return rec(f, abs, top)
+	return w.folder(f, abs, top)
+}
+
+// treeWalk is one walkAt: where the entries go, and what is armed before each is read.
+type treeWalk struct {
+	out map[string]Entry
+	arm func(rel string, dir bool)
+}
+
+// folder reads the open folder f (dir on disk, rel in the bank) and everything below it.
+func (w treeWalk) folder(f *os.File, dir, rel string) error {
+	if w.arm != nil {
+		w.arm(rel, true)
+	}
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil
+	}
+	for _, d := range ents {
+		if err := w.entry(f, dir, rel, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry lstats one entry of folder f, and walks it when it is a folder.
+func (w treeWalk) entry(f *os.File, dir, rel string, d os.DirEntry) error {
+	n := d.Name()
+	p := dir + string(filepath.Separator) + n
+	r := rel + "/" + n
+	if w.arm != nil && d.Type() == 0 {
+		w.arm(r, false)
+	}
+	e, err := lstatIn(f, dir, n)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // gone while walking
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", p, err)
+	}
+	w.out[r] = e
+	if e.Kind == KindDir {
+		sub, err := openDirIn(f, dir, n)
+		if err != nil {
+			return nil // gone or unreadable: see walkAt
+		}
+		defer sub.Close()
+		return w.folder(sub, p, r)
+	}
+	if w.arm != nil && e.Kind == KindFile && d.Type() != 0 {
+		w.arm(r, false) // d_type did not say regular; lstat did
+	}
+	return nil
 }

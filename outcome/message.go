@@ -49,14 +49,8 @@ func (r Report) Message(hostName string) string {
 	if tool == "" {
 		tool = "tool"
 	}
-	bankUndone, cfgUndone := false, false
-	for _, u := range r.Undone {
-		if under(u.Path, "memory-bank") {
-			bankUndone = true
-		} else {
-			cfgUndone = true
-		}
-	}
+	bankUndone := r.undid(func(p string) bool { return under(p, "memory-bank") })
+	cfgUndone := r.undid(func(p string) bool { return !under(p, "memory-bank") })
 	switch {
 	case bankUndone && cfgUndone:
 		fmt.Fprintf(&b, "[mbguard] undid what the last %s call did to memory-bank/ and to mbguard's configuration: both are back to their known-good state.", tool)
@@ -94,6 +88,11 @@ func (r Report) Message(hostName string) string {
 	}
 	fmt.Fprintf(&b, "\nTo change memory-bank/, use the %s tool on a .md file, keeping the block markers and the USER_BLOCK as they are.", tools)
 	return b.String()
+}
+
+// undid reports whether an undone path is one of those in.
+func (r Report) undid(in func(string) bool) bool {
+	return slices.ContainsFunc(r.Undone, func(u Undone) bool { return in(u.Path) })
 }
 
 // UnguardedText says what an unconfirmed change to user-level hook files means, and the one

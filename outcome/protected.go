@@ -91,22 +91,29 @@ func (g *Guard) protRoots(s *protSnap) []protRoot {
 	// the folder core.hooksPath names (the person set it) holds hooks as much as .git/hooks
 	if s != nil {
 		for _, kv := range slices.Concat(s.Risky, s.WRisky) {
-			k, v, _ := strings.Cut(kv, "\n")
-			if k != "core.hookspath" || v == "" || strings.HasPrefix(v, "~") {
-				continue
+			if rel, ok := g.hooksPathIn(kv); ok {
+				add(protRoot{g.r.Root, rel, rel})
 			}
-			if !filepath.IsAbs(v) {
-				v = filepath.Join(g.r.Root, v)
-			}
-			rel, err := filepath.Rel(g.r.Root, filepath.Clean(v))
-			if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-				continue
-			}
-			rel = filepath.ToSlash(rel)
-			add(protRoot{g.r.Root, rel, rel})
 		}
 	}
 	return out
+}
+
+// hooksPathIn is the repository-relative folder a risky config pair ("key\nvalue") names
+// when it is core.hooksPath inside the work tree.
+func (g *Guard) hooksPathIn(kv string) (string, bool) {
+	k, v, _ := strings.Cut(kv, "\n")
+	if k != "core.hookspath" || v == "" || strings.HasPrefix(v, "~") {
+		return "", false
+	}
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(g.r.Root, v)
+	}
+	rel, err := filepath.Rel(g.r.Root, filepath.Clean(v))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // protDisk lstats every protected entry. A folder that cannot be read shows as an entry of
@@ -517,68 +524,13 @@ func (g *Guard) protUndo(s *protSnap, roots []protRoot, changes []protChange, re
 	}
 	// 1. the agent's entries move away, deepest first
 	for i := len(changes) - 1; i >= 0; i-- {
-		c := changes[i]
-		if c.d == nil {
-			continue
-		}
-		abs := g.protAbs(roots, c.show)
-		ch := &change{path: c.show, d: &c.d.Entry, new: c.d.Data}
-		if c.k != nil {
-			ch.b = &c.k.Entry
-		}
-		if c.d.Kind == KindDir && c.k != nil && c.k.Kind == KindDir {
-			if err := os.Chmod(abs, c.k.Mode); err != nil {
-				rep.Noticed = append(rep.Noticed, Problem{Path: c.show, Rule: RuleProtected, Text: "could not be undone: " + err.Error()})
-			}
-			q.add(ch, "", "", protWhy)
-			continue
-		}
-		if c.d.Kind == KindDir {
-			// a new folder: what lies in it moved already; one that still holds entries mbguard
-			// does not read (node_modules) goes to the quarantine whole
-			if os.Remove(abs) == nil {
-				q.add(ch, "", "", protWhy)
-				continue
-			}
-		}
-		if err := q.move(ch, abs, protWhy); err != nil {
-			rep.Noticed = append(rep.Noticed, Problem{Path: c.show, Rule: RuleProtected, Text: "could not be undone: " + err.Error()})
+		if c := changes[i]; c.d != nil {
+			g.protMoveAway(q, roots, c, rep)
 		}
 	}
 	// 2. the known-good entries come back, shallowest first
 	for _, c := range changes {
-		if c.k == nil {
-			delete(s.Files, c.show)
-			continue
-		}
-		if c.d != nil && c.d.Kind == KindDir && c.k.Kind == KindDir {
-			continue
-		}
-		abs := g.protAbs(roots, c.show)
-		var err error
-		switch {
-		case c.k.Kind == KindDir:
-			err = os.MkdirAll(abs, c.k.Mode)
-		case c.k.Kind == KindFile && !c.k.Big:
-			if err = os.MkdirAll(filepath.Dir(abs), 0o755); err == nil {
-				err = writeExact(abs, c.k.Data, c.k.Mode)
-			}
-		case c.k.Kind == KindSymlink:
-			if err = os.MkdirAll(filepath.Dir(abs), 0o755); err == nil {
-				err = os.Symlink(string(c.k.Data), abs)
-			}
-		default:
-			err = errors.New("mbguard keeps no copy of it")
-		}
-		if err != nil {
-			rep.Noticed = append(rep.Noticed, Problem{Path: c.show, Rule: RuleProtected, Text: "could not be restored: " + err.Error()})
-			continue
-		}
-		if fi, err := os.Lstat(abs); err == nil {
-			k := *c.k
-			k.Entry = entryOf(fi)
-			s.Files[c.show] = k
-		}
+		g.protPutBack(s, roots, c, rep)
 	}
 	for _, c := range changes {
 		ch := &change{path: c.show}
@@ -590,22 +542,88 @@ func (g *Guard) protUndo(s *protSnap, roots []protRoot, changes []protChange, re
 		}
 		rep.Undone = append(rep.Undone, Undone{Path: c.show, Change: ch.what(), Why: protWhy})
 	}
-	g.keepQuarantine(q, rep)
+	_ = g.keepQuarantine(q, rep) // the undo stands; a save error is not reported, as before
 }
 
-// keepQuarantine saves q when it holds bytes, else removes it.
-func (g *Guard) keepQuarantine(q *quarantine, rep *Report) {
+// protMoveAway moves the agent's entry c into the quarantine.
+func (g *Guard) protMoveAway(q *quarantine, roots []protRoot, c protChange, rep *Report) {
+	abs := g.protAbs(roots, c.show)
+	ch := &change{path: c.show, d: &c.d.Entry, new: c.d.Data}
+	if c.k != nil {
+		ch.b = &c.k.Entry
+	}
+	if c.d.Kind == KindDir && c.k != nil && c.k.Kind == KindDir {
+		if err := os.Chmod(abs, c.k.Mode); err != nil {
+			rep.Noticed = append(rep.Noticed, Problem{Path: c.show, Rule: RuleProtected, Text: "could not be undone: " + err.Error()})
+		}
+		q.add(ch, "", "", protWhy)
+		return
+	}
+	if c.d.Kind == KindDir {
+		// a new folder: what lies in it moved already; one that still holds entries mbguard
+		// does not read (node_modules) goes to the quarantine whole
+		if os.Remove(abs) == nil {
+			q.add(ch, "", "", protWhy)
+			return
+		}
+	}
+	if err := q.move(ch, abs, protWhy); err != nil {
+		rep.Noticed = append(rep.Noticed, Problem{Path: c.show, Rule: RuleProtected, Text: "could not be undone: " + err.Error()})
+	}
+}
+
+// protPutBack brings c's known-good entry back (or forgets it, when there was none).
+func (g *Guard) protPutBack(s *protSnap, roots []protRoot, c protChange, rep *Report) {
+	if c.k == nil {
+		delete(s.Files, c.show)
+		return
+	}
+	if c.d != nil && c.d.Kind == KindDir && c.k.Kind == KindDir {
+		return
+	}
+	abs := g.protAbs(roots, c.show)
+	var err error
+	switch {
+	case c.k.Kind == KindDir:
+		err = os.MkdirAll(abs, c.k.Mode)
+	case c.k.Kind == KindFile && !c.k.Big:
+		if err = os.MkdirAll(filepath.Dir(abs), 0o755); err == nil {
+			err = writeExact(abs, c.k.Data, c.k.Mode)
+		}
+	case c.k.Kind == KindSymlink:
+		if err = os.MkdirAll(filepath.Dir(abs), 0o755); err == nil {
+			err = os.Symlink(string(c.k.Data), abs)
+		}
+	default:
+		err = errors.New("mbguard keeps no copy of it")
+	}
+	if err != nil {
+		rep.Noticed = append(rep.Noticed, Problem{Path: c.show, Rule: RuleProtected, Text: "could not be restored: " + err.Error()})
+		return
+	}
+	if fi, err := os.Lstat(abs); err == nil {
+		k := *c.k
+		k.Entry = entryOf(fi)
+		s.Files[c.show] = k
+	}
+}
+
+// keepQuarantine saves q when it holds bytes of the agent's, else removes it: a chmod or a
+// deletion alone leaves none to keep.
+func (g *Guard) keepQuarantine(q *quarantine, rep *Report) error {
 	kept := false
 	for _, e := range q.meta.Entries {
 		kept = kept || e.File != ""
 	}
 	if !kept {
 		os.RemoveAll(q.dir)
-		return
+		return nil
 	}
-	if err := q.save(); err == nil {
-		rep.Quarantine = q.meta.ID
+	if err := q.save(); err != nil {
+		return err
 	}
+	rep.Quarantine = q.meta.ID
+	return nil
 }
 
 // enforceConfig undoes changes to a git config file's risky keys, leaving every other change

@@ -299,23 +299,31 @@ func RestoreQuarantine(r repo.Repo, id string, force bool) ([]string, error) {
 		if e.File == "" {
 			continue
 		}
-		dst := filepath.Join(r.Root, filepath.FromSlash(e.Path))
-		src := filepath.Join(QuarantineDir(r), id, filepath.FromSlash(e.File))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return done, fmt.Errorf("restoring %s: %w", e.Path, err)
-		}
-		os.Remove(dst)
-		if err := os.Rename(src, dst); err != nil {
-			if err := copyOut(src, dst, e.Kind); err != nil {
-				return done, fmt.Errorf("restoring %s: %w", e.Path, err)
-			}
-		}
-		if e.Kind == KindFile && e.Mode != 0 {
-			os.Chmod(dst, os.FileMode(e.Mode))
+		if err := restoreEntry(r, id, e); err != nil {
+			return done, err
 		}
 		done = append(done, e.Path)
 	}
 	return done, os.RemoveAll(filepath.Join(QuarantineDir(r), id))
+}
+
+// restoreEntry moves (or copies) one entry's bytes from quarantine id back to its path.
+func restoreEntry(r repo.Repo, id string, e QEntry) error {
+	dst := filepath.Join(r.Root, filepath.FromSlash(e.Path))
+	src := filepath.Join(QuarantineDir(r), id, filepath.FromSlash(e.File))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("restoring %s: %w", e.Path, err)
+	}
+	os.Remove(dst)
+	if err := os.Rename(src, dst); err != nil {
+		if err := copyOut(src, dst, e.Kind); err != nil {
+			return fmt.Errorf("restoring %s: %w", e.Path, err)
+		}
+	}
+	if e.Kind == KindFile && e.Mode != 0 {
+		os.Chmod(dst, os.FileMode(e.Mode))
+	}
+	return nil
 }
 
 // DropQuarantine deletes an entry and its bytes for good, a damaged one too.

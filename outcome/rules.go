@@ -55,18 +55,44 @@ const (
 // state b (nil: new), with new and old the files' bytes. It returns what the result breaks
 // that the known-good version did not already break.
 func (r Rules) judge(path string, b, d *Entry, old, new []byte) ([]Problem, error) {
+	if d == nil || d.Kind != KindFile {
+		return notAFile(path, d), nil
+	}
+	var out []Problem
+	if d.Nlink > 1 {
+		out = append(out, Problem{path, 0, RuleHardLink, "is a hard link shared with another file; memory-bank/ files must not be linked"})
+	}
+	opts := scanner.Options{Minimum: r.Minimum, AllowedFiles: r.AllowedFiles}
+	f := scanner.File{Path: path, Size: d.Size, Content: new}
+	if b != nil && b.Kind == KindFile && !bytes.Equal(old, new) {
+		f.Added, f.AddedOnly = addedLines(old, new), true
+	}
+	if (b == nil || !bytes.Equal(old, new)) && r.Secrets != nil {
+		opts.Secrets = r.Secrets()
+	}
+	now, err := scanner.CheckFile(f, opts)
+	if err != nil {
+		return out, err
+	}
+	if b == nil || b.Kind != KindFile {
+		return append(out, newFindings(path, nil, now)...), nil
+	}
+	before, _ := scanner.CheckFile(scanner.File{Path: path, Size: b.Size, Content: old},
+		scanner.Options{Minimum: r.Minimum, AllowedFiles: r.AllowedFiles})
+	out = append(out, newFindings(path, before, now)...)
+	return append(out, markersKept(path, old, new)...), nil
+}
+
+// notAFile judges a deleted path, a folder, a symbolic link or another kind of entry.
+func notAFile(path string, d *Entry) []Problem {
 	var out []Problem
 	add := func(line int, rule, text string) { out = append(out, Problem{path, line, rule, text}) }
-	if d == nil {
+	switch {
+	case d == nil:
 		if path == bank.Entry || path == bank.Dir {
 			add(0, RuleEntryGone, "MEMORY.md must stay: it is the memory bank's entry")
 		}
-		return out, nil
-	}
-	switch d.Kind {
-	case KindDir:
-		return out, nil
-	case KindSymlink:
+	case d.Kind == KindSymlink:
 		// scanner's own rule and words, from the same code `mbguard check` runs
 		fs, _ := scanner.CheckFile(scanner.File{Path: path, Mode: scanner.ModeSymlink}, scanner.Options{})
 		for _, f := range fs {
@@ -75,39 +101,22 @@ func (r Rules) judge(path string, b, d *Entry, old, new []byte) ([]Problem, erro
 		if len(out) == 0 {
 			add(0, scanner.RuleSymlink, "is a symbolic link; memory-bank/ holds only real files")
 		}
-		return out, nil
-	case KindOther:
+	case d.Kind == KindOther:
 		add(0, RuleOther, "is not a regular file; memory-bank/ holds only Markdown files")
-		return out, nil
 	}
-	if d.Nlink > 1 {
-		add(0, RuleHardLink, "is a hard link shared with another file; memory-bank/ files must not be linked")
-	}
-	opts := scanner.Options{Minimum: r.Minimum, AllowedFiles: r.AllowedFiles}
-	f := scanner.File{Path: path, Size: d.Size, Content: new}
-	if b != nil && b.Kind == KindFile && !bytes.Equal(old, new) {
-		f.Added, f.AddedOnly = addedLines(old, new), true
-	}
-	if b == nil || !bytes.Equal(old, new) {
-		if r.Secrets != nil {
-			opts.Secrets = r.Secrets()
-		}
-	}
-	now, err := scanner.CheckFile(f, opts)
-	if err != nil {
-		return out, err
-	}
-	var before []scanner.Finding
-	if b != nil && b.Kind == KindFile {
-		before, _ = scanner.CheckFile(scanner.File{Path: path, Size: b.Size, Content: old},
-			scanner.Options{Minimum: r.Minimum, AllowedFiles: r.AllowedFiles})
-	}
+	return out
+}
+
+// newFindings are the errors in now that the known-good version (before) did not already
+// have; a secret is always new (the scan looked only at added lines).
+func newFindings(path string, before, now []scanner.Finding) []Problem {
 	had := map[string]int{}
 	for _, x := range before {
 		if x.Severity == scanner.SeverityError {
 			had[x.Rule]++
 		}
 	}
+	var out []Problem
 	for _, x := range now {
 		if x.Severity != scanner.SeverityError {
 			continue
@@ -116,27 +125,34 @@ func (r Rules) judge(path string, b, d *Entry, old, new []byte) ([]Problem, erro
 			had[x.Rule]-- // the known-good version broke this rule already
 			continue
 		}
-		add(x.Line, x.Rule, x.Message)
+		out = append(out, Problem{path, x.Line, x.Rule, x.Message})
 	}
-	if b != nil && b.Kind == KindFile {
-		if ub, ok := bank.UserBlock(old); ok {
-			if nb, ok := bank.UserBlock(new); !ok || !bytes.Equal(ub, nb) {
-				add(0, RuleUserBlock, "the USER_BLOCK changed; it belongs to the user and must stay byte for byte")
-			}
-		}
-		if path == bank.Entry {
-			if ov, ok := templateOf(old); ok {
-				nv, ok := templateOf(new)
-				switch {
-				case !ok:
-					add(0, RuleTemplate, fmt.Sprintf("the template version marker %s was removed", bank.TemplateMarker(ov)))
-				case nv.Less(ov):
-					add(0, RuleTemplate, fmt.Sprintf("the template version went down from %s to %s", ov, nv))
-				}
-			}
+	return out
+}
+
+// markersKept checks what the known-good file old holds and new must keep: the USER_BLOCK
+// byte for byte, and MEMORY.md's template version (never removed, never lower).
+func markersKept(path string, old, new []byte) []Problem {
+	var out []Problem
+	add := func(rule, text string) { out = append(out, Problem{path, 0, rule, text}) }
+	if ub, ok := bank.UserBlock(old); ok {
+		if nb, ok := bank.UserBlock(new); !ok || !bytes.Equal(ub, nb) {
+			add(RuleUserBlock, "the USER_BLOCK changed; it belongs to the user and must stay byte for byte")
 		}
 	}
-	return out, nil
+	if path != bank.Entry {
+		return out
+	}
+	if ov, ok := templateOf(old); ok {
+		nv, ok := templateOf(new)
+		switch {
+		case !ok:
+			add(RuleTemplate, fmt.Sprintf("the template version marker %s was removed", bank.TemplateMarker(ov)))
+		case nv.Less(ov):
+			add(RuleTemplate, fmt.Sprintf("the template version went down from %s to %s", ov, nv))
+		}
+	}
+	return out
 }
 
 func templateOf(content []byte) (bank.Version, bool) {

@@ -171,6 +171,11 @@ func (g *Guard) saveInflight(prev, next inflight) error {
 		}
 		return writeFile(p, buf.Bytes(), 0o644, false)
 	}
+	return appendLog(p, buf.Bytes())
+}
+
+// appendLog appends b to the in-flight log at p, making its folder when it is missing.
+func appendLog(p string, b []byte) error {
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -181,7 +186,7 @@ func (g *Guard) saveInflight(prev, next inflight) error {
 	if err != nil {
 		return fmt.Errorf("recording calls in flight: %w", err)
 	}
-	_, werr := f.Write(buf.Bytes())
+	_, werr := f.Write(b)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
@@ -261,22 +266,8 @@ func (g *Guard) fromRef() (*manifest, error) {
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
 		f := strings.Fields(string(meta))
-		if !ok || len(f) != 3 || f[1] != "blob" {
-			continue
-		}
-		e := Entry{Kind: KindFile, Mode: 0o644, Blob: f[2], Nlink: 1}
-		switch f[0] {
-		case "100755":
-			e.Mode = 0o755
-		case "120000":
-			e.Kind, e.Mode, e.Nlink = KindSymlink, 0o777, 1
-		}
-		path := string(p)
-		m.Entries[path] = e
-		for d := filepath.ToSlash(filepath.Dir(path)); d != "." && d != "/" && d != ""; d = filepath.ToSlash(filepath.Dir(d)) {
-			if _, ok := m.Entries[d]; !ok {
-				m.Entries[d] = Entry{Kind: KindDir, Mode: 0o755}
-			}
+		if ok && len(f) == 3 && f[1] == "blob" {
+			m.addTreeBlob(string(p), f[0], f[2])
 		}
 	}
 	if len(m.Entries) == 0 {
@@ -284,6 +275,23 @@ func (g *Guard) fromRef() (*manifest, error) {
 	}
 	m.Tree, _ = g.obj.refValue(g.Ref())
 	return m, nil
+}
+
+// addTreeBlob adds a blob of the ref's tree (git mode, id) at path, and the folders above it.
+func (m *manifest) addTreeBlob(path, mode, blob string) {
+	e := Entry{Kind: KindFile, Mode: 0o644, Blob: blob, Nlink: 1}
+	switch mode {
+	case "100755":
+		e.Mode = 0o755
+	case "120000":
+		e.Kind, e.Mode, e.Nlink = KindSymlink, 0o777, 1
+	}
+	m.Entries[path] = e
+	for d := filepath.ToSlash(filepath.Dir(path)); d != "." && d != "/" && d != ""; d = filepath.ToSlash(filepath.Dir(d)) {
+		if _, ok := m.Entries[d]; !ok {
+			m.Entries[d] = Entry{Kind: KindDir, Mode: 0o755}
+		}
+	}
 }
 
 // mirrorPath is where a copy of the manifest lives outside the repository, in the user's

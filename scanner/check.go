@@ -58,26 +58,12 @@ func inBank(p string) bool { return strings.HasPrefix(p, bank.Dir+"/") }
 // CheckFile applies every rule to one file. The error is only for a broken secret-scan
 // configuration; problems in the file are findings.
 func CheckFile(f File, o Options) ([]Finding, error) {
+	if f.Mode == ModeSymlink || f.Mode == ModeGitlink {
+		return linkFindings(f), nil
+	}
 	var out []Finding
 	add := func(line int, rule string, fix, format string, a ...any) {
-		out = append(out, Finding{Path: f.Path, Line: line, Rule: rule, Severity: SeverityError, Message: fmt.Sprintf(format, a...), Fix: fix})
-	}
-	if f.Mode == ModeSymlink {
-		if inBank(f.Path) {
-			rm := "rm "
-			if f.Tracked {
-				rm = "git rm --cached "
-			}
-			add(0, RuleSymlink, "replace the link with the Markdown file itself: "+rm+shellQuote(f.Path)+", then put the file's content there",
-				"is a symbolic link; memory-bank/ holds only real files")
-		}
-		return out, nil
-	}
-	if f.Mode == ModeGitlink {
-		if inBank(f.Path) {
-			add(0, RuleNonMD, "remove the submodule from memory-bank/", "is a submodule; memory-bank/ holds only Markdown files")
-		}
-		return out, nil
+		out = append(out, fileFinding(f.Path, line, rule, fix, format, a...))
 	}
 	md := strings.EqualFold(path.Ext(f.Path), ".md")
 	if inBank(f.Path) && !md && !Allowed(path.Base(f.Path), o.AllowedFiles) {
@@ -102,8 +88,34 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 		out = append(out, CheckEntryLength(f.Path, f.Content, o.MaxChars)...)
 		out = append(out, CheckPlaceholders(f.Path, f.Content)...)
 	}
+	secrets, err := secretFindings(f, o)
+	return append(out, secrets...), err
+}
+
+func fileFinding(p string, line int, rule, fix, format string, a ...any) Finding {
+	return Finding{Path: p, Line: line, Rule: rule, Severity: SeverityError, Message: fmt.Sprintf(format, a...), Fix: fix}
+}
+
+// linkFindings judges a symbolic link or a submodule: memory-bank/ holds neither.
+func linkFindings(f File) []Finding {
+	switch {
+	case !inBank(f.Path):
+		return nil
+	case f.Mode == ModeGitlink:
+		return []Finding{fileFinding(f.Path, 0, RuleNonMD, "remove the submodule from memory-bank/", "is a submodule; memory-bank/ holds only Markdown files")}
+	}
+	rm := "rm "
+	if f.Tracked {
+		rm = "git rm --cached "
+	}
+	return []Finding{fileFinding(f.Path, 0, RuleSymlink, "replace the link with the Markdown file itself: "+rm+shellQuote(f.Path)+", then put the file's content there",
+		"is a symbolic link; memory-bank/ holds only real files")}
+}
+
+// secretFindings scans the file, or only its added lines, for secrets.
+func secretFindings(f File, o Options) ([]Finding, error) {
 	if o.Secrets == nil || (f.AddedOnly && len(f.Added) == 0) {
-		return out, nil
+		return nil, nil
 	}
 	content := f.Content
 	if f.AddedOnly {
@@ -115,10 +127,11 @@ func CheckFile(f File, o Options) ([]Finding, error) {
 	}
 	secrets, err := scan(f.Path, content)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
+	var out []Finding
 	for _, s := range secrets {
-		add(s.Line, SecretRulePrefix+s.Rule, secretFix(f.Path, s), "a secret (gitleaks rule %s); its value is not shown", s.Rule)
+		out = append(out, fileFinding(f.Path, s.Line, SecretRulePrefix+s.Rule, secretFix(f.Path, s), "a secret (gitleaks rule %s); its value is not shown", s.Rule))
 	}
 	return out, nil
 }

@@ -10,90 +10,117 @@ import (
 // (the file is memory-bank/MEMORY.md), the entry and template-version rules against minimum.
 // Markers inside fenced or inline code are text and never checked.
 func CheckMarkdown(path string, content []byte, entry bool, minimum bank.Version) []Finding {
-	sc := bank.ScanMarkers(content)
-	var out []Finding
-	add := func(line int, rule string, sev Severity, fix, format string, a ...any) {
-		out = append(out, Finding{Path: path, Line: line, Rule: rule, Severity: sev, Message: fmt.Sprintf(format, a...), Fix: fix})
+	c := &mdCheck{path: path, sc: bank.ScanMarkers(content), suggested: map[bank.MarkerKind]bool{}}
+	c.nearMisses()
+	for _, m := range c.sc.Markers {
+		c.byKind[m.Kind] = append(c.byKind[m.Kind], m)
 	}
+	c.duplicates()
+	m := c.block(bank.MachineStart)
+	if u := c.block(bank.UserStart); m != nil && u != nil {
+		c.nesting(m, u)
+	}
+	if !entry {
+		return c.out
+	}
+	c.entryBlocks()
+	c.out = append(c.out, checkTemplate(path, c.sc, c.byKind[bank.MachineStart], minimum)...)
+	return c.out
+}
 
-	suggested := map[bank.MarkerKind]bool{}
-	for _, nm := range sc.NearMiss {
-		suggested[nm.Suggest] = true
-		add(nm.Line, RuleMarkerMalformed, SeverityError,
+// mdCheck holds the findings of one CheckMarkdown run and the markers they are about.
+type mdCheck struct {
+	path      string
+	sc        bank.Scan
+	byKind    [4][]bank.Marker
+	suggested map[bank.MarkerKind]bool // kinds a near miss was taken for
+	out       []Finding
+}
+
+// markerBlock is a block's first START and the first END after it.
+type markerBlock struct{ start, end bank.Marker }
+
+func (c *mdCheck) add(line int, rule string, sev Severity, fix, format string, a ...any) {
+	c.out = append(c.out, Finding{Path: c.path, Line: line, Rule: rule, Severity: sev, Message: fmt.Sprintf(format, a...), Fix: fix})
+}
+
+func (c *mdCheck) nearMisses() {
+	for _, nm := range c.sc.NearMiss {
+		c.suggested[nm.Suggest] = true
+		c.add(nm.Line, RuleMarkerMalformed, SeverityError,
 			fmt.Sprintf("write it exactly as %s", nm.Suggest),
 			"%q is not a block marker (did you mean %s?)", nm.Text, nm.Suggest)
 	}
+}
 
-	var byKind [4][]bank.Marker
-	for _, m := range sc.Markers {
-		byKind[m.Kind] = append(byKind[m.Kind], m)
-	}
-	for k, ms := range byKind {
+func (c *mdCheck) duplicates() {
+	for k, ms := range c.byKind {
 		for _, m := range ms[min(1, len(ms)):] {
-			add(m.Line, RuleMarkerDuplicate, SeverityError,
+			c.add(m.Line, RuleMarkerDuplicate, SeverityError,
 				fmt.Sprintf("keep one %s: merge the two blocks and delete this marker", bank.MarkerKind(k).Name()),
 				"%s appears again (first on line %d)", bank.MarkerKind(k).Name(), ms[0].Line)
 		}
 	}
+}
 
-	// complete[k] holds the first START and END of a block when both exist in order.
-	type span struct{ start, end bank.Marker }
-	var blocks [2]*span
-	for i, k := range []bank.MarkerKind{bank.MachineStart, bank.UserStart} {
-		s, e := byKind[k], byKind[k.Pair()]
-		switch {
-		case len(s) > 0 && len(e) == 0:
-			add(s[0].Line, RuleMarkerUnclosed, SeverityError,
-				fmt.Sprintf("add %s where the block ends", k.Pair()),
-				"%s has no %s", k.Name(), k.Pair().Name())
-		case len(s) == 0 && len(e) > 0:
-			add(e[0].Line, RuleMarkerUnclosed, SeverityError,
-				fmt.Sprintf("add %s where the block begins, or delete this marker", k),
-				"%s has no %s before it", k.Pair().Name(), k.Name())
-		case len(s) > 0 && e[0].Offset < s[0].Offset:
-			add(e[0].Line, RuleMarkerOrder, SeverityError,
-				fmt.Sprintf("move %s below %s (line %d)", k.Pair(), k, s[0].Line),
-				"%s comes before %s (line %d)", k.Pair().Name(), k.Name(), s[0].Line)
-		case len(s) > 0:
-			blocks[i] = &span{s[0], e[0]}
-		}
+// block returns the block that starts with k when its START and END both exist in order, and
+// reports the marker missing or out of order otherwise.
+func (c *mdCheck) block(k bank.MarkerKind) *markerBlock {
+	s, e := c.byKind[k], c.byKind[k.Pair()]
+	switch {
+	case len(s) > 0 && len(e) == 0:
+		c.add(s[0].Line, RuleMarkerUnclosed, SeverityError,
+			fmt.Sprintf("add %s where the block ends", k.Pair()),
+			"%s has no %s", k.Name(), k.Pair().Name())
+	case len(s) == 0 && len(e) > 0:
+		c.add(e[0].Line, RuleMarkerUnclosed, SeverityError,
+			fmt.Sprintf("add %s where the block begins, or delete this marker", k),
+			"%s has no %s before it", k.Pair().Name(), k.Name())
+	case len(s) > 0 && e[0].Offset < s[0].Offset:
+		c.add(e[0].Line, RuleMarkerOrder, SeverityError,
+			fmt.Sprintf("move %s below %s (line %d)", k.Pair(), k, s[0].Line),
+			"%s comes before %s (line %d)", k.Pair().Name(), k.Name(), s[0].Line)
+	case len(s) > 0:
+		return &markerBlock{s[0], e[0]}
 	}
-	if m, u := blocks[0], blocks[1]; m != nil && u != nil {
-		switch {
-		case u.start.Offset > m.start.Offset && u.start.Offset < m.end.Offset:
-			add(u.start.Line, RuleMarkerNesting, SeverityError,
-				fmt.Sprintf("close the MACHINE block with %s before %s", bank.MachineEnd, bank.UserStart),
-				"USER_BLOCK_START is inside the MACHINE block (lines %d-%d)", m.start.Line, m.end.Line)
-		case m.start.Offset > u.start.Offset && m.start.Offset < u.end.Offset:
-			add(m.start.Line, RuleMarkerNesting, SeverityError,
-				fmt.Sprintf("close the USER block with %s before %s, then move the USER block below the MACHINE block", bank.UserEnd, bank.MachineStart),
-				"MACHINE_BLOCK_START is inside the USER block (lines %d-%d)", u.start.Line, u.end.Line)
-		case u.start.Offset < m.start.Offset:
-			add(u.start.Line, RuleMarkerOrder, SeverityError,
-				"move the USER block (USER_BLOCK_START … USER_BLOCK_END) below MACHINE_BLOCK_END",
-				"the USER block comes before the MACHINE block (line %d)", m.start.Line)
-		}
-	}
+	return nil
+}
 
-	if !entry {
-		return out
+// nesting reports a block inside the other one, or the USER block above the MACHINE block.
+func (c *mdCheck) nesting(m, u *markerBlock) {
+	switch {
+	case u.start.Offset > m.start.Offset && u.start.Offset < m.end.Offset:
+		c.add(u.start.Line, RuleMarkerNesting, SeverityError,
+			fmt.Sprintf("close the MACHINE block with %s before %s", bank.MachineEnd, bank.UserStart),
+			"USER_BLOCK_START is inside the MACHINE block (lines %d-%d)", m.start.Line, m.end.Line)
+	case m.start.Offset > u.start.Offset && m.start.Offset < u.end.Offset:
+		c.add(m.start.Line, RuleMarkerNesting, SeverityError,
+			fmt.Sprintf("close the USER block with %s before %s, then move the USER block below the MACHINE block", bank.UserEnd, bank.MachineStart),
+			"MACHINE_BLOCK_START is inside the USER block (lines %d-%d)", u.start.Line, u.end.Line)
+	case u.start.Offset < m.start.Offset:
+		c.add(u.start.Line, RuleMarkerOrder, SeverityError,
+			"move the USER block (USER_BLOCK_START … USER_BLOCK_END) below MACHINE_BLOCK_END",
+			"the USER block comes before the MACHINE block (line %d)", m.start.Line)
 	}
+}
+
+// entryBlocks reports a block MEMORY.md lacks altogether (a near miss already says more).
+func (c *mdCheck) entryBlocks() {
 	for _, k := range []bank.MarkerKind{bank.MachineStart, bank.UserStart} {
-		if len(byKind[k]) == 0 && len(byKind[k.Pair()]) == 0 && !suggested[k] && !suggested[k.Pair()] {
-			name, part := "MACHINE", "the agent's part"
-			if k == bank.UserStart {
-				name, part = "USER", "your own notes"
-			}
-			fix := fmt.Sprintf("add %s … %s around %s", k, k.Pair(), part)
-			if len(sc.Markers) == 0 {
-				fix += ", or run mbguard upgrade (it keeps the text byte for byte as the USER block)"
-			}
-			add(1, RuleEntryMissingBlock, SeverityError, fix,
-				"MEMORY.md has no %s block", name)
+		if len(c.byKind[k]) > 0 || len(c.byKind[k.Pair()]) > 0 || c.suggested[k] || c.suggested[k.Pair()] {
+			continue
 		}
+		name, part := "MACHINE", "the agent's part"
+		if k == bank.UserStart {
+			name, part = "USER", "your own notes"
+		}
+		fix := fmt.Sprintf("add %s … %s around %s", k, k.Pair(), part)
+		if len(c.sc.Markers) == 0 {
+			fix += ", or run mbguard upgrade (it keeps the text byte for byte as the USER block)"
+		}
+		c.add(1, RuleEntryMissingBlock, SeverityError, fix,
+			"MEMORY.md has no %s block", name)
 	}
-	out = append(out, checkTemplate(path, sc, byKind[bank.MachineStart], minimum)...)
-	return out
 }
 
 func checkTemplate(path string, sc bank.Scan, machineStarts []bank.Marker, minimum bank.Version) []Finding {
@@ -114,12 +141,7 @@ func checkTemplate(path string, sc bank.Scan, machineStarts []bank.Marker, minim
 			"MEMORY.md has no template version marker")
 		return out
 	}
-	newest := -1
-	for i, t := range sc.Templates {
-		if t.Valid && (newest < 0 || sc.Templates[newest].Version.Less(t.Version)) {
-			newest = i
-		}
-	}
+	newest := newestTemplate(sc.Templates)
 	for i, t := range sc.Templates {
 		if !t.Valid {
 			fix := want
@@ -153,4 +175,15 @@ func checkTemplate(path string, sc bank.Scan, machineStarts []bank.Marker, minim
 			"the template version marker is not on the line after MACHINE_BLOCK_START")
 	}
 	return out
+}
+
+// newestTemplate is the index of the newest well-formed template marker, or -1.
+func newestTemplate(ts []bank.TemplateMark) int {
+	newest := -1
+	for i, t := range ts {
+		if t.Valid && (newest < 0 || ts[newest].Version.Less(t.Version)) {
+			newest = i
+		}
+	}
+	return newest
 }

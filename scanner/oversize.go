@@ -37,95 +37,30 @@ func (s *Secrets) ScanReader(path string, r io.Reader, only []int) ([]SecretFind
 		return nil, err
 	}
 	path = filepath.ToSlash(path)
-	br := bufio.NewReaderSize(r, 1<<20)
-	var (
-		buf     []byte // the file from offset base on
-		base    int
-		line    = 1 // line number at base
-		eof     bool
-		segFrom = 0 // offset where the next segment starts (a line start)
-		out     []SecretFinding
-	)
-	fill := func(upTo int) error {
-		for !eof && base+len(buf) < upTo {
-			chunk := make([]byte, 1<<20)
-			n, err := io.ReadFull(br, chunk)
-			buf = append(buf, chunk[:n]...)
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				eof = true
-			} else if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	// lineEnd returns the offset just after the newline at or after off (or the end of the
-	// file), reading on while the line lasts: a segment never ends inside a line.
-	lineEnd := func(off int) (int, error) {
-		for {
-			if off-base < len(buf) {
-				if i := bytes.IndexByte(buf[off-base:], '\n'); i >= 0 {
-					return off + i + 1, nil
-				}
-			}
-			if eof {
-				return base + len(buf), nil
-			}
-			off = max(off, base+len(buf))
-			if err := fill(base + len(buf) + 1<<20); err != nil {
-				return 0, err
-			}
-		}
-	}
+	sr := &segmentReader{br: bufio.NewReaderSize(r, 1<<20), line: 1}
+	segFrom := 0 // offset where the next segment starts (a line start)
+	var out []SecretFinding
 	for {
-		if err := fill(segFrom + streamSegment + 2*streamOverlap); err != nil {
+		if err := sr.fill(segFrom + streamSegment + 2*streamOverlap); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
-		if segFrom >= base+len(buf) {
+		if segFrom >= sr.end() {
 			break
 		}
-		segTo, err := lineEnd(min(segFrom+streamSegment, base+len(buf)) - 1)
+		segTo, err := sr.lineEnd(min(segFrom+streamSegment, sr.end()) - 1)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
-		winTo, err := lineEnd(min(segTo+streamOverlap, base+len(buf)) - 1)
+		winTo, err := sr.lineEnd(min(segTo+streamOverlap, sr.end()) - 1)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
-		last := eof && segTo == base+len(buf)
-		window := buf[:winTo-base]
-		segLine := line + bytes.Count(buf[:segFrom-base], []byte{'\n'})
-		nextLine := segLine + bytes.Count(buf[segFrom-base:segTo-base], []byte{'\n'})
-		text := window
-		if only != nil {
-			text = onlyLines(window, shiftLines(only, line))
-		}
-		lineStart := lineOffsets(text)
-		for _, f := range s.detect(path, text, line) {
-			if f.StartLine < segLine || !last && f.StartLine >= nextLine {
-				continue // another segment's
-			}
-			if !s.keep(f) {
-				continue
-			}
-			sf := locate(text, lineStart, shiftFinding(f, line))
-			sf.Line, sf.Start, sf.End = f.StartLine, sf.Start+base, sf.End+base
-			out = append(out, sf)
-		}
+		last := sr.eof && segTo == sr.end()
+		out = append(out, s.segmentFindings(path, sr, segFrom, segTo, winTo, last, only)...)
 		if last {
 			break
 		}
-		// Keep streamOverlap bytes before the next segment, from a line start.
-		if keepFrom := segTo - streamOverlap; keepFrom > base {
-			if i := bytes.IndexByte(buf[keepFrom-base:segTo-base], '\n'); i >= 0 {
-				keepFrom += i + 1
-			} else {
-				keepFrom = segTo
-			}
-			line += bytes.Count(buf[:keepFrom-base], []byte{'\n'})
-			buf = append([]byte(nil), buf[keepFrom-base:]...)
-			base = keepFrom
-		}
+		sr.keepBefore(segTo)
 		segFrom = segTo
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -135,6 +70,97 @@ func (s *Secrets) ScanReader(path string, r io.Reader, only []int) ([]SecretFind
 		return out[i].Start < out[j].Start
 	})
 	return out, nil
+}
+
+// segmentReader holds the part of a streamed file that is still scanned: buf is the file from
+// offset base on, which starts on line.
+type segmentReader struct {
+	br   *bufio.Reader
+	buf  []byte
+	base int
+	line int
+	eof  bool
+}
+
+// end is the offset just past what has been read.
+func (sr *segmentReader) end() int { return sr.base + len(sr.buf) }
+
+// fill reads on until the file is held up to offset upTo, or ends.
+func (sr *segmentReader) fill(upTo int) error {
+	for !sr.eof && sr.end() < upTo {
+		chunk := make([]byte, 1<<20)
+		n, err := io.ReadFull(sr.br, chunk)
+		sr.buf = append(sr.buf, chunk[:n]...)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			sr.eof = true
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lineEnd returns the offset just after the newline at or after off (or the end of the
+// file), reading on while the line lasts: a segment never ends inside a line.
+func (sr *segmentReader) lineEnd(off int) (int, error) {
+	for {
+		if off-sr.base < len(sr.buf) {
+			if i := bytes.IndexByte(sr.buf[off-sr.base:], '\n'); i >= 0 {
+				return off + i + 1, nil
+			}
+		}
+		if sr.eof {
+			return sr.end(), nil
+		}
+		off = max(off, sr.end())
+		if err := sr.fill(sr.end() + 1<<20); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// keepBefore drops what lies more than streamOverlap bytes before segTo, keeping from a line
+// start.
+func (sr *segmentReader) keepBefore(segTo int) {
+	keepFrom := segTo - streamOverlap
+	if keepFrom <= sr.base {
+		return
+	}
+	if i := bytes.IndexByte(sr.buf[keepFrom-sr.base:segTo-sr.base], '\n'); i >= 0 {
+		keepFrom += i + 1
+	} else {
+		keepFrom = segTo
+	}
+	sr.line += bytes.Count(sr.buf[:keepFrom-sr.base], []byte{'\n'})
+	sr.buf = append([]byte(nil), sr.buf[keepFrom-sr.base:]...)
+	sr.base = keepFrom
+}
+
+// segmentFindings scans the window up to winTo and keeps the findings that start in the segment
+// [segFrom, segTo): the overlap's belong to the next segment, unless this is the last.
+func (s *Secrets) segmentFindings(path string, sr *segmentReader, segFrom, segTo, winTo int, last bool, only []int) []SecretFinding {
+	buf, base, line := sr.buf, sr.base, sr.line
+	window := buf[:winTo-base]
+	segLine := line + bytes.Count(buf[:segFrom-base], []byte{'\n'})
+	nextLine := segLine + bytes.Count(buf[segFrom-base:segTo-base], []byte{'\n'})
+	text := window
+	if only != nil {
+		text = onlyLines(window, shiftLines(only, line))
+	}
+	lineStart := lineOffsets(text)
+	var out []SecretFinding
+	for _, f := range s.detect(path, text, line) {
+		if f.StartLine < segLine || !last && f.StartLine >= nextLine {
+			continue // another segment's
+		}
+		if !s.keep(f) {
+			continue
+		}
+		sf := locate(text, lineStart, shiftFinding(f, line))
+		sf.Line, sf.Start, sf.End = f.StartLine, sf.Start+base, sf.End+base
+		out = append(out, sf)
+	}
+	return out
 }
 
 // shiftLines turns file line numbers into line numbers of a window starting at line first.

@@ -215,15 +215,8 @@ func runeLen(r rune) int {
 // can be satisfied, so it may only err towards cutNone.
 func progCut(p *syntax.Prog) cutKind {
 	start := closure(p, []uint32{uint32(p.Start)})
-	for pc := range p.Inst {
-		if in := &p.Inst[pc]; in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&syntax.EmptyBeginText != 0 {
-			return cutNone
-		}
-	}
-	for _, pc := range start {
-		if p.Inst[pc].Op == syntax.InstMatch {
-			return cutNone // matches the empty string
-		}
+	if beginsText(p) || matchesEmpty(p, start) {
+		return cutNone
 	}
 	// After consuming '\n': which instructions come next without consuming anything.
 	var afterNL []uint32
@@ -250,7 +243,36 @@ func progCut(p *syntax.Prog) cutKind {
 			return cutNone
 		}
 	}
-	// Can a second newline be consumed after a first one, by any path?
+	if secondNewline(p, afterNL) {
+		return cutNone
+	}
+	return cutBlank
+}
+
+// beginsText reports whether the program asserts the beginning of the text (\A, or ^ outside
+// multi-line mode), which a cut would move.
+func beginsText(p *syntax.Prog) bool {
+	for pc := range p.Inst {
+		if in := &p.Inst[pc]; in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&syntax.EmptyBeginText != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesEmpty reports whether the program matches the empty string.
+func matchesEmpty(p *syntax.Prog, start []uint32) bool {
+	for _, pc := range start {
+		if p.Inst[pc].Op == syntax.InstMatch {
+			return true
+		}
+	}
+	return false
+}
+
+// secondNewline reports whether a second newline can be consumed after a first one, by any path
+// from afterNL.
+func secondNewline(p *syntax.Prog, afterNL []uint32) bool {
 	seen := make([]bool, len(p.Inst))
 	stack := append([]uint32(nil), afterNL...)
 	for len(stack) > 0 {
@@ -262,7 +284,7 @@ func progCut(p *syntax.Prog) cutKind {
 		seen[pc] = true
 		in := &p.Inst[pc]
 		if consumes(in, '\n') {
-			return cutNone
+			return true
 		}
 		switch in.Op {
 		case syntax.InstMatch, syntax.InstFail:
@@ -272,7 +294,7 @@ func progCut(p *syntax.Prog) cutKind {
 			stack = append(stack, in.Out)
 		}
 	}
-	return cutBlank
+	return false
 }
 
 // consumes reports whether the instruction can consume r.
@@ -375,36 +397,9 @@ const foldUnknown = "\x00"
 func lits(re *syntax.Regexp, kws []string, noFolders bool) litInfo {
 	switch re.Op {
 	case syntax.OpLiteral:
-		var b strings.Builder
-		for _, r := range re.Rune {
-			switch lr := unicode.ToLower(r); {
-			case re.Flags&syntax.FoldCase != 0 && !noFolders && simpleFoldsOutsideASCII(lr):
-				b.WriteString(foldUnknown)
-			default:
-				b.WriteRune(lr)
-			}
-		}
-		s := b.String()
-		return litInfo{kw: hasKeyword(s, kws), exact: []string{s}}
+		return literalLits(re, kws, noFolders)
 	case syntax.OpCharClass:
-		var set []string
-		seen := map[string]bool{}
-		n := 0
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			if n += int(re.Rune[i+1]-re.Rune[i]) + 1; n > maxClass {
-				return litInfo{}
-			}
-		}
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
-				s := string(unicode.ToLower(r))
-				if !seen[s] {
-					seen[s] = true
-					set = append(set, s)
-				}
-			}
-		}
-		return litInfo{kw: allHaveKeyword(set, kws), exact: set}
+		return classLits(re, kws)
 	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
 		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		return litInfo{exact: []string{""}}
@@ -424,32 +419,73 @@ func lits(re *syntax.Regexp, kws []string, noFolders bool) litInfo {
 		}
 		return litInfo{exact: append([]string{""}, sub.exact...)}
 	case syntax.OpAlternate:
-		all := true
-		var set []string
-		known := true
-		for _, s := range re.Sub {
-			li := lits(s, kws, noFolders)
-			all = all && li.kw
-			if li.exact == nil || len(set)+len(li.exact) > maxExact {
-				known = false
-			} else if known {
-				set = append(set, li.exact...)
-			}
-		}
-		if !known {
-			set = nil
-		}
-		return litInfo{kw: all || allHaveKeyword(set, kws), exact: set}
+		return alternateLits(re, kws, noFolders)
 	case syntax.OpConcat:
 		li := concatLits(re, kws, noFolders)
-		if !li.kw {
-			if d := distribute(re, kws, noFolders); d {
-				return litInfo{kw: true}
-			}
+		if !li.kw && distribute(re, kws, noFolders) {
+			return litInfo{kw: true}
 		}
 		return li
 	}
 	return litInfo{}
+}
+
+// literalLits reads a literal, lower-cased; a folding letter whose folds leave ASCII is unknown.
+func literalLits(re *syntax.Regexp, kws []string, noFolders bool) litInfo {
+	var b strings.Builder
+	for _, r := range re.Rune {
+		switch lr := unicode.ToLower(r); {
+		case re.Flags&syntax.FoldCase != 0 && !noFolders && simpleFoldsOutsideASCII(lr):
+			b.WriteString(foldUnknown)
+		default:
+			b.WriteRune(lr)
+		}
+	}
+	s := b.String()
+	return litInfo{kw: hasKeyword(s, kws), exact: []string{s}}
+}
+
+// classLits reads a character class of at most maxClass characters as their set, lower-cased.
+func classLits(re *syntax.Regexp, kws []string) litInfo {
+	var set []string
+	seen := map[string]bool{}
+	n := 0
+	for i := 0; i+1 < len(re.Rune); i += 2 {
+		if n += int(re.Rune[i+1]-re.Rune[i]) + 1; n > maxClass {
+			return litInfo{}
+		}
+	}
+	for i := 0; i+1 < len(re.Rune); i += 2 {
+		for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+			s := string(unicode.ToLower(r))
+			if !seen[s] {
+				seen[s] = true
+				set = append(set, s)
+			}
+		}
+	}
+	return litInfo{kw: allHaveKeyword(set, kws), exact: set}
+}
+
+// alternateLits reads an alternation: a keyword when every branch has one, and the union of the
+// branches' strings while it stays under maxExact.
+func alternateLits(re *syntax.Regexp, kws []string, noFolders bool) litInfo {
+	all := true
+	var set []string
+	known := true
+	for _, s := range re.Sub {
+		li := lits(s, kws, noFolders)
+		all = all && li.kw
+		if li.exact == nil || len(set)+len(li.exact) > maxExact {
+			known = false
+		} else if known {
+			set = append(set, li.exact...)
+		}
+	}
+	if !known {
+		set = nil
+	}
+	return litInfo{kw: all || allHaveKeyword(set, kws), exact: set}
 }
 
 // maxBranches bounds the alternatives distribute splits a concatenation on.

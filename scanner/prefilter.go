@@ -196,16 +196,29 @@ func valueRun(b []byte) bool {
 // 16 or more is handed to gitleaks' own decoder. Block markers (MACHINE_BLOCK_START…) and git
 // commit ids are such runs; they decode to nothing.
 func mayHoldEncoded(b []byte) bool {
-	for i, c := range b {
-		switch {
-		case c == 'U' && unicodeEscape(b[i:]):
-			return true
-		case c == '%' && i+2 < len(b) && isHex(b[i+1]) && isHex(b[i+2]):
-			return true
-		case c == '\\' && (i+1 < len(b) && isU(b[i+1]) || i+2 < len(b) && b[i+1] == '\\' && isU(b[i+2])):
+	for i := range b {
+		if escapeAt(b, i) {
 			return true
 		}
 	}
+	return mayHoldBase64(b)
+}
+
+// escapeAt reports whether an escape the decoder reads starts at b[i]: U+hhhh, %hh, \u or \\u.
+func escapeAt(b []byte, i int) bool {
+	switch c := b[i]; {
+	case c == 'U' && unicodeEscape(b[i:]):
+		return true
+	case c == '%' && i+2 < len(b) && isHex(b[i+1]) && isHex(b[i+2]):
+		return true
+	case c == '\\' && (i+1 < len(b) && isU(b[i+1]) || i+2 < len(b) && b[i+1] == '\\' && isU(b[i+2])):
+		return true
+	}
+	return false
+}
+
+// mayHoldBase64 reports whether a run of 16 or more base64 characters decodes to something.
+func mayHoldBase64(b []byte) bool {
 	var dec *codec.Decoder
 	for i := 0; i < len(b); {
 		if !isBase64(b[i]) {

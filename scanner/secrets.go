@@ -106,28 +106,9 @@ func (s *Secrets) build() {
 	defer gitleaksMu.Unlock()
 	quietGitleaks()
 
-	cfgPath := filepath.Join(s.root, GitleaksConfig)
-	raw, err := os.ReadFile(cfgPath)
-	var cfg config.Config
-	switch {
-	case (errors.Is(err, fs.ErrNotExist) || s.root == "") && defaultLazy() != nil:
-		s.lazy = defaultLazy()
-	case errors.Is(err, fs.ErrNotExist) || s.root == "":
-		cfg, err = defaultConfig()
-		if err != nil {
-			s.err = fmt.Errorf("loading gitleaks' default rules: %w", err)
-			return
-		}
-	case err != nil:
-		s.err = fmt.Errorf("reading %s: %w (fix its permissions or remove it)", GitleaksConfig, unwrapPath(err))
+	cfg, ok := s.loadRules()
+	if !ok {
 		return
-	default:
-		cfg, err = translate(string(raw))
-		if err != nil {
-			s.err = fmt.Errorf("%s: %w (fix it; see https://github.com/gitleaks/gitleaks#configuration)", GitleaksConfig, err)
-			return
-		}
-		cfg.Path = GitleaksConfig
 	}
 	var d *detect.Detector
 	if s.lazy != nil {
@@ -154,6 +135,34 @@ func (s *Secrets) build() {
 	default:
 		s.det, s.plan = d, newPlan(cfg)
 	}
+}
+
+// loadRules reads the project's gitleaks configuration, or takes the default rules (built
+// lazily when they can be); ok is false when s.err says why neither can be used.
+func (s *Secrets) loadRules() (cfg config.Config, ok bool) {
+	cfgPath := filepath.Join(s.root, GitleaksConfig)
+	raw, err := os.ReadFile(cfgPath)
+	switch {
+	case (errors.Is(err, fs.ErrNotExist) || s.root == "") && defaultLazy() != nil:
+		s.lazy = defaultLazy()
+	case errors.Is(err, fs.ErrNotExist) || s.root == "":
+		cfg, err = defaultConfig()
+		if err != nil {
+			s.err = fmt.Errorf("loading gitleaks' default rules: %w", err)
+			return cfg, false
+		}
+	case err != nil:
+		s.err = fmt.Errorf("reading %s: %w (fix its permissions or remove it)", GitleaksConfig, unwrapPath(err))
+		return cfg, false
+	default:
+		cfg, err = translate(string(raw))
+		if err != nil {
+			s.err = fmt.Errorf("%s: %w (fix it; see https://github.com/gitleaks/gitleaks#configuration)", GitleaksConfig, err)
+			return cfg, false
+		}
+		cfg.Path = GitleaksConfig
+	}
+	return cfg, true
 }
 
 // full returns the detector of every rule, decoding as the gitleaks CLI does, building the

@@ -41,51 +41,17 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 	if err != nil {
 		return fmt.Errorf("listing the index: %w", err)
 	}
-	type entry struct {
-		mode uint32
-		oid  string
-		path string
-	}
-	var entries []entry
-	var unmerged []string
-	for _, rec := range bytes.Split(ls, []byte{0}) {
-		if len(rec) == 0 {
-			continue
-		}
-		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
-		fields := strings.Fields(string(meta))
-		if !ok || len(fields) != 3 {
-			return fmt.Errorf("listing the index: unexpected line %q", rec)
-		}
-		mode, err := strconv.ParseUint(fields[0], 8, 32)
-		if err != nil {
-			return fmt.Errorf("listing the index: unexpected mode in %q", rec)
-		}
-		if fields[2] != "0" {
-			if len(unmerged) == 0 || unmerged[len(unmerged)-1] != string(p) {
-				unmerged = append(unmerged, string(p))
-			}
-			continue
-		}
-		entries = append(entries, entry{uint32(mode), fields[1], string(p)})
-	}
-	if len(unmerged) > 0 {
-		return fmt.Errorf("%s has unresolved merge conflicts (resolve them and git add the file, then check again)", strings.Join(unmerged, ", "))
+	entries, err := stagedEntries(ls)
+	if err != nil {
+		return err
 	}
 	d := <-diffc
 	if d.err != nil {
 		return d.err
 	}
-	var blobs []entry
-	for _, e := range entries {
-		switch e.mode {
-		case ModeSymlink, ModeGitlink:
-			if err := emit(File{Path: e.path, Mode: e.mode, AddedOnly: true, Tracked: true}); err != nil {
-				return err
-			}
-		default:
-			blobs = append(blobs, e)
-		}
+	blobs, err := emitLinks(entries, emit)
+	if err != nil {
+		return err
 	}
 	if len(blobs) == 0 {
 		return nil
@@ -121,6 +87,61 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 		return fmt.Errorf("reading staged files: %w", err)
 	}
 	return nil
+}
+
+// emitLinks emits the symbolic links and submodules, which have no content to read, and
+// returns the other entries.
+func emitLinks(entries []stagedEntry, emit func(File) error) ([]stagedEntry, error) {
+	var blobs []stagedEntry
+	for _, e := range entries {
+		switch e.mode {
+		case ModeSymlink, ModeGitlink:
+			if err := emit(File{Path: e.path, Mode: e.mode, AddedOnly: true, Tracked: true}); err != nil {
+				return nil, err
+			}
+		default:
+			blobs = append(blobs, e)
+		}
+	}
+	return blobs, nil
+}
+
+// stagedEntry is one stage-0 entry of the index.
+type stagedEntry struct {
+	mode uint32
+	oid  string
+	path string
+}
+
+// stagedEntries reads `git ls-files -s -z`; a path with unresolved conflicts is an error.
+func stagedEntries(ls []byte) ([]stagedEntry, error) {
+	var entries []stagedEntry
+	var unmerged []string
+	for _, rec := range bytes.Split(ls, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
+		fields := strings.Fields(string(meta))
+		if !ok || len(fields) != 3 {
+			return nil, fmt.Errorf("listing the index: unexpected line %q", rec)
+		}
+		mode, err := strconv.ParseUint(fields[0], 8, 32)
+		if err != nil {
+			return nil, fmt.Errorf("listing the index: unexpected mode in %q", rec)
+		}
+		if fields[2] != "0" {
+			if len(unmerged) == 0 || unmerged[len(unmerged)-1] != string(p) {
+				unmerged = append(unmerged, string(p))
+			}
+			continue
+		}
+		entries = append(entries, stagedEntry{uint32(mode), fields[1], string(p)})
+	}
+	if len(unmerged) > 0 {
+		return nil, fmt.Errorf("%s has unresolved merge conflicts (resolve them and git add the file, then check again)", strings.Join(unmerged, ", "))
+	}
+	return entries, nil
 }
 
 // readBlob reads one `git cat-file --batch` answer. A blob over MaxFileSize is skipped over

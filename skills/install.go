@@ -54,17 +54,9 @@ func sum(b []byte) string {
 // still unchanged since install. It returns one line per file for the user.
 func Install(dir string, uninstall bool) ([]string, error) {
 	mpath := filepath.Join(dir, ManifestName)
-	var man manifest
-	switch b, err := os.ReadFile(mpath); {
-	case err == nil:
-		if err := json.Unmarshal(b, &man); err != nil {
-			return nil, fmt.Errorf("reading %s: %w (delete it and run install again)", mpath, err)
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("reading %s: %w", mpath, err)
-	}
-	if man.Files == nil {
-		man.Files = map[string]string{}
+	man, err := readManifest(mpath)
+	if err != nil {
+		return nil, err
 	}
 	if uninstall {
 		return remove(dir, man)
@@ -112,6 +104,23 @@ func Install(dir string, uninstall bool) ([]string, error) {
 		}
 	}
 	return lines, nil
+}
+
+// readManifest reads the hashes of the files an earlier install wrote; none when there was none.
+func readManifest(mpath string) (manifest, error) {
+	var man manifest
+	switch b, err := os.ReadFile(mpath); {
+	case err == nil:
+		if err := json.Unmarshal(b, &man); err != nil {
+			return man, fmt.Errorf("reading %s: %w (delete it and run install again)", mpath, err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return man, fmt.Errorf("reading %s: %w", mpath, err)
+	}
+	if man.Files == nil {
+		man.Files = map[string]string{}
+	}
+	return man, nil
 }
 
 func remove(dir string, man manifest) ([]string, error) {

@@ -58,210 +58,271 @@ func Check(ctx context.Context, root string, notes []Note, o Options) (Result, e
 	if o.Severity == "" {
 		o.Severity = scanner.SeverityWarning
 	}
-	var res Result
 	ix, err := buildIndex(ctx, root)
 	if err != nil {
-		return res, err
+		return Result{}, err
 	}
-	var since *changes
+	c := &checker{ctx: ctx, root: root, o: o, ix: ix, wantNames: map[Kind]map[string]bool{}, symbolSet: map[string]bool{}}
 	if o.Since != "" {
-		if since, err = changedSince(ctx, root, o.Since); err != nil {
-			return res, err
+		if c.since, err = changedSince(ctx, root, o.Since); err != nil {
+			return c.res, err
 		}
-	}
-	type pending struct {
-		note string
-		ref  Ref
-		cand []string // repository-relative readings of a path, the note-relative one first
-	}
-	var missing []pending
-	var symbols []pending
-	var commands []pending
-	wantNames := map[Kind]map[string]bool{}
-	symbolSet := map[string]bool{}
-	add := func(note string, line int, rule, fix, format string, a ...any) {
-		res.Findings = append(res.Findings, scanner.Finding{Path: note, Line: line, Rule: rule, Severity: o.Severity, Message: fmt.Sprintf(format, a...), Fix: fix})
 	}
 	for _, n := range notes {
-		touched := since == nil || since.paths[n.Path]
-		for _, r := range Extract(n.Content) {
-			if r.Historical {
-				continue
-			}
-			switch r.Kind {
-			case KindPath:
-				cand := candidates(n.Path, r.Name)
-				if len(cand) == 0 {
-					continue
-				}
-				found := false
-				for _, c := range cand {
-					if ix.exists(c) || ix.cutAtSpace(c) || ix.module(c) {
-						found = true
-						break
-					}
-				}
-				if found || (!touched && !since.touches(cand)) {
-					continue
-				}
-				missing = append(missing, pending{n.Path, r, cand})
-			case KindSymbol:
-				if !touched {
-					continue
-				}
-				symbols = append(symbols, pending{note: n.Path, ref: r})
-				symbolSet[r.Name] = true
-			default:
-				defined := ix.names[r.Kind]
-				if defined == nil || defined[r.Name] || (!touched && !since.definers[r.Kind]) {
-					continue // no file of the project defines this kind: not its own command
-				}
-				commands = append(commands, pending{note: n.Path, ref: r})
-				if wantNames[r.Kind] == nil {
-					wantNames[r.Kind] = map[string]bool{}
-				}
-				wantNames[r.Kind][r.Name] = true
-			}
+		c.sortRefs(n)
+	}
+	// the order of the steps is the order of their warnings
+	for _, step := range []func() error{c.judgeCommands, c.judgePaths, c.judgeSymbols} {
+		if err := step(); err != nil {
+			return c.res, err
 		}
 	}
-	if len(commands) > 0 {
-		removed, err := removedNames(ctx, root, wantNames)
-		if err != nil {
-			res.Warnings = append(res.Warnings, err.Error()+": commands are judged without git's evidence")
-		}
-		for _, p := range commands {
-			r := p.ref
-			if c, ok := removed[r.Kind][r.Name]; ok {
-				add(p.note, r.Line, RuleCommand, "update the note to the command that replaced it, or mark it historical with <!-- mbguard:historical -->",
-					"%s: the repository no longer defines %s %s; removed in %s", commandText(r), kindNoun(r.Kind), r.Name, c)
-			} else if !r.Planned { // a script a to-do asks for is not there yet
-				add(p.note, r.Line, RuleCommand, "correct the note, or mark it historical with <!-- mbguard:historical -->",
-					"%s: the repository defines no %s %s", commandText(r), kindNoun(r.Kind), r.Name)
-			}
-		}
-	}
-	if len(missing) > 0 {
-		h, err := readHistory(ctx, root)
-		if err != nil {
-			// a partial clone missing old blobs, say: the paths are still judged, without evidence
-			res.Warnings = append(res.Warnings, err.Error()+": stale paths are listed without git's evidence")
-			h = &history{byOld: map[string][]event{}}
-		}
-		var all []string
-		asked := map[string]bool{}
-		for _, m := range missing {
-			for _, c := range m.cand {
-				if !asked[c] {
-					asked[c] = true
-					all = append(all, c)
-				}
-			}
-		}
-		ignored, err := ignoredPaths(ctx, root, all)
-		if err != nil {
-			return res, err
-		}
-		// HEAD's tree is asked only about paths history says nothing of
-		var unexplained []string
-		for _, m := range missing {
-			explained := false
-			for _, c := range m.cand {
-				if _, ok := h.gone(ix, c); ok {
-					explained = true
-					break
-				}
-			}
-			if !explained {
-				unexplained = append(unexplained, m.cand...)
-			}
-		}
-		inHEAD, err := headPaths(ctx, root, ix, unexplained)
-		if err != nil {
-			return res, err
-		}
-		for _, m := range missing {
-			// on a case-insensitive disk Src/a.ts opens src/a.ts: ask the disk only about
-			// paths git knows in no case
-			if ix.folded(m.cand) == "" && (onDisk(root, m.cand) || anyOf(ignored, m.cand)) {
-				continue
-			}
-			var ev event
-			ok := false
-			for _, c := range m.cand {
-				if ev, ok = h.gone(ix, c); ok {
-					break
-				}
-			}
-			switch {
-			case ok && ev.new != "":
-				written := rewritten(m.note, m.ref, ev.old, ev.new)
-				add(m.note, m.ref.Line, RulePath, fmt.Sprintf("write %s instead (mbguard check --stale --fix does it)", written),
-					"%s was renamed to %s in %s", m.ref.Raw, ev.new, ev.commit)
-				res.Fixes = append(res.Fixes, Fix{Path: m.note, Line: m.ref.Line, Old: m.ref.Raw, New: written})
-			case ok:
-				add(m.note, m.ref.Line, RulePath, "update or remove the note, or mark it historical with <!-- mbguard:historical -->",
-					"%s was deleted in %s", m.ref.Raw, ev.commit)
-			case ix.folded(m.cand) != "":
-				other := ix.folded(m.cand)
-				read := m.cand[len(m.cand)-1]
-				for _, c := range m.cand {
-					if strings.EqualFold(c, other) {
-						read = c
-						break
-					}
-				}
-				written := rewritten(m.note, m.ref, read, other)
-				add(m.note, m.ref.Line, RulePath, fmt.Sprintf("write %s instead (mbguard check --stale --fix does it)", written),
-					"%s is not in the repository; the case differs from %s (git and case-sensitive file systems tell them apart)", m.ref.Raw, other)
-				res.Fixes = append(res.Fixes, Fix{Path: m.note, Line: m.ref.Line, Old: m.ref.Raw, New: written})
-			case anyOf(inHEAD, m.cand):
-				add(m.note, m.ref.Line, RulePath, "update or remove the note in the same commit, or mark it historical with <!-- mbguard:historical -->",
-					"%s is deleted by the staged changes (still in HEAD)", m.ref.Raw)
-			case anchored(ix, m.ref, m.cand) && !m.ref.Planned && !bankFolder(ix, m.note, m.ref, m.cand):
-				add(m.note, m.ref.Line, RulePath, "correct the path, or mark the note historical with <!-- mbguard:historical -->",
-					"%s is not on this branch (neither in its files nor in its history)", m.ref.Raw)
-			}
-		}
-	}
-	if len(symbols) > 0 {
-		names := make([]string, 0, len(symbolSet))
-		for n := range symbolSet {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		present, err := presentSymbols(ctx, root, names)
-		if err != nil {
-			return res, err
-		}
-		gone := map[string]bool{}
-		for _, s := range symbols {
-			if !present[s.ref.Name] {
-				gone[s.ref.Name] = true
-			}
-		}
-		removed, err := removedSymbols(ctx, root, gone)
-		if err != nil {
-			// symbols are reported only with evidence: without history there are none
-			res.Warnings = append(res.Warnings, err.Error()+": symbols are not judged")
-		}
-		for _, s := range symbols {
-			c, ok := removed[s.ref.Name]
-			if present[s.ref.Name] || !ok {
-				continue // present, or never in the source: a library's name, not the project's
-			}
-			add(s.note, s.ref.Line, RuleSymbol, "update the note to the code's current name, or mark it historical with <!-- mbguard:historical -->",
-				"%s no longer occurs in the tracked source; removed in %s", s.ref.Name, c)
-		}
-	}
-	scanner.SortFindings(res.Findings)
-	sort.Slice(res.Fixes, func(i, j int) bool {
-		a, b := res.Fixes[i], res.Fixes[j]
+	scanner.SortFindings(c.res.Findings)
+	sort.Slice(c.res.Fixes, func(i, j int) bool {
+		a, b := c.res.Fixes[i], c.res.Fixes[j]
 		if a.Path != b.Path {
 			return a.Path < b.Path
 		}
 		return a.Line < b.Line
 	})
-	return res, nil
+	return c.res, nil
+}
+
+// pending is one reference Check must ask git about.
+type pending struct {
+	note string
+	ref  Ref
+	cand []string // repository-relative readings of a path, the note-relative one first
+}
+
+// checker holds one Check run: the references sorted by kind, then judged kind by kind.
+type checker struct {
+	ctx   context.Context
+	root  string
+	o     Options
+	ix    *index
+	since *changes
+	res   Result
+
+	missing   []pending // paths in no file, folder or module of the tree
+	symbols   []pending
+	commands  []pending // commands the project's files do not define
+	wantNames map[Kind]map[string]bool
+	symbolSet map[string]bool
+}
+
+func (c *checker) add(note string, line int, rule, fix, format string, a ...any) {
+	c.res.Findings = append(c.res.Findings, scanner.Finding{Path: note, Line: line, Rule: rule, Severity: c.o.Severity, Message: fmt.Sprintf(format, a...), Fix: fix})
+}
+
+// sortRefs files the live references of one note under the step that judges them, leaving out
+// those the tree answers on its own.
+func (c *checker) sortRefs(n Note) {
+	touched := c.since == nil || c.since.paths[n.Path]
+	for _, r := range Extract(n.Content) {
+		if r.Historical {
+			continue
+		}
+		switch r.Kind {
+		case KindPath:
+			cand := candidates(n.Path, r.Name)
+			if len(cand) == 0 || c.inTree(cand) || (!touched && !c.since.touches(cand)) {
+				continue
+			}
+			c.missing = append(c.missing, pending{n.Path, r, cand})
+		case KindSymbol:
+			if !touched {
+				continue
+			}
+			c.symbols = append(c.symbols, pending{note: n.Path, ref: r})
+			c.symbolSet[r.Name] = true
+		default:
+			c.sortCommand(n.Path, r, touched)
+		}
+	}
+}
+
+// sortCommand keeps a command the project's files could define but do not.
+func (c *checker) sortCommand(note string, r Ref, touched bool) {
+	defined := c.ix.names[r.Kind]
+	if defined == nil || defined[r.Name] || (!touched && !c.since.definers[r.Kind]) {
+		return // no file of the project defines this kind: not its own command
+	}
+	c.commands = append(c.commands, pending{note: note, ref: r})
+	if c.wantNames[r.Kind] == nil {
+		c.wantNames[r.Kind] = map[string]bool{}
+	}
+	c.wantNames[r.Kind][r.Name] = true
+}
+
+// inTree reports whether one reading of a path is a file, a folder or a module of the tree.
+func (c *checker) inTree(cand []string) bool {
+	for _, p := range cand {
+		if c.ix.exists(p) || c.ix.cutAtSpace(p) || c.ix.module(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) judgeCommands() error {
+	if len(c.commands) == 0 {
+		return nil
+	}
+	removed, err := removedNames(c.ctx, c.root, c.wantNames)
+	if err != nil {
+		c.res.Warnings = append(c.res.Warnings, err.Error()+": commands are judged without git's evidence")
+	}
+	for _, p := range c.commands {
+		r := p.ref
+		if at, ok := removed[r.Kind][r.Name]; ok {
+			c.add(p.note, r.Line, RuleCommand, "update the note to the command that replaced it, or mark it historical with <!-- mbguard:historical -->",
+				"%s: the repository no longer defines %s %s; removed in %s", commandText(r), kindNoun(r.Kind), r.Name, at)
+		} else if !r.Planned { // a script a to-do asks for is not there yet
+			c.add(p.note, r.Line, RuleCommand, "correct the note, or mark it historical with <!-- mbguard:historical -->",
+				"%s: the repository defines no %s %s", commandText(r), kindNoun(r.Kind), r.Name)
+		}
+	}
+	return nil
+}
+
+// pathEvidence is what git says about the missing paths: their history, which are ignored, and
+// which HEAD still has.
+type pathEvidence struct {
+	h       *history
+	ignored map[string]bool
+	inHEAD  map[string]bool
+}
+
+func (c *checker) judgePaths() error {
+	if len(c.missing) == 0 {
+		return nil
+	}
+	ev, err := c.pathEvidence()
+	if err != nil {
+		return err
+	}
+	for _, m := range c.missing {
+		c.judgePath(m, ev)
+	}
+	return nil
+}
+
+func (c *checker) pathEvidence() (pathEvidence, error) {
+	var ev pathEvidence
+	h, err := readHistory(c.ctx, c.root)
+	if err != nil {
+		// a partial clone missing old blobs, say: the paths are still judged, without evidence
+		c.res.Warnings = append(c.res.Warnings, err.Error()+": stale paths are listed without git's evidence")
+		h = &history{byOld: map[string][]event{}}
+	}
+	ev.h = h
+	var all []string
+	asked := map[string]bool{}
+	for _, m := range c.missing {
+		for _, p := range m.cand {
+			if !asked[p] {
+				asked[p] = true
+				all = append(all, p)
+			}
+		}
+	}
+	if ev.ignored, err = ignoredPaths(c.ctx, c.root, all); err != nil {
+		return ev, err
+	}
+	// HEAD's tree is asked only about paths history says nothing of
+	var unexplained []string
+	for _, m := range c.missing {
+		if _, ok := c.gone(h, m.cand); !ok {
+			unexplained = append(unexplained, m.cand...)
+		}
+	}
+	ev.inHEAD, err = headPaths(c.ctx, c.root, c.ix, unexplained)
+	return ev, err
+}
+
+// gone is history's word on the first reading of a path it knows.
+func (c *checker) gone(h *history, cand []string) (event, bool) {
+	for _, p := range cand {
+		if e, ok := h.gone(c.ix, p); ok {
+			return e, true
+		}
+	}
+	return event{}, false
+}
+
+func (c *checker) judgePath(m pending, e pathEvidence) {
+	// on a case-insensitive disk Src/a.ts opens src/a.ts: ask the disk only about
+	// paths git knows in no case
+	other := c.ix.folded(m.cand)
+	if other == "" && (onDisk(c.root, m.cand) || anyOf(e.ignored, m.cand)) {
+		return
+	}
+	ev, ok := c.gone(e.h, m.cand)
+	switch {
+	case ok && ev.new != "":
+		c.fix(m, ev.old, ev.new, "%s was renamed to %s in %s", m.ref.Raw, ev.new, ev.commit)
+	case ok:
+		c.add(m.note, m.ref.Line, RulePath, "update or remove the note, or mark it historical with <!-- mbguard:historical -->",
+			"%s was deleted in %s", m.ref.Raw, ev.commit)
+	case other != "":
+		read := m.cand[len(m.cand)-1]
+		for _, p := range m.cand {
+			if strings.EqualFold(p, other) {
+				read = p
+				break
+			}
+		}
+		c.fix(m, read, other, "%s is not in the repository; the case differs from %s (git and case-sensitive file systems tell them apart)", m.ref.Raw, other)
+	case anyOf(e.inHEAD, m.cand):
+		c.add(m.note, m.ref.Line, RulePath, "update or remove the note in the same commit, or mark it historical with <!-- mbguard:historical -->",
+			"%s is deleted by the staged changes (still in HEAD)", m.ref.Raw)
+	case anchored(c.ix, m.ref, m.cand) && !m.ref.Planned && !bankFolder(c.ix, m.note, m.ref, m.cand):
+		c.add(m.note, m.ref.Line, RulePath, "correct the path, or mark the note historical with <!-- mbguard:historical -->",
+			"%s is not on this branch (neither in its files nor in its history)", m.ref.Raw)
+	}
+}
+
+// fix reports a path written under an old name and the rewrite that corrects it.
+func (c *checker) fix(m pending, old, new, format string, a ...any) {
+	written := rewritten(m.note, m.ref, old, new)
+	c.add(m.note, m.ref.Line, RulePath, fmt.Sprintf("write %s instead (mbguard check --stale --fix does it)", written), format, a...)
+	c.res.Fixes = append(c.res.Fixes, Fix{Path: m.note, Line: m.ref.Line, Old: m.ref.Raw, New: written})
+}
+
+func (c *checker) judgeSymbols() error {
+	if len(c.symbols) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(c.symbolSet))
+	for n := range c.symbolSet {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	present, err := presentSymbols(c.ctx, c.root, names)
+	if err != nil {
+		return err
+	}
+	gone := map[string]bool{}
+	for _, s := range c.symbols {
+		if !present[s.ref.Name] {
+			gone[s.ref.Name] = true
+		}
+	}
+	removed, err := removedSymbols(c.ctx, c.root, gone)
+	if err != nil {
+		// symbols are reported only with evidence: without history there are none
+		c.res.Warnings = append(c.res.Warnings, err.Error()+": symbols are not judged")
+	}
+	for _, s := range c.symbols {
+		at, ok := removed[s.ref.Name]
+		if present[s.ref.Name] || !ok {
+			continue // present, or never in the source: a library's name, not the project's
+		}
+		c.add(s.note, s.ref.Line, RuleSymbol, "update the note to the code's current name, or mark it historical with <!-- mbguard:historical -->",
+			"%s no longer occurs in the tracked source; removed in %s", s.ref.Name, at)
+	}
+	return nil
 }
 
 func kindNoun(k Kind) string {

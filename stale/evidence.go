@@ -91,27 +91,7 @@ func (h *history) gone(ix *index, p string) (ev event, ok bool) {
 	if es := h.byOld[p]; len(es) > 0 {
 		ev, ok = es[0], true
 	} else {
-		if h.byDir == nil {
-			h.byDir = map[string]int{}
-			for i, e := range h.events {
-				for d := path.Dir(e.old); d != "." && d != "/"; d = path.Dir(d) {
-					if _, seen := h.byDir[d]; !seen {
-						h.byDir[d] = i
-					}
-				}
-			}
-		}
-		prefix := p + "/"
-		if i, found := h.byDir[p]; found {
-			e := h.events[i]
-			ev, ok = e, true
-			ev.old = p
-			ev.new = ""
-			rest := e.old[len(prefix):]
-			if e.new != "" && strings.HasSuffix(e.new, "/"+rest) {
-				ev.new = strings.TrimSuffix(e.new, "/"+rest)
-			}
-		}
+		ev, ok = h.dirGone(p)
 	}
 	if !ok {
 		return ev, false
@@ -125,6 +105,34 @@ func (h *history) gone(ix *index, p string) (ev event, ok bool) {
 		}
 		ev.new = next.new
 		ev.commit = next.commit
+	}
+	return ev, true
+}
+
+// dirGone is the first event that took a file out of folder p, spelt as the folder's own: its
+// new name when the file kept its place in the folder.
+func (h *history) dirGone(p string) (event, bool) {
+	if h.byDir == nil {
+		h.byDir = map[string]int{}
+		for i, e := range h.events {
+			for d := path.Dir(e.old); d != "." && d != "/"; d = path.Dir(d) {
+				if _, seen := h.byDir[d]; !seen {
+					h.byDir[d] = i
+				}
+			}
+		}
+	}
+	i, found := h.byDir[p]
+	if !found {
+		return event{}, false
+	}
+	e := h.events[i]
+	ev := e
+	ev.old = p
+	ev.new = ""
+	rest := e.old[len(p+"/"):]
+	if e.new != "" && strings.HasSuffix(e.new, "/"+rest) {
+		ev.new = strings.TrimSuffix(e.new, "/"+rest)
 	}
 	return ev, true
 }

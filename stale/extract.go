@@ -3,6 +3,7 @@ package stale
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -115,15 +116,7 @@ var shellFences = map[string]bool{"": true, "sh": true, "bash": true, "shell": t
 
 // Extract returns the references in one note's Markdown, in order.
 func Extract(content []byte) []Ref {
-	var (
-		out        []Ref
-		fence      bank.Fence
-		inFence    bool
-		fenceShell bool
-		section    int // level of the current heading, 0 before the first
-		histLevel  = -1
-		inComment  bool
-	)
+	x := &extractor{histLevel: -1}
 	lineNo := 0
 	for len(content) > 0 {
 		lineNo++
@@ -133,67 +126,110 @@ func Extract(content []byte) []Ref {
 		} else {
 			line, content = content, nil
 		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		text := string(line)
-		code := fence.Line(line)
-		if code && !inFence { // an opening fence line
-			inFence = true
-			info := strings.TrimLeft(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(text), ">-*+ 0123456789.")), "`~")
-			if f := strings.Fields(info); len(f) > 0 {
-				info = strings.ToLower(strings.Trim(f[0], "{}."))
-			}
-			fenceShell = shellFences[info]
-			continue
-		}
-		if inFence {
-			if !code || isFenceClose(text) {
-				inFence = false
-				if code {
-					continue
-				}
-			} else {
-				if fenceShell && !treeRoot(text) {
-					out = appendCommandLine(out, text, lineNo, histLevel >= 0)
-				}
-				continue
-			}
-		}
-		if m := headingOf(text); m != nil {
-			lvl := len(m[1])
-			if histLevel > 0 && lvl <= histLevel {
-				histLevel = -1
-			}
-			section = lvl
-		}
-		lineHist := histLevel >= 0
-		if loc := markerIn(text); loc != nil {
-			if strings.TrimSpace(text[:loc[0]]+text[loc[1]:]) == "" {
-				if histLevel < 0 {
-					histLevel = section
-				}
-				continue
-			}
-			lineHist = true
-		}
-		// HTML comments are not read as prose
-		if inComment {
-			if i := strings.Index(text, "-->"); i >= 0 {
-				text = strings.Repeat(" ", i+3) + text[i+3:]
-				inComment = false
-			} else {
-				continue
-			}
-		}
-		text = maskComments(text, &inComment)
-		n := len(out)
-		out = appendProseLine(out, text, lineNo, lineHist)
-		if len(out) > n && (todoItem(text) || mayBePlanned(text) && plannedRE().MatchString(text)) {
-			for i := n; i < len(out); i++ {
-				out[i].Planned = true
-			}
+		x.line(bytes.TrimSuffix(line, []byte{'\r'}), lineNo)
+	}
+	return x.out
+}
+
+// extractor carries Extract's state from line to line.
+type extractor struct {
+	out        []Ref
+	fence      bank.Fence
+	inFence    bool
+	fenceShell bool
+	section    int // level of the current heading, 0 before the first
+	histLevel  int // level of the section a historical marker made historical, -1 for none
+	inComment  bool
+}
+
+func (x *extractor) line(line []byte, lineNo int) {
+	text := string(line)
+	if x.inCode(line, text, lineNo) {
+		return
+	}
+	lineHist, marker := x.history(text)
+	if marker {
+		return
+	}
+	text, ok := x.outsideComment(text)
+	if !ok {
+		return
+	}
+	n := len(x.out)
+	x.out = appendProseLine(x.out, text, lineNo, lineHist)
+	if len(x.out) > n && (todoItem(text) || mayBePlanned(text) && plannedRE().MatchString(text)) {
+		for i := n; i < len(x.out); i++ {
+			x.out[i].Planned = true
 		}
 	}
-	return out
+}
+
+// inCode reads a fence line or a line inside a fence (commands, in a shell fence), and reports
+// whether it was one.
+func (x *extractor) inCode(line []byte, text string, lineNo int) bool {
+	code := x.fence.Line(line)
+	if code && !x.inFence { // an opening fence line
+		x.inFence = true
+		x.fenceShell = shellFences[fenceInfo(text)]
+		return true
+	}
+	if !x.inFence {
+		return false
+	}
+	if !code || isFenceClose(text) {
+		x.inFence = false
+		return code
+	}
+	if x.fenceShell && !treeRoot(text) {
+		x.out = appendCommandLine(x.out, text, lineNo, x.histLevel >= 0)
+	}
+	return true
+}
+
+// fenceInfo is the language an opening fence line names, lower-cased.
+func fenceInfo(text string) string {
+	info := strings.TrimLeft(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(text), ">-*+ 0123456789.")), "`~")
+	if f := strings.Fields(info); len(f) > 0 {
+		info = strings.ToLower(strings.Trim(f[0], "{}."))
+	}
+	return info
+}
+
+// history follows headings and historical markers: whether the line is historical, and
+// whether it is a marker alone on its line (which makes its section historical).
+func (x *extractor) history(text string) (lineHist, marker bool) {
+	if m := headingOf(text); m != nil {
+		lvl := len(m[1])
+		if x.histLevel > 0 && lvl <= x.histLevel {
+			x.histLevel = -1
+		}
+		x.section = lvl
+	}
+	lineHist = x.histLevel >= 0
+	if loc := markerIn(text); loc != nil {
+		if strings.TrimSpace(text[:loc[0]]+text[loc[1]:]) == "" {
+			if x.histLevel < 0 {
+				x.histLevel = x.section
+			}
+			return false, true
+		}
+		lineHist = true
+	}
+	return lineHist, false
+}
+
+// outsideComment blanks the HTML comments of a line, which are not read as prose; ok is false
+// for a line wholly inside one.
+func (x *extractor) outsideComment(text string) (string, bool) {
+	if x.inComment {
+		i := strings.Index(text, "-->")
+		if i < 0 {
+			return "", false
+		}
+		text = strings.Repeat(" ", i+3) + text[i+3:]
+		x.inComment = false
+	}
+	return maskComments(text, &x.inComment), true
 }
 
 func isFenceClose(text string) bool {
@@ -345,24 +381,33 @@ func appendCommandLine(out []Ref, text string, line int, hist bool) []Ref {
 				add(Ref{Kind: k, Name: n, Raw: n})
 			}
 		}
-		out := false
-		for _, tok := range words(cmd) {
-			// what a redirection writes is the command's output, not a file it reads
-			// ("echo foo > memory-bank/test.md" in memory-bank-skill's write-guard table)
-			if tok == ">" || tok == ">>" {
-				out = true
-				continue
-			}
-			if out {
-				out = false
-				continue
-			}
-			if p, r, ok := pathToken(tok); ok {
-				add(Ref{Kind: KindPath, Name: p, Raw: r})
-			}
+		for _, r := range commandPaths(cmd) {
+			add(r)
 		}
 	}
 	return out
+}
+
+// commandPaths are the paths a command's words name, leaving out what a redirection writes:
+// the command's output, not a file it reads ("echo foo > memory-bank/test.md" in
+// memory-bank-skill's write-guard table).
+func commandPaths(cmd string) []Ref {
+	var refs []Ref
+	out := false
+	for _, tok := range words(cmd) {
+		if tok == ">" || tok == ">>" {
+			out = true
+			continue
+		}
+		if out {
+			out = false
+			continue
+		}
+		if p, r, ok := pathToken(tok); ok {
+			refs = append(refs, Ref{Kind: KindPath, Name: p, Raw: r})
+		}
+	}
+	return refs
 }
 
 var commandSeparators = strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n")
@@ -404,39 +449,54 @@ func commandRefs(f []string) (Kind, []string) {
 	var names []string
 	switch k {
 	case KindMake, KindJust, KindTask:
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			switch {
-			case a == "-C" || a == "-f" || a == "--file" || a == "--directory" || a == "-d" || a == "--justfile" || a == "--taskfile" || strings.HasPrefix(a, "-C") || strings.HasPrefix(a, "--directory=") || strings.HasPrefix(a, "--dir"):
-				return "", nil // another directory's or file's targets
-			case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
-				continue
-			}
-			if !validName(a) {
-				break
-			}
-			names = append(names, a)
-			if k != KindMake {
-				break // the rest are the recipe's arguments
-			}
-		}
+		names = targetNames(k, args)
 	case KindScript:
-		if len(args) == 0 {
-			return "", nil
-		}
-		switch {
-		case args[0] == "run" || args[0] == "run-script":
-			if len(args) > 1 && validName(args[1]) {
-				names = append(names, scriptNames(args[1])...)
-			}
-		case f[0] != "npm" && !managerBuiltins[args[0]] && !strings.HasPrefix(args[0], "-") && validName(args[0]):
-			names = append(names, scriptNames(args[0])...)
-		}
+		names = scriptRefNames(f[0], args)
 	}
 	if len(names) == 0 {
 		return "", nil
 	}
 	return k, names
+}
+
+// otherFileFlags make a make, just or task line name another directory's or file's targets.
+var otherFileFlags = []string{"-C", "-f", "--file", "--directory", "-d", "--justfile", "--taskfile"}
+
+// targetNames are the targets a make, just or task line runs: every one for make, the first
+// for the others (the rest are the recipe's arguments).
+func targetNames(k Kind, args []string) []string {
+	var names []string
+	for _, a := range args {
+		switch {
+		case slices.Contains(otherFileFlags, a) || strings.HasPrefix(a, "-C") || strings.HasPrefix(a, "--directory=") || strings.HasPrefix(a, "--dir"):
+			return nil // another directory's or file's targets
+		case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+			continue
+		}
+		if !validName(a) {
+			break
+		}
+		names = append(names, a)
+		if k != KindMake {
+			break // the rest are the recipe's arguments
+		}
+	}
+	return names
+}
+
+// scriptRefNames are the package.json scripts a package manager's line runs.
+func scriptRefNames(tool string, args []string) []string {
+	switch {
+	case len(args) == 0:
+		return nil
+	case args[0] == "run" || args[0] == "run-script":
+		if len(args) > 1 && validName(args[1]) {
+			return scriptNames(args[1])
+		}
+	case tool != "npm" && !managerBuiltins[args[0]] && !strings.HasPrefix(args[0], "-") && validName(args[0]):
+		return scriptNames(args[0])
+	}
+	return nil
 }
 
 // scriptNames reads the shorthand notes use for a family of scripts: test:e2e:chromium/firefox
@@ -493,22 +553,29 @@ func pathToken(tok string) (name, rawTok string, ok bool) {
 	if last := tok[len(tok)-1]; last >= '0' && last <= '9' { // only a line suffix (:12, #L3) ends in a digit
 		rawTok = lineSufix().ReplaceAllString(tok, "")
 	}
-	switch rawTok[0] {
-	case '/', '~', '$', '-', '@', '%', '+', '=', '#', '&':
+	if !pathLike(rawTok) {
 		return "", "", false
-	}
-	if strings.ContainsAny(rawTok, "*?{}<>|$%=\\`,;:()[]!^") {
-		return "", "", false
-	}
-	first := strings.SplitN(strings.TrimPrefix(rawTok, "./"), "/", 2)[0]
-	if i := strings.LastIndexByte(first, '.'); i > 0 && tlds[strings.ToLower(first[i+1:])] {
-		return "", "", false // a domain: github.com/…
-	}
-	if !strings.ContainsFunc(rawTok, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) {
-		return "", "", false // 1/2, 2026/01/02
 	}
 	name, ok = cleanPath(rawTok)
 	return name, rawTok, ok
+}
+
+// pathLike reports whether a token, its line suffix cut, reads as a repository path: not an
+// option, a variable, a pattern, a domain or a number.
+func pathLike(rawTok string) bool {
+	switch rawTok[0] {
+	case '/', '~', '$', '-', '@', '%', '+', '=', '#', '&':
+		return false
+	}
+	if strings.ContainsAny(rawTok, "*?{}<>|$%=\\`,;:()[]!^") {
+		return false
+	}
+	first := strings.SplitN(strings.TrimPrefix(rawTok, "./"), "/", 2)[0]
+	if i := strings.LastIndexByte(first, '.'); i > 0 && tlds[strings.ToLower(first[i+1:])] {
+		return false // a domain: github.com/…
+	}
+	// 1/2, 2026/01/02 are not paths
+	return strings.ContainsFunc(rawTok, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' })
 }
 
 // cleanPath drops ./ and a trailing /, and refuses empty or self-referencing paths.

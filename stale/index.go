@@ -56,15 +56,7 @@ func buildIndex(ctx context.Context, root string) (*index, error) {
 			continue
 		}
 		s := string(p)
-		ix.files[s] = true
-		if i := strings.IndexByte(s, '/'); i >= 0 {
-			ix.top[s[:i]] = true
-		} else {
-			ix.top[s] = true
-		}
-		for d := path.Dir(s); d != "." && !ix.dirs[d]; d = path.Dir(d) {
-			ix.dirs[d] = true
-		}
+		ix.addFile(s)
 		if k := definerKind(path.Base(s)); k != "" && !strings.Contains(s, "node_modules/") {
 			definers = append(definers, s)
 		}
@@ -106,6 +98,19 @@ func buildIndex(ctx context.Context, root string) (*index, error) {
 	return ix, nil
 }
 
+// addFile records a tracked file, its top-level entry and its folders.
+func (ix *index) addFile(s string) {
+	ix.files[s] = true
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		ix.top[s[:i]] = true
+	} else {
+		ix.top[s] = true
+	}
+	for d := path.Dir(s); d != "." && !ix.dirs[d]; d = path.Dir(d) {
+		ix.dirs[d] = true
+	}
+}
+
 var (
 	makeRule   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^\s:=#][^:=#]*?)\s*::?(?:[^=]|$)`) })
 	justRecipe = sync.OnceValue(func() *regexp.Regexp {
@@ -118,32 +123,15 @@ var (
 func definedNames(k Kind, body []byte) []string {
 	var out []string
 	switch k {
-	case KindMake, KindJust:
+	case KindMake:
+		out = makeTargets(body)
+	case KindJust:
 		for _, l := range strings.Split(string(body), "\n") {
 			l = strings.TrimRight(l, "\r")
-			if k == KindJust {
-				if m := justAlias().FindStringSubmatch(l); m != nil {
-					out = append(out, m[1])
-				} else if m := justRecipe().FindStringSubmatch(l); m != nil {
-					out = append(out, m[1])
-				}
-				continue
-			}
-			m := makeRule().FindStringSubmatch(l)
-			if m == nil {
-				continue
-			}
-			head := m[1]
-			if strings.HasPrefix(head, ".PHONY") {
-				continue
-			}
-			out = append(out, strings.Fields(head)...)
-		}
-		if k == KindMake {
-			for _, l := range strings.Split(string(body), "\n") {
-				if rest, ok := strings.CutPrefix(strings.TrimSpace(l), ".PHONY:"); ok {
-					out = append(out, strings.Fields(rest)...)
-				}
+			if m := justAlias().FindStringSubmatch(l); m != nil {
+				out = append(out, m[1])
+			} else if m := justRecipe().FindStringSubmatch(l); m != nil {
+				out = append(out, m[1])
 			}
 		}
 	case KindScript:
@@ -163,6 +151,24 @@ func definedNames(k Kind, body []byte) []string {
 			for n := range tf.Tasks {
 				out = append(out, n)
 			}
+		}
+	}
+	return out
+}
+
+// makeTargets are the targets a Makefile's rules name, then those it declares .PHONY.
+func makeTargets(body []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(body), "\n") {
+		m := makeRule().FindStringSubmatch(strings.TrimRight(l, "\r"))
+		if m == nil || strings.HasPrefix(m[1], ".PHONY") {
+			continue
+		}
+		out = append(out, strings.Fields(m[1])...)
+	}
+	for _, l := range strings.Split(string(body), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), ".PHONY:"); ok {
+			out = append(out, strings.Fields(rest)...)
 		}
 	}
 	return out
@@ -191,53 +197,22 @@ func presentSymbols(ctx context.Context, root string, names []string) (map[strin
 	if err != nil {
 		return nil, fmt.Errorf("listing the source files: %w", err)
 	}
-	var oids bytes.Buffer
-	n := 0
-	for _, e := range bytes.Split(out, []byte{0}) {
-		f := bytes.Fields(e) // mode oid stage\tpath
-		if len(f) < 3 || !bytes.HasPrefix(f[0], []byte("100")) {
-			continue // symlinks, submodules
-		}
-		oids.Write(f[1])
-		oids.WriteByte('\n')
-		n++
-	}
+	oids, n := regularBlobs(out)
 	if n == 0 {
 		return found, nil
 	}
-	pipe, err := gitexec.Cmd{Dir: root, Stdin: &oids}.Stream(ctx, "cat-file", "--batch")
+	pipe, err := gitexec.Cmd{Dir: root, Stdin: oids}.Stream(ctx, "cat-file", "--batch")
 	if err != nil {
 		return nil, fmt.Errorf("reading the source files: %w", err)
 	}
 	r := bufio.NewReaderSize(pipe, 1<<16)
 	var buf []byte
 	for i := 0; i < n && len(found) < len(want); i++ {
-		hdr, err := r.ReadString('\n')
-		if err != nil {
+		text, stop := sourceText(r, &buf)
+		if stop {
 			break
 		}
-		f := strings.Fields(hdr)
-		if len(f) != 3 {
-			continue // missing object
-		}
-		size, _ := strconv.Atoi(f[2])
-		if size > maxSourceBlob {
-			if _, err := r.Discard(size + 1); err != nil {
-				break
-			}
-			continue
-		}
-		if cap(buf) < size+1 {
-			buf = make([]byte, size+1)
-		}
-		buf = buf[:size+1]
-		if _, err := io.ReadFull(r, buf); err != nil {
-			break
-		}
-		if bytes.IndexByte(buf[:min(size, 8000)], 0) >= 0 {
-			continue // binary
-		}
-		identifiers(buf[:size], func(id []byte) {
+		identifiers(text, func(id []byte) {
 			if want[string(id)] {
 				found[string(id)] = true
 			}
@@ -247,24 +222,73 @@ func presentSymbols(ctx context.Context, root string, names []string) (map[strin
 	return found, nil
 }
 
+// sourceText reads the next object of a `git cat-file --batch` stream into *buf and returns its
+// text; nil for a missing, oversized or binary object, and stop when the stream broke.
+func sourceText(r *bufio.Reader, buf *[]byte) (text []byte, stop bool) {
+	hdr, err := r.ReadString('\n')
+	if err != nil {
+		return nil, true
+	}
+	f := strings.Fields(hdr)
+	if len(f) != 3 {
+		return nil, false // missing object
+	}
+	size, _ := strconv.Atoi(f[2])
+	if size > maxSourceBlob {
+		_, err := r.Discard(size + 1)
+		return nil, err != nil
+	}
+	if cap(*buf) < size+1 {
+		*buf = make([]byte, size+1)
+	}
+	b := (*buf)[:size+1]
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, true
+	}
+	if bytes.IndexByte(b[:min(size, 8000)], 0) >= 0 {
+		return nil, false // binary
+	}
+	return b[:size], false
+}
+
+// regularBlobs lists, one a line, the objects of the regular files in `git ls-files -s -z`
+// output (not symlinks or submodules), and counts them.
+func regularBlobs(ls []byte) (*bytes.Buffer, int) {
+	var oids bytes.Buffer
+	n := 0
+	for _, e := range bytes.Split(ls, []byte{0}) {
+		f := bytes.Fields(e) // mode oid stage\tpath
+		if len(f) < 3 || !bytes.HasPrefix(f[0], []byte("100")) {
+			continue // symlinks, submodules
+		}
+		oids.Write(f[1])
+		oids.WriteByte('\n')
+		n++
+	}
+	return &oids, n
+}
+
 // identifiers calls fn with every identifier ([A-Za-z_][A-Za-z0-9_]*) in b.
 func identifiers(b []byte, fn func([]byte)) {
 	for i := 0; i < len(b); {
-		c := b[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+		if !identStart(b[i]) {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(b) && (b[j] == '_' || b[j] >= 'a' && b[j] <= 'z' || b[j] >= 'A' && b[j] <= 'Z' || b[j] >= '0' && b[j] <= '9') {
+		for j < len(b) && (identStart(b[j]) || isDigit(b[j])) {
 			j++
 		}
-		if i == 0 || !(b[i-1] >= '0' && b[i-1] <= '9') {
+		if i == 0 || !isDigit(b[i-1]) {
 			fn(b[i:j])
 		}
 		i = j
 	}
 }
+
+func identStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // moduleExts are the extensions a source import leaves out.
 var moduleExts = []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".py", ".go", ".rs", ".rb", ".vue", ".svelte"}

@@ -58,101 +58,125 @@ func (s *Service) verify(e gating.Event, d *gating.Decision) []string {
 	if s.opts.NoOutcome {
 		return nil
 	}
-	var notes []string
 	switch e.Kind {
 	case gating.EvMessage:
 		return s.endCalls(e.Session, "", true)
 	case gating.EvToolBefore:
-		if d.Verdict == gating.Block || !mayWrite(e.Tool, *d) {
-			return nil
-		}
-		if s.unguardedBlock(e, d) {
-			return nil
-		}
-		if cmd, _ := e.Args["command"].(string); gating.ShellTool(e.Tool) && cmd != "" {
-			// a git command that would bring the agent's own commit into the bank (outcome/provenance_pre.go)
-			if msg := s.guard().RefuseGit(cmd, e.Cwd); msg != "" {
-				d.Verdict, d.Gate, d.Message, d.Advice = gating.Block, gating.GateOutcome, msg, ""
-				return nil
-			}
-		}
-		c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now, Parent: outcome.HostOf(s.peer)}
-		lt := strings.ToLower(e.Tool)
-		// gating.shell_markdown_writes lets the shell write the .md files its command names
-		shellMD := (lt == "bash" || lt == "shell" || lt == "powershell") && s.engine.Policy.ShellMarkdownWrites
-		if writeTools[lt] || shellMD {
-			for _, p := range d.Paths {
-				if strings.HasPrefix(p, bank.Dir+"/") && (!shellMD || strings.HasSuffix(strings.ToLower(p), ".md")) {
-					c.Allowed = append(c.Allowed, p)
-				}
-			}
-		}
-		if writeTools[lt] && len(c.Allowed) > 0 {
-			// what the tool will write, from its arguments: only that is accepted as its write
-			res := gating.WriteResults(e.Tool, e.Args, e.Cwd, s.facts())
-			for _, p := range c.Allowed {
-				if t, ok := res[p]; ok {
-					if c.Expect == nil {
-						c.Expect = map[string]string{}
-					}
-					c.Expect[p] = outcome.TextSum([]byte(t))
-				}
-			}
-		}
-		rep, err := s.guard().Before(c)
-		if busy := (*outcome.BusyError)(nil); errors.As(err, &busy) {
-			// an earlier call's changes are still being undone (in the background): this call
-			// would run on a bank not yet put back, so it waits its turn
-			d.Verdict, d.Gate = gating.Block, gating.GateOutcome
-			d.Message, d.Advice = "[mbguard] blocked: "+busy.Error()+".", ""
-			return append(notes, s.report(e, rep)...)
-		}
-		if errors.Is(err, outcome.ErrStoreLost) {
-			// no authentic known-good state is left: nothing this call writes into the bank
-			// could be judged, so bank writes are refused until the person has looked
-			for _, p := range d.Paths {
-				if p == bank.Dir || strings.HasPrefix(p, bank.Dir+"/") {
-					d.Verdict, d.Gate = gating.Block, gating.GateOutcome
-					d.Message = "[mbguard] blocked: " + lostText
-					d.Advice = ""
-					return append(notes, s.report(e, rep)...)
-				}
-			}
-			return append(append(notes, "mbguard: "+lostText), s.report(e, rep)...)
-		}
-		if err != nil {
-			return append(append(notes, rep.Finished...), "mbguard: the known-good state of memory-bank/ could not be recorded: "+err.Error()+"; run `mbguard doctor`.")
-		}
-		return append(notes, s.report(e, rep)...)
+		return s.verifyBefore(e, d)
 	case gating.EvToolAfter:
-		check := mayWrite(e.Tool, gating.Decision{})
-		rep, err := s.guard().After(outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool,
-			Check: check, Spawns: check && !writeTools[strings.ToLower(e.Tool)]})
-		var busy *outcome.BusyError
-		switch {
-		case errors.As(err, &busy):
-			notes = append(notes, "mbguard: "+busy.Error()+"; this call's changes are judged then.")
-		case errors.Is(err, outcome.ErrStoreLost):
-			notes = append(notes, "mbguard: "+lostText)
-		case err != nil:
-			notes = append(notes, "mbguard: memory-bank/ could not be checked after this call: "+err.Error()+"; run `mbguard doctor`.")
-		}
-		if rep.Blocked() || rep.Background {
-			d.Verdict, d.Gate, d.Message = gating.Block, gating.GateOutcome, rep.Message(e.Host)
-			if rep.Background {
-				// never "killed, so it stands": the agent hears that the undo goes on
-				d.Message = joinNotes(rep.BackgroundMessage(), d.Message)
-			}
-			d.Paths = d.Paths[:0]
-			for _, u := range rep.Undone {
-				d.Paths = append(d.Paths, u.Path)
-			}
-			d.Advice = ""
-			rep.Undone = nil // logged through the decision
-		}
-		return append(notes, s.report(e, rep)...)
+		return s.verifyAfter(e, d)
 	}
 	return nil
+}
+
+// verifyBefore records a call that may write as in flight (outcome.Guard.Before), after the
+// refusals that come first: the unguarded state, and a git command that would bring the
+// agent's own commit into the bank.
+func (s *Service) verifyBefore(e gating.Event, d *gating.Decision) []string {
+	if d.Verdict == gating.Block || !mayWrite(e.Tool, *d) {
+		return nil
+	}
+	if s.unguardedBlock(e, d) {
+		return nil
+	}
+	if cmd, _ := e.Args["command"].(string); gating.ShellTool(e.Tool) && cmd != "" {
+		// a git command that would bring the agent's own commit into the bank (outcome/provenance_pre.go)
+		if msg := s.guard().RefuseGit(cmd, e.Cwd); msg != "" {
+			d.Verdict, d.Gate, d.Message, d.Advice = gating.Block, gating.GateOutcome, msg, ""
+			return nil
+		}
+	}
+	rep, err := s.guard().Before(s.preCall(e, *d))
+	if busy := (*outcome.BusyError)(nil); errors.As(err, &busy) {
+		// an earlier call's changes are still being undone (in the background): this call
+		// would run on a bank not yet put back, so it waits its turn
+		d.Verdict, d.Gate = gating.Block, gating.GateOutcome
+		d.Message, d.Advice = "[mbguard] blocked: "+busy.Error()+".", ""
+		return s.report(e, rep)
+	}
+	if errors.Is(err, outcome.ErrStoreLost) {
+		return s.storeLost(e, d, rep)
+	}
+	if err != nil {
+		return append(rep.Finished, "mbguard: the known-good state of memory-bank/ could not be recorded: "+err.Error()+"; run `mbguard doctor`.")
+	}
+	return s.report(e, rep)
+}
+
+// storeLost: no authentic known-good state is left, so nothing a call writes into the bank
+// could be judged: bank writes are refused until the person has looked.
+func (s *Service) storeLost(e gating.Event, d *gating.Decision, rep outcome.Report) []string {
+	for _, p := range d.Paths {
+		if p == bank.Dir || strings.HasPrefix(p, bank.Dir+"/") {
+			d.Verdict, d.Gate = gating.Block, gating.GateOutcome
+			d.Message = "[mbguard] blocked: " + lostText
+			d.Advice = ""
+			return s.report(e, rep)
+		}
+	}
+	return append([]string{"mbguard: " + lostText}, s.report(e, rep)...)
+}
+
+// preCall is the in-flight record of the call e: the bank paths its write tool may write
+// (Allowed) and, where the tool's arguments tell, what it will write there (Expect).
+func (s *Service) preCall(e gating.Event, d gating.Decision) outcome.Call {
+	c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now, Parent: outcome.HostOf(s.peer)}
+	lt := strings.ToLower(e.Tool)
+	// gating.shell_markdown_writes lets the shell write the .md files its command names
+	shellMD := (lt == "bash" || lt == "shell" || lt == "powershell") && s.engine.Policy.ShellMarkdownWrites
+	if writeTools[lt] || shellMD {
+		for _, p := range d.Paths {
+			if strings.HasPrefix(p, bank.Dir+"/") && (!shellMD || strings.HasSuffix(strings.ToLower(p), ".md")) {
+				c.Allowed = append(c.Allowed, p)
+			}
+		}
+	}
+	if !writeTools[lt] || len(c.Allowed) == 0 {
+		return c
+	}
+	// what the tool will write, from its arguments: only that is accepted as its write
+	res := gating.WriteResults(e.Tool, e.Args, e.Cwd, s.facts())
+	for _, p := range c.Allowed {
+		if t, ok := res[p]; ok {
+			if c.Expect == nil {
+				c.Expect = map[string]string{}
+			}
+			c.Expect[p] = outcome.TextSum([]byte(t))
+		}
+	}
+	return c
+}
+
+// verifyAfter runs the check after a call (outcome.Guard.After); what it undid refuses the
+// call's result.
+func (s *Service) verifyAfter(e gating.Event, d *gating.Decision) []string {
+	var notes []string
+	check := mayWrite(e.Tool, gating.Decision{})
+	rep, err := s.guard().After(outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool,
+		Check: check, Spawns: check && !writeTools[strings.ToLower(e.Tool)]})
+	var busy *outcome.BusyError
+	switch {
+	case errors.As(err, &busy):
+		notes = append(notes, "mbguard: "+busy.Error()+"; this call's changes are judged then.")
+	case errors.Is(err, outcome.ErrStoreLost):
+		notes = append(notes, "mbguard: "+lostText)
+	case err != nil:
+		notes = append(notes, "mbguard: memory-bank/ could not be checked after this call: "+err.Error()+"; run `mbguard doctor`.")
+	}
+	if rep.Blocked() || rep.Background {
+		d.Verdict, d.Gate, d.Message = gating.Block, gating.GateOutcome, rep.Message(e.Host)
+		if rep.Background {
+			// never "killed, so it stands": the agent hears that the undo goes on
+			d.Message = joinNotes(rep.BackgroundMessage(), d.Message)
+		}
+		d.Paths = d.Paths[:0]
+		for _, u := range rep.Undone {
+			d.Paths = append(d.Paths, u.Path)
+		}
+		d.Advice = ""
+		rep.Undone = nil // logged through the decision
+	}
+	return append(notes, s.report(e, rep)...)
 }
 
 // confirmFlag is the doctor flag that ends the unguarded state: the person's word only.

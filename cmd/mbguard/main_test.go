@@ -23,6 +23,7 @@ import (
 func TestMain(m *testing.M) {
 	jail.Inner()
 	testscript.Main(m, map[string]func(){
+		"mbguard-killed": killedMain,
 		"mbguard": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 		},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/lifecycle"
 )
 
@@ -43,100 +44,119 @@ func newMigrateCmd(e *env) *cobra.Command {
 			if *apply || *rollback {
 				return e.usage(c, "--diff only shows the plan's content: run it without --apply or --rollback")
 			}
-			plan, pv, err := lifecycle.PreviewMigration(o)
-			if err != nil {
-				if errors.Is(err, lifecycle.ErrRefused) {
-					printPlan(e, plan)
-				}
-				return e.fail(err)
-			}
-			if len(plan.Refusals) > 0 {
-				printPlan(e, plan)
-				return e.fail(fmt.Errorf("%w: %s", lifecycle.ErrRefused, strings.Join(plan.Refusals, "; ")))
-			}
-			fmt.Fprint(e.stdout, pv.Diff())
-			for _, m := range pv.Mentions {
-				fmt.Fprintf(e.stdout, "mention  %s:%d %s (now %s): %s\n", m.Path, m.Line, m.Text, m.Now, m.Why)
-			}
-			if len(pv.Files) == 0 {
-				fmt.Fprintln(e.stderr, "mbguard: nothing to migrate: no content would change")
-				return exitOK
-			}
-			fmt.Fprintln(e.stderr, "mbguard: this is what mbguard migrate --apply would write; nothing changed")
-			return exitOK
+			return e.migrateDiff(o)
 		}
 		if e.isTerminal() {
-			o.Progress = func(done, total int) {
-				if total < 200 {
-					return
-				}
-				fmt.Fprintf(e.stderr, "\rmbguard: moving %d/%d", done, total)
-				if done == total {
-					fmt.Fprintln(e.stderr)
-				}
-			}
+			o.Progress = e.moveProgress
 		}
 		res, err := lifecycle.Migrate(ctx, o)
-		for _, w := range res.Warnings {
-			fmt.Fprintf(e.stderr, "mbguard: warning: %s\n", w)
-		}
-		if err != nil {
-			if errors.Is(err, lifecycle.ErrRefused) {
-				printPlan(e, res.Plan)
-			}
-			return e.fail(err)
-		}
-		switch {
-		case res.RolledBack != "":
-			fmt.Fprintf(e.stdout, "rolled back to %s\n", res.RolledBack)
-			fmt.Fprintln(e.stderr, "mbguard: memory-bank/ is as it was before the migration; run mbguard migrate to see the plan again")
-		case res.NoOp:
-			fmt.Fprintln(e.stderr, "mbguard: memory-bank/ already has MEMORY.md; nothing to migrate (run mbguard upgrade for an older template)")
-		case !res.Applied:
-			printPlan(e, res.Plan)
-			fmt.Fprintln(e.stderr, "mbguard: this is the plan; nothing changed: run mbguard migrate --apply")
-		default:
-			e.prime(r) // the first hook call must not build the known-good store
-			if res.Resumed {
-				fmt.Fprintln(e.stderr, "mbguard: resumed the interrupted migration")
-			}
-			if res.NoMoves {
-				fmt.Fprintln(e.stdout, "nothing to move: no rename commit")
-			}
-			for _, c := range res.Commits {
-				fmt.Fprintf(e.stdout, "commit %s %s\n", c.Hash, c.Subject)
-			}
-			if res.Legacy {
-				fmt.Fprintln(e.stdout, "created memory-bank/legacy.md")
-			}
-			for _, l := range res.Rewritten {
-				fmt.Fprintf(e.stdout, "link     %s:%d %s -> %s\n", l.Path, l.Line, l.Target, l.New)
-			}
-			for _, l := range res.Unresolved {
-				fmt.Fprintf(e.stdout, "broken   %s:%d %s (its target was missing before the migration: left as it was)\n", l.Path, l.Line, l.Target)
-			}
-			for _, m := range res.Mentions {
-				now := ""
-				if m.Now != "" {
-					now = " (now " + m.Now + ")"
-				}
-				fmt.Fprintf(e.stdout, "mention  %s:%d %s%s: %s\n", m.Path, m.Line, m.Text, now, m.Why)
-			}
-			if len(res.Mentions) > 0 {
-				fmt.Fprintf(e.stderr, "mbguard: %d reference(s) to moved or merged bank files were not rewritten (listed as mention): change them by hand\n", len(res.Mentions))
-			}
-			if len(res.Unresolved) > 0 {
-				fmt.Fprintf(e.stderr, "mbguard: %d link(s) pointed at nothing before the migration and were left as they were: fix them by hand\n", len(res.Unresolved))
-			}
-			review := "MEMORY.md"
-			if res.Legacy {
-				review = "MEMORY.md and legacy.md"
-			}
-			fmt.Fprintf(e.stderr, "mbguard: migrated memory-bank/ to v7.1: review %s, then run mbguard check --all\n", review)
-		}
-		return exitOK
+		return e.migrated(r, res, err)
 	})
 	return c
+}
+
+// migrated reports what lifecycle.Migrate did, or why it did not, and returns the exit code.
+func (e *env) migrated(r repo.Repo, res lifecycle.MigrateResult, err error) int {
+	for _, w := range res.Warnings {
+		fmt.Fprintf(e.stderr, "mbguard: warning: %s\n", w)
+	}
+	if err != nil {
+		if errors.Is(err, lifecycle.ErrRefused) {
+			printPlan(e, res.Plan)
+		}
+		return e.fail(err)
+	}
+	switch {
+	case res.RolledBack != "":
+		fmt.Fprintf(e.stdout, "rolled back to %s\n", res.RolledBack)
+		fmt.Fprintln(e.stderr, "mbguard: memory-bank/ is as it was before the migration; run mbguard migrate to see the plan again")
+	case res.NoOp:
+		fmt.Fprintln(e.stderr, "mbguard: memory-bank/ already has MEMORY.md; nothing to migrate (run mbguard upgrade for an older template)")
+	case !res.Applied:
+		printPlan(e, res.Plan)
+		fmt.Fprintln(e.stderr, "mbguard: this is the plan; nothing changed: run mbguard migrate --apply")
+	default:
+		e.prime(r) // the first hook call must not build the known-good store
+		printMigrated(e, res)
+	}
+	return exitOK
+}
+
+// moveProgress shows how many files a large migration has moved (a terminal only).
+func (e *env) moveProgress(done, total int) {
+	if total < 200 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "\rmbguard: moving %d/%d", done, total)
+	if done == total {
+		fmt.Fprintln(e.stderr)
+	}
+}
+
+// migrateDiff prints the content the plan would write, changing nothing.
+func (e *env) migrateDiff(o lifecycle.MigrateOptions) int {
+	plan, pv, err := lifecycle.PreviewMigration(o)
+	if err != nil {
+		if errors.Is(err, lifecycle.ErrRefused) {
+			printPlan(e, plan)
+		}
+		return e.fail(err)
+	}
+	if len(plan.Refusals) > 0 {
+		printPlan(e, plan)
+		return e.fail(fmt.Errorf("%w: %s", lifecycle.ErrRefused, strings.Join(plan.Refusals, "; ")))
+	}
+	fmt.Fprint(e.stdout, pv.Diff())
+	for _, m := range pv.Mentions {
+		fmt.Fprintf(e.stdout, "mention  %s:%d %s (now %s): %s\n", m.Path, m.Line, m.Text, m.Now, m.Why)
+	}
+	if len(pv.Files) == 0 {
+		fmt.Fprintln(e.stderr, "mbguard: nothing to migrate: no content would change")
+		return exitOK
+	}
+	fmt.Fprintln(e.stderr, "mbguard: this is what mbguard migrate --apply would write; nothing changed")
+	return exitOK
+}
+
+// printMigrated reports an applied (or resumed) migration: its commits, files, links and
+// mentions, and the next step.
+func printMigrated(e *env, res lifecycle.MigrateResult) {
+	if res.Resumed {
+		fmt.Fprintln(e.stderr, "mbguard: resumed the interrupted migration")
+	}
+	if res.NoMoves {
+		fmt.Fprintln(e.stdout, "nothing to move: no rename commit")
+	}
+	for _, c := range res.Commits {
+		fmt.Fprintf(e.stdout, "commit %s %s\n", c.Hash, c.Subject)
+	}
+	if res.Legacy {
+		fmt.Fprintln(e.stdout, "created memory-bank/legacy.md")
+	}
+	for _, l := range res.Rewritten {
+		fmt.Fprintf(e.stdout, "link     %s:%d %s -> %s\n", l.Path, l.Line, l.Target, l.New)
+	}
+	for _, l := range res.Unresolved {
+		fmt.Fprintf(e.stdout, "broken   %s:%d %s (its target was missing before the migration: left as it was)\n", l.Path, l.Line, l.Target)
+	}
+	for _, m := range res.Mentions {
+		now := ""
+		if m.Now != "" {
+			now = " (now " + m.Now + ")"
+		}
+		fmt.Fprintf(e.stdout, "mention  %s:%d %s%s: %s\n", m.Path, m.Line, m.Text, now, m.Why)
+	}
+	if len(res.Mentions) > 0 {
+		fmt.Fprintf(e.stderr, "mbguard: %d reference(s) to moved or merged bank files were not rewritten (listed as mention): change them by hand\n", len(res.Mentions))
+	}
+	if len(res.Unresolved) > 0 {
+		fmt.Fprintf(e.stderr, "mbguard: %d link(s) pointed at nothing before the migration and were left as they were: fix them by hand\n", len(res.Unresolved))
+	}
+	review := "MEMORY.md"
+	if res.Legacy {
+		review = "MEMORY.md and legacy.md"
+	}
+	fmt.Fprintf(e.stderr, "mbguard: migrated memory-bank/ to v7.1: review %s, then run mbguard check --all\n", review)
 }
 
 func printPlan(e *env, p lifecycle.Plan) {

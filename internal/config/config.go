@@ -439,76 +439,6 @@ func yamlKind(v any) string {
 
 // apply stores one value, converting what YAML or convert produced into the key's type.
 func (c *Config) apply(key string, v any) error {
-	str := func(dst *string) error {
-		switch x := v.(type) {
-		case string:
-			*dst = x
-		case int, int64, float64, bool:
-			*dst = fmt.Sprint(x)
-		default:
-			return fmt.Errorf("want a single value, got %s", yamlKind(v))
-		}
-		return nil
-	}
-	list := func(dst *[]string) error {
-		switch x := v.(type) {
-		case []string:
-			*dst = append([]string(nil), x...)
-		case []any:
-			out := make([]string, 0, len(x))
-			for _, e := range x {
-				switch e.(type) {
-				case string, int, int64, float64, bool:
-					out = append(out, fmt.Sprint(e))
-				default:
-					return fmt.Errorf("want a list of strings, got %s in it", yamlKind(e))
-				}
-			}
-			*dst = out
-		case nil:
-			*dst = nil
-		default:
-			return fmt.Errorf("want a list, got %s", yamlKind(v))
-		}
-		return nil
-	}
-	num := func(dst *int) error {
-		switch x := v.(type) {
-		case int:
-			*dst = x
-		case int64:
-			*dst = int(x)
-		case float64:
-			if x != float64(int(x)) {
-				return fmt.Errorf("%v is not a whole number", x)
-			}
-			*dst = int(x)
-		case string:
-			n, err := strconv.Atoi(strings.TrimSpace(x))
-			if err != nil {
-				return fmt.Errorf("%q is not a whole number", x)
-			}
-			*dst = n
-		default:
-			return fmt.Errorf("want a whole number, got %s", yamlKind(v))
-		}
-		return nil
-	}
-	flag := func(dst *bool) error {
-		switch x := v.(type) {
-		case bool:
-			*dst = x
-		case string:
-			b, err := strconv.ParseBool(strings.TrimSpace(x))
-			if err != nil {
-				return fmt.Errorf("%q is not true or false", x)
-			}
-			*dst = b
-		default:
-			return fmt.Errorf("want true or false, got %s", yamlKind(v))
-		}
-		return nil
-	}
 	f, ok := field(key)
 	if !ok {
 		return fmt.Errorf("unknown key %q", key)
@@ -516,15 +446,93 @@ func (c *Config) apply(key string, v any) error {
 	dst := reflect.ValueOf(c).Elem().FieldByIndex(f.index).Addr().Interface()
 	switch d := dst.(type) {
 	case *string:
-		return str(d)
+		return setString(d, v)
 	case *[]string:
-		return list(d)
+		return setList(d, v)
 	case *int:
-		return num(d)
+		return setInt(d, v)
 	case *bool:
-		return flag(d)
+		return setBool(d, v)
 	}
 	return fmt.Errorf("key %q has a type the loader does not know", key)
+}
+
+// setString sets a text key from a YAML scalar of any kind.
+func setString(dst *string, v any) error {
+	switch x := v.(type) {
+	case string:
+		*dst = x
+	case int, int64, float64, bool:
+		*dst = fmt.Sprint(x)
+	default:
+		return fmt.Errorf("want a single value, got %s", yamlKind(v))
+	}
+	return nil
+}
+
+// setList sets a list key from a YAML list of scalars, or clears it from null.
+func setList(dst *[]string, v any) error {
+	switch x := v.(type) {
+	case []string:
+		*dst = append([]string(nil), x...)
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			switch e.(type) {
+			case string, int, int64, float64, bool:
+				out = append(out, fmt.Sprint(e))
+			default:
+				return fmt.Errorf("want a list of strings, got %s in it", yamlKind(e))
+			}
+		}
+		*dst = out
+	case nil:
+		*dst = nil
+	default:
+		return fmt.Errorf("want a list, got %s", yamlKind(v))
+	}
+	return nil
+}
+
+// setInt sets a number key from a whole number, written as one or as text.
+func setInt(dst *int, v any) error {
+	switch x := v.(type) {
+	case int:
+		*dst = x
+	case int64:
+		*dst = int(x)
+	case float64:
+		if x != float64(int(x)) {
+			return fmt.Errorf("%v is not a whole number", x)
+		}
+		*dst = int(x)
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", x)
+		}
+		*dst = n
+	default:
+		return fmt.Errorf("want a whole number, got %s", yamlKind(v))
+	}
+	return nil
+}
+
+// setBool sets a switch from true or false, written as such or as text.
+func setBool(dst *bool, v any) error {
+	switch x := v.(type) {
+	case bool:
+		*dst = x
+	case string:
+		b, err := strconv.ParseBool(strings.TrimSpace(x))
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", x)
+		}
+		*dst = b
+	default:
+		return fmt.Errorf("want true or false, got %s", yamlKind(v))
+	}
+	return nil
 }
 
 func (c *Config) validate() {

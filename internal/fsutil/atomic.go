@@ -32,7 +32,15 @@ type Options struct {
 	// then returns an error matching fs.ErrExist. Where the file system has no hard links it
 	// falls back to a rename after a last check, which a racing writer can still lose.
 	Exclusive bool
+	// TempPrefix names the temporary file "<TempPrefix><digits>" in name's folder instead of
+	// ".<name>.tmp<digits>": git's loose objects use "tmp_obj_", which git fsck ignores and git
+	// prune removes, where a file of another name is "bad sha1 file" for ever.
+	TempPrefix string
 }
+
+// BeforePlace, when set, runs once the temporary file is written and closed and before it is
+// put in place. Only tests set it: the kill-anywhere test of migrate stops the process there.
+var BeforePlace func(tmp string)
 
 // WriteFile writes data to name through a temporary file beside it (".<name>.tmp<digits>",
 // which RemoveStaleTemps cleans when a process dies mid-write) set to exactly perm, so a
@@ -52,7 +60,11 @@ func WriteFrom(name string, r io.Reader, perm os.FileMode, o Options) error {
 		}
 	}
 	dir := filepath.Dir(name)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+tempMark+"*")
+	prefix := o.TempPrefix
+	if prefix == "" {
+		prefix = "." + filepath.Base(name) + tempMark
+	}
+	f, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
@@ -77,6 +89,9 @@ func WriteFrom(name string, r io.Reader, perm os.FileMode, o Options) error {
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	if BeforePlace != nil {
+		BeforePlace(tmp)
 	}
 	if o.Exclusive {
 		ok = true // link removes tmp whatever happens
