@@ -271,15 +271,19 @@ func claudeBroken(p string, b []byte, ours bool) doctorCheck {
 	return broken
 }
 
-func checkOpenCode(r repo.Repo, home, cfgHome string) doctorCheck {
-	ch := doctorCheck{Name: "opencode"}
+// checkPlugin is the doctor line of a host that runs mbguard's OpenCode plugin (OpenCode,
+// Kilo Code): the project's plugin, else the user's.
+func checkPlugin(r repo.Repo, opts hooks.InstallOptions, spec hooks.HostSpec) doctorCheck {
+	home, cfgHome := opts.Home, opts.ConfigHome
+	ch := doctorCheck{Name: spec.Name}
+	step := "mbguard install --agent " + spec.Name
 	best := ""
 	var bestState hooks.PluginState = hooks.PluginMissing
 	for _, global := range []bool{false, true} {
 		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, ConfigHome: cfgHome, Global: global}
-		path, st, err := hooks.OpenCodePluginState(o)
+		path, st, err := hooks.PluginStateOf(spec.Name, o)
 		if err != nil {
-			ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), "mbguard install --agent opencode"
+			ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), step
 			return ch
 		}
 		if st == hooks.PluginCurrent || bestState == hooks.PluginMissing {
@@ -290,13 +294,13 @@ func checkOpenCode(r repo.Repo, home, cfgHome string) doctorCheck {
 	case hooks.PluginCurrent:
 		ch.Status, ch.Detail = checkOK, "plugin current at "+best
 	case hooks.PluginMissing:
-		ch.Status, ch.Detail, ch.Next = checkWarn, "OpenCode plugin not installed", "mbguard install --agent opencode"
+		ch.Status, ch.Detail, ch.Next = checkWarn, spec.Title+" plugin not installed", step
 	case hooks.PluginStale:
-		ch.Status, ch.Detail, ch.Next = checkWarn, best+" is from another mbguard version", "mbguard install --agent opencode"
+		ch.Status, ch.Detail, ch.Next = checkWarn, best+" is from another mbguard version", step
 	case hooks.PluginEdited:
-		ch.Status, ch.Detail, ch.Next = checkWarn, best+" was edited by hand", "mbguard install --agent opencode (your edits are replaced)"
+		ch.Status, ch.Detail, ch.Next = checkWarn, best+" was edited by hand", step+" (your edits are replaced)"
 	default:
-		ch.Status, ch.Detail, ch.Next = checkWarn, best+" was not written by mbguard", "move it aside, then mbguard install --agent opencode"
+		ch.Status, ch.Detail, ch.Next = checkWarn, best+" was not written by mbguard", "move it aside, then "+step
 	}
 	return ch
 }
