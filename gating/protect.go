@@ -22,7 +22,7 @@ var ProtectedPaths = protectedPaths()
 
 // UserOnlyPaths are hook files at user level, relative to home, that ProtectedPaths does not
 // already name as the same path below home: the user-level files of hosts whose user file
-// lives elsewhere than the project's (OpenCode's and Crush's under ~/.config — $XDG_CONFIG_HOME's
+// lives elsewhere than the project's (OpenCode's, Kilo Code's and Crush's under ~/.config — $XDG_CONFIG_HOME's
 // default, Crush's state file under ~/.local/share, which it merges into its configuration —
 // and Copilot CLI's under ~/.copilot), and mbguard's own user configuration. The gate before a
 // call refuses a write to them in every spelling of home (~, $HOME, the absolute path, a

@@ -66,7 +66,8 @@ type hookFile struct {
 // installHookFile merges mbguard's entries into a host's JSON hook file ({"hooks": {event:
 // [...]}}): the user's own entries, other keys and their order are kept; a second run
 // replaces only mbguard's entries and Uninstall removes only those. Invalid JSON is refused
-// without touching the file. The file is written atomically.
+// without touching the file. The file is written atomically. The host's table entry names the
+// file (host.Spec.ProjectFiles, UserFiles) and the events.
 func installHookFile(o InstallOptions, f hookFile) ([]Change, error) {
 	spec := host.Get(f.host)
 	user := spec.UserFiles[0]
@@ -77,13 +78,44 @@ func installHookFile(o InstallOptions, f hookFile) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	top := &jsonObject{}
-	if exists && len(bytes.TrimSpace(old)) > 0 {
-		if top, err = parseObject(old); err != nil {
-			return nil, fmt.Errorf("%s is not a valid JSON object (%v): fix it by hand and run this again; nothing was changed", show, err)
-		}
+	top, err := f.merged(o.Uninstall, spec.Events, old, exists, show)
+	if err != nil {
+		return nil, err
 	}
-	if !o.Uninstall {
+	switch {
+	case o.Uninstall && !exists:
+		return []Change{{Path: show, Action: "unchanged"}}, nil
+	case o.Uninstall && onlyBase(top, f.base):
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("removing %s: %w", show, err)
+		}
+		return []Change{{Path: show, Action: "removed", Note: "it held only mbguard's hooks"}}, nil
+	}
+	out, err := indentJSON(top.encode())
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", show, err)
+	}
+	note := "hooks: " + strings.Join(spec.Events, ", ")
+	if o.Uninstall {
+		// mbguard's entries were the only change: the person's own bytes come back, their
+		// layout included, so a committed file shows no diff
+		if orig, ok := o.original(path); ok && sameJSON(orig, out) {
+			out = orig
+		}
+		defer o.forgetOriginal(path)
+		note = ""
+	}
+	return o.writeHookFile(path, show, old, out, exists, note)
+}
+
+// merged is the hook file's JSON object (old, when it exists) with mbguard's entries for events
+// put in, or with uninstall taken out.
+func (f hookFile) merged(uninstall bool, events []string, old []byte, exists bool, show string) (*jsonObject, error) {
+	top, err := jsonObjectOf(old, exists, show)
+	if err != nil {
+		return nil, err
+	}
+	if !uninstall {
 		for _, k := range sortedKeys(f.base) {
 			if _, ok := top.get(k); !ok {
 				top.set(k, f.base[k])
@@ -96,58 +128,63 @@ func installHookFile(o InstallOptions, f hookFile) ([]Change, error) {
 			return nil, fmt.Errorf(`%s: "hooks" is not a JSON object (%v): fix it by hand and run this again; nothing was changed`, show, err)
 		}
 	}
-	for _, ev := range spec.Events {
-		var groups []json.RawMessage
-		if raw, ok := hooks.get(ev); ok {
-			if err := json.Unmarshal(raw, &groups); err != nil {
-				return nil, fmt.Errorf(`%s: "hooks.%s" is not a JSON array: fix it by hand and run this again; nothing was changed`, show, ev)
-			}
+	for _, ev := range events {
+		if err := f.mergeEvent(hooks, ev, uninstall, show); err != nil {
+			return nil, err
 		}
-		kept := groups[:0]
-		for _, g := range groups {
-			if !f.ours(g) {
-				kept = append(kept, g)
-			}
-		}
-		if !o.Uninstall {
-			kept = append(kept, f.entry(ev))
-		}
-		if len(kept) == 0 {
-			hooks.del(ev)
-			continue
-		}
-		b, _ := json.Marshal(kept)
-		hooks.set(ev, b)
 	}
 	if len(hooks.keys) == 0 {
 		top.del("hooks")
 	} else {
 		top.set("hooks", hooks.encode())
 	}
-	if o.Uninstall && onlyBase(top, f.base) {
-		if !exists {
-			return []Change{{Path: show, Action: "unchanged"}}, nil
-		}
-		if err := os.Remove(path); err != nil {
-			return nil, fmt.Errorf("removing %s: %w", show, err)
-		}
-		return []Change{{Path: show, Action: "removed", Note: "it held only mbguard's hooks"}}, nil
+	return top, nil
+}
+
+// jsonObjectOf is the JSON object a file holds (old, when it exists); an empty one for an
+// empty or absent file.
+func jsonObjectOf(old []byte, exists bool, show string) (*jsonObject, error) {
+	if !exists || len(bytes.TrimSpace(old)) == 0 {
+		return &jsonObject{}, nil
 	}
-	if o.Uninstall && !exists {
-		return []Change{{Path: show, Action: "unchanged"}}, nil
-	}
-	out, err := indentJSON(top.encode())
+	top, err := parseObject(old)
 	if err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", show, err)
+		return nil, fmt.Errorf("%s is not a valid JSON object (%v): fix it by hand and run this again; nothing was changed", show, err)
 	}
-	if o.Uninstall {
-		// mbguard's entries were the only change: the person's own bytes come back, their
-		// layout included, so a committed file shows no diff
-		if orig, ok := o.original(path); ok && sameJSON(orig, out) {
-			out = orig
+	return top, nil
+}
+
+// mergeEvent keeps the user's entries of hooks[ev] and puts mbguard's after them (none with
+// uninstall); an event left with no entry goes.
+func (f hookFile) mergeEvent(hooks *jsonObject, ev string, uninstall bool, show string) error {
+	var groups []json.RawMessage
+	if raw, ok := hooks.get(ev); ok {
+		if err := json.Unmarshal(raw, &groups); err != nil {
+			return fmt.Errorf(`%s: "hooks.%s" is not a JSON array: fix it by hand and run this again; nothing was changed`, show, ev)
 		}
-		defer o.forgetOriginal(path)
 	}
+	kept := groups[:0]
+	for _, g := range groups {
+		if !f.ours(g) {
+			kept = append(kept, g)
+		}
+	}
+	if !uninstall {
+		kept = append(kept, f.entry(ev))
+	}
+	if len(kept) == 0 {
+		hooks.del(ev)
+		return nil
+	}
+	b, _ := json.Marshal(kept)
+	hooks.set(ev, b)
+	return nil
+}
+
+// writeHookFile puts out in place of the file at path (old, when it exists), keeping its mode
+// and, at the first change, the person's original bytes; a file whose content would not change
+// is left alone.
+func (o InstallOptions) writeHookFile(path, show string, old, out []byte, exists bool, note string) ([]Change, error) {
 	if exists && bytes.Equal(bytes.TrimSpace(old), bytes.TrimSpace(out)) {
 		return []Change{{Path: show, Action: "unchanged"}}, nil
 	}
@@ -167,10 +204,6 @@ func installHookFile(o InstallOptions, f hookFile) ([]Change, error) {
 	action := "updated"
 	if !exists {
 		action = "created"
-	}
-	note := ""
-	if !o.Uninstall {
-		note = "hooks: " + strings.Join(spec.Events, ", ")
 	}
 	return []Change{{Path: show, Action: action, Note: note}}, nil
 }

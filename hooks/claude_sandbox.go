@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
 )
@@ -99,9 +100,7 @@ func InstallClaudeSandbox(o InstallOptions, enable bool) ([]Change, error) {
 		}
 		return nil, nil
 	}
-	o.Global = false
-	already := ClaudeSandboxEnabled(o)
-	if !o.Uninstall && !enable && !already {
+	if !o.Uninstall && !enable && !ClaudeSandboxEnabled(o) {
 		return []Change{{Path: displayPath(o.Root, HookFilePath("claude", o)), Action: "skipped",
 			Note: "kernel line off: Claude Code's sandbox is off; --sandbox would make memory-bank/ read-only for every shell command and its jobs, " +
 				"and also confine shell writes to the project and temp, block local network, ask per new domain, and stop the agent's git checkout of a branch whose bank differs"}}, nil
@@ -113,34 +112,40 @@ func InstallClaudeSandbox(o InstallOptions, enable bool) ([]Change, error) {
 	if o.Uninstall && !exists {
 		return nil, nil
 	}
-	top := &jsonObject{}
-	if exists && len(bytes.TrimSpace(old)) > 0 {
-		if top, err = parseObject(old); err != nil {
-			return nil, fmt.Errorf("%s is not a valid JSON object (%v): fix it by hand and run this again; nothing was changed", show, err)
-		}
-	}
-	sandbox, err := childObject(top, "sandbox", show)
+	top, err := jsonObjectOf(old, exists, show)
 	if err != nil {
 		return nil, err
+	}
+	note, err := putSandboxDeny(top, show, o.Uninstall, enable)
+	if err != nil {
+		return nil, err
+	}
+	if o.Uninstall && len(top.keys) == 0 {
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("removing %s: %w", show, err)
+		}
+		return []Change{{Path: show, Action: "removed", Note: "it held only mbguard's settings"}}, nil
+	}
+	return writeSandbox(path, show, old, top, exists, note, o.Uninstall)
+}
+
+// putSandboxDeny puts ClaudeSandboxDeny into top's sandbox.filesystem.denyWrite once (with
+// enable also sandbox.enabled: true), or with uninstall takes it out; note says what it put in.
+func putSandboxDeny(top *jsonObject, show string, uninstall, enable bool) (note string, err error) {
+	sandbox, err := childObject(top, "sandbox", show)
+	if err != nil {
+		return "", err
 	}
 	fs, err := childObject(sandbox, "filesystem", show+": sandbox")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	var deny []string
-	if raw, ok := fs.get("denyWrite"); ok {
-		if json.Unmarshal(raw, &deny) != nil {
-			return nil, fmt.Errorf(`%s: "sandbox.filesystem.denyWrite" is not an array of strings: fix it by hand and run this again; nothing was changed`, show)
-		}
+	if raw, ok := fs.get("denyWrite"); ok && json.Unmarshal(raw, &deny) != nil {
+		return "", fmt.Errorf(`%s: "sandbox.filesystem.denyWrite" is not an array of strings: fix it by hand and run this again; nothing was changed`, show)
 	}
-	kept := deny[:0:0]
-	for _, d := range deny {
-		if d != ClaudeSandboxDeny {
-			kept = append(kept, d)
-		}
-	}
-	note := ""
-	if !o.Uninstall {
+	kept := slices.DeleteFunc(slices.Clone(deny), func(d string) bool { return d == ClaudeSandboxDeny })
+	if !uninstall {
 		kept = append(kept, ClaudeSandboxDeny)
 		note = "sandbox denyWrite " + ClaudeSandboxDeny
 		if enable {
@@ -156,12 +161,12 @@ func InstallClaudeSandbox(o InstallOptions, enable bool) ([]Change, error) {
 	}
 	setOrDrop(sandbox, "filesystem", fs)
 	setOrDrop(top, "sandbox", sandbox)
-	if o.Uninstall && len(top.keys) == 0 {
-		if err := os.Remove(path); err != nil {
-			return nil, fmt.Errorf("removing %s: %w", show, err)
-		}
-		return []Change{{Path: show, Action: "removed", Note: "it held only mbguard's settings"}}, nil
-	}
+	return note, nil
+}
+
+// writeSandbox writes top to the settings file at path (old, when it exists), keeping its
+// mode; a file whose content would not change is left alone.
+func writeSandbox(path, show string, old []byte, top *jsonObject, exists bool, note string, uninstall bool) ([]Change, error) {
 	out, err := indentJSON(top.encode())
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", show, err)
@@ -179,7 +184,7 @@ func InstallClaudeSandbox(o InstallOptions, enable bool) ([]Change, error) {
 	if err := fsutil.WriteFileAtomic(path, out, perm); err != nil {
 		return nil, err
 	}
-	if o.Uninstall {
+	if uninstall {
 		note = "sandbox denyWrite " + ClaudeSandboxDeny + " removed; sandbox.enabled left as it was"
 	}
 	return []Change{{Path: show, Action: "updated", Note: note}}, nil

@@ -95,14 +95,7 @@ func codexArgs(name string, raw json.RawMessage) (string, map[string]any, string
 	tool := codexTool(name)
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		// a freeform tool's input is the text itself
-		switch tool {
-		case "apply_patch":
-			return tool, map[string]any{"patchText": s}, ""
-		case "Bash":
-			return tool, map[string]any{"command": s}, ""
-		}
-		return tool, map[string]any{"input": s}, ""
+		return tool, codexFreeform(tool, s), ""
 	}
 	args, bad := objectArgs(raw, "tool_input")
 	if bad != "" {
@@ -111,31 +104,40 @@ func codexArgs(name string, raw json.RawMessage) (string, map[string]any, string
 	switch tool {
 	case "apply_patch":
 		if _, ok := args["patchText"]; !ok {
-			for _, k := range []string{"command", "input", "patch"} {
-				if t, ok := args[k].(string); ok {
-					args["patchText"] = t
-					break
-				}
+			if t, ok := firstString(args, false, "command", "input", "patch"); ok {
+				args["patchText"] = t
 			}
 		}
 	case "Bash":
-		if _, ok := args["command"].(string); !ok {
-			if cmd, ok := args["cmd"].(string); ok {
-				args["command"] = cmd
-			} else if argv, ok := args["command"].([]any); ok {
-				args["command"] = argvCommand(argv)
-			}
-		}
-		if wd, ok := args["workdir"].(string); !ok || wd == "" {
-			for _, k := range []string{"cwd", "dir", "working_directory"} {
-				if d, ok := args[k].(string); ok && d != "" {
-					args["workdir"] = d
-					break
-				}
-			}
-		}
+		codexShellArgs(args)
 	}
 	return tool, args, ""
+}
+
+// codexFreeform is the arguments of a freeform tool, whose input is the text itself.
+func codexFreeform(tool, s string) map[string]any {
+	key := map[string]string{"apply_patch": "patchText", "Bash": "command"}[tool]
+	if key == "" {
+		key = "input"
+	}
+	return map[string]any{key: s}
+}
+
+// codexShellArgs renames the shell's {cmd} or argv-style {command: [...]} to Bash's command,
+// and its working directory to workdir.
+func codexShellArgs(args map[string]any) {
+	if _, ok := args["command"].(string); !ok {
+		if cmd, ok := args["cmd"].(string); ok {
+			args["command"] = cmd
+		} else if argv, ok := args["command"].([]any); ok {
+			args["command"] = argvCommand(argv)
+		}
+	}
+	if wd, ok := args["workdir"].(string); !ok || wd == "" {
+		if d, ok := firstString(args, true, "cwd", "dir", "working_directory"); ok {
+			args["workdir"] = d
+		}
+	}
 }
 
 // argvCommand turns an argv ["bash", "-lc", script] into the script, and any other argv into

@@ -141,35 +141,17 @@ func crushContextPaths(o InstallOptions) ([]Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", show, err)
 	}
-	top, err := parseObject(old)
+	top, opts, paths, err := crushOptions(old, show)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a valid JSON object (%v): fix it by hand and run this again", show, err)
-	}
-	opts := &jsonObject{}
-	if raw, ok := top.get("options"); ok {
-		if opts, err = parseObject(raw); err != nil {
-			return nil, fmt.Errorf(`%s: "options" is not a JSON object (%v): fix it by hand and run this again`, show, err)
-		}
-	}
-	var paths []string
-	if raw, ok := opts.get("context_paths"); ok {
-		if err := json.Unmarshal(raw, &paths); err != nil {
-			return nil, fmt.Errorf(`%s: "options.context_paths" is not a list of paths: fix it by hand and run this again`, show)
-		}
+		return nil, err
 	}
 	entry := crushContextEntry(o)
-	kept := slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
-		return p == entry || p == crushContextRel || strings.HasSuffix(filepath.ToSlash(p), "/mbguard/"+crushContextName)
-	})
+	kept := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return isCrushContextPath(p, entry) })
 	if !o.Uninstall {
 		kept = append(kept, entry)
 	}
-	if !o.Global && !o.Uninstall && o.GitDir != "" {
-		r := repo.Repo{Root: o.Root, GitDir: o.GitDir, CommonDir: o.CommonDir}
-		cfg, _ := config.Load(config.Options{RepoRoot: o.Root})
-		if err := refreshCrushContext(r, cfg); err != nil {
-			return nil, fmt.Errorf("writing the MEMORY.md view for Crush: %w", err)
-		}
+	if err := writeCrushView(o); err != nil {
+		return nil, err
 	}
 	if slices.Equal(kept, paths) {
 		return nil, nil
@@ -180,11 +162,53 @@ func crushContextPaths(o InstallOptions) ([]Change, error) {
 		b, _ := json.Marshal(kept)
 		opts.set("context_paths", b)
 	}
-	if len(opts.keys) == 0 {
-		top.del("options")
-	} else {
-		top.set("options", opts.encode())
+	setOrDrop(top, "options", opts)
+	return writeCrushConfig(o.Uninstall, path, show, top, entry)
+}
+
+// crushOptions reads crush.json's top object, its "options" and their context_paths.
+func crushOptions(old []byte, show string) (top, opts *jsonObject, paths []string, err error) {
+	top, err = parseObject(old)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s is not a valid JSON object (%v): fix it by hand and run this again", show, err)
 	}
+	opts = &jsonObject{}
+	if raw, ok := top.get("options"); ok {
+		if opts, err = parseObject(raw); err != nil {
+			return nil, nil, nil, fmt.Errorf(`%s: "options" is not a JSON object (%v): fix it by hand and run this again`, show, err)
+		}
+	}
+	if raw, ok := opts.get("context_paths"); ok {
+		if err := json.Unmarshal(raw, &paths); err != nil {
+			return nil, nil, nil, fmt.Errorf(`%s: "options.context_paths" is not a list of paths: fix it by hand and run this again`, show)
+		}
+	}
+	return top, opts, paths, nil
+}
+
+// isCrushContextPath reports whether a context_paths entry is the view's: this install's
+// entry, or one an install from another place or version wrote.
+func isCrushContextPath(p, entry string) bool {
+	return p == entry || p == crushContextRel || strings.HasSuffix(filepath.ToSlash(p), "/mbguard/"+crushContextName)
+}
+
+// writeCrushView writes the MEMORY.md view once at a project install, so the first session
+// after it has the view.
+func writeCrushView(o InstallOptions) error {
+	if o.Global || o.Uninstall || o.GitDir == "" {
+		return nil
+	}
+	r := repo.Repo{Root: o.Root, GitDir: o.GitDir, CommonDir: o.CommonDir}
+	cfg, _ := config.Load(config.Options{RepoRoot: o.Root})
+	if err := refreshCrushContext(r, cfg); err != nil {
+		return fmt.Errorf("writing the MEMORY.md view for Crush: %w", err)
+	}
+	return nil
+}
+
+// writeCrushConfig writes crush.json with top, keeping its mode, or removes it when uninstall
+// left it empty.
+func writeCrushConfig(uninstall bool, path, show string, top *jsonObject, entry string) ([]Change, error) {
 	out, err := indentJSON(top.encode())
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", show, err)
@@ -193,7 +217,7 @@ func crushContextPaths(o InstallOptions) ([]Change, error) {
 	if fi, err := os.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	if len(top.keys) == 0 && o.Uninstall {
+	if len(top.keys) == 0 && uninstall {
 		if err := os.Remove(path); err != nil {
 			return nil, fmt.Errorf("removing %s: %w", show, err)
 		}
@@ -203,7 +227,7 @@ func crushContextPaths(o InstallOptions) ([]Change, error) {
 		return nil, err
 	}
 	what := "options.context_paths: MEMORY.md view " + entry
-	if o.Uninstall {
+	if uninstall {
 		what = "options.context_paths: MEMORY.md view removed"
 	}
 	return []Change{{Path: show, Action: "updated", Note: what}}, nil

@@ -8,7 +8,8 @@
 // here each host is a thin protocol: parse its payload into a normalised call (tools mapped onto
 // the engine's vocabulary) and render the answer in the form that reaches that host's model,
 // plus its installer. The hosts, in the table's order: Claude Code (claude.go), OpenCode
-// (opencode.go: its plugin talks to `mbguard serve --stdio` instead of hook commands), Codex CLI
+// (opencode.go: its plugin talks to `mbguard serve --stdio` instead of hook commands), Kilo Code
+// (kilo.go: the same plugin, which Kilo loads through the plugin API it keeps), Codex CLI
 // (codex.go), Gemini CLI (gemini.go), Copilot CLI (copilot.go), Qwen Code (qwen.go), Crush
 // (crush.go), Factory Droid (droid.go), Cursor (cursor.go) and Augment Auggie (auggie.go);
 // TestDocNamesEveryHost keeps this list whole.

@@ -93,41 +93,48 @@ func geminiTool(name string, args map[string]any) (string, map[string]any) {
 	}
 	switch tool {
 	case "Write", "Edit", "Read":
-		if _, ok := args["file_path"]; !ok {
-			for _, k := range []string{"absolute_path", "path"} {
-				if p, ok := args[k].(string); ok {
-					args["file_path"] = p
-					break
-				}
-			}
-		}
-		if tool == "Edit" {
-			if all, ok := args["allow_multiple"].(bool); ok && all {
-				args["replace_all"] = true
-			}
-			if n, ok := args["expected_replacements"].(float64); ok && n > 1 {
-				args["replace_all"] = true
-			}
-		}
+		geminiFileArgs(tool, args)
 	case "Bash":
-		for _, k := range []string{"dir_path", "directory"} {
-			if d, ok := args[k].(string); ok && d != "" {
-				args["workdir"] = d
-				break
-			}
+		if d, ok := firstString(args, true, "dir_path", "directory"); ok {
+			args["workdir"] = d
 		}
 	}
-	if strings.ReplaceAll(name, "_", "-") == "memory-reader" {
-		return "Agent", map[string]any{"subagent_type": "memory-reader"}
-	}
-	if name == "invoke_agent" || name == "delegate_to_agent" {
-		for _, k := range []string{"agent_name", "name", "agent"} {
-			if a, ok := args[k].(string); ok {
-				return "Agent", map[string]any{"subagent_type": strings.ReplaceAll(a, "_", "-")}
-			}
-		}
+	if agent, ok := geminiAgent(name, args); ok {
+		return "Agent", map[string]any{"subagent_type": agent}
 	}
 	return tool, args
+}
+
+// geminiFileArgs renames a file tool's path to file_path, and an Edit that may replace more
+// than once to replace_all.
+func geminiFileArgs(tool string, args map[string]any) {
+	if _, ok := args["file_path"]; !ok {
+		if p, ok := firstString(args, false, "absolute_path", "path"); ok {
+			args["file_path"] = p
+		}
+	}
+	if tool != "Edit" {
+		return
+	}
+	if all, ok := args["allow_multiple"].(bool); ok && all {
+		args["replace_all"] = true
+	}
+	if n, ok := args["expected_replacements"].(float64); ok && n > 1 {
+		args["replace_all"] = true
+	}
+}
+
+// geminiAgent is the subagent a call starts: a tool named memory-reader, or the agent an
+// invoke_agent (delegate_to_agent) call names.
+func geminiAgent(name string, args map[string]any) (string, bool) {
+	if strings.ReplaceAll(name, "_", "-") == "memory-reader" {
+		return "memory-reader", true
+	}
+	if name != "invoke_agent" && name != "delegate_to_agent" {
+		return "", false
+	}
+	a, ok := firstString(args, false, "agent_name", "name", "agent")
+	return strings.ReplaceAll(a, "_", "-"), ok
 }
 
 // geminiFailed: AfterTool's tool_response carries an error when the tool failed.

@@ -189,19 +189,9 @@ func installHusky(o InstallOptions, bin string) ([]Change, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading .husky/pre-commit: %w", err)
 	}
-	kept, had := stripHusky(string(cur))
-	var next string
-	switch {
-	case o.Uninstall && !had:
+	next, skip := huskyNext(string(cur), o.Uninstall, bin)
+	if skip {
 		return []Change{{Path: ghRel(o.Root, hook), Action: "skipped", Note: "no mbguard lines"}}, nil
-	case o.Uninstall:
-		next = kept
-	default:
-		next = kept
-		if next != "" && !strings.HasSuffix(next, "\n") {
-			next += "\n"
-		}
-		next += huskyLines(bin)
 	}
 	if next == string(cur) {
 		return []Change{{Path: ghRel(o.Root, hook), Action: "unchanged"}}, nil
@@ -214,13 +204,23 @@ func installHusky(o InstallOptions, bin string) ([]Change, error) {
 		return nil, err
 	}
 	action := "updated"
-	switch {
-	case len(cur) == 0 && err != nil:
+	if len(cur) == 0 && err != nil { // the hook did not exist
 		action = "created"
-	case o.Uninstall:
-		action = "updated"
 	}
 	return []Change{{Path: ghRel(o.Root, hook), Action: action}}, nil
+}
+
+// huskyNext is .husky/pre-commit's text cur with mbguard's lines put at its end, or with
+// uninstall taken out; skip: uninstall found none.
+func huskyNext(cur string, uninstall bool, bin string) (next string, skip bool) {
+	kept, had := stripHusky(cur)
+	if uninstall {
+		return kept, !had
+	}
+	if kept != "" && !strings.HasSuffix(kept, "\n") {
+		kept += "\n"
+	}
+	return kept + huskyLines(bin), false
 }
 
 // stripHusky removes mbguard's marker line and the line after it.

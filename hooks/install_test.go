@@ -32,7 +32,7 @@ func TestInstallProjectBinEveryHost(t *testing.T) {
 				}
 				want := `"${` + spec.ProjectDirEnv + `:-$(git rev-parse --show-toplevel)}"/node_modules/.bin/mbguard hook ` + spec.Name
 				switch {
-				case spec.Name == "opencode":
+				case spec.Plugin:
 					want = `const DEFAULT_BIN = "node_modules/.bin/mbguard"`
 				case spec.ProjectDirEnv == "":
 					want = `"$(git rev-parse --show-toplevel)"/node_modules/.bin/mbguard hook ` + spec.Name

@@ -131,11 +131,17 @@ func addLefthook(text, bin string) (string, string) {
 	if pk == nil {
 		return appendBlock(text, GitHookMarker+"\n"+LefthookSnippet(bin)), ""
 	}
+	return addUnderPreCommit(text, run, pk, pv)
+}
+
+// addUnderPreCommit adds mbguard's command to the pre-commit entry (key pk, value pv), making
+// its commands mapping when there is none.
+func addUnderPreCommit(text, run string, pk, pv *yaml.Node) (string, string) {
 	if isNull(pv) {
 		in := strings.Repeat(" ", pk.Column-1+2)
 		return insertAfter(text, pk.Line, lines(in, GitHookMarker, "commands:", "  mbguard:", "    "+run)), ""
 	}
-	if pv.Kind != yaml.MappingNode || pv.Style&yaml.FlowStyle != 0 || len(pv.Content) == 0 {
+	if !isBlockMapping(pv) {
 		return "", "its pre-commit entry is not a block mapping"
 	}
 	ck, cv := mapGet(pv, "commands")
@@ -147,7 +153,7 @@ func addLefthook(text, bin string) (string, string) {
 		in := strings.Repeat(" ", ck.Column-1+2)
 		return insertAfter(text, ck.Line, lines(in, GitHookMarker, "mbguard:", "  "+run)), ""
 	}
-	if cv.Kind != yaml.MappingNode || cv.Style&yaml.FlowStyle != 0 || len(cv.Content) == 0 {
+	if !isBlockMapping(cv) {
 		return "", "its pre-commit commands are not a block mapping"
 	}
 	if k, _ := mapGet(cv, "mbguard"); k != nil {
@@ -155,6 +161,11 @@ func addLefthook(text, bin string) (string, string) {
 	}
 	in := strings.Repeat(" ", cv.Content[0].Column-1)
 	return insertAfter(text, ck.Line, lines(in, GitHookMarker, "mbguard:", "  "+run)), ""
+}
+
+// isBlockMapping reports whether n is a mapping written as a block with at least one entry.
+func isBlockMapping(n *yaml.Node) bool {
+	return n.Kind == yaml.MappingNode && n.Style&yaml.FlowStyle == 0 && len(n.Content) > 0
 }
 
 func mapGet(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {

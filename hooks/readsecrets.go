@@ -76,60 +76,81 @@ func (s *secretScan) file(r repo.Repo, rel, p string) ([]bankSecret, []byte) {
 // A host without a post-tool event that cannot refuse (none so far) is told at the pre-tool
 // event of a call it lets run: what the file holds is known before the call reads it.
 func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer, way secretWay) (notice string, secrets []string) {
-	after := c.Kind == callPostTool || c.NoPost && way != secretRefuse && c.Kind == callPreTool && ans.Deny == ""
-	if !after || c.Args == nil || !filepath.IsAbs(c.Cwd) {
+	if !readIsOver(c, ans, way) || c.Args == nil || !filepath.IsAbs(c.Cwd) {
 		return "", nil
 	}
-	var lines []string
-	var output *string // the call's output as text, decoded on first need
-	outText := func() string {
-		if output == nil {
-			s := outputText(c)
-			output = &s
-		}
-		return *output
-	}
-	sc := newSecretScan()
-	scan := func(r repo.Repo, rel, p string, inOutput bool) {
-		found, _ := sc.file(r, rel, p)
-		for _, f := range found {
-			forms := scanner.SecretForms(f.secret) // a command may re-encode what it read
-			if inOutput && !scanner.ShowsAny(outText(), forms) {
-				continue
-			}
-			lines = append(lines, f.String())
-			secrets = append(secrets, forms...)
-		}
-	}
+	rd := &readScan{c: c, sc: newSecretScan()}
 	targets := targetFiles(c)
 	if sweepsCwd(c, targets) {
 		targets = append(targets, filepath.Clean(c.Cwd))
 	}
 	for _, p := range targets {
-		for _, r := range repos {
-			if rel, ok := bankRel(r, p); ok {
-				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-					if outText() != "" {
-						walkBank(r, p, func(rel, file string) { scan(r, rel, file, true) })
-					}
-				} else {
-					scan(r, rel, p, false)
-				}
-				continue
-			}
-		}
+		rd.target(p, repos)
 	}
-	if outText() != "" {
+	if rd.output() != "" {
 		// by content: whatever the call read (a search above the bank, a copy of a bank file
 		// in /tmp, a note quoting one), the secrets of the bank its output shows
 		for _, r := range repos {
-			walkBank(r, r.BankDir(), func(rel, file string) { scan(r, rel, file, true) })
+			walkBank(r, r.BankDir(), func(rel, file string) { rd.scan(r, rel, file, true) })
 		}
 	}
-	if len(lines) == 0 {
+	if len(rd.lines) == 0 {
 		return "", nil
 	}
-	return scanner.ReadNotice(lines), secrets
+	return scanner.ReadNotice(rd.lines), rd.secrets
+}
+
+// readIsOver reports whether what the call reads is decided: after it ran, or, on a host
+// without a post-tool event that cannot refuse, once its pre-tool event lets it run.
+func readIsOver(c *hookCall, ans *hookAnswer, way secretWay) bool {
+	return c.Kind == callPostTool || c.NoPost && way != secretRefuse && c.Kind == callPreTool && ans.Deny == ""
+}
+
+// readScan gathers the secrets a finished call read: the notice's lines, and each secret in
+// every form a command may re-encode it to.
+type readScan struct {
+	c       *hookCall
+	sc      *secretScan
+	text    *string // the call's output as text, decoded on first need
+	lines   []string
+	secrets []string
+}
+
+func (rd *readScan) output() string {
+	if rd.text == nil {
+		s := outputText(rd.c)
+		rd.text = &s
+	}
+	return *rd.text
+}
+
+// target scans the bank file p names in each repository; a bank folder counts by what of its
+// files the output shows.
+func (rd *readScan) target(p string, repos []repo.Repo) {
+	for _, r := range repos {
+		rel, ok := bankRel(r, p)
+		if !ok {
+			continue
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			rd.scan(r, rel, p, false)
+		} else if rd.output() != "" {
+			walkBank(r, p, func(rel, file string) { rd.scan(r, rel, file, true) })
+		}
+	}
+}
+
+// scan adds the secrets of one bank file; inOutput: only those the call's output shows.
+func (rd *readScan) scan(r repo.Repo, rel, p string, inOutput bool) {
+	found, _ := rd.sc.file(r, rel, p)
+	for _, f := range found {
+		forms := scanner.SecretForms(f.secret) // a command may re-encode what it read
+		if inOutput && !scanner.ShowsAny(rd.output(), forms) {
+			continue
+		}
+		rd.lines = append(rd.lines, f.String())
+		rd.secrets = append(rd.secrets, forms...)
+	}
 }
 
 // sweepsCwd reports whether a read or search call's output may show bank files its targets do
@@ -168,94 +189,131 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 	if c.Kind != callPreTool || c.Args == nil || !filepath.IsAbs(c.Cwd) || gating.ClassifyTool(c.Tool) == gating.ClassWrite {
 		return "", false
 	}
-	sc := newSecretScan()
-	var found []bankSecret
-	var texts []string
-	left := maxRefusalText
-	add := func(r repo.Repo, rel, p string, withText bool) {
-		fs, body := sc.file(r, rel, p)
-		if len(fs) == 0 {
-			return
-		}
-		found = append(found, fs...)
-		if !withText {
-			return
-		}
-		secrets := make([]string, len(fs))
-		for i, f := range fs {
-			secrets[i] = f.secret
-		}
-		text := redactString(string(body), secrets)
-		if len(text) > left {
-			text = text[:left] + "\n… (the rest of the file is left out: read it by line range)"
-		}
-		left -= min(left, len(text))
-		texts = append(texts, "--- "+rel+" (secrets replaced by REDACTED)\n"+text)
-	}
+	rs := &refusalScan{sc: newSecretScan(), left: maxRefusalText}
 	sh, isShell := shellOf(c)
 	targets := targetFiles(c)
 	if isShell {
 		targets = shownTargets(targets, sh)
 	}
-	for _, p := range expandGlobs(targets) {
+	rs.scan(expandGlobs(targets), repos)
+	if len(rs.found) == 0 {
+		return indirectRefusal(c, sh, isShell, targets, repos, rs.sc), false
+	}
+	return rs.refusal(), len(rs.texts) > 0
+}
+
+// refusalScan gathers the secrets in the bank files a call would read, and the redacted text
+// of each file read whole, up to left bytes in all.
+type refusalScan struct {
+	sc    *secretScan
+	found []bankSecret
+	texts []string
+	left  int
+}
+
+// scan looks at every path in a repository's bank: a folder's files count without their text
+// (the call lists or walks them), a file's with it.
+func (rs *refusalScan) scan(paths []string, repos []repo.Repo) {
+	for _, p := range paths {
 		for _, r := range repos {
 			rel, ok := bankRel(r, p)
 			if !ok {
 				continue
 			}
 			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-				walkBank(r, p, func(rel, file string) { add(r, rel, file, false) })
+				walkBank(r, p, func(rel, file string) { rs.add(r, rel, file, false) })
 			} else {
-				add(r, rel, p, true)
+				rs.add(r, rel, p, true)
 			}
 		}
 	}
-	if len(found) == 0 {
-		if isShell {
-			if carried := carriedSecrets(sh, repos, sc); len(carried) > 0 {
-				return stopRefusal(carried, "and this command would copy it out of memory-bank/, where mbguard cannot keep it from the model, so it was stopped before it ran",
-					", then copy"), false
-			}
-			if ran := ranSecrets(sh, repos, sc); len(ran) > 0 {
-				return stopRefusal(ran, "and this command would run it as a program, whose errors and traces print its lines, so it was stopped before it ran",
-					", or read it with the read tool, which hands it over with the secret redacted"), false
-			}
-			if named, script := scriptSecrets(sh, repos, sc); len(named) > 0 {
-				return stopRefusal(named, "and the script this command runs ("+script+") names memory-bank/, so what it prints may show it; it was stopped before it ran",
-					", or have the script leave memory-bank/ out"), false
-			}
-		}
-		if readsOutside(c) {
-			paths := targets
-			if isShell {
-				paths = shellReads(sh)
-			}
-			if copies, texts := copySecrets(c, paths, isShell, repos, sc); len(copies) > 0 {
-				return copyRefusal(copies, texts), false
-			}
-		}
-		if above, next := searchAbove(c, sh, repos, sc); len(above) > 0 {
-			what := "this search"
-			if isShell {
-				what = "this command"
-			}
-			return stopRefusal(above, "and "+what+" would show it to the model, so it was stopped before it ran", ", or "+next), false
-		}
-		return "", false
+}
+
+// add scans one bank file; withText keeps its redacted text for the refusal.
+func (rs *refusalScan) add(r repo.Repo, rel, p string, withText bool) {
+	fs, body := rs.sc.file(r, rel, p)
+	if len(fs) == 0 {
+		return
 	}
+	rs.found = append(rs.found, fs...)
+	if !withText {
+		return
+	}
+	secrets := make([]string, len(fs))
+	for i, f := range fs {
+		secrets[i] = f.secret
+	}
+	text := redactString(string(body), secrets)
+	if len(text) > rs.left {
+		text = text[:rs.left] + "\n… (the rest of the file is left out: read it by line range)"
+	}
+	rs.left -= min(rs.left, len(text))
+	rs.texts = append(rs.texts, "--- "+rel+" (secrets replaced by REDACTED)\n"+text)
+}
+
+// refusal is the reason a call that would read the found secrets is refused, with the
+// redacted text of what it would have read when there is some.
+func (rs *refusalScan) refusal() string {
 	var lines, fixes []string
-	for _, f := range found {
+	for _, f := range rs.found {
 		lines = append(lines, f.String())
 		fixes = append(fixes, fmt.Sprintf("%s line %d (rule %s)", f.rel, f.line, f.rule))
 	}
 	msg := "[mbguard] " + strings.Join(lines, "; ") + ", so this call was stopped before it ran: the secret must not reach the model."
-	if len(texts) > 0 {
-		msg += " Here is what it would have read, with the secret redacted:\n\n" + strings.Join(texts, "\n\n") + "\n\n"
+	if len(rs.texts) > 0 {
+		msg += " Here is what it would have read, with the secret redacted:\n\n" + strings.Join(rs.texts, "\n\n") + "\n\n"
 	} else {
 		msg += " Read the other files one by one. "
 	}
 	return msg + "Do not repeat the secret anywhere; remove the secret at " + strings.Join(fixes, ", ") +
-		" and keep only where it lives (a vault, an environment variable name).", len(texts) > 0
+		" and keep only where it lives (a vault, an environment variable name)."
+}
+
+// indirectRefusal is the reason a call that reads no secret-holding bank file itself is still
+// refused ("" when it is not): a shell command that would copy, run or script a secret out, a
+// copy of a bank file outside the bank, or a search that would show a secret's line.
+func indirectRefusal(c *hookCall, sh shell.Result, isShell bool, targets []string, repos []repo.Repo, sc *secretScan) string {
+	if isShell {
+		if reason := shellRefusal(sh, repos, sc); reason != "" {
+			return reason
+		}
+	}
+	if readsOutside(c) {
+		paths := targets
+		if isShell {
+			paths = shellReads(sh)
+		}
+		if copies, texts := copySecrets(c, paths, isShell, repos, sc); len(copies) > 0 {
+			return copyRefusal(copies, texts)
+		}
+	}
+	if above, next := searchAbove(c, sh, repos, sc); len(above) > 0 {
+		what := "this search"
+		if isShell {
+			what = "this command"
+		}
+		return stopRefusal(above, "and "+what+" would show it to the model, so it was stopped before it ran", ", or "+next)
+	}
+	return ""
+}
+
+// shellRefusal is the reason a shell command that names no secret-holding bank file is refused
+// for what it does with one ("" when it is not): copies it out, runs it, or runs a script that
+// names memory-bank/.
+func shellRefusal(sh shell.Result, repos []repo.Repo, sc *secretScan) string {
+	if carried := carriedSecrets(sh, repos, sc); len(carried) > 0 {
+		return stopRefusal(carried, "and this command would copy it out of memory-bank/, where mbguard cannot keep it from the model, so it was stopped before it ran",
+			", then copy")
+	}
+	if ran := ranSecrets(sh, repos, sc); len(ran) > 0 {
+		return stopRefusal(ran, "and this command would run it as a program, whose errors and traces print its lines, so it was stopped before it ran",
+			", or read it with the read tool, which hands it over with the secret redacted")
+	}
+	if named, script := scriptSecrets(sh, repos, sc); len(named) > 0 {
+		return stopRefusal(named, "and the script this command runs ("+script+") names memory-bank/, so what it prints may show it; it was stopped before it ran",
+			", or have the script leave memory-bank/ out")
+	}
+	return ""
 }
 
 // shownTargets leaves out of a shell call's targets the paths it only lists, counts or sums

@@ -332,47 +332,66 @@ func secretsUnder(paths []string, repos []repo.Repo, sc *secretScan) (found []ba
 // git log -p, git diff) are judged by the files as they are now: a secret only in the history
 // is not looked for.
 func shellSearchAbove(res shell.Result, repos []repo.Repo, sc *secretScan) (found []bankSecret, next string) {
+	ss := &searchScan{sc: sc, changed: map[string]map[string]bool{}}
 	gitView, runTime := false, false
-	changed := map[string]map[string]bool{} // repository root → bank files with uncommitted changes
 	for _, s := range res.Searches {
 		if s.NoBank {
 			continue
 		}
-		n := len(found)
-		for _, p := range expandGlobs([]string{filepath.FromSlash(s.Path)}) {
-			for _, r := range repos {
-				if s.Top {
-					p = filepath.Join(r.Root, filepath.FromSlash(s.Path)) // git's REV:PATH
-				}
-				dir := bankDirOf(r, p)
-				if dir == "" {
-					continue
-				}
-				if s.Changes && changed[r.Root] == nil {
-					changed[r.Root] = bankChanges(r)
-				}
-				walkBank(r, dir, func(rel, file string) {
-					if s.NoMarkdown && strings.EqualFold(filepath.Ext(file), ".md") {
-						return // its file filters let no Markdown file in (grep --include='*.go')
-					}
-					if s.Changes && !changed[r.Root]["*"] && !changed[r.Root][rel] {
-						return // git diff shows only files with uncommitted changes
-					}
-					fs, _ := sc.file(r, rel, file)
-					found = append(found, fs...)
-				})
-			}
-		}
-		gitView = gitView || len(found) > n && strings.HasPrefix(s.Op, "git ") && s.Op != "git grep"
-		runTime = runTime || len(found) > n && s.Unknown
+		fs := ss.search(s, repos)
+		found = append(found, fs...)
+		gitView = gitView || len(fs) > 0 && strings.HasPrefix(s.Op, "git ") && s.Op != "git grep"
+		runTime = runTime || len(fs) > 0 && s.Unknown
 	}
-	if runTime {
+	switch {
+	case runTime:
 		return found, "name the files to read in the command instead of building their names when it runs"
-	}
-	if gitView {
+	case gitView:
 		return found, "view the history with the bank left out (git log -p -- . ':!memory-bank', git diff -- . ':!memory-bank')"
 	}
 	return found, "search with the bank left out (grep -r --exclude-dir=memory-bank …, rg -g '!memory-bank' …, git grep … -- ':!memory-bank')"
+}
+
+// searchScan finds the secrets shell searches would show, asking git once per repository
+// which bank files have uncommitted changes.
+type searchScan struct {
+	sc      *secretScan
+	changed map[string]map[string]bool // repository root → bank files with uncommitted changes
+}
+
+// search returns the secrets in every bank one search reaches from where it starts.
+func (ss *searchScan) search(s shell.Access, repos []repo.Repo) []bankSecret {
+	var found []bankSecret
+	for _, p := range expandGlobs([]string{filepath.FromSlash(s.Path)}) {
+		for _, r := range repos {
+			if s.Top {
+				p = filepath.Join(r.Root, filepath.FromSlash(s.Path)) // git's REV:PATH
+			}
+			if dir := bankDirOf(r, p); dir != "" {
+				walkBank(r, dir, func(rel, file string) { found = append(found, ss.file(s, r, rel, file)...) })
+			}
+		}
+	}
+	return found
+}
+
+// file returns the secrets of one bank file the search s shows: none when its file filters let
+// no Markdown file in (grep --include='*.go'), or, for git diff, when the file has no
+// uncommitted change.
+func (ss *searchScan) file(s shell.Access, r repo.Repo, rel, file string) []bankSecret {
+	if s.NoMarkdown && strings.EqualFold(filepath.Ext(file), ".md") {
+		return nil
+	}
+	if s.Changes {
+		if ss.changed[r.Root] == nil {
+			ss.changed[r.Root] = bankChanges(r)
+		}
+		if !ss.changed[r.Root]["*"] && !ss.changed[r.Root][rel] {
+			return nil
+		}
+	}
+	fs, _ := ss.sc.file(r, rel, file)
+	return fs
 }
 
 // bankChanges is the set of r's bank files with uncommitted changes (repository-relative, as

@@ -26,7 +26,7 @@ type HostSpec struct {
 	// itself (Crush's MEMORY.md view) is brought up to date.
 	Refresh func(repo.Repo, *config.Config) error
 
-	proto protocol // nil for a host served by a plugin (OpenCode)
+	proto protocol // nil for a host served by a plugin (OpenCode, Kilo Code)
 }
 
 // HookHost reports whether `mbguard hook <Name>` answers this host.
@@ -64,6 +64,8 @@ var hostSpecs = []HostSpec{
 			return filepath.Join(o.Root, ".opencode", "skills", "memory-bank")
 		},
 	},
+	// Kilo Code keeps OpenCode's plugin API: the same plugin, loaded from .kilo/plugin/
+	{Spec: host.Get("kilo"), Install: InstallKilo, SkillDir: kiloHost.skillDir},
 	{Spec: host.Get("codex"), Install: InstallCodex, proto: codexProto{}},
 	{Spec: host.Get("gemini"), Install: InstallGemini, proto: geminiProto{}},
 	{Spec: host.Get("copilot"), Install: InstallCopilot, proto: copilotProto{}},

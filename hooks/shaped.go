@@ -69,3 +69,14 @@ func llmContent(resp json.RawMessage) string {
 	}
 	return s
 }
+
+// firstString is the value of the first of keys whose value in a tool's arguments is a string
+// (with nonEmpty, a non-empty one): the hosts name the same argument several ways.
+func firstString(args map[string]any, nonEmpty bool, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if s, ok := args[k].(string); ok && (s != "" || !nonEmpty) {
+			return s, true
+		}
+	}
+	return "", false
+}

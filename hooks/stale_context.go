@@ -39,6 +39,29 @@ func staleContext(ctx context.Context, r repo.Repo, cfg *config.Config) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, staleContextBudget)
 	defer cancel()
+	notes := staleNotes(r, cfg)
+	if len(notes) == 0 {
+		return ""
+	}
+	key := staleKey(r, cfg, notes)
+	if text, ok := cachedStale(r, key); ok {
+		return text
+	}
+	res, err := stale.Check(ctx, r.Root, notes, stale.Options{})
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			saveStale(r, key, "") // a history too long for the budget: skipped until it changes
+		}
+		return ""
+	}
+	text := staleText(cfg, res)
+	saveStale(r, key, text)
+	return text
+}
+
+// staleNotes are the notes the session-start check reads: MEMORY.md, then the Markdown files
+// of the recovery fallbacks and anchors (a folder's files at any depth), at most 20.
+func staleNotes(r repo.Repo, cfg *config.Config) []stale.Note {
 	var notes []stale.Note
 	seen := map[string]bool{}
 	addNote := func(rel string) {
@@ -66,23 +89,7 @@ func staleContext(ctx context.Context, r repo.Repo, cfg *config.Config) string {
 			return nil
 		})
 	}
-	if len(notes) == 0 {
-		return ""
-	}
-	key := staleKey(r, cfg, notes)
-	if text, ok := cachedStale(r, key); ok {
-		return text
-	}
-	res, err := stale.Check(ctx, r.Root, notes, stale.Options{})
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			saveStale(r, key, "") // a history too long for the budget: skipped until it changes
-		}
-		return ""
-	}
-	text := staleText(cfg, res)
-	saveStale(r, key, text)
-	return text
+	return notes
 }
 
 // staleText renders the findings of the session-start check.

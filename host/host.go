@@ -91,7 +91,7 @@ const (
 	NoKernel Kernel = iota
 	// Sandbox: the host's own sandbox, with a deny rule for memory-bank/ (Claude Code).
 	Sandbox
-	// Jail: the host's plugin runs shell calls under `mbguard jail` (OpenCode).
+	// Jail: the host's plugin runs shell calls under `mbguard jail` (OpenCode, Kilo Code).
 	Jail
 )
 
@@ -156,7 +156,7 @@ type Spec struct {
 	// Kernel is how the kernel line can hold for the host's shell calls.
 	Kernel Kernel
 	// Plugin: mbguard runs inside the host as a plugin that asks `mbguard serve --stdio`, not
-	// as hook commands in a settings file (OpenCode).
+	// as hook commands in a settings file (OpenCode, and Kilo Code, which keeps its plugin API).
 	Plugin bool
 	// Aliases are other names the engine's events may carry for the host.
 	Aliases []string
@@ -208,6 +208,26 @@ var specs = []Spec{
 		ProjectDirs:  []string{".opencode/"},
 		UserFiles:    []File{{ConfigHome, "opencode/plugin/mbguard.js"}, {ConfigHome, "opencode/opencode.json"}},
 		Marker:       "// mbguard-opencode-plugin ", SessionField: "sessionID",
+		Kernel: Jail, Plugin: true,
+		ReadCall: `read({ filePath: "%s" })`,
+	},
+	{
+		// Kilo Code keeps OpenCode's plugin API: the same plugin, the same ways
+		Name: "kilo", Title: "Kilo Code",
+		Fails: FailMode{Crash: "open", Timeout: "open", BadReply: "open",
+			How: "the plugin lets a call run with a warning in warn mode; in block mode or with recovery armed it refuses writes"},
+		E2E: "test/e2e/kilo",
+		Events: []string{"chat.message", "tool.execute.before", "tool.execute.after",
+			"experimental.chat.system.transform", "experimental.session.compacting", "event"},
+		Closes: []string{"tool.execute.after"},
+		// Kilo loads every plugin and its kilo.json from .kilo/ (whole), and from the older
+		// .kilocode/, whose rules/ may hold a bank migrate takes over: only its plugin folders
+		// and configuration files there
+		ProjectFiles: []string{".kilo/plugin/mbguard.js", ".kilo/plugins/mbguard.js", ".kilocode/plugin/mbguard.js", ".kilocode/plugins/mbguard.js",
+			".kilocode/kilo.json", ".kilocode/kilo.jsonc", ".kilocode/opencode.json", ".kilocode/opencode.jsonc", "kilo.json", "kilo.jsonc"},
+		ProjectDirs: []string{".kilo/", ".kilocode/plugin/", ".kilocode/plugins/"},
+		UserFiles:   []File{{ConfigHome, "kilo/plugin/mbguard.js"}, {ConfigHome, "kilo/kilo.json"}, {ConfigHome, "kilo/kilo.jsonc"}},
+		Marker:      "// mbguard-opencode-plugin ", SessionField: "sessionID",
 		Kernel: Jail, Plugin: true,
 		ReadCall: `read({ filePath: "%s" })`,
 	},

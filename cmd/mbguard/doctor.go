@@ -271,15 +271,19 @@ func claudeBroken(p string, b []byte, ours bool) doctorCheck {
 	return broken
 }
 
-func checkOpenCode(r repo.Repo, home, cfgHome string) doctorCheck {
-	ch := doctorCheck{Name: "opencode"}
+// checkPlugin is the doctor line of a host that runs mbguard's OpenCode plugin (OpenCode,
+// Kilo Code): the project's plugin, else the user's.
+func checkPlugin(r repo.Repo, opts hooks.InstallOptions, spec hooks.HostSpec) doctorCheck {
+	home, cfgHome := opts.Home, opts.ConfigHome
+	ch := doctorCheck{Name: spec.Name}
+	step := "mbguard install --agent " + spec.Name
 	best := ""
 	var bestState hooks.PluginState = hooks.PluginMissing
 	for _, global := range []bool{false, true} {
 		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, ConfigHome: cfgHome, Global: global}
-		path, st, err := hooks.OpenCodePluginState(o)
+		path, st, err := hooks.PluginStateOf(spec.Name, o)
 		if err != nil {
-			ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), "mbguard install --agent opencode"
+			ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), step
 			return ch
 		}
 		if st == hooks.PluginCurrent || bestState == hooks.PluginMissing {
@@ -290,13 +294,13 @@ func checkOpenCode(r repo.Repo, home, cfgHome string) doctorCheck {
 	case hooks.PluginCurrent:
 		ch.Status, ch.Detail = checkOK, "plugin current at "+best
 	case hooks.PluginMissing:
-		ch.Status, ch.Detail, ch.Next = checkWarn, "OpenCode plugin not installed", "mbguard install --agent opencode"
+		ch.Status, ch.Detail, ch.Next = checkWarn, spec.Title+" plugin not installed", step
 	case hooks.PluginStale:
-		ch.Status, ch.Detail, ch.Next = checkWarn, best+" is from another mbguard version", "mbguard install --agent opencode"
+		ch.Status, ch.Detail, ch.Next = checkWarn, best+" is from another mbguard version", step
 	case hooks.PluginEdited:
-		ch.Status, ch.Detail, ch.Next = checkWarn, best+" was edited by hand", "mbguard install --agent opencode (your edits are replaced)"
+		ch.Status, ch.Detail, ch.Next = checkWarn, best+" was edited by hand", step+" (your edits are replaced)"
 	default:
-		ch.Status, ch.Detail, ch.Next = checkWarn, best+" was not written by mbguard", "move it aside, then mbguard install --agent opencode"
+		ch.Status, ch.Detail, ch.Next = checkWarn, best+" was not written by mbguard", "move it aside, then "+step
 	}
 	return ch
 }
@@ -352,47 +356,58 @@ func checkWatcher(ctx context.Context, r repo.Repo) doctorCheck {
 	return ch
 }
 
+// checkBank checks the bank's layout, then MEMORY.md: one line per finding, or one saying it is
+// well formed.
 func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
-	ch := doctorCheck{Name: "bank"}
 	ents, err := os.ReadDir(r.BankDir())
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), "make memory-bank/ readable"
-		return []doctorCheck{ch}
+		return []doctorCheck{{Name: "bank", Status: checkFail, Detail: err.Error(), Next: "make memory-bank/ readable"}}
 	}
 	var names []string
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	layout := bank.DetectLayout(err == nil, names)
+	if ch, stop := checkBankLayout(r, bank.DetectLayout(err == nil, names), names); stop {
+		return []doctorCheck{ch}
+	}
+	return checkEntry(r, cfg)
+}
+
+// checkBankLayout is the bank line for a layout mbguard does not gate as it is (stop false for
+// the current one).
+func checkBankLayout(r repo.Repo, layout bank.Layout, names []string) (ch doctorCheck, stop bool) {
+	ch = doctorCheck{Name: "bank", Status: checkFail}
 	if layout == bank.LayoutNone || layout == bank.LayoutEmpty {
 		// init would start a second, empty bank beside one kept as Cursor rules or in .memory-bank/
 		if l := lifecycle.ElsewhereLayout(r.Root); l != "" {
-			ch.Status, ch.Detail, ch.Next = checkFail, l+", not in memory-bank/ (nothing is gated)", "run mbguard migrate --apply (mbguard migrate shows the plan first)"
-			return []doctorCheck{ch}
+			ch.Detail, ch.Next = l+", not in memory-bank/ (nothing is gated)", "run mbguard migrate --apply (mbguard migrate shows the plan first)"
+			return ch, true
 		}
 	}
 	switch layout {
 	case bank.LayoutNone:
-		ch.Status, ch.Detail, ch.Next = checkFail, "no memory-bank/ in "+r.Root+" (nothing is gated)", "run mbguard init"
-		return []doctorCheck{ch}
+		ch.Detail, ch.Next = "no memory-bank/ in "+r.Root+" (nothing is gated)", "run mbguard init"
 	case bank.LayoutEmpty:
 		ch.Status, ch.Detail, ch.Next = checkWarn, "memory-bank/ has no MEMORY.md", "run mbguard init"
-		return []doctorCheck{ch}
 	case bank.LayoutLegacy:
-		ch.Status, ch.Detail, ch.Next = checkFail, fmt.Sprintf("legacy layout (%s memory bank)", bank.DetectKind(names)), "run mbguard migrate"
-		return []doctorCheck{ch}
+		ch.Detail, ch.Next = fmt.Sprintf("legacy layout (%s memory bank)", bank.DetectKind(names)), "run mbguard migrate"
 	case bank.LayoutMixed:
-		ch.Status, ch.Detail, ch.Next = checkFail, "mixed layout: MEMORY.md beside older entry files, or two conventions' entry files together", "move the older entry files' content into MEMORY.md by hand, then remove them"
+		ch.Detail, ch.Next = "mixed layout: MEMORY.md beside older entry files, or two conventions' entry files together", "move the older entry files' content into MEMORY.md by hand, then remove them"
 		if p, err := lifecycle.PlanMigration(r.Root); err == nil && len(p.Refusals) == 0 && len(p.Rewrite) > 0 {
 			ch.Detail = fmt.Sprintf("%s memory bank beside a MEMORY.md without block markers", p.Kind)
 			ch.Next = "run mbguard migrate (its plan keeps that MEMORY.md byte for byte)"
 		}
-		return []doctorCheck{ch}
+	default:
+		return ch, false
 	}
+	return ch, true
+}
+
+// checkEntry checks MEMORY.md's markers, template version and length.
+func checkEntry(r repo.Repo, cfg *config.Config) []doctorCheck {
 	b, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(bank.Entry)))
 	if err != nil {
-		ch.Status, ch.Detail, ch.Next = checkFail, err.Error(), "make memory-bank/MEMORY.md readable"
-		return []doctorCheck{ch}
+		return []doctorCheck{{Name: "bank", Status: checkFail, Detail: err.Error(), Next: "make memory-bank/MEMORY.md readable"}}
 	}
 	minimum := bank.CurrentTemplate
 	if cfg != nil {
@@ -403,8 +418,7 @@ func checkBank(r repo.Repo, cfg *config.Config) []doctorCheck {
 		fs = append(fs, scanner.CheckEntryLength(bank.Entry, b, cfg.Context.MaxChars)...)
 	}
 	if len(fs) == 0 {
-		ch.Status, ch.Detail = checkOK, bank.CurrentTemplate.String()+" layout, MEMORY.md well formed"
-		return []doctorCheck{ch}
+		return []doctorCheck{{Name: "bank", Status: checkOK, Detail: bank.CurrentTemplate.String() + " layout, MEMORY.md well formed"}}
 	}
 	var out []doctorCheck
 	for _, f := range fs {

@@ -52,11 +52,10 @@ func checkHostFiles(name, title, marker string, paths []string, trust func() (st
 // ownHostChecks are the hosts doctor checks its own way; every other host by whether its
 // files (host.Spec.DoctorProject, DoctorUser) hold mbguard's hooks.
 var ownHostChecks = map[string]func(r repo.Repo, o hooks.InstallOptions, spec hooks.HostSpec) doctorCheck{
-	"claude": func(r repo.Repo, o hooks.InstallOptions, _ hooks.HostSpec) doctorCheck { return checkClaude(r, o.Home) },
-	"opencode": func(r repo.Repo, o hooks.InstallOptions, _ hooks.HostSpec) doctorCheck {
-		return checkOpenCode(r, o.Home, o.ConfigHome)
-	},
-	"codex": checkCodex,
+	"claude":   func(r repo.Repo, o hooks.InstallOptions, _ hooks.HostSpec) doctorCheck { return checkClaude(r, o.Home) },
+	"opencode": checkPlugin,
+	"kilo":     checkPlugin,
+	"codex":    checkCodex,
 	"crush": func(r repo.Repo, o hooks.InstallOptions, spec hooks.HostSpec) doctorCheck {
 		return checkCrush(r, checkSpecFiles(spec, o))
 	},

@@ -33,8 +33,8 @@ func checkUserHosts(getenv func(string) string) []doctorCheck {
 	var out []doctorCheck
 	for _, spec := range hooks.Registry() {
 		if spec.Plugin {
-			ch := doctorCheck{Name: spec.Name, Status: checkInfo, Detail: spec.Title + " plugin not installed for the user (mbguard install --agent opencode --global if you use it)"}
-			if path, st, err := hooks.OpenCodePluginState(o); err == nil && st != hooks.PluginMissing {
+			ch := doctorCheck{Name: spec.Name, Status: checkInfo, Detail: spec.Title + " plugin not installed for the user (mbguard install --agent " + spec.Name + " --global if you use it)"}
+			if path, st, err := hooks.PluginStateOf(spec.Name, o); err == nil && st != hooks.PluginMissing {
 				ch.Detail = "plugin " + string(st) + " at " + path
 				if st == hooks.PluginCurrent {
 					ch.Status = checkOK

@@ -13,8 +13,15 @@ import (
 
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/host"
+	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/skills"
 )
+
+// installFlags are install's flags.
+type installFlags struct {
+	agent                                                string
+	global, gitHooks, husky, uninstall, noSkill, sandbox bool
+}
 
 func newInstallCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
@@ -22,123 +29,168 @@ func newInstallCmd(e *env) *cobra.Command {
 		Short: "install agent hooks (--agent " + strings.Join(installAgents, "|") + "), the skill, or the git pre-commit hook (--hooks)",
 		Args:  noArgs,
 	}
-	agent := c.Flags().String("agent", "", "the agent `host` to install into: "+strings.Join(installAgents, " or "))
-	global := c.Flags().Bool("global", false, "with --agent: install into the user's global host configuration")
-	gitHooks := c.Flags().Bool("hooks", false, "install the git pre-commit hook")
-	husky := c.Flags().Bool("husky", false, "with --hooks: add the check to .husky/pre-commit")
-	uninstall := c.Flags().Bool("uninstall", false, "remove what install added, keeping everything else")
-	noSkill := c.Flags().Bool("no-skill", false, "with --agent: do not write the memory-bank skill")
-	sandbox := c.Flags().Bool("sandbox", false, "with --agent claude: turn Claude Code's sandbox on with memory-bank/ read-only for shell commands (the kernel line)")
+	f := &installFlags{}
+	c.Flags().StringVar(&f.agent, "agent", "", "the agent `host` to install into: "+strings.Join(installAgents, " or "))
+	c.Flags().BoolVar(&f.global, "global", false, "with --agent: install into the user's global host configuration")
+	c.Flags().BoolVar(&f.gitHooks, "hooks", false, "install the git pre-commit hook")
+	c.Flags().BoolVar(&f.husky, "husky", false, "with --hooks: add the check to .husky/pre-commit")
+	c.Flags().BoolVar(&f.uninstall, "uninstall", false, "remove what install added, keeping everything else")
+	c.Flags().BoolVar(&f.noSkill, "no-skill", false, "with --agent: do not write the memory-bank skill")
+	c.Flags().BoolVar(&f.sandbox, "sandbox", false, "with --agent claude: turn Claude Code's sandbox on with memory-bank/ read-only for shell commands (the kernel line)")
 	c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions(installAgents, cobra.ShellCompDirectiveNoFileComp))
-	c.RunE = e.runs(func(ctx context.Context, args []string) int {
-		if *agent == "" && !*gitHooks {
-			return e.usage(c, "install needs --agent %s or --hooks", strings.Join(installAgents, "|"))
-		}
-		if *sandbox && host.Get(*agent).Kernel != host.Sandbox {
-			return e.usage(c, "--sandbox applies to --agent claude; other hosts get the kernel line from their hook (see mbguard doctor)")
-		}
-		if code, stop := e.refuseUnderAgent("install --uninstall", *uninstall); stop {
-			return code
-		}
-		if *gitHooks && *global {
-			// the git hook lives in one repository; --global used to be ignored here, silently
-			return e.usage(c, "--global applies to --agent only: the git hook is installed per repository (drop --global)")
-		}
-		r, err := e.repo()
-		if err != nil && !*global {
-			return e.fail(err)
-		}
-		home := e.getenv("HOME")
-		o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, ConfigHome: configHome(e.getenv),
-			Global: *global, Uninstall: *uninstall, Husky: *husky, Binary: selfCommand(), ProjectBin: projectBin(r.Root)}
-		o.CodexHome, o.CopilotHome = e.getenv("CODEX_HOME"), e.getenv("COPILOT_HOME")
-		var changes []hooks.Change
-		var skillDir string
-		if *agent != "" {
-			spec, ok := hooks.LookupHost(*agent)
-			if !ok {
-				return e.usage(c, "--agent %q: want %s", *agent, strings.Join(installAgents, " or "))
-			}
-			o.ProjectDirEnv = spec.ProjectDirEnv
-			switch {
-			case spec.Kernel == host.Sandbox && *uninstall:
-				changes, err = uninstallClaude(o)
-			case spec.Kernel == host.Sandbox:
-				o.ClaudeVersion = claudeVersion(ctx)
-				changes, err = installClaude(o, *sandbox) // the kernel line rides on Claude Code's sandbox
-				if note := hooks.ClaudeOnFailureNote(o.ClaudeVersion); note != "" && err == nil {
-					fmt.Fprintln(e.stderr, "mbguard: "+note+". Next: update Claude Code, then run mbguard install --agent claude again.")
-				}
-			default:
-				changes, err = spec.Install(o)
-			}
-			if spec.SkillDir != nil {
-				skillDir = spec.SkillDir(o)
-			}
-		}
-		if err != nil {
-			return e.fail(fmt.Errorf("installing for %s: %w", *agent, err))
-		}
-		if *gitHooks {
-			hc, err := hooks.InstallGitHook(o)
-			if err != nil {
-				return e.fail(fmt.Errorf("installing the git hook: %w", err))
-			}
-			changes = append(changes, hc...)
-		}
-		for _, ch := range changes {
-			printChange(e, ch)
-		}
-		if w := transientBinary(o.Binary); w != "" && o.ProjectBin == "" && !*uninstall && len(changes) > 0 {
-			fmt.Fprintln(e.stderr, w)
-		}
-		if *agent != "" && !*uninstall { // the first hook call must not build the known-good store
-			e.prime(r)
-		}
-		if *sandbox && !*uninstall {
-			fmt.Fprintln(e.stdout, hooks.ClaudeSandboxEffects)
-		}
-		if *agent != "" && !*uninstall && !*global {
-			if fi, err := os.Stat(r.BankDir()); err != nil || !fi.IsDir() {
-				// doctor FAILs this; say it where the person is looking
-				fmt.Fprintln(e.stdout, "next: mbguard init (there is no memory-bank/ here yet, so nothing is gated)")
-			}
-		}
-		if step := hooks.TrustStep(*agent, *global); step != "" && !*uninstall {
-			fmt.Fprintf(e.stdout, "next: %s\n", step)
-		}
-		if skillDir != "" && !*noSkill {
-			lines, err := skills.Install(skillDir, *uninstall)
-			if err != nil {
-				return e.fail(fmt.Errorf("installing the skill: %w", err))
-			}
-			for _, l := range lines {
-				// show project files relative to the root, like the other install lines
-				if r.Root != "" {
-					l = strings.ReplaceAll(l, r.Root+string(filepath.Separator), "")
-				}
-				fmt.Fprintln(e.stdout, l)
-			}
-		}
-		if *uninstall {
-			// the folders install created go too, when nothing else is left in them
-			stops := []string{o.Root, o.Home, o.ConfigHome, o.CodexHome, o.CopilotHome}
-			for _, ch := range changes {
-				if ch.Action == "removed" {
-					p := ch.Path
-					if !filepath.IsAbs(p) {
-						p = filepath.Join(o.Root, p)
-					}
-					removeEmptyUp(filepath.Dir(p), stops)
-				}
-			}
-			if skillDir != "" && !*noSkill {
-				removeEmptyUp(skillDir, stops)
-			}
-		}
-		return exitOK
-	})
+	c.RunE = e.runs(func(ctx context.Context, args []string) int { return e.install(ctx, c, f) })
 	return c
+}
+
+// install is the install command after its flags, in steps: refuse flags that do not go
+// together, install the agent's hooks and the git hook, tell what changed and the next step,
+// write the skill, and after an uninstall remove the folders install created, when empty.
+func (e *env) install(ctx context.Context, c *cobra.Command, f *installFlags) int {
+	if code, stop := e.refuseInstallFlags(c, f); stop {
+		return code
+	}
+	r, err := e.repo()
+	if err != nil && !f.global {
+		return e.fail(err)
+	}
+	o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: e.getenv("HOME"), ConfigHome: configHome(e.getenv),
+		Global: f.global, Uninstall: f.uninstall, Husky: f.husky, Binary: selfCommand(), ProjectBin: projectBin(r.Root)}
+	o.CodexHome, o.CopilotHome = e.getenv("CODEX_HOME"), e.getenv("COPILOT_HOME")
+	changes, skillDir, code, stop := e.installAgent(ctx, c, f, &o)
+	if stop {
+		return code
+	}
+	if f.gitHooks {
+		hc, err := hooks.InstallGitHook(o)
+		if err != nil {
+			return e.fail(fmt.Errorf("installing the git hook: %w", err))
+		}
+		changes = append(changes, hc...)
+	}
+	e.tellInstalled(f, o, r, changes)
+	if skillDir == "" || f.noSkill {
+		skillDir = ""
+	} else if err := e.installSkill(skillDir, f.uninstall, r.Root); err != nil {
+		return e.fail(err)
+	}
+	if f.uninstall {
+		removeInstalledDirs(o, changes, skillDir)
+	}
+	return exitOK
+}
+
+// refuseInstallFlags answers flags that do not go together, and an agent's own uninstall.
+func (e *env) refuseInstallFlags(c *cobra.Command, f *installFlags) (int, bool) {
+	switch {
+	case f.agent == "" && !f.gitHooks:
+		return e.usage(c, "install needs --agent %s or --hooks", strings.Join(installAgents, "|")), true
+	case f.sandbox && host.Get(f.agent).Kernel != host.Sandbox:
+		return e.usage(c, "--sandbox applies to --agent claude; other hosts get the kernel line from their hook (see mbguard doctor)"), true
+	}
+	if code, stop := e.refuseUnderAgent("install --uninstall", f.uninstall); stop {
+		return code, true
+	}
+	if f.gitHooks && f.global {
+		// the git hook lives in one repository; --global used to be ignored here, silently
+		return e.usage(c, "--global applies to --agent only: the git hook is installed per repository (drop --global)"), true
+	}
+	return 0, false
+}
+
+// installAgent installs (or removes) the hooks of the host --agent names, and says where its
+// skill goes; stop with code when it could not.
+func (e *env) installAgent(ctx context.Context, c *cobra.Command, f *installFlags, o *hooks.InstallOptions) (changes []hooks.Change, skillDir string, code int, stop bool) {
+	if f.agent == "" {
+		return nil, "", 0, false
+	}
+	spec, ok := hooks.LookupHost(f.agent)
+	if !ok {
+		return nil, "", e.usage(c, "--agent %q: want %s", f.agent, strings.Join(installAgents, " or ")), true
+	}
+	o.ProjectDirEnv = spec.ProjectDirEnv
+	sandboxHost := spec.Kernel == host.Sandbox && !o.Uninstall
+	if sandboxHost {
+		o.ClaudeVersion = claudeVersion(ctx) // onFailure is written only for a Claude Code that reads it
+	}
+	changes, err := installHost(spec, *o, f.sandbox)
+	if err != nil {
+		return nil, "", e.fail(fmt.Errorf("installing for %s: %w", f.agent, err)), true
+	}
+	if note := hooks.ClaudeOnFailureNote(o.ClaudeVersion); sandboxHost && note != "" {
+		fmt.Fprintln(e.stderr, "mbguard: "+note+". Next: update Claude Code, then run mbguard install --agent claude again.")
+	}
+	if spec.SkillDir != nil {
+		skillDir = spec.SkillDir(*o)
+	}
+	return changes, skillDir, 0, false
+}
+
+// installHost installs (with o.Uninstall removes) one host's hooks. A host whose kernel line
+// rides on its own sandbox (host.Sandbox: Claude Code) gets the sandbox's deny rule with them;
+// sandbox also turns the sandbox on.
+func installHost(spec hooks.HostSpec, o hooks.InstallOptions, sandbox bool) ([]hooks.Change, error) {
+	switch {
+	case spec.Kernel == host.Sandbox && o.Uninstall:
+		return uninstallClaude(o)
+	case spec.Kernel == host.Sandbox:
+		return installClaude(o, sandbox)
+	}
+	return spec.Install(o)
+}
+
+// tellInstalled prints what install changed and, after an install, what follows from it: a
+// binary that will not last, the sandbox's effects, a missing bank, the host's trust step.
+func (e *env) tellInstalled(f *installFlags, o hooks.InstallOptions, r repo.Repo, changes []hooks.Change) {
+	for _, ch := range changes {
+		printChange(e, ch)
+	}
+	if f.uninstall {
+		return
+	}
+	if w := transientBinary(o.Binary); w != "" && o.ProjectBin == "" && len(changes) > 0 {
+		fmt.Fprintln(e.stderr, w)
+	}
+	if f.agent != "" { // the first hook call must not build the known-good store
+		e.prime(r)
+	}
+	if f.sandbox {
+		fmt.Fprintln(e.stdout, hooks.ClaudeSandboxEffects)
+	}
+	if f.agent != "" && !f.global {
+		if fi, err := os.Stat(r.BankDir()); err != nil || !fi.IsDir() {
+			// doctor FAILs this; say it where the person is looking
+			fmt.Fprintln(e.stdout, "next: mbguard init (there is no memory-bank/ here yet, so nothing is gated)")
+		}
+	}
+	if step := hooks.TrustStep(f.agent, f.global); step != "" {
+		fmt.Fprintf(e.stdout, "next: %s\n", step)
+	}
+}
+
+// installSkill writes (or removes) the memory-bank skill in dir.
+func (e *env) installSkill(dir string, uninstall bool, root string) error {
+	lines, err := skills.Install(dir, uninstall)
+	if err != nil {
+		return fmt.Errorf("installing the skill: %w", err)
+	}
+	for _, l := range relLines(lines, root) {
+		fmt.Fprintln(e.stdout, l)
+	}
+	return nil
+}
+
+// removeInstalledDirs removes the folders install created that an uninstall left empty: those
+// of the files it removed, and the skill's.
+func removeInstalledDirs(o hooks.InstallOptions, changes []hooks.Change, skillDir string) {
+	stops := []string{o.Root, o.Home, o.ConfigHome, o.CodexHome, o.CopilotHome}
+	for _, ch := range changes {
+		if ch.Action == "removed" {
+			removeEmptyUp(filepath.Dir(inRoot(o.Root, ch.Path)), stops)
+		}
+	}
+	if skillDir != "" {
+		removeEmptyUp(skillDir, stops)
+	}
 }
 
 // uninstallClaude removes the sandbox's deny rule, then the hooks: the hooks' step is the one

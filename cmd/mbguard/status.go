@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/declog"
+	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/outcome"
 	"github.com/mbguard/mbguard/scanner"
 	"github.com/mbguard/mbguard/watcher"
@@ -48,75 +50,91 @@ func newStatusCmd(e *env) *cobra.Command {
 		if *nDecisions < 0 {
 			return e.usage(c, "--decisions %d: want 0 or more", *nDecisions)
 		}
-		r, err := e.repo()
-		if err != nil {
-			return e.fail(err)
-		}
-		cfg, err := e.config(r.Root)
-		if err != nil {
-			return e.fail(err)
-		}
-		warnConfig(e, cfg)
-		rep := statusReport{Root: r.Root, Sessions: []watcher.SessionStatus{}, Decisions: []declog.Entry{}, Findings: []watcher.Finding{}}
-		var st *watcher.Status
-		if pid, sock, ok := watcher.Running(r); ok {
-			rep.Watcher = watcherStatus{Running: true, PID: pid, Socket: sock}
-			if c, err := watcher.Dial(r); err == nil {
-				cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-				resp, err := c.Do(cctx, watcher.Request{Op: "status"})
-				cancel()
-				c.Close()
-				if err == nil && resp.Status != nil {
-					st = resp.Status
-				}
-			}
-		}
-		if st == nil {
-			// no watcher (or it did not answer): the session files tell the same story
-			st, err = watcher.NewService(r, cfg, watcher.ServiceOptions{}).Status()
-			if err != nil {
-				e.logf("reading sessions: %v", err)
-			}
-		}
-		if st != nil && st.Sessions != nil {
-			rep.Sessions = st.Sessions
-		}
-		if ds, bad, err := declog.Read(declog.Path(r.StateDir()), *nDecisions); err != nil {
-			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
-		} else {
-			if bad > 0 {
-				// torn by a crash, or over 1 MiB (not written by mbguard): skipped, the rest shown
-				fmt.Fprintf(e.stderr, "mbguard: note: skipped %d unreadable line(s) of %s (torn or over 1 MiB)\n", bad, declog.Path(r.StateDir()))
-			}
-			if ds != nil {
-				rep.Decisions = ds
-			}
-		}
-		if fs, _, err := watcher.CurrentFindings(r, 20); err != nil {
-			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
-		} else if fs != nil {
-			rep.Findings = fs
-		}
-		rep.JobReports = []outcome.JobReport{}
-		if js, err := outcome.JobReports(r, time.Now()); err != nil {
-			fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
-		} else if js != nil {
-			rep.JobReports = js
-		}
-		rep.Quarantine = outcome.CountQuarantine(r)
-		rep.Next = statusNext(rep)
-		if *asJSON {
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(rep); err != nil {
-				return e.fail(err)
-			}
-			return exitOK
-		}
-		printStatus(e, rep)
-		return exitOK
+		return e.status(ctx, *asJSON, *nDecisions)
 	})
 	return c
+}
+
+// status is the status command after its flags: the watcher and the sessions, the last
+// nDecisions decisions, the current findings, the background jobs' reports and the quarantine,
+// then the next step; as JSON with asJSON.
+func (e *env) status(ctx context.Context, asJSON bool, nDecisions int) int {
+	r, err := e.repo()
+	if err != nil {
+		return e.fail(err)
+	}
+	cfg, err := e.config(r.Root)
+	if err != nil {
+		return e.fail(err)
+	}
+	warnConfig(e, cfg)
+	rep := statusReport{Root: r.Root, Sessions: []watcher.SessionStatus{}, Decisions: []declog.Entry{}, Findings: []watcher.Finding{}}
+	st := e.sessionStatus(ctx, r, cfg, &rep)
+	if st != nil && st.Sessions != nil {
+		rep.Sessions = st.Sessions
+	}
+	e.addDecisions(&rep, r, nDecisions)
+	if fs, _, err := watcher.CurrentFindings(r, 20); err != nil {
+		fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+	} else if fs != nil {
+		rep.Findings = fs
+	}
+	rep.JobReports = []outcome.JobReport{}
+	if js, err := outcome.JobReports(r, time.Now()); err != nil {
+		fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+	} else if js != nil {
+		rep.JobReports = js
+	}
+	rep.Quarantine = outcome.CountQuarantine(r)
+	rep.Next = statusNext(rep)
+	if !asJSON {
+		printStatus(e, rep)
+		return exitOK
+	}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		return e.fail(err)
+	}
+	return exitOK
+}
+
+// sessionStatus asks a running watcher for the sessions (noting it in rep), or, without one or
+// an answer, reads the session files, which tell the same story.
+func (e *env) sessionStatus(ctx context.Context, r repo.Repo, cfg *config.Config, rep *statusReport) *watcher.Status {
+	if pid, sock, ok := watcher.Running(r); ok {
+		rep.Watcher = watcherStatus{Running: true, PID: pid, Socket: sock}
+		if c, err := watcher.Dial(r); err == nil {
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			resp, err := c.Do(cctx, watcher.Request{Op: "status"})
+			cancel()
+			c.Close()
+			if err == nil && resp.Status != nil {
+				return resp.Status
+			}
+		}
+	}
+	st, err := watcher.NewService(r, cfg, watcher.ServiceOptions{}).Status()
+	if err != nil {
+		e.logf("reading sessions: %v", err)
+	}
+	return st
+}
+
+// addDecisions puts the last n decisions of the log into rep; lines torn by a crash or over
+// 1 MiB (not written by mbguard) are skipped with a note.
+func (e *env) addDecisions(rep *statusReport, r repo.Repo, n int) {
+	ds, bad, err := declog.Read(declog.Path(r.StateDir()), n)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "mbguard: %v\n", err)
+		return
+	}
+	if bad > 0 {
+		fmt.Fprintf(e.stderr, "mbguard: note: skipped %d unreadable line(s) of %s (torn or over 1 MiB)\n", bad, declog.Path(r.StateDir()))
+	}
+	if ds != nil {
+		rep.Decisions = ds
+	}
 }
 
 func statusNext(rep statusReport) string {

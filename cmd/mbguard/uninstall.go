@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mbguard/mbguard/hooks"
-	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/outcome"
 	"github.com/mbguard/mbguard/skills"
@@ -128,78 +127,110 @@ func (e *env) forgetRepoState(r repo.Repo) error {
 // the git hook's, and removes the folders install created that are left empty. It returns only
 // the lines that say something changed or was kept.
 func uninstallAll(o hooks.InstallOptions) ([]string, error) {
-	var out []string
-	var dirs []string // folders that held what was removed
-	add := func(cs []hooks.Change) {
-		for _, ch := range cs {
-			if ch.Action == "unchanged" || ch.Action == "skipped" && strings.HasPrefix(ch.Note, "no ") {
-				continue // not installed here
-			}
-			out = append(out, changeLine(ch))
-			if ch.Action == "removed" {
-				p := ch.Path
-				if !filepath.IsAbs(p) {
-					p = filepath.Join(o.Root, p)
-				}
-				dirs = append(dirs, filepath.Dir(p))
-			}
-		}
-	}
+	u := &uninstallRun{o: o}
 	for _, spec := range hooks.Registry() {
-		var cs []hooks.Change
-		var err error
-		if spec.Kernel == host.Sandbox { // the sandbox's deny rule goes with the hooks
-			cs, err = uninstallClaude(o)
-		} else {
-			cs, err = spec.Install(o)
-		}
-		if err != nil {
-			return out, fmt.Errorf("removing the %s hooks: %w", spec.Title, err)
-		}
-		add(cs)
-		if spec.SkillDir == nil {
-			continue
-		}
-		dir := spec.SkillDir(o)
-		lines, err := skills.Install(dir, true)
-		if err != nil {
-			return out, fmt.Errorf("removing the skill from %s: %w", dir, err)
-		}
-		for _, l := range lines {
-			if o.Root != "" {
-				l = strings.ReplaceAll(l, o.Root+string(filepath.Separator), "")
-			}
-			out = append(out, l)
-		}
-		if len(lines) > 0 {
-			dirs = append(dirs, dir)
+		if err := u.host(spec); err != nil {
+			return u.out, err
 		}
 	}
 	if !o.Global {
-		cs, err := hooks.InstallGitHook(o)
-		if err != nil {
-			return out, fmt.Errorf("removing the git hook: %w", err)
-		}
-		add(cs)
-		if fi, err := os.Stat(filepath.Join(o.Root, ".husky")); err == nil && fi.IsDir() {
-			h := o
-			h.Husky = true
-			cs, err := hooks.InstallGitHook(h)
-			if err != nil {
-				return out, fmt.Errorf("removing the husky line: %w", err)
-			}
-			add(cs)
-		}
-		if b, err := os.ReadFile(filepath.Join(o.Root, ".pre-commit-config.yaml")); err == nil && strings.Contains(string(b), "mbguard") {
-			// the person wrote these lines; mbguard never adds them
-			out = append(out, changeLine(hooks.Change{Action: "kept", Path: ".pre-commit-config.yaml", Note: "it names mbguard's hooks: remove them there yourself"}))
+		if err := u.gitHooks(); err != nil {
+			return u.out, err
 		}
 	}
 	stops := []string{o.Root, o.Home, o.ConfigHome, o.CodexHome, o.CopilotHome}
-	for _, d := range dirs {
+	for _, d := range u.dirs {
 		removeEmptyUp(d, stops)
 	}
-	return out, nil
+	return u.out, nil
+}
+
+// uninstallRun is one uninstall in progress: the lines to print and the folders that held what
+// was removed.
+type uninstallRun struct {
+	o    hooks.InstallOptions
+	out  []string
+	dirs []string
+}
+
+// add keeps the lines of the changes that say something changed or was kept.
+func (u *uninstallRun) add(cs []hooks.Change) {
+	for _, ch := range cs {
+		if ch.Action == "unchanged" || ch.Action == "skipped" && strings.HasPrefix(ch.Note, "no ") {
+			continue // not installed here
+		}
+		u.out = append(u.out, changeLine(ch))
+		if ch.Action == "removed" {
+			u.dirs = append(u.dirs, filepath.Dir(inRoot(u.o.Root, ch.Path)))
+		}
+	}
+}
+
+// host removes one host's hooks and its skill.
+func (u *uninstallRun) host(spec hooks.HostSpec) error {
+	cs, err := installHost(spec, u.o, false)
+	if err != nil {
+		return fmt.Errorf("removing the %s hooks: %w", spec.Title, err)
+	}
+	u.add(cs)
+	if spec.SkillDir == nil {
+		return nil
+	}
+	dir := spec.SkillDir(u.o)
+	lines, err := skills.Install(dir, true)
+	if err != nil {
+		return fmt.Errorf("removing the skill from %s: %w", dir, err)
+	}
+	u.out = append(u.out, relLines(lines, u.o.Root)...)
+	if len(lines) > 0 {
+		u.dirs = append(u.dirs, dir)
+	}
+	return nil
+}
+
+// gitHooks removes the git pre-commit hook, plain and husky's, and says when the pre-commit
+// framework's configuration still names mbguard.
+func (u *uninstallRun) gitHooks() error {
+	cs, err := hooks.InstallGitHook(u.o)
+	if err != nil {
+		return fmt.Errorf("removing the git hook: %w", err)
+	}
+	u.add(cs)
+	if fi, err := os.Stat(filepath.Join(u.o.Root, ".husky")); err == nil && fi.IsDir() {
+		h := u.o
+		h.Husky = true
+		cs, err := hooks.InstallGitHook(h)
+		if err != nil {
+			return fmt.Errorf("removing the husky line: %w", err)
+		}
+		u.add(cs)
+	}
+	if b, err := os.ReadFile(filepath.Join(u.o.Root, ".pre-commit-config.yaml")); err == nil && strings.Contains(string(b), "mbguard") {
+		// the person wrote these lines; mbguard never adds them
+		u.out = append(u.out, changeLine(hooks.Change{Action: "kept", Path: ".pre-commit-config.yaml", Note: "it names mbguard's hooks: remove them there yourself"}))
+	}
+	return nil
+}
+
+// inRoot is p, a change's path, made absolute: a relative one is relative to the project root.
+func inRoot(root, p string) string {
+	if !filepath.IsAbs(p) {
+		return filepath.Join(root, p)
+	}
+	return p
+}
+
+// relLines are the skill's lines with the project's files shown relative to its root, like the
+// other install lines.
+func relLines(lines []string, root string) []string {
+	if root == "" {
+		return lines
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.ReplaceAll(l, root+string(filepath.Separator), "")
+	}
+	return out
 }
 
 // removeEmptyUp removes dir and its parents while they are empty, stopping at any of stops (a

@@ -1,6 +1,7 @@
-// mbguard plugin for OpenCode: enforces memory-bank/ discipline on the agent's tool calls.
-// Written by `mbguard install --agent opencode`; do not edit (reinstall instead). The decisions
-// come from one long-lived `mbguard serve --stdio` child per OpenCode instance (docs/protocol.md).
+// mbguard plugin for OpenCode, and for Kilo Code, which keeps OpenCode's plugin API: enforces
+// memory-bank/ discipline on the agent's tool calls. Written by `mbguard install --agent
+// opencode` (or `--agent kilo`); do not edit (reinstall instead). The decisions come from one
+// long-lived `mbguard serve --stdio` child per host instance (docs/protocol.md).
 //
 // Environment:
 //   MBGUARD_BIN         the mbguard binary (default: the one install recorded below, else PATH)
@@ -15,6 +16,8 @@ import { isAbsolute, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const DEFAULT_BIN = "mbguard"
+// the host the plugin runs in, as `mbguard install --agent` names it
+const HOST = "opencode"
 
 // BEGIN tool taxonomy: generated from gating.ToolClasses by
 // `go test ./hooks -run TestOpenCodePluginToolTable -update`; do not edit.
@@ -209,7 +212,7 @@ export const MbguardPlugin = async ({ directory, worktree }) => {
     request({
       op: "event",
       ...opts,
-      event: { kind, host: "opencode", session, message: messages.get(session), cwd: root, now: Date.now(), ...extra },
+      event: { kind, host: HOST, session, message: messages.get(session), cwd: root, now: Date.now(), ...extra },
     })
 
   const track = (session, resp) => {

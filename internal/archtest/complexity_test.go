@@ -17,9 +17,9 @@ import (
 // them. Issue #27 sets the goal at ≤ 40 functions above 15 and none above 30; lower these
 // constants as functions are split, never the other way. (Round 5 started at 150 / 32 / 91.)
 const (
-	maxAbove15 = 44 // functions with cyclomatic complexity > 15
-	maxAbove30 = 4  // functions with cyclomatic complexity > 30
-	maxAny     = 49 // the most complex function (hooks' Hook.ask today)
+	maxAbove15 = 28 // functions with cyclomatic complexity > 15 (issue #27's goal: <= 40)
+	maxAbove30 = 0  // functions with cyclomatic complexity > 30 (the goal: none)
+	maxAny     = 26 // the most complex function (watcher's Service.event today)
 )
 
 // cyclomatic counts a function the way gocyclo does: 1, plus one for each if, for, range, case

@@ -59,7 +59,7 @@ type Config struct {
 	} `koanf:"state"`
 	Kernel struct {
 		// Mode "on" (the default) runs agent shell calls under `mbguard jail` on hosts whose
-		// hook can rewrite the command (OpenCode), except a command line of git branch
+		// hook can rewrite the command (OpenCode, Kilo Code), except a command line of git branch
 		// operations only (checkout, switch, merge, pull, rebase, reset, cherry-pick, stash, am,
 		// restore, revert), which must update the bank and is judged after the call; "off"
 		// leaves every call as it is. Claude Code gets the kernel line from its sandbox instead.

@@ -94,7 +94,7 @@ const Marker = "e2e-memory-7f3a"
 // Dropped are the prefixes of the variables a test never inherits: the hosts' own, and
 // mbguard's, which would change the decisions.
 var Dropped = []string{"OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_", "COPILOT_", "GH_", "GITHUB_",
-	"ANTHROPIC_", "CLAUDE", "OPENCODE", "MEMORY_BANK_", "MBGUARD", "XDG_", "NODE_OPTIONS", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}
+	"ANTHROPIC_", "CLAUDE", "OPENCODE", "KILO", "MEMORY_BANK_", "MBGUARD", "XDG_", "NODE_OPTIONS", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}
 
 // Script is a committed build script that writes into memory-bank/ behind a harmless command
 // line: what the outcome check after a tool call has to catch and undo.
@@ -230,7 +230,13 @@ func (p *Project) Run(t *testing.T, limit time.Duration, env []string, name stri
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	t.Logf("%s ran %.1fs", filepath.Base(name), time.Since(start).Seconds())
+	if cmd.ProcessState != nil {
+		// the CPU the host and the children it waited for used: what a quiet machine pays
+		t.Logf("%s ran %.1fs (%.1fs of CPU)", filepath.Base(name), time.Since(start).Seconds(),
+			(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds())
+	} else {
+		t.Logf("%s ran %.1fs", filepath.Base(name), time.Since(start).Seconds())
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.Fatalf("%s did not finish within %s\n%s", filepath.Base(name), limit, out)
 	}
@@ -279,3 +285,29 @@ func (p *Project) DecisionLog() string {
 // AnchorLine is a line of the anchor block mbguard gives the model after a compaction; it is
 // matched instead of the <memory-bank-anchors> tag, which Gemini CLI escapes in hook context.
 const AnchorLine = "Compaction occurred. Before any write, read:"
+
+// FakePluginPackage writes into dir an empty stand-in for the plugin package name@version that
+// a host with OpenCode's plugin API (OpenCode's @opencode-ai/plugin, Kilo Code's
+// @kilocode/plugin) npm-installs into each of its configuration folders unless they already
+// list it: mbguard's plugin imports nothing from it, so the stand-in keeps the run offline.
+func FakePluginPackage(t *testing.T, dir, name, version string) {
+	t.Helper()
+	dep := `{"` + name + `":"` + version + `"}`
+	files := map[string]string{
+		"package.json": `{"dependencies":` + dep + `}`,
+		"package-lock.json": `{"name":"plugins","lockfileVersion":3,"requires":true,"packages":{"":{"dependencies":` + dep +
+			`},"node_modules/` + name + `":{"version":"` + version + `"}}}`,
+		"node_modules/" + name + "/package.json": `{"name":"` + name + `","version":"` + version + `","type":"module","main":"index.js"}`,
+		"node_modules/" + name + "/index.js":     "export {}\n",
+		".gitignore":                             "node_modules\npackage.json\npackage-lock.json\n",
+	}
+	for rel, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

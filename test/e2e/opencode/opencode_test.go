@@ -83,7 +83,7 @@ func newWorldAt(t *testing.T, baseURL string) *world {
 	// OpenCode npm-installs @opencode-ai/plugin into its config folders unless they already list
 	// it; the plugin imports nothing from it, so an empty stand-in keeps the run offline.
 	for _, dir := range []string{filepath.Join(xdg(".config"), "opencode"), filepath.Join(w.project, ".opencode")} {
-		fakePluginPackage(t, dir)
+		e2eproject.FakePluginPackage(t, dir, "@opencode-ai/plugin", "1.18.33")
 	}
 
 	w.mbguard(t, "install", "--agent", "opencode", "--no-skill")
@@ -91,27 +91,6 @@ func newWorldAt(t *testing.T, baseURL string) *world {
 		t.Fatalf("install did not write the plugin: %v", err)
 	}
 	return w
-}
-
-func fakePluginPackage(t *testing.T, dir string) {
-	t.Helper()
-	const v = "1.18.33"
-	files := map[string]string{
-		"package.json":      `{"dependencies":{"@opencode-ai/plugin":"` + v + `"}}`,
-		"package-lock.json": `{"name":"opencode","lockfileVersion":3,"requires":true,"packages":{"":{"dependencies":{"@opencode-ai/plugin":"` + v + `"}},"node_modules/@opencode-ai/plugin":{"version":"` + v + `"}}}`,
-		"node_modules/@opencode-ai/plugin/package.json": `{"name":"@opencode-ai/plugin","version":"` + v + `","type":"module","main":"index.js"}`,
-		"node_modules/@opencode-ai/plugin/index.js":     "export {}\n",
-		".gitignore": "node_modules\npackage.json\npackage-lock.json\n",
-	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 func (w *world) mbguard(t *testing.T, args ...string) string {
