@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
@@ -21,9 +22,9 @@ import (
 // harm.
 func killedMain() {
 	n, _ := strconv.Atoi(os.Getenv("MBGUARD_TEST_KILL_AT"))
-	seen := 0
+	var seen atomic.Int64 // the known-good store writes from several goroutines
 	fsutil.BeforePlace = func(string) {
-		if seen++; seen == n {
+		if seen.Add(1) == int64(n) {
 			if p, err := os.FindProcess(os.Getpid()); err == nil {
 				p.Kill()
 			}
