@@ -32,6 +32,17 @@ var ProtectedPaths = []string{
 	".crush.json",
 	".cursor/hooks.json",
 	".factory/settings.json",
+	// Cline runs every file in its hook folders, whatever its extension: the folders whole
+	".clinerules/hooks/",
+	".cline/hooks/",
+	".clinerules/hooks/TaskStart",
+	".clinerules/hooks/TaskResume",
+	".clinerules/hooks/UserPromptSubmit",
+	".clinerules/hooks/PreToolUse",
+	".clinerules/hooks/PostToolUse",
+	".clinerules/hooks/TaskCancel",
+	".clinerules/hooks/TaskComplete",
+	".clinerules/mbguard-memory-bank.md",
 	".git/mbguard/",
 	".git/hooks/",
 	// judged by key after a call: core.hooksPath, core.fsmonitor, `!` aliases, filter.*,
@@ -55,6 +66,9 @@ var UserOnlyPaths = []string{
 	".config/opencode/opencode.json", ".config/opencode/plugin/mbguard.js",
 	".config/crush/crush.json", ".local/share/crush/crush.json",
 	".copilot/hooks/mbguard.json",
+	".cline/hooks/TaskStart", ".cline/hooks/TaskResume", ".cline/hooks/UserPromptSubmit", ".cline/hooks/PreToolUse",
+	".cline/hooks/PostToolUse", ".cline/hooks/TaskCancel", ".cline/hooks/TaskComplete",
+	"Documents/Cline/Hooks/PreToolUse", "Documents/Cline/Hooks/PostToolUse",
 }
 
 // UserProtectedFiles are the protected files that also exist at user level, under home

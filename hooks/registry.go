@@ -148,6 +148,15 @@ var hostSpecs = []HostSpec{
 		},
 		SessionField: "conversation_id", proto: cursorProto{},
 	},
+	{
+		Spec: host.Get("cline"), Events: ClineEvents, Closes: []string{clinePostTool, clineTaskComplete, clineTaskCancel},
+		ProjectFiles: clineProjectFiles(),
+		Install:      InstallCline, Marker: "hook cline",
+		DoctorFiles: func(o InstallOptions) []string {
+			return append(ClineHookFiles(o), ClineHookFiles(InstallOptions{Global: true, Home: o.Home})...)
+		},
+		SessionField: "taskId", proto: clineProto{}, Refresh: refreshClineRules,
+	},
 }
 
 // Registry is every supported host, in the order help and doctor list them.

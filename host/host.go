@@ -129,6 +129,14 @@ var specs = []Spec{
 		Fails:  FailMode{Crash: "closed", Timeout: "closed", BadReply: "closed", How: "install sets failClosed: true on the gates"},
 		NotRun: "no headless Cursor binary on any registry here; adapter tests on payloads built from Cursor's published hook schema (docs/hosts/cursor.md)",
 	},
+	{
+		Name: "cline", Title: "Cline",
+		// PostToolUse cannot change a tool's output: a read that would show a secret is refused
+		Tools: Tools{"run_commands", "editor", "editor"}, Secrets: Refuse,
+		Fails: FailMode{Crash: "open", Timeout: "open", BadReply: "open",
+			How: "Cline runs the call when a hook prints no valid reply or passes its 120 s; no setting changes that"},
+		E2E: "test/e2e/cline",
+	},
 }
 
 // All returns every host, in the order help and doctor list them.
