@@ -188,31 +188,9 @@ func clineTool(name string, args map[string]any) (string, map[string]any) {
 	case "read_files":
 		return "Read", clineReadArgs(args)
 	case "editor":
-		if args == nil {
-			return "Write", nil
-		}
-		out := map[string]any{"file_path": args["path"]}
-		if old, ok := args["old_text"].(string); ok && old != "" {
-			out["old_string"], out["new_string"] = old, args["new_text"]
-			return "Edit", out
-		}
-		out["content"] = args["new_text"]
-		return "Write", out
+		return clineEditor(args)
 	case "run_commands":
-		if args == nil {
-			return "Bash", nil
-		}
-		var cmds []string
-		switch v := args["commands"].(type) {
-		case []any:
-			for _, c := range v {
-				if s, ok := c.(string); ok {
-					cmds = append(cmds, s)
-				}
-			}
-		case string:
-			cmds = append(cmds, v)
-		}
+		cmds := clineStrings(args, "commands")
 		if len(cmds) == 0 {
 			return "Bash", nil // nothing to judge by: a shell call of unknown effect
 		}
@@ -222,16 +200,43 @@ func clineTool(name string, args map[string]any) (string, map[string]any) {
 			return "Grep", nil
 		}
 		var qs []string
-		if v, ok := args["queries"].([]any); ok {
-			for _, q := range v {
-				if s, ok := q.(string); ok {
-					qs = append(qs, "(?:"+clineQuery(s)+")")
-				}
-			}
+		for _, q := range clineStrings(args, "queries") {
+			qs = append(qs, "(?:"+clineQuery(q)+")")
 		}
 		return "Grep", map[string]any{"pattern": strings.Join(qs, "|"), "output_mode": "content", "-C": float64(3)}
 	}
 	return name, args
+}
+
+// clineEditor: the editor replaces old_text with new_text, and creates a missing file with
+// new_text whatever old_text says; without old_text it is a write.
+func clineEditor(args map[string]any) (string, map[string]any) {
+	if args == nil {
+		return "Write", nil
+	}
+	out := map[string]any{"file_path": args["path"]}
+	if old, ok := args["old_text"].(string); ok && old != "" {
+		out["old_string"], out["new_string"] = old, args["new_text"]
+		return "Edit", out
+	}
+	out["content"] = args["new_text"]
+	return "Write", out
+}
+
+// clineStrings is args[key] as a list of strings (one string counts as a list of one).
+func clineStrings(args map[string]any, key string) []string {
+	var out []string
+	switch v := args[key].(type) {
+	case []any:
+		for _, c := range v {
+			if s, ok := c.(string); ok {
+				out = append(out, s)
+			}
+		}
+	case string:
+		out = append(out, v)
+	}
+	return out
 }
 
 // clineQuery is a query as a Go regexp: itself when it compiles, else its literal text.
@@ -276,10 +281,29 @@ func clineReadArgs(args map[string]any) map[string]any {
 	return out
 }
 
+// clineRefused is what a refused shell call runs instead: it prints that it was refused.
+const clineRefused = "echo '[mbguard] this call was refused before it ran: the reason follows'"
+
+// clineHarmless is the input a refused call runs with instead of its own: one that does
+// nothing and succeeds (Cline ends a task after three failed calls in a row) — no files for a
+// read, an echo for the shell, a search for nothing — or, for the editor, which creates any
+// missing file it is given, {}: the editor's own input check fails, so it never runs.
+func clineHarmless(tool string) map[string]any {
+	switch tool {
+	case "Read":
+		return map[string]any{"files": []any{}}
+	case "Bash":
+		return map[string]any{"commands": []any{clineRefused}}
+	case "Grep":
+		return map[string]any{"queries": []any{"mbguard-refused-search-ZQXJ"}}
+	}
+	return map[string]any{}
+}
+
 // render: Cline ignores exit codes and stderr, and `cancel: true` ends the whole task without
-// a word to the model, so a refusal replaces the call's input with {} — which fails the
-// tool's own input check, so it never runs — and tells the model why in contextModification
-// (which Cline adds after the tool's result as <hook_context>). After a call the same channel
+// a word to the model, so a refusal replaces the call's input with a harmless one
+// (clineHarmless) and tells the model why in contextModification (which Cline adds after the
+// tool's result as <hook_context>). After a call the same channel
 // carries an undo and any note; the other events' output is not read.
 func (clineProto) render(c *hookCall, a *hookAnswer) Reply {
 	r := Reply{Event: c.Event, Decision: a.Decision, Stderr: a.Stderr, Context: a.Context, Note: a.Note}
@@ -287,7 +311,7 @@ func (clineProto) render(c *hookCall, a *hookAnswer) Reply {
 	switch c.Kind {
 	case callPreTool:
 		if a.Deny != "" {
-			out["overrideInput"] = map[string]any{}
+			out["overrideInput"] = clineHarmless(c.Tool)
 			out["contextModification"] = a.Deny
 		} else if a.Context != "" {
 			out["contextModification"] = a.Context

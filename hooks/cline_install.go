@@ -102,16 +102,11 @@ func installClineHook(o InstallOptions, path, want string) (Change, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return Change{}, fmt.Errorf("reading %s: %w", show, err)
 	}
-	switch {
-	case exists && !isClineHook(old):
+	if exists && !isClineHook(old) {
 		return Change{Path: show, Action: "skipped", Note: "not written by mbguard; left in place"}, nil
-	case o.Uninstall && !exists:
-		return Change{Path: show, Action: "unchanged", Note: "not installed"}, nil
-	case o.Uninstall:
-		if err := os.Remove(path); err != nil {
-			return Change{}, fmt.Errorf("removing %s: %w", show, err)
-		}
-		return Change{Path: show, Action: "removed"}, nil
+	}
+	if o.Uninstall {
+		return removeClineHook(path, show, exists)
 	}
 	fi, statErr := os.Lstat(path)
 	if string(old) == want && statErr == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
@@ -127,6 +122,16 @@ func installClineHook(o InstallOptions, path, want string) (Change, error) {
 		return Change{Path: show, Action: "updated"}, nil
 	}
 	return Change{Path: show, Action: "created"}, nil
+}
+
+func removeClineHook(path, show string, exists bool) (Change, error) {
+	if !exists {
+		return Change{Path: show, Action: "unchanged", Note: "not installed"}, nil
+	}
+	if err := os.Remove(path); err != nil {
+		return Change{}, fmt.Errorf("removing %s: %w", show, err)
+	}
+	return Change{Path: show, Action: "removed"}, nil
 }
 
 // installClineRules writes (or with Uninstall removes) the MEMORY.md rule file.
