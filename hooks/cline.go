@@ -281,21 +281,27 @@ func clineReadArgs(args map[string]any) map[string]any {
 	return out
 }
 
-// clineRefused is what a refused shell call runs instead: it prints that it was refused.
-const clineRefused = "echo '[mbguard] this call was refused before it ran: the reason follows'"
-
 // clineHarmless is the input a refused call runs with instead of its own: one that does
 // nothing and succeeds (Cline ends a task after three failed calls in a row) — no files for a
 // read, an echo for the shell, a search for nothing — or, for the editor, which creates any
 // missing file it is given, {}: the editor's own input check fails, so it never runs.
-func clineHarmless(tool string) map[string]any {
+//
+// The input names the call (its id): Cline stops a task after five identical calls in a row,
+// and it compares the inputs the calls ran with.
+func clineHarmless(tool, call string) map[string]any {
+	id := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return -1
+	}, call)
 	switch tool {
 	case "Read":
 		return map[string]any{"files": []any{}}
 	case "Bash":
-		return map[string]any{"commands": []any{clineRefused}}
+		return map[string]any{"commands": []any{"echo '[mbguard] call " + id + " was refused before it ran: the reason follows'"}}
 	case "Grep":
-		return map[string]any{"queries": []any{"mbguard-refused-search-ZQXJ"}}
+		return map[string]any{"queries": []any{"mbguard-refused-search-" + id}}
 	}
 	return map[string]any{}
 }
@@ -311,7 +317,7 @@ func (clineProto) render(c *hookCall, a *hookAnswer) Reply {
 	switch c.Kind {
 	case callPreTool:
 		if a.Deny != "" {
-			out["overrideInput"] = clineHarmless(c.Tool)
+			out["overrideInput"] = clineHarmless(c.Tool, c.Call)
 			out["contextModification"] = a.Deny
 		} else if a.Context != "" {
 			out["contextModification"] = a.Context
