@@ -144,7 +144,29 @@ func clineToolCall(p *clinePayload, c *hookCall) {
 		c.Failed = use.Success != nil && !*use.Success
 	}
 	c.ArgsErr = bad
+	if c.Kind == callPostTool && bad == "" && clineRefusedRun(name, args, c.Call) {
+		// the PostToolUse of a call mbguard refused: what ran was its harmless input, so the
+		// call claims no change (Cline sends a post even for a refused call)
+		c.Kind, c.Denied = callClose, true
+	}
 	c.Tool, c.Args = clineTool(name, args)
+}
+
+// clineRefusedRun reports whether args are the harmless input clineHarmless gave the call.
+func clineRefusedRun(name string, args map[string]any, call string) bool {
+	want := clineHarmless(clineToolName(name), call)
+	if name != "editor" && name != "read_files" && name != "run_commands" && name != "search_codebase" {
+		return false
+	}
+	a, _ := json.Marshal(args)
+	w, _ := json.Marshal(want)
+	return string(a) == string(w)
+}
+
+// clineToolName is the engine's name of a Cline tool.
+func clineToolName(name string) string {
+	t, _ := clineTool(name, nil)
+	return t
 }
 
 // decodeClineParams turns preToolUse.parameters back into values: a string holding a JSON
