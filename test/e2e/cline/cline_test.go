@@ -65,7 +65,7 @@ func newWorld(t *testing.T) *world {
 // prompt has a space: a one-word prompt is taken as a subcommand.
 func (w *world) run(t *testing.T, prompt string, env ...string) string {
 	t.Helper()
-	out := w.Run(t, 90*time.Second, env, w.bin, "--json", prompt)
+	out := w.Run(t, 3*time.Minute, env, w.bin, "--json", prompt)
 	t.Logf("fake model requests:\n%s", w.model.Log())
 	return out
 }
