@@ -1,7 +1,10 @@
 package gating
 
 import (
+	"fmt"
 	"strings"
+
+	"github.com/mbguard/mbguard/host"
 )
 
 // Messages are for the agent: English, short, prefixed with the gate, and ending in the one
@@ -19,23 +22,23 @@ const bankGuideline = "[mbguard bank] memory-bank writing guideline: keep the MA
 	"intact and never change USER_BLOCK; no secrets, tokens or credentials; when the folder has an index.md, " +
 	"update its entry; keep MEMORY.md concise (Current Focus short, 10-20 Decision Highlights)."
 
-// readCall renders a read of rel the way the host's read tool is called. Claude's Read takes
-// an absolute path.
-func readCall(host, rel string, fx Facts) string {
-	switch strings.ToLower(host) {
-	case "claude", "claude-code", "claudecode":
-		return `Read({ file_path: "` + joinRoot(fx, rel) + `" })`
-	case "opencode":
-		return `read({ filePath: "` + rel + `" })`
+// readCall renders a read of rel the way the host's read tool is called (host.Spec.ReadCall);
+// Claude's Read takes an absolute path.
+func readCall(name, rel string, fx Facts) string {
+	h, _ := host.Find(name)
+	switch {
+	case h.ReadCall == "":
+		return "read " + rel
+	case h.ReadAbs:
+		rel = joinRoot(fx, rel)
 	}
-	return "read " + rel
+	return fmt.Sprintf(h.ReadCall, rel)
 }
 
-// readerCall renders a memory-reader subagent call for the host.
-func readerCall(host, agent string) string {
-	switch strings.ToLower(host) {
-	case "claude", "claude-code", "claudecode":
-		return `Agent({ subagent_type: "` + agent + `" })`
+// readerCall renders a memory-reader subagent call for the host (host.Spec.SubagentCall).
+func readerCall(name, agent string) string {
+	if h, _ := host.Find(name); h.SubagentCall != "" {
+		return fmt.Sprintf(h.SubagentCall, agent)
 	}
 	return `task({ subagent_type: "` + agent + `" })`
 }

@@ -1,6 +1,11 @@
 package gating
 
-import "strings"
+import (
+	"slices"
+	"strings"
+
+	"github.com/mbguard/mbguard/host"
+)
 
 // GateConfig guards mbguard's own configuration and installed hook files.
 const GateConfig Gate = "config"
@@ -13,62 +18,50 @@ const prefixConfig = "[mbguard config] "
 // stay allowed). The git directory's entries are spelled under .git/, where a plain checkout
 // keeps it. This is the one list: the gate before a call and the outcome check after it both
 // use it, through Policy.ProtectedPaths.
-var ProtectedPaths = []string{
-	".mbguard.yaml",
-	".claude/settings.json",
-	".claude/settings.local.json",
-	".opencode/",
-	".codex/",
-	".gemini/",
-	".github/hooks/",
-	".opencode/plugin/mbguard.js",
-	".opencode/plugins/mbguard.js",
-	".codex/hooks.json",
-	".codex/config.toml",
-	".gemini/settings.json",
-	".github/hooks/mbguard.json",
-	".qwen/settings.json",
-	"crush.json",
-	".crush.json",
-	".cursor/hooks.json",
-	".factory/settings.json",
-	// Cline runs every file in its hook folders, whatever its extension: the folders whole
-	".clinerules/hooks/",
-	".cline/hooks/",
-	".clinerules/hooks/TaskStart",
-	".clinerules/hooks/TaskResume",
-	".clinerules/hooks/UserPromptSubmit",
-	".clinerules/hooks/PreToolUse",
-	".clinerules/hooks/PostToolUse",
-	".clinerules/hooks/TaskCancel",
-	".clinerules/hooks/TaskComplete",
-	".clinerules/mbguard-memory-bank.md",
-	".git/mbguard/",
-	".git/hooks/",
-	// judged by key after a call: core.hooksPath, core.fsmonitor, `!` aliases, filter.*,
-	// diff.*.textconv, include.path (outcome.RiskyConfigKey)
-	".git/config",
-	// the worktree's config (extensions.worktreeConfig), judged like .git/config
-	".git/config.worktree",
-}
+var ProtectedPaths = protectedPaths()
 
 // UserOnlyPaths are hook files at user level, relative to home, that ProtectedPaths does not
-// already name as the same path below home: the user-level files of hosts whose project folder
-// is protected whole (Codex, Gemini CLI), or whose user file lives elsewhere than the project's
-// (OpenCode's and Crush's under ~/.config — $XDG_CONFIG_HOME's default, Crush's state file
-// under ~/.local/share, which it merges into its configuration — and Copilot CLI's under
-// ~/.copilot), and mbguard's own user configuration. The gate before a call refuses a write
-// to them in every spelling of home (~, $HOME, the absolute path, a symlinked path: see
-// homeView); the outcome check reports a change.
-var UserOnlyPaths = []string{
-	".config/mbguard/config.yaml",
-	".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
-	".config/opencode/opencode.json", ".config/opencode/plugin/mbguard.js",
-	".config/crush/crush.json", ".local/share/crush/crush.json",
-	".copilot/hooks/mbguard.json",
-	".cline/hooks/TaskStart", ".cline/hooks/TaskResume", ".cline/hooks/UserPromptSubmit", ".cline/hooks/PreToolUse",
-	".cline/hooks/PostToolUse", ".cline/hooks/TaskCancel", ".cline/hooks/TaskComplete",
-	"Documents/Cline/Hooks/PreToolUse", "Documents/Cline/Hooks/PostToolUse",
+// already name as the same path below home: the user-level files of hosts whose user file
+// lives elsewhere than the project's (OpenCode's and Crush's under ~/.config — $XDG_CONFIG_HOME's
+// default, Crush's state file under ~/.local/share, which it merges into its configuration —
+// and Copilot CLI's under ~/.copilot), and mbguard's own user configuration. The gate before a
+// call refuses a write to them in every spelling of home (~, $HOME, the absolute path, a
+// symlinked path: see homeView); the outcome check reports a change.
+var UserOnlyPaths = userOnlyPaths()
+
+// protectedPaths is mbguard's configuration, then every host's project folders protected whole
+// and project files (host.Spec), then the git directory's entries.
+func protectedPaths() []string {
+	out := []string{".mbguard.yaml"}
+	for _, h := range host.All() {
+		out = append(out, h.ProjectDirs...)
+	}
+	for _, h := range host.All() {
+		out = append(out, h.ProjectFiles...)
+	}
+	return append(out,
+		".git/mbguard/",
+		".git/hooks/",
+		// judged by key after a call: core.hooksPath, core.fsmonitor, `!` aliases, filter.*,
+		// diff.*.textconv, include.path (outcome.RiskyConfigKey)
+		".git/config",
+		// the worktree's config (extensions.worktreeConfig), judged like .git/config
+		".git/config.worktree",
+	)
+}
+
+// userOnlyPaths is mbguard's user configuration and every host's user-level file (in its
+// place below home) that ProtectedPaths does not name.
+func userOnlyPaths() []string {
+	out := []string{".config/mbguard/config.yaml"}
+	for _, h := range host.All() {
+		for _, f := range h.UserFiles {
+			if p := f.InHome(); !slices.Contains(ProtectedPaths, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // UserProtectedFiles are the protected files that also exist at user level, under home

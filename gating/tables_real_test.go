@@ -31,6 +31,11 @@ const tablesMemory = "# M\n<!-- MACHINE_BLOCK_START -->\n<!-- MEMORY_BANK_TEMPLA
 // formatter that cannot write Markdown is never refused, and every file the command really
 // wrote (ignored ones included) is among the paths each protocol's decision named.
 func TestTableRowsThroughBothProtocols(t *testing.T) {
+	// The rows run real npm, go and cargo: seconds each. Under -short they are skipped on a
+	// person's machine; with CI set they run in full, -short or not.
+	if testing.Short() && os.Getenv("CI") == "" {
+		t.Skip("runs real npm, go and cargo; not in -short (CI runs it)")
+	}
 	dir := "shell/testdata/projects"
 	goMod, crate := projectFiles(t, dir, "gomod"), projectFiles(t, dir, "crate")
 	pkgJSON, unformatted := projectFiles(t, dir, "pkgjson"), projectFiles(t, dir, "unformatted")

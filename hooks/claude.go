@@ -9,6 +9,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
 )
@@ -39,7 +40,7 @@ const (
 )
 
 // ClaudeEvents are the hook events `mbguard install --agent claude` registers.
-var ClaudeEvents = []string{claudePrompt, claudePreTool, claudePreSkillShell, claudePostTool, claudePostFailure, claudePreCompact, claudeSessionStart, claudeSessionEnd, claudeStop, claudeDenied, claudeSubagentStart, claudeSubagentStop}
+var ClaudeEvents = host.Get("claude").Events
 
 // claudeGuardEvents can refuse what follows them; Claude Code 2.1.332 refuses the call when
 // such a hook cannot run, unless its entry says onFailure "continue".

@@ -33,7 +33,7 @@ func TestClaudeInstallValidates(t *testing.T) {
 	if _, err := InstallClaude(o); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(ClaudeSettingsPath(o))
+	b, _ := os.ReadFile(HookFilePath("claude", o))
 	if p := ClaudeHookProblems(b); len(p) > 0 {
 		t.Fatalf("install wrote entries Claude Code would drop: %q\n%s", p, b)
 	}

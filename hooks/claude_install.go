@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/fsutil"
 	"github.com/mbguard/mbguard/outcome"
 )
@@ -18,29 +19,15 @@ import (
 // claudeToolEvents take a tool-name matcher; the others fire without one.
 var claudeToolEvents = map[string]bool{claudePreTool: true, claudePreSkillShell: true, claudePostTool: true, claudePostFailure: true}
 
-// ClaudeSettingsPath is the settings file install writes: the project's .claude/settings.json,
-// or ~/.claude/settings.json with Global.
-func ClaudeSettingsPath(o InstallOptions) string {
-	if o.Global {
-		return filepath.Join(o.Home, ".claude", "settings.json")
-	}
-	return filepath.Join(o.Root, ".claude", "settings.json")
-}
-
 // InstallClaude merges mbguard's hook entries into Claude Code's settings.json: one
 // `<binary> hook claude` command for each event in ClaudeEvents. The user's own hooks, other
 // keys and their order are kept; entries are recognised as mbguard's by their command, so a
 // second run replaces only those and Uninstall removes only those. Invalid JSON is refused
 // without touching the file. The file is written atomically.
 func InstallClaude(o InstallOptions) ([]Change, error) {
-	if o.Global && o.Home == "" {
-		return nil, errors.New("--global needs HOME to find ~/.claude")
-	}
 	command := o.hookCommand("claude")
 	return installHookFile(o, hookFile{
-		path:        ClaudeSettingsPath,
-		globalNeeds: "HOME to find ~/.claude",
-		events:      ClaudeEvents,
+		host: "claude",
 		entry: func(ev string) json.RawMessage {
 			// A guard that cannot run (binary gone, timeout) refuses the call: breaking the
 			// hook command must not switch the guard off. Elsewhere a failed hook must never
@@ -59,14 +46,18 @@ func InstallClaude(o InstallOptions) ([]Change, error) {
 	})
 }
 
-// hookFile describes one host's JSON hook file: where it is, the events mbguard registers,
-// the array element it adds per event and how it recognises its own elements.
+// hookFileAt returns where install writes the named host's hook file, for readTarget.
+func hookFileAt(name string) func(InstallOptions) string {
+	return func(o InstallOptions) string { return HookFilePath(name, o) }
+}
+
+// hookFile describes one host's JSON hook file: the host (whose table entry names the file and
+// the events mbguard registers), the array element it adds per event and how it recognises its
+// own elements.
 type hookFile struct {
-	path        func(InstallOptions) string
-	globalNeeds string
-	events      []string
-	entry       func(event string) json.RawMessage
-	ours        func(raw json.RawMessage) bool
+	host  string
+	entry func(event string) json.RawMessage
+	ours  func(raw json.RawMessage) bool
 	// base is the top-level members a new file starts with (Copilot's "version": 1); a file
 	// left with nothing else after uninstall is removed.
 	base map[string]json.RawMessage
@@ -77,7 +68,12 @@ type hookFile struct {
 // replaces only mbguard's entries and Uninstall removes only those. Invalid JSON is refused
 // without touching the file. The file is written atomically.
 func installHookFile(o InstallOptions, f hookFile) ([]Change, error) {
-	old, exists, show, path, err := readTarget(o, f.path, f.globalNeeds)
+	spec := host.Get(f.host)
+	user := spec.UserFiles[0]
+	if o.Global && o.lacks(user.Base) {
+		return nil, errors.New("--global needs " + globalNeeds(user))
+	}
+	old, exists, show, path, err := readTarget(o, hookFileAt(f.host), globalNeeds(user))
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +96,7 @@ func installHookFile(o InstallOptions, f hookFile) ([]Change, error) {
 			return nil, fmt.Errorf(`%s: "hooks" is not a JSON object (%v): fix it by hand and run this again; nothing was changed`, show, err)
 		}
 	}
-	for _, ev := range f.events {
+	for _, ev := range spec.Events {
 		var groups []json.RawMessage
 		if raw, ok := hooks.get(ev); ok {
 			if err := json.Unmarshal(raw, &groups); err != nil {
@@ -174,7 +170,7 @@ func installHookFile(o InstallOptions, f hookFile) ([]Change, error) {
 	}
 	note := ""
 	if !o.Uninstall {
-		note = "hooks: " + strings.Join(f.events, ", ")
+		note = "hooks: " + strings.Join(spec.Events, ", ")
 	}
 	return []Change{{Path: show, Action: action, Note: note}}, nil
 }

@@ -52,7 +52,7 @@ func ClaudeSandboxEnabled(o InstallOptions) bool {
 
 // ClaudeSandboxDenies reports whether the project's settings hold the bank's deny rule.
 func ClaudeSandboxDenies(o InstallOptions) bool {
-	b, err := os.ReadFile(ClaudeSettingsPath(InstallOptions{Root: o.Root}))
+	b, err := os.ReadFile(HookFilePath("claude", InstallOptions{Root: o.Root}))
 	if err != nil {
 		return false
 	}
@@ -102,11 +102,11 @@ func InstallClaudeSandbox(o InstallOptions, enable bool) ([]Change, error) {
 	o.Global = false
 	already := ClaudeSandboxEnabled(o)
 	if !o.Uninstall && !enable && !already {
-		return []Change{{Path: displayPath(o.Root, ClaudeSettingsPath(o)), Action: "skipped",
+		return []Change{{Path: displayPath(o.Root, HookFilePath("claude", o)), Action: "skipped",
 			Note: "kernel line off: Claude Code's sandbox is off; --sandbox would make memory-bank/ read-only for every shell command and its jobs, " +
 				"and also confine shell writes to the project and temp, block local network, ask per new domain, and stop the agent's git checkout of a branch whose bank differs"}}, nil
 	}
-	old, exists, show, path, err := readTarget(o, ClaudeSettingsPath, "")
+	old, exists, show, path, err := readTarget(o, hookFileAt("claude"), "")
 	if err != nil {
 		return nil, err
 	}

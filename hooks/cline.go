@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/mbguard/mbguard/host"
 )
 
 // Cline hook events (the CLI `cline` 3.0.65; docs/hosts/cline.md). Each is an executable file
@@ -26,8 +28,7 @@ const (
 // their output is dropped; they are written so a new message and the task's end still reach
 // mbguard's state. Cline 3.0.65 maps PreCompact to no internal event (it never runs), so it
 // is not written.
-var ClineEvents = []string{clineTaskStart, clineTaskResume, clinePrompt, clinePreTool, clinePostTool, clineTaskCancel,
-	clineTaskComplete}
+var ClineEvents = host.Get("cline").Events
 
 // clineHookNames maps the payload's hookName (Cline's internal names) onto the event.
 var clineHookNames = map[string]string{
@@ -137,19 +138,27 @@ func clineToolCall(p *clinePayload, c *hookCall) {
 	if name == "" && use != nil {
 		name = use.ToolName
 	}
-	if use != nil && c.Kind == callPostTool {
+	c.ArgsErr = bad
+	if c.Kind == callPostTool {
+		clinePost(c, use, name, args)
+	}
+	c.Tool, c.Args = clineTool(name, args)
+}
+
+// clinePost fills in what a PostToolUse adds: the output, whether the tool failed, and whether
+// the call was one mbguard refused.
+func clinePost(c *hookCall, use *clineToolUse, name string, args map[string]any) {
+	if use != nil {
 		if c.Output == "" {
 			c.Output = use.Result
 		}
 		c.Failed = use.Success != nil && !*use.Success
 	}
-	c.ArgsErr = bad
-	if c.Kind == callPostTool && bad == "" && clineRefusedRun(name, args, c.Call) {
-		// the PostToolUse of a call mbguard refused: what ran was its harmless input, so the
-		// call claims no change (Cline sends a post even for a refused call)
+	if c.ArgsErr == "" && clineRefusedRun(name, args, c.Call) {
+		// what ran was the refused call's harmless input, so the call claims no change (Cline
+		// sends a post even for a refused call)
 		c.Kind, c.Denied = callClose, true
 	}
-	c.Tool, c.Args = clineTool(name, args)
 }
 
 // clineRefusedRun reports whether args are the harmless input clineHarmless gave the call.

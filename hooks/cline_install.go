@@ -46,16 +46,6 @@ func ClineHookFiles(o InstallOptions) []string {
 	return out
 }
 
-// clineProjectFiles are the hook files a project install writes, relative to the root (the
-// protected set holds their folders whole: Cline runs every file in them).
-func clineProjectFiles() []string {
-	out := make([]string, len(ClineEvents))
-	for i, ev := range ClineEvents {
-		out[i] = ".clinerules/hooks/" + ev
-	}
-	return out
-}
-
 // renderClineHook is the hook file for event: a POSIX shell script that hands the payload to
 // mbguard. Cline picks the interpreter by the shebang, runs the file in the workspace root and
 // reads the reply from stdout.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/mbguard/mbguard/host"
 )
 
 // Codex CLI hook event names mbguard acts on.
@@ -22,7 +24,7 @@ const (
 )
 
 // CodexEvents are the hook events `mbguard install --agent codex` registers.
-var CodexEvents = []string{codexSessionStart, codexPrompt, codexPreTool, codexPostTool, codexPreCompact, codexPostCompact, codexSessionEnd, codexSubagentStart, codexSubagentStop}
+var CodexEvents = host.Get("codex").Events
 
 // codexProto is Codex CLI's hook protocol.
 type codexProto struct{}

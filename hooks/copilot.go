@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/host"
 )
 
 // Copilot CLI hook event names mbguard acts on, in the camelCase dialect install writes. The
@@ -24,7 +25,7 @@ const (
 
 // CopilotEvents are the hook events `mbguard install --agent copilot` registers. Copilot CLI
 // does not name the event in a camelCase payload, so each command line passes it.
-var CopilotEvents = []string{copilotSessionStart, copilotPrompt, copilotPreTool, copilotPostTool, copilotPostFailure, copilotPreCompact, copilotSessionEnd}
+var CopilotEvents = host.Get("copilot").Events
 
 // copilotPayload holds both dialects: camelCase fields (sessionId, toolName, toolArgs,
 // toolResult) and PascalCase's snake_case ones (session_id, tool_name, tool_input).

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/host"
 )
 
 // crushPreTool is Crush's one hook event (HOSTS.md §7): no post-tool, prompt, session or
@@ -15,7 +15,7 @@ import (
 const crushPreTool = "PreToolUse"
 
 // CrushEvents are the hook events `mbguard install --agent crush` registers.
-var CrushEvents = []string{crushPreTool}
+var CrushEvents = host.Get("crush").Events
 
 type crushPayload struct {
 	Event     string          `json:"event"`
@@ -92,15 +92,6 @@ func (crushProto) render(c *hookCall, a *hookAnswer) Reply {
 	return r
 }
 
-// CrushConfigPath is the file install writes for Crush: the project's crush.json, or
-// $XDG_CONFIG_HOME/crush/crush.json with Global.
-func CrushConfigPath(o InstallOptions) string {
-	if o.Global {
-		return filepath.Join(o.ConfigHome, "crush", "crush.json")
-	}
-	return filepath.Join(o.Root, "crush.json")
-}
-
 type crushHook struct {
 	Name    string `json:"name"`
 	Matcher string `json:"matcher"`
@@ -112,14 +103,9 @@ type crushHook struct {
 // every tool), keeping the user's settings and hooks (see installHookFile), and points
 // options.context_paths at the MEMORY.md view mbguard keeps (see refreshCrushContext).
 func InstallCrush(o InstallOptions) ([]Change, error) {
-	if o.Global && o.ConfigHome == "" {
-		return nil, errors.New("--global needs XDG_CONFIG_HOME or HOME to find crush/crush.json")
-	}
 	command := o.hookCommand("crush")
 	changes, err := installHookFile(o, hookFile{
-		path:        CrushConfigPath,
-		globalNeeds: "XDG_CONFIG_HOME or HOME to find crush/crush.json",
-		events:      CrushEvents,
+		host: "crush",
 		entry: func(string) json.RawMessage {
 			b, _ := json.Marshal(crushHook{Name: "mbguard", Command: command, Timeout: 30})
 			return b

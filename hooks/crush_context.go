@@ -143,7 +143,7 @@ func crushContextText(r repo.Repo, layout bank.Layout, maxChars int) (string, er
 // the first session after install has it. A crush.json that is not valid JSON was already
 // refused by installHookFile.
 func crushContextPaths(o InstallOptions) ([]Change, error) {
-	path := CrushConfigPath(o)
+	path := HookFilePath("crush", o)
 	show := displayPath(o.Root, path)
 	old, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/mbguard/mbguard/host"
 )
 
 // Cursor hook events mbguard acts on (.cursor/hooks.json version 1; docs/hosts/cursor.md
@@ -32,12 +34,12 @@ const (
 // goes through preToolUse/postToolUse. afterFileEdit, which every Cursor with hooks sends after
 // an edit of its own, closes the session's open windows: a write whose postToolUse never comes
 // (a timeout, a Cursor that sends none) is still checked after it landed.
-var CursorEvents = []string{cursorSessionStart, cursorPrompt, cursorPreTool, cursorPostTool, cursorPostFailure,
-	cursorPreShell, cursorPostShell, cursorReadFile, cursorAfterEdit, cursorPreCompact, cursorStop, cursorSessionEnd}
+var CursorEvents = host.Get("cursor").Events
 
 // cursorGates are the events whose reply is a permission: their entries fail closed
-// (failClosed), so a crash or timeout of mbguard refuses the action instead of letting it run.
-var cursorGates = map[string]bool{cursorPreTool: true, cursorPreShell: true, cursorReadFile: true}
+// (failClosed), so a crash or timeout of mbguard refuses the action instead of letting it run
+// (host.Spec.Gates).
+var cursorGates = host.Get("cursor").Gates
 
 type cursorPayload struct {
 	HookEventName  string          `json:"hook_event_name"`
@@ -261,15 +263,6 @@ func (cursorProto) render(c *hookCall, a *hookAnswer) Reply {
 	return r
 }
 
-// CursorHooksPath is the hook file install writes for Cursor: the project's
-// .cursor/hooks.json, or ~/.cursor/hooks.json with Global.
-func CursorHooksPath(o InstallOptions) string {
-	if o.Global {
-		return filepath.Join(o.Home, ".cursor", "hooks.json")
-	}
-	return filepath.Join(o.Root, ".cursor", "hooks.json")
-}
-
 type cursorHook struct {
 	Command string `json:"command"`
 	Timeout int    `json:"timeout,omitempty"` // seconds
@@ -283,16 +276,11 @@ type cursorHook struct {
 // installHookFile). The event on the command line lets a reply in the event's own shape go out
 // even when the payload cannot be read; the gating entries fail closed.
 func InstallCursor(o InstallOptions) ([]Change, error) {
-	if o.Global && o.Home == "" {
-		return nil, errors.New("--global needs HOME to find ~/.cursor")
-	}
 	return installHookFile(o, hookFile{
-		path:        CursorHooksPath,
-		globalNeeds: "HOME to find ~/.cursor",
-		events:      CursorEvents,
-		base:        map[string]json.RawMessage{"version": json.RawMessage(`1`)},
+		host: "cursor",
+		base: map[string]json.RawMessage{"version": json.RawMessage(`1`)},
 		entry: func(event string) json.RawMessage {
-			b, _ := json.Marshal(cursorHook{Command: o.hookCommand("cursor", event), Timeout: 30, FailClosed: cursorGates[event]})
+			b, _ := json.Marshal(cursorHook{Command: o.hookCommand("cursor", event), Timeout: 30, FailClosed: slices.Contains(cursorGates, event)})
 			return b
 		},
 		ours: func(raw json.RawMessage) bool {
@@ -309,13 +297,4 @@ func InstallCursor(o InstallOptions) ([]Change, error) {
 			return false
 		},
 	})
-}
-
-// cursorTrust is the step before Cursor runs project hooks: it runs them in a trusted
-// workspace only.
-func cursorTrust(global bool) string {
-	if global {
-		return "restart Cursor (or open a new agent chat) and check Settings → Hooks lists mbguard's hooks."
-	}
-	return "Cursor runs project hooks only in a trusted workspace: open this project in Cursor, trust the workspace if it asks, and check Settings → Hooks lists mbguard's hooks."
 }

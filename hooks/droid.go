@@ -2,15 +2,15 @@ package hooks
 
 import (
 	"encoding/json"
-	"errors"
-	"path/filepath"
+
+	"github.com/mbguard/mbguard/host"
 )
 
 // DroidEvents are the hook events `mbguard install --agent droid` registers (Factory Droid
 // CLI, Claude Code's names and shape; docs/hosts/droid.md). Headless `droid exec` 0.225.2 fired
 // SessionStart, PreToolUse, PostToolUse, Stop and SessionEnd; UserPromptSubmit and PreCompact
 // are registered for interactive sessions.
-var DroidEvents = []string{claudeSessionStart, claudePrompt, claudePreTool, claudePostTool, claudePreCompact, claudeStop, claudeSessionEnd}
+var DroidEvents = host.Get("droid").Events
 
 // droidToolEvents take a tool-name matcher.
 var droidToolEvents = map[string]bool{claudePreTool: true, claudePostTool: true}
@@ -64,28 +64,14 @@ func droidTool(name string, args map[string]any) (string, map[string]any) {
 	return name, args
 }
 
-// DroidSettingsPath is the settings file install writes for Factory Droid: the project's
-// .factory/settings.json, or ~/.factory/settings.json with Global.
-func DroidSettingsPath(o InstallOptions) string {
-	if o.Global {
-		return filepath.Join(o.Home, ".factory", "settings.json")
-	}
-	return filepath.Join(o.Root, ".factory", "settings.json")
-}
-
 // InstallDroid merges `<binary> hook droid` into the "hooks" of Droid's settings.json for each
 // event in DroidEvents (Claude Code's shape, timeout in seconds, matcher "*" on tool events),
 // keeping the user's settings (custom models included) and hooks (see installHookFile).
 func InstallDroid(o InstallOptions) ([]Change, error) {
-	if o.Global && o.Home == "" {
-		return nil, errors.New("--global needs HOME to find ~/.factory")
-	}
 	command := o.hookCommand("droid")
 	return installHookFile(o, hookFile{
-		path:        DroidSettingsPath,
-		globalNeeds: "HOME to find ~/.factory",
-		events:      DroidEvents,
-		entry:       func(ev string) json.RawMessage { return ourGroup(command, 30, droidToolEvents[ev]) },
-		ours:        func(raw json.RawMessage) bool { return isOurGroup(raw, " hook droid") },
+		host:  "droid",
+		entry: func(ev string) json.RawMessage { return ourGroup(command, 30, droidToolEvents[ev]) },
+		ours:  func(raw json.RawMessage) bool { return isOurGroup(raw, " hook droid") },
 	})
 }

@@ -3,6 +3,8 @@ package hooks
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/mbguard/mbguard/host"
 )
 
 // Gemini CLI hook event names mbguard acts on. PreCompress is not one of them: Gemini CLI
@@ -16,7 +18,7 @@ const (
 )
 
 // GeminiEvents are the hook events `mbguard install --agent gemini` registers.
-var GeminiEvents = []string{geminiSessionStart, geminiBeforeAgent, geminiBeforeTool, geminiAfterTool, geminiSessionEnd}
+var GeminiEvents = host.Get("gemini").Events
 
 // geminiProto is Gemini CLI's hook protocol.
 type geminiProto struct{}

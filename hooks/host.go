@@ -216,7 +216,7 @@ func (h *Hook) Run(ctx context.Context, in io.Reader) Reply {
 		c.NamesBank = namesBank(b, c.Cwd)
 		return h.unsure(p, &c, fmt.Sprintf("the hook payload is larger than %d MiB", MaxPayload>>20))
 	}
-	return h.Handle(ctx, b)
+	return h.handleInTime(ctx, p, b)
 }
 
 func (h *Hook) disabled(p protocol) Reply {

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/fsutil"
 )
 
@@ -78,6 +79,56 @@ func (o InstallOptions) gitHookBinary() string {
 		return "mbguard"
 	}
 	return o.Binary
+}
+
+// baseDir is the folder b names for these options: its variable's value the CLI filled in, else
+// its place below home.
+func (o InstallOptions) baseDir(b host.Base) string {
+	dir := map[host.Base]string{host.ConfigHome: o.ConfigHome, host.CodexHome: o.CodexHome, host.CopilotHome: o.CopilotHome}[b]
+	if dir == "" {
+		dir = filepath.Join(o.Home, b.InHome())
+	}
+	return dir
+}
+
+// UserPath is where the user-level file f is for these options.
+func (o InstallOptions) UserPath(f host.File) string {
+	return filepath.Join(o.baseDir(f.Base), filepath.FromSlash(f.Path))
+}
+
+// HookFilePath is the file install writes for the host named name: its first project file, or
+// with Global its first user-level file ("" for a name that is no host).
+func HookFilePath(name string, o InstallOptions) string {
+	s := host.Get(name)
+	if o.Global && len(s.UserFiles) > 0 {
+		return o.UserPath(s.UserFiles[0])
+	}
+	if !o.Global && len(s.ProjectFiles) > 0 {
+		return filepath.Join(o.Root, filepath.FromSlash(s.ProjectFiles[0]))
+	}
+	return ""
+}
+
+// lacks reports whether --global cannot find b: neither its variable nor home is known.
+func (o InstallOptions) lacks(b host.Base) bool {
+	set := map[host.Base]string{host.Home: o.Home, host.ConfigHome: o.ConfigHome, host.CodexHome: o.CodexHome, host.CopilotHome: o.CopilotHome}
+	if set[b] != "" {
+		return false
+	}
+	// Crush's folder under ~/.config is looked for in XDG_CONFIG_HOME alone: the CLI fills it
+	// from HOME
+	return b == host.Home || b == host.ConfigHome || o.Home == ""
+}
+
+// globalNeeds says what --global needs to find the file f.
+func globalNeeds(f host.File) string {
+	switch f.Base {
+	case host.Home:
+		return "HOME to find ~/" + strings.SplitN(f.Path, "/", 2)[0]
+	case host.ConfigHome:
+		return "XDG_CONFIG_HOME or HOME to find " + f.Path
+	}
+	return f.Base.Var() + " or HOME to find ~/" + f.Base.InHome()
 }
 
 // Change is one line of what an install did, for the user.

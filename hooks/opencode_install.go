@@ -21,16 +21,7 @@ const openCodeBinLine = `const DEFAULT_BIN = "mbguard"`
 // OpenCodePluginPath is where install writes the plugin: the project's
 // .opencode/plugin/mbguard.js, or with Global OpenCode's configuration folder
 // ($XDG_CONFIG_HOME/opencode, else ~/.config/opencode).
-func OpenCodePluginPath(o InstallOptions) string {
-	if o.Global {
-		base := o.ConfigHome
-		if base == "" {
-			base = filepath.Join(o.Home, ".config")
-		}
-		return filepath.Join(base, "opencode", "plugin", "mbguard.js")
-	}
-	return filepath.Join(o.Root, ".opencode", "plugin", "mbguard.js")
-}
+func OpenCodePluginPath(o InstallOptions) string { return HookFilePath("opencode", o) }
 
 // PluginState is what OpenCodePluginState found at the plugin path.
 type PluginState string

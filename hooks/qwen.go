@@ -1,5 +1,7 @@
 package hooks
 
+import "github.com/mbguard/mbguard/host"
+
 // Qwen Code hook event names mbguard acts on (Claude Code's names; HOSTS.md §6).
 const (
 	qwenSessionStart = "SessionStart"
@@ -13,7 +15,7 @@ const (
 
 // QwenEvents are the hook events `mbguard install --agent qwen` registers. SessionEnd did not
 // fire headless in 0.24.4; it is registered for interactive sessions, where it ends one.
-var QwenEvents = []string{qwenSessionStart, qwenPrompt, qwenPreTool, qwenPostTool, qwenPostFailure, qwenPreCompact, qwenSessionEnd}
+var QwenEvents = host.Get("qwen").Events
 
 // qwenProto is Qwen Code's hook protocol: Claude Code's shape, Gemini CLI's tool names, and
 // one user message per prompt_id — Qwen fires UserPromptSubmit again, with an empty prompt and

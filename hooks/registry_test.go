@@ -3,11 +3,13 @@ package hooks
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mbguard/mbguard/gating"
+	"github.com/mbguard/mbguard/host"
 )
 
 // TestRegistryComplete: every host entry is whole — its files are protected, its events
@@ -55,5 +57,44 @@ func TestRegistryComplete(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRegistryFollowsHostTable: the registry holds the host table's entries, in its order, and
+// adds only behaviour to them.
+func TestRegistryFollowsHostTable(t *testing.T) {
+	var got, want []string
+	for _, s := range Registry() {
+		got = append(got, s.Name)
+		if !reflect.DeepEqual(s.Spec, host.Get(s.Name)) {
+			t.Errorf("%s: the registry's facts differ from host's table", s.Name)
+		}
+		if s.Plugin == s.HookHost() {
+			t.Errorf("%s: Plugin is %v but `mbguard hook` answers it: %v", s.Name, s.Plugin, s.HookHost())
+		}
+	}
+	for _, s := range host.All() {
+		want = append(want, s.Name)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("registry %v, host table %v", got, want)
+	}
+	if !strings.HasPrefix(host.Get("opencode").Marker, "//") || host.Get("opencode").Marker != openCodeHeader {
+		t.Errorf("OpenCode's marker %q is not the plugin's header %q", host.Get("opencode").Marker, openCodeHeader)
+	}
+}
+
+// TestDocNamesEveryHost: the package comment names every host of the table and its protocol
+// file.
+func TestDocNamesEveryHost(t *testing.T) {
+	b, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join(strings.Fields(strings.ReplaceAll(string(b), "\n//", " ")), " ")
+	for _, s := range host.All() {
+		if !strings.Contains(doc, s.Title+" ("+s.Name+".go") {
+			t.Errorf("doc.go does not name %s (%s.go)", s.Title, s.Name)
+		}
 	}
 }

@@ -249,7 +249,13 @@ func appendProseLine(out []Ref, text string, line int, hist bool) []Ref {
 		}
 		blank(m[0], m[1])
 	}
+	if bytes.IndexByte(masked, '/') < 0 {
+		return out // no word without a slash names a path: most lines of prose
+	}
 	for _, tok := range words(string(masked)) {
+		if strings.IndexByte(tok, '/') < 0 {
+			continue // trimming never adds one (pathToken)
+		}
 		if p, r, ok := pathToken(tok); ok {
 			add(Ref{Kind: KindPath, Name: p, Raw: r})
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/gating"
 	"github.com/mbguard/mbguard/hooks"
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/lifecycle"
@@ -214,10 +215,13 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 // claudeSettingsFiles are the Claude Code settings files that may hold mbguard's hooks: the
 // project's two, then the user's (user, "" without a home).
 func claudeSettingsFiles(r repo.Repo, home string) (files []string, user string) {
-	files = []string{filepath.Join(r.Root, ".claude", "settings.json"), filepath.Join(r.Root, ".claude", "settings.local.json")}
+	spec := host.Get("claude")
+	for _, f := range spec.DoctorProject {
+		files = append(files, filepath.Join(r.Root, filepath.FromSlash(f)))
+	}
 	if home != "" && filepath.IsAbs(home) {
 		// without a home there is no user-level file: "" would name the project's own
-		if user = filepath.Join(home, ".claude", "settings.json"); user != files[0] {
+		if user = (hooks.InstallOptions{Home: home}).UserPath(spec.DoctorUser[0]); user != files[0] {
 			files = append(files, user)
 		}
 	}

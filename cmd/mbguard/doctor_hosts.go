@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mbguard/mbguard/hooks"
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/repo"
 )
 
@@ -49,49 +50,57 @@ func checkHostFiles(name, title, marker string, paths []string, trust func() (st
 	return ch
 }
 
+// ownHostChecks are the hosts doctor checks its own way; every other host by whether its
+// files (host.Spec.DoctorProject, DoctorUser) hold mbguard's hooks.
+var ownHostChecks = map[string]func(r repo.Repo, o hooks.InstallOptions, spec hooks.HostSpec) doctorCheck{
+	"claude": func(r repo.Repo, o hooks.InstallOptions, _ hooks.HostSpec) doctorCheck { return checkClaude(r, o.Home) },
+	"opencode": func(r repo.Repo, o hooks.InstallOptions, _ hooks.HostSpec) doctorCheck {
+		return checkOpenCode(r, o.Home, o.ConfigHome)
+	},
+	"codex": checkCodex,
+	"crush": func(r repo.Repo, o hooks.InstallOptions, spec hooks.HostSpec) doctorCheck {
+		return checkCrush(r, checkSpecFiles(spec, o))
+	},
+	"cline": func(_ repo.Repo, o hooks.InstallOptions, _ hooks.HostSpec) doctorCheck { return checkCline(o) },
+}
+
+// checkSpecFiles is checkHostFiles on the host's own files.
+func checkSpecFiles(spec hooks.HostSpec, o hooks.InstallOptions) doctorCheck {
+	return checkHostFiles(spec.Name, spec.Title, spec.Marker, spec.DoctorFiles(o), nil)
+}
+
 // checkHosts runs one check per host of the registry: a host's own check where it has one,
 // else whether its configuration files hold mbguard's hooks.
 func checkHosts(r repo.Repo, getenv func(string) string) []doctorCheck {
-	home := getenv("HOME")
-	o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: home, ConfigHome: configHome(getenv),
+	o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: getenv("HOME"), ConfigHome: configHome(getenv),
 		CodexHome: getenv("CODEX_HOME"), CopilotHome: getenv("COPILOT_HOME")}
 	var out []doctorCheck
 	defer func() { out = quietUnused(out) }()
 	for _, spec := range hooks.Registry() {
-		switch spec.Name {
-		case "claude":
-			out = append(out, checkClaude(r, home))
-		case "opencode":
-			out = append(out, checkOpenCode(r, home, o.ConfigHome))
-		case "codex":
-			out = append(out, checkCodex(r, home, o.CodexHome))
-		case "crush":
-			out = append(out, checkCrush(r, checkHostFiles(spec.Name, spec.Title, spec.Marker, spec.DoctorFiles(o), nil)))
-		case "cline":
-			out = append(out, checkCline(o))
-		default:
-			out = append(out, checkHostFiles(spec.Name, spec.Title, spec.Marker, spec.DoctorFiles(o), nil))
+		if own, ok := ownHostChecks[spec.Name]; ok {
+			out = append(out, own(r, o, spec))
+			continue
 		}
+		out = append(out, checkSpecFiles(spec, o))
 	}
 	return out
 }
 
-func checkCodex(r repo.Repo, home, codexHome string) doctorCheck {
-	if codexHome == "" {
-		codexHome = filepath.Join(home, ".codex")
-	}
-	project := filepath.Join(r.Root, ".codex", "hooks.json")
-	paths := []string{project, filepath.Join(codexHome, "hooks.json")}
-	return checkHostFiles("codex", "Codex CLI", "hook codex", paths, func() (string, string) {
+// checkCodex adds to Codex CLI's line the trust it still needs: Codex skips untrusted hooks
+// silently.
+func checkCodex(r repo.Repo, o hooks.InstallOptions, spec hooks.HostSpec) doctorCheck {
+	paths := spec.DoctorFiles(o)
+	project := paths[0]
+	return checkHostFiles(spec.Name, spec.Title, spec.Marker, paths, func() (string, string) {
 		// Codex skips untrusted hooks silently: say so when its config shows no trust yet.
-		b, _ := os.ReadFile(filepath.Join(codexHome, "config.toml"))
+		b, _ := os.ReadFile(o.UserPath(host.File{Base: host.CodexHome, Path: "config.toml"}))
 		cfg := string(b)
 		if _, err := os.Stat(project); err == nil && !strings.Contains(cfg, `[projects."`+r.Root+`"]`) {
-			return "Codex has not trusted this project, so it skips them", hooks.TrustStep("codex", false)
+			return "Codex has not trusted this project, so it skips them", spec.TrustStep(false)
 		}
 		if !strings.Contains(cfg, "trusted_hash") {
 			_, err := os.Stat(project)
-			return "no Codex hook is trusted yet, so it skips them", hooks.TrustStep("codex", err != nil) // only the user-level file: the global step
+			return "no Codex hook is trusted yet, so it skips them", spec.TrustStep(err != nil) // only the user-level file: the global step
 		}
 		return "", ""
 	})

@@ -11,18 +11,15 @@ import (
 	"strings"
 
 	"github.com/mbguard/mbguard/hooks"
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/jail"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/outcome"
 )
 
-// checkLines says, for every host whose hooks are installed, which of mbguard's three lines
-// hold there: refuse before the call, undo after it, and the kernel (the agent's shell cannot
-// write memory-bank/ at all). hostChecks are doctor's host lines, named by host.
-func checkLines(r repo.Repo, home string, cfg *config.Config, hostChecks []doctorCheck) []doctorCheck {
-	probe, probeErr := jail.Probe("")
-	var out []doctorCheck
+// kernelCheck is doctor's kernel line for what jail.Probe found.
+func kernelCheck(probe jail.Method, probeErr error) doctorCheck {
 	k := doctorCheck{Name: "kernel", Status: checkOK, Detail: "a jail works here (" + string(probe) + ")"}
 	if probeErr != nil {
 		k.Status, k.Detail = checkInfo, strings.TrimPrefix(probeErr.Error(), jail.ErrUnavailable.Error()+": ")
@@ -31,7 +28,15 @@ func checkLines(r repo.Repo, home string, cfg *config.Config, hostChecks []docto
 		}
 		k.Detail = "no jail here: " + k.Detail + "; the two other lines still hold"
 	}
-	out = append(out, k)
+	return k
+}
+
+// checkLines says, for every host whose hooks are installed, which of mbguard's three lines
+// hold there: refuse before the call, undo after it, and the kernel (the agent's shell cannot
+// write memory-bank/ at all). hostChecks are doctor's host lines, named by host.
+func checkLines(r repo.Repo, home string, cfg *config.Config, hostChecks []doctorCheck) []doctorCheck {
+	probe, probeErr := jail.Probe("")
+	out := []doctorCheck{kernelCheck(probe, probeErr)}
 	for _, hc := range hostChecks {
 		if !hostInstalled(hc) {
 			continue
@@ -48,7 +53,7 @@ func checkLines(r repo.Repo, home string, cfg *config.Config, hostChecks []docto
 			after = "off (no post-tool hook is registered)"
 			next = "mbguard install --agent " + hc.Name
 		}
-		kernel, knext := kernelLine(hc.Name, r, home, cfg, probeErr)
+		kernel, knext := kernelLine(spec, r, home, cfg, probeErr)
 		if next == "" {
 			next = knext
 		}
@@ -68,12 +73,18 @@ func checkLines(r repo.Repo, home string, cfg *config.Config, hostChecks []docto
 // on PATH, since onFailure needs 2.1.295.
 func failureLine(spec hooks.HostSpec) doctorCheck {
 	ch := doctorCheck{Name: spec.Name, Status: checkInfo, Detail: "on failure: " + spec.Fails.String()}
-	if spec.Name == "claude" {
-		if note := hooks.ClaudeOnFailureNote(claudeVersionOnPath()); note != "" {
-			ch.Status, ch.Detail, ch.Next = checkWarn, "on failure: open — "+note, "update Claude Code, then run mbguard install --agent claude again"
+	if note := failureNotes[spec.Name]; note != nil {
+		if n := note(); n != "" {
+			ch.Status, ch.Detail, ch.Next = checkWarn, "on failure: open — "+n, "update "+spec.Title+", then run mbguard install --agent "+spec.Name+" again"
 		}
 	}
 	return ch
+}
+
+// failureNotes say why a host's failure mode is not what its table entry says on this machine
+// ("" when it is): Claude Code's onFailure needs a version the one on PATH may predate.
+var failureNotes = map[string]func() string{
+	"claude": func() string { return hooks.ClaudeOnFailureNote(claudeVersionOnPath()) },
 }
 
 // hookFiles are the files a host's doctor line found mbguard's hooks or plugin in.
@@ -112,7 +123,7 @@ func hookBinary(spec hooks.HostSpec, files []string) (bin, why string) {
 	if bin == "" {
 		return "mbguard", "" // the plugin or hook names no program of its own: as installed
 	}
-	if v := os.Getenv("MBGUARD_BIN"); v != "" && spec.Name == "opencode" {
+	if v := os.Getenv("MBGUARD_BIN"); v != "" && spec.Plugin {
 		bin = v
 	}
 	if _, err := exec.LookPath(bin); err != nil {
@@ -127,7 +138,7 @@ func hookBinary(spec hooks.HostSpec, files []string) (bin, why string) {
 // commandBefore returns the program of the first hook command in text: what precedes
 // " hook <host>" in a JSON string (quotes around it removed), or the plugin's DEFAULT_BIN.
 func commandBefore(text string, spec hooks.HostSpec) string {
-	if spec.Name == "opencode" {
+	if spec.Plugin {
 		_, rest, ok := strings.Cut(text, "const DEFAULT_BIN = ")
 		if !ok {
 			return ""
@@ -173,7 +184,7 @@ func postRegistered(spec hooks.HostSpec, files []string) bool {
 			continue
 		}
 		for _, ev := range spec.Closes {
-			if strings.Contains(string(b), strconv.Quote(ev)) || spec.Name == "opencode" && strings.Contains(string(b), ev) {
+			if strings.Contains(string(b), strconv.Quote(ev)) || spec.Plugin && strings.Contains(string(b), ev) {
 				return true
 			}
 		}
@@ -186,23 +197,13 @@ func hostInstalled(hc doctorCheck) bool {
 	return strings.HasPrefix(hc.Detail, "hooks in ") || strings.HasPrefix(hc.Detail, "plugin current")
 }
 
-// kernelLine says whether the kernel line holds for one host, and the step that turns it on.
-func kernelLine(host string, r repo.Repo, home string, cfg *config.Config, probeErr error) (string, string) {
-	switch host {
-	case "claude":
-		o := hooks.InstallOptions{Root: r.Root, Home: home}
-		switch {
-		case !hooks.ClaudeSandboxEnabled(o):
-			return "off (Claude Code's sandbox is off)", "mbguard install --agent claude --sandbox"
-		case !hooks.ClaudeSandboxDenies(o):
-			return "off (the sandbox is on, without the memory-bank/ deny rule)", "mbguard install --agent claude"
-		case runtime.GOOS == "linux" && !onPath("bwrap", "socat"):
-			return "off (Claude Code's sandbox needs bubblewrap and socat; without them it runs commands unsandboxed)", "apt-get install bubblewrap socat"
-		case runtime.GOOS == "windows":
-			return "off (Claude Code's sandbox does not run on native Windows; use WSL2)", ""
-		}
-		return "on (Claude Code's sandbox, denyWrite ./memory-bank)", ""
-	case "opencode":
+// kernelLine says whether the kernel line holds for one host (host.Spec.Kernel), and the step
+// that turns it on.
+func kernelLine(spec hooks.HostSpec, r repo.Repo, home string, cfg *config.Config, probeErr error) (string, string) {
+	switch spec.Kernel {
+	case host.Sandbox:
+		return sandboxLine(spec, hooks.InstallOptions{Root: r.Root, Home: home})
+	case host.Jail:
 		switch {
 		case probeErr != nil:
 			return "off (no jail here)", ""
@@ -213,6 +214,22 @@ func kernelLine(host string, r repo.Repo, home string, cfg *config.Config, probe
 			"git checkout, switch, merge, pull, rebase, reset, cherry-pick, stash, am, restore and revert run outside it and are judged after the call)", ""
 	}
 	return "off (no way in: its hooks cannot rewrite a shell command)", ""
+}
+
+// sandboxLine is the kernel line of a host whose own sandbox keeps memory-bank/ read-only
+// (Claude Code's).
+func sandboxLine(spec hooks.HostSpec, o hooks.InstallOptions) (string, string) {
+	switch {
+	case !hooks.ClaudeSandboxEnabled(o):
+		return "off (" + spec.Title + "'s sandbox is off)", "mbguard install --agent " + spec.Name + " --sandbox"
+	case !hooks.ClaudeSandboxDenies(o):
+		return "off (the sandbox is on, without the memory-bank/ deny rule)", "mbguard install --agent " + spec.Name
+	case runtime.GOOS == "linux" && !onPath("bwrap", "socat"):
+		return "off (" + spec.Title + "'s sandbox needs bubblewrap and socat; without them it runs commands unsandboxed)", "apt-get install bubblewrap socat"
+	case runtime.GOOS == "windows":
+		return "off (" + spec.Title + "'s sandbox does not run on native Windows; use WSL2)", ""
+	}
+	return "on (" + spec.Title + "'s sandbox, denyWrite ./memory-bank)", ""
 }
 
 func onPath(names ...string) bool {

@@ -32,7 +32,7 @@ func checkUserHosts(getenv func(string) string) []doctorCheck {
 		CopilotHome: getenv("COPILOT_HOME"), Global: true}
 	var out []doctorCheck
 	for _, spec := range hooks.Registry() {
-		if spec.Name == "opencode" {
+		if spec.Plugin {
 			ch := doctorCheck{Name: spec.Name, Status: checkInfo, Detail: spec.Title + " plugin not installed for the user (mbguard install --agent opencode --global if you use it)"}
 			if path, st, err := hooks.OpenCodePluginState(o); err == nil && st != hooks.PluginMissing {
 				ch.Detail = "plugin " + string(st) + " at " + path
@@ -43,7 +43,7 @@ func checkUserHosts(getenv func(string) string) []doctorCheck {
 			out = append(out, ch)
 			continue
 		}
-		if spec.DoctorFiles == nil {
+		if len(spec.DoctorUser) == 0 {
 			continue
 		}
 		var user []string // the project files are relative here: no project

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mbguard/mbguard/hooks"
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/skills"
 )
 
@@ -33,7 +34,7 @@ func newInstallCmd(e *env) *cobra.Command {
 		if *agent == "" && !*gitHooks {
 			return e.usage(c, "install needs --agent %s or --hooks", strings.Join(installAgents, "|"))
 		}
-		if *sandbox && *agent != "claude" {
+		if *sandbox && host.Get(*agent).Kernel != host.Sandbox {
 			return e.usage(c, "--sandbox applies to --agent claude; other hosts get the kernel line from their hook (see mbguard doctor)")
 		}
 		if code, stop := e.refuseUnderAgent("install --uninstall", *uninstall); stop {
@@ -60,9 +61,9 @@ func newInstallCmd(e *env) *cobra.Command {
 			}
 			o.ProjectDirEnv = spec.ProjectDirEnv
 			switch {
-			case spec.Name == "claude" && *uninstall:
+			case spec.Kernel == host.Sandbox && *uninstall:
 				changes, err = uninstallClaude(o)
-			case spec.Name == "claude":
+			case spec.Kernel == host.Sandbox:
 				o.ClaudeVersion = claudeVersion(ctx)
 				changes, err = installClaude(o, *sandbox) // the kernel line rides on Claude Code's sandbox
 				if note := hooks.ClaudeOnFailureNote(o.ClaudeVersion); note != "" && err == nil {

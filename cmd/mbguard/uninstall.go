@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mbguard/mbguard/hooks"
+	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/outcome"
 	"github.com/mbguard/mbguard/skills"
@@ -147,7 +148,7 @@ func uninstallAll(o hooks.InstallOptions) ([]string, error) {
 	for _, spec := range hooks.Registry() {
 		var cs []hooks.Change
 		var err error
-		if spec.Name == "claude" {
+		if spec.Kernel == host.Sandbox { // the sandbox's deny rule goes with the hooks
 			cs, err = uninstallClaude(o)
 		} else {
 			cs, err = spec.Install(o)

@@ -170,6 +170,28 @@ func (w *walker) source(args []arg, e *env, depth int, in *stdin) {
 // sqlite handles sqlite3 DB [SQL…]: its dot-commands .output/.once/.save/
 // .backup/.dump write files, .shell/.system run commands, and the database
 // itself is written.
+// sqliteWrites are the sqlite3 dot commands that write the file they name; sqliteNeedsFile
+// those of them that write a file chosen at run time when they name none.
+var (
+	sqliteWrites = map[string]bool{".output": true, ".once": true, ".save": true, ".backup": true,
+		".dump": true, ".excel": true, ".log": true, ".clone": true}
+	sqliteNeedsFile = map[string]bool{".save": true, ".backup": true, ".clone": true}
+)
+
+// sqliteDot judges one line of sqlite3 input, split in words: a dot command that writes a
+// file or runs a shell command.
+func (w *walker) sqliteDot(f []string, e *env, depth int) {
+	switch {
+	case len(f) == 0 || !strings.HasPrefix(f[0], "."):
+	case sqliteWrites[f[0]] && len(f) > 1:
+		w.writeArg(arg{s: strings.Trim(f[len(f)-1], `'"`), exact: true}, "sqlite3 "+f[0], e)
+	case sqliteNeedsFile[f[0]]:
+		w.unknownWrite()
+	case f[0] == ".shell" || f[0] == ".system":
+		w.reparse(strings.Join(f[1:], " "), e, depth)
+	}
+}
+
 func (w *walker) sqlite(c *invocation) {
 	args, e, depth := c.args, c.e, c.depth
 	opts, ops := parseArgs(args, c.spec.flags)
@@ -191,20 +213,7 @@ func (w *walker) sqlite(c *invocation) {
 			continue
 		}
 		for _, line := range strings.FieldsFunc(sql.s, func(r rune) bool { return r == '\n' || r == ';' }) {
-			f := strings.Fields(strings.TrimSpace(line))
-			if len(f) == 0 || !strings.HasPrefix(f[0], ".") {
-				continue
-			}
-			switch f[0] {
-			case ".output", ".once", ".save", ".backup", ".dump", ".excel", ".log", ".clone":
-				if len(f) > 1 {
-					w.writeArg(arg{s: strings.Trim(f[len(f)-1], `'"`), exact: true}, "sqlite3 "+f[0], e)
-				} else if f[0] == ".save" || f[0] == ".backup" || f[0] == ".clone" {
-					w.unknownWrite()
-				}
-			case ".shell", ".system":
-				w.reparse(strings.Join(f[1:], " "), e, depth)
-			}
+			w.sqliteDot(strings.Fields(strings.TrimSpace(line)), e, depth)
 		}
 	}
 }
@@ -279,27 +288,26 @@ func (w *walker) chmod(name string, args []arg, e *env) {
 // copy handles cp, mv, install and ln: the destination is written; mv also
 // deletes its sources.
 func (w *walker) copy(c *invocation) {
-	name, args, e := c.name, c.args, c.e
-	opts, ops := parseArgs(args, c.spec.flags)
+	name, e := c.name, c.e
+	opts, ops := parseArgs(c.args, c.spec.flags)
 	w.res.Write = true
 	if name == "install" && hasOpt(opts, "-d", "--directory") {
 		w.writeAll(ops, name, e)
 		return
 	}
+	link := name == "ln" || name == "link"
 	t, hasT := optValue(opts, "-t", "--target-directory")
 	switch {
-	case hasT || len(ops) == 1 && (name == "ln" || name == "link"):
+	case hasT || len(ops) == 1 && link:
 		w.carryAll(ops, name, e)
 	case len(ops) > 1:
 		w.carryAll(ops[:len(ops)-1], name, e)
 	}
-	if name == "ln" || name == "link" {
+	if link {
 		// after the link itself is recorded as written
 		defer w.noteLinks(opts, ops, t, hasT, e)
 	}
-	hardLink := (name == "ln" || name == "link") && !hasOpt(opts, "-s", "--symbolic") ||
-		name == "cp" && hasOpt(opts, "-l", "--link")
-	if name == "mv" || hardLink && len(ops) > 1 {
+	if name == "mv" || hardLinks(name, link, opts) && len(ops) > 1 {
 		// mv removes its sources; a hard link changes its source's link count, and
 		// whoever writes through the new name writes the source's bytes
 		srcs := ops
@@ -312,10 +320,21 @@ func (w *walker) copy(c *invocation) {
 		w.intoDir(t, ops, name, e)
 		return
 	}
+	w.copyDest(name, link, ops, e)
+}
+
+// hardLinks reports a command that makes hard links: ln without -s, cp -l.
+func hardLinks(name string, link bool, opts []opt) bool {
+	return link && !hasOpt(opts, "-s", "--symbolic") || name == "cp" && hasOpt(opts, "-l", "--link")
+}
+
+// copyDest records the destination of a copy, move or link without -t: the last operand,
+// a directory when several sources go into it; ln TARGET alone makes a link named after
+// TARGET in the working directory.
+func (w *walker) copyDest(name string, link bool, ops []arg, e *env) {
 	switch {
 	case len(ops) == 0:
-	case len(ops) == 1 && (name == "ln" || name == "link"):
-		// ln TARGET makes a link named after TARGET in the working directory.
+	case len(ops) == 1 && link:
 		if ops[0].exact {
 			w.writeArg(arg{s: path.Base(ops[0].s), exact: true}, name, e)
 		} else {
@@ -334,6 +353,18 @@ func (w *walker) copy(c *invocation) {
 
 // noteLinks remembers the links ln makes, so that a later write through one in
 // the same line is a write of what it points to.
+// linkTarget is the file a link at `at` to target names: a relative symbolic link's target
+// is taken from the link's directory.
+func linkTarget(target, at string, symbolic bool, e *env) string {
+	if symbolic && !strings.HasPrefix(target, "/") {
+		return path.Join(path.Dir(at), target)
+	}
+	if tp, ok := resolve(target, e); ok {
+		return tp
+	}
+	return target
+}
+
 func (w *walker) noteLinks(opts []opt, ops []arg, t arg, hasT bool, e *env) {
 	symbolic := hasOpt(opts, "-s", "--symbolic")
 	var srcs []arg
@@ -365,13 +396,7 @@ func (w *walker) noteLinks(opts []opt, ops []arg, t arg, hasT bool, e *env) {
 		if !ok {
 			continue
 		}
-		target := s.s
-		if symbolic && !strings.HasPrefix(target, "/") {
-			target = path.Join(path.Dir(at), target) // relative to the link's directory
-		} else if tp, ok := resolve(target, e); ok {
-			target = tp
-		}
-		e.links = bind(e.links, at, arg{s: path.Clean(target), exact: true})
+		e.links = bind(e.links, at, arg{s: path.Clean(linkTarget(s.s, at, symbolic, e)), exact: true})
 	}
 }
 
@@ -479,62 +504,90 @@ func (w *walker) patch(c *invocation) {
 // entry points the host alone runs (hook, serve, settle). A word known only
 // at run time where one of them could stand counts as one.
 func personCommand(args []arg) string {
-	var words []string // the subcommand (and the quarantine action), then the flags that matter
-	maybe := false
+	words, maybe := personWords(args)
+	switch {
+	case len(words) == 0 && maybe:
+		return "mbguard with a command known only when it runs"
+	case len(words) == 0:
+		return ""
+	}
+	if op := personOp(words); op != "" {
+		return op
+	}
+	if maybe && personOpen(words) {
+		return "mbguard " + words[0] + " with words known only when it runs"
+	}
+	return ""
+}
+
+// personValued are mbguard's global options that take the next word as their value.
+var personValued = map[string]bool{"-C": true, "--dir": true, "--set": true}
+
+// personFlags are the options that make an mbguard command one only the person may run.
+var personFlags = map[string]bool{"--uninstall": true, "--reset-known-good": true, "--confirm-user-files": true}
+
+// personWords reads an mbguard command line: its subcommand (and the quarantine action),
+// then the flags that matter; maybe is true when a word known only at run time stands where
+// a subcommand, an action or one of those flags could.
+func personWords(args []arg) (words []string, maybe bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		open := len(words) == 0 || words[0] == "quarantine" && len(words) == 1
 		switch {
 		case !a.exact:
-			if open || words[0] == "install" || words[0] == "doctor" {
-				maybe = true
-			}
-			continue
-		case len(words) == 0 && (a.s == "-C" || a.s == "--dir" || a.s == "--set"):
+			maybe = maybe || open || words[0] == "install" || words[0] == "doctor"
+		case len(words) == 0 && personValued[a.s]:
 			i++ // its value
-			continue
 		case strings.HasPrefix(a.s, "-"):
-			name, _, _ := strings.Cut(a.s, "=")
-			if name == "--uninstall" || name == "--reset-known-good" || name == "--confirm-user-files" {
+			if name, _, _ := strings.Cut(a.s, "="); personFlags[name] {
 				words = append(words, name)
 			}
-			continue
 		case open:
 			words = append(words, a.s)
 		}
 	}
-	has := func(w string) bool {
-		for _, x := range words {
-			if x == w {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case len(words) == 0:
-	case words[0] == "hook" || words[0] == "serve" || words[0] == "settle":
-		// the protocol entry points: what the host sends, never the agent (a forged event
-		// would credit a read or close a call's window)
+	return words, maybe
+}
+
+// personEntries are the protocol entry points (what the host sends, never the agent: a forged
+// event would credit a read or close a call's window) and the commands that remove mbguard.
+var personEntries = map[string]bool{"hook": true, "serve": true, "settle": true, "uninstall": true}
+
+// personSubFlags are the subcommands only the person runs with one of their flags, in the
+// order they are named.
+var personSubFlags = []struct{ sub, flag string }{
+	{"install", "--uninstall"},
+	{"doctor", "--reset-known-good"},
+	{"doctor", "--confirm-user-files"},
+}
+
+// personOp names the person-only command words spell, or "".
+func personOp(words []string) string {
+	if personEntries[words[0]] {
 		return "mbguard " + words[0]
-	case words[0] == "uninstall":
-		return "mbguard uninstall"
-	case words[0] == "install" && has("--uninstall"):
-		return "mbguard install --uninstall"
-	case words[0] == "doctor" && has("--reset-known-good"):
-		return "mbguard doctor --reset-known-good"
-	case words[0] == "doctor" && has("--confirm-user-files"):
-		return "mbguard doctor --confirm-user-files"
-	case words[0] == "quarantine" && len(words) > 1 && (words[1] == "drop" || words[1] == "restore"):
-		return "mbguard quarantine " + words[1]
-	case words[0] == "quarantine" && len(words) == 1 || words[0] == "install" || words[0] == "doctor":
-		if maybe {
-			return "mbguard " + words[0] + " with words known only when it runs"
-		}
-		return ""
 	}
-	if maybe && len(words) == 0 {
-		return "mbguard with a command known only when it runs"
+	for _, f := range personSubFlags {
+		if words[0] == f.sub && hasWord(words, f.flag) {
+			return "mbguard " + f.sub + " " + f.flag
+		}
+	}
+	if words[0] == "quarantine" && len(words) > 1 && (words[1] == "drop" || words[1] == "restore") {
+		return "mbguard quarantine " + words[1]
 	}
 	return ""
+}
+
+func hasWord(words []string, w string) bool {
+	for _, x := range words {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// personOpen reports a command one of whose words, known only at run time, could make it
+// person-only: a bare quarantine, install or doctor.
+func personOpen(words []string) bool {
+	return words[0] == "quarantine" && len(words) == 1 || words[0] == "install" || words[0] == "doctor"
 }

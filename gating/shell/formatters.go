@@ -72,32 +72,14 @@ func (w *walker) formatter(name string, args []arg, e *env) {
 		if !a.exact {
 			continue
 		}
-		if len(spec.fix) == 0 && (a.s == "--check" || a.s == "--diff" || a.s == "-check" || a.s == "--dry-run" || a.s == "-d" && name == "gofmt") {
-			fixes = false
-		}
-		for _, f := range spec.fix {
-			if a.s == f || strings.HasPrefix(a.s, f+"=") {
-				fixes = true
-			}
-		}
-		for _, o := range spec.mdOpts {
-			v, ok := "", false
-			switch {
-			case a.s == o && i+1 < len(args):
-				v, ok = args[i+1].s, true
-			case strings.HasPrefix(a.s, o+"="):
-				v, ok = a.s[len(o)+1:], true
-			}
-			if ok && namesMarkdown(v) || ok && i+1 < len(args) && !args[i+1].exact {
-				md = true
-			}
-		}
+		fixes = formatterFixes(name, spec.fix, a.s, fixes)
+		md = md || spec.walksMarkdown(args, i)
 	}
 	values := append(spec.values[:len(spec.values):len(spec.values)], spec.mdOpts...)
 	_, ops := parseArgs(args, flagSpec{long: values, short: shortValues(values)})
 	var targets []arg
 	for _, a := range ops {
-		if a.exact && (a.s == "fmt" || a.s == "format" || a.s == "check") {
+		if a.exact && formatterSubs[a.s] {
 			continue
 		}
 		targets = append(targets, a)
@@ -107,6 +89,48 @@ func (w *walker) formatter(name string, args []arg, e *env) {
 		return
 	}
 	w.formatWrites(name, targets, md, spec.exclude, args, e)
+}
+
+// formatterSubs are the subcommand words of formatters run through their toolchain (go fmt,
+// cargo fmt, ruff format, biome check): no targets.
+var formatterSubs = map[string]bool{"fmt": true, "format": true, "check": true}
+
+// formatterChecks are the options with which a formatter that writes by default only checks.
+var formatterChecks = map[string]bool{"--check": true, "--diff": true, "-check": true, "--dry-run": true}
+
+// formatterFixes reports whether the formatter writes after the option s: one that writes
+// by default (no fix options) stops with a check option; one that does not starts with a fix
+// option. fixes is the answer before s.
+func formatterFixes(name string, fix []string, s string, fixes bool) bool {
+	if len(fix) == 0 && (formatterChecks[s] || s == "-d" && name == "gofmt") {
+		return false
+	}
+	for _, f := range fix {
+		if s == f || strings.HasPrefix(s, f+"=") {
+			return true
+		}
+	}
+	return fixes
+}
+
+// walksMarkdown reports an option at args[i] whose value names the file types the tool
+// walks (eslint --ext) and takes in Markdown, or is known only at run time.
+func (spec formatterSpec) walksMarkdown(args []arg, i int) bool {
+	a := args[i]
+	md := false
+	for _, o := range spec.mdOpts {
+		v, ok := "", false
+		switch {
+		case a.s == o && i+1 < len(args):
+			v, ok = args[i+1].s, true
+		case strings.HasPrefix(a.s, o+"="):
+			v, ok = a.s[len(o)+1:], true
+		}
+		if ok && namesMarkdown(v) || ok && i+1 < len(args) && !args[i+1].exact {
+			md = true
+		}
+	}
+	return md
 }
 
 // formatWrites records what a formatter that rewrites writes: for one that cannot write
@@ -139,17 +163,24 @@ func (w *walker) formatWrites(name string, targets []arg, md bool, exclude strin
 	if exclude == "" || !md {
 		return
 	}
+	if hint, ok := excludeHint(name, args, exclude); ok {
+		for i := n; i < len(w.res.Writes); i++ {
+			w.res.Writes[i].Exclude = hint
+		}
+	}
+}
+
+// excludeHint is the command line again with the options that leave the bank out; false
+// for a command built at run time, which gets no exact advice.
+func excludeHint(name string, args []arg, exclude string) (string, bool) {
 	words := []string{name}
 	for _, a := range args {
 		if !a.exact {
-			return // a command built at run time: no exact advice
+			return "", false
 		}
 		words = append(words, shellWord(a.s))
 	}
-	hint := strings.Join(words, " ") + " " + exclude
-	for i := n; i < len(w.res.Writes); i++ {
-		w.res.Writes[i].Exclude = hint
-	}
+	return strings.Join(words, " ") + " " + exclude, true
 }
 
 // subFormatter handles go fmt and cargo fmt; ok is false when the line is not one.

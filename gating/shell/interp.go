@@ -56,53 +56,14 @@ func interpName(name string) string {
 // file is not (see the package doc).
 func (w *walker) interp(it interpreter, name string, args []arg, e *env, in *stdin) {
 	if pwshStyle(it) {
-		// PowerShell options are single-dash words, not letter clusters.
-		for i, a := range args {
-			for _, c := range it.code {
-				if strings.EqualFold(a.s, c) && i+1 < len(args) {
-					w.inline(args[i+1], e)
-					return
-				}
-			}
-		}
+		w.pwshCode(it, args, e)
 		return
 	}
-	if it.module != "" {
-		// python -m zipfile -c memory-bank/x.zip …: a module run with arguments
-		// is judged by the files it names, like any program mbguard does not know.
-		for i, a := range args {
-			if !a.exact || !strings.HasPrefix(a.s, "-") {
-				break
-			}
-			if a.s == it.module && i+1 < len(args) {
-				w.namedArgs("python -m "+args[i+1].s, args[i+2:], e)
-				return
-			}
-			if strings.HasPrefix(a.s, it.module) && len(a.s) > len(it.module) {
-				w.namedArgs("python "+a.s, args[i+1:], e)
-				return
-			}
-		}
+	if w.interpModule(it, args, e) {
+		return
 	}
-	if len(it.code) > 0 && it.code[0] == "-e" && strings.HasPrefix(it.flags.short, "ep") {
-		// node -pe CODE: both letters ask for the next argument as code.
-		for i, a := range args {
-			if a.exact && (a.s == "-pe" || a.s == "-ep") {
-				args = append(append(args[:i:i], arg{s: "-p", exact: true}), args[i+1:]...)
-			}
-		}
-	}
-	opts, ops := parseArgs(args, it.flags)
-	seen := false
-	for _, o := range opts {
-		for _, c := range it.code {
-			if o.name == c && o.has {
-				w.inline(o.value, e)
-				seen = true
-			}
-		}
-	}
-	if seen {
+	opts, ops := parseArgs(nodePrintEval(it, args), it.flags)
+	if w.inlineCode(it, opts, e) {
 		// perl -ne print FILE, python -c CODE FILE: the code is handed the operands, and
 		// reads them (perl -n, -p) or may; a read is what a caller that keeps a file's text
 		// from the agent needs to know
@@ -117,6 +78,77 @@ func (w *walker) interp(it interpreter, name string, args []arg, e *env, in *std
 		}
 		return
 	}
+	w.interpProgram(name, ops, e, in)
+}
+
+// pwshCode judges the code of a PowerShell run: its options are single-dash words, not
+// letter clusters.
+func (w *walker) pwshCode(it interpreter, args []arg, e *env) {
+	for i, a := range args {
+		for _, c := range it.code {
+			if strings.EqualFold(a.s, c) && i+1 < len(args) {
+				w.inline(args[i+1], e)
+				return
+			}
+		}
+	}
+}
+
+// interpModule judges python -m zipfile -c memory-bank/x.zip …: a module run with
+// arguments is judged by the files it names, like any program mbguard does not know. It
+// reports false when the line runs no module.
+func (w *walker) interpModule(it interpreter, args []arg, e *env) bool {
+	if it.module == "" {
+		return false
+	}
+	for i, a := range args {
+		if !a.exact || !strings.HasPrefix(a.s, "-") {
+			break
+		}
+		if a.s == it.module && i+1 < len(args) {
+			w.namedArgs("python -m "+args[i+1].s, args[i+2:], e)
+			return true
+		}
+		if strings.HasPrefix(a.s, it.module) && len(a.s) > len(it.module) {
+			w.namedArgs("python "+a.s, args[i+1:], e)
+			return true
+		}
+	}
+	return false
+}
+
+// nodePrintEval rewrites node -pe CODE (and -ep) as -p CODE: both letters ask for the next
+// argument as code.
+func nodePrintEval(it interpreter, args []arg) []arg {
+	if len(it.code) == 0 || it.code[0] != "-e" || !strings.HasPrefix(it.flags.short, "ep") {
+		return args
+	}
+	for i, a := range args {
+		if a.exact && (a.s == "-pe" || a.s == "-ep") {
+			args = append(append(args[:i:i], arg{s: "-p", exact: true}), args[i+1:]...)
+		}
+	}
+	return args
+}
+
+// inlineCode judges the code handed to an interpreter's code options (-e, -c …) and reports
+// whether there was any.
+func (w *walker) inlineCode(it interpreter, opts []opt, e *env) bool {
+	seen := false
+	for _, o := range opts {
+		for _, c := range it.code {
+			if o.name == c && o.has {
+				w.inline(o.value, e)
+				seen = true
+			}
+		}
+	}
+	return seen
+}
+
+// interpProgram judges an interpreter run on a program: stdin, a file made at run time, or
+// a script (which is run, and handed its arguments).
+func (w *walker) interpProgram(name string, ops []arg, e *env, in *stdin) {
 	switch {
 	case len(ops) == 0 || ops[0].s == "-":
 		w.stdinCode(in, func(code string) { w.inline(arg{s: code, exact: true}, e) })
@@ -162,16 +194,7 @@ func (w *walker) inplaceInterp(name string, args []arg, e *env, in *stdin) {
 		w.interp(it, name, args, e, in)
 		return
 	}
-	code := false
-	for _, o := range opts {
-		for _, c := range it.code {
-			if o.name == c && o.has {
-				w.inline(o.value, e)
-				code = true
-			}
-		}
-	}
-	if !code && len(ops) > 0 {
+	if code := w.inlineCode(it, opts, e); !code && len(ops) > 0 {
 		ops = ops[1:] // the script file
 	}
 	w.writeAll(ops, name+" -i", e)
@@ -270,6 +293,27 @@ func (w *walker) inline(code arg, e *env) {
 		src = w.nodeArgvCalls(w.argvCalls(src, e), e)
 	}
 	lits := stringLiterals(src)
+	writes := inlineWrites(src, lits)
+	paths, named := w.inlinePaths(src, lits, writes, e)
+	if !writes {
+		return
+	}
+	w.res.Write = true
+	if paths == 0 || builtPath(src) {
+		// The target is computed, or not a literal: it is unknown.
+		w.res.Unknown = true
+		if !named && spellsBank(src, lits) {
+			// 'memory-' + 'bank', "memory-ban\x6b", ['memory','bank'].join('-'):
+			// the code spells the bank in pieces.
+			w.writeArg(arg{s: bankName + "/"}, "interpreter", e)
+		}
+	}
+}
+
+// inlineWrites reports inline code that may write files: a write marker, and for open()
+// alone (Python/Ruby's only writes with a write mode, Perl's with '>' or '>>') a mode that
+// writes.
+func inlineWrites(src string, lits []literal) bool {
 	writes := false
 	for _, m := range writeMarkers {
 		if hasMarker(src, m) {
@@ -277,21 +321,21 @@ func (w *walker) inline(code arg, e *env) {
 			break
 		}
 	}
-	if writes && !otherWriteMarker(src) {
-		// Python/Ruby open() only writes with a write mode, Perl's with
-		// '>' or '>>'.
-		writes = false
-		for _, l := range lits {
-			if writeMode(l.value) || strings.HasPrefix(l.value, ">") || strings.HasPrefix(l.value, "+<") || strings.HasPrefix(l.value, "+>") {
-				writes = true
-				break
-			}
-		}
-		if strings.Contains(src, "mode=") {
-			writes = true
+	if !writes || otherWriteMarker(src) {
+		return writes
+	}
+	for _, l := range lits {
+		if writeMode(l.value) || strings.HasPrefix(l.value, ">") || strings.HasPrefix(l.value, "+<") || strings.HasPrefix(l.value, "+>") {
+			return true
 		}
 	}
-	paths, named := 0, false
+	return strings.Contains(src, "mode=")
+}
+
+// inlinePaths records the paths inline code names as literals, written when the code
+// writes (unless opened to read) and read otherwise; it counts them, and reports whether one
+// names the bank.
+func (w *walker) inlinePaths(src string, lits []literal, writes bool, e *env) (paths int, named bool) {
 	for _, l := range lits {
 		p := strings.TrimLeft(l.value, "+<> ") // Perl's open('>file')
 		if !looksLikePath(p) {
@@ -306,19 +350,7 @@ func (w *walker) inline(code arg, e *env) {
 			w.readArg(a, "interpreter", e)
 		}
 	}
-	if !writes {
-		return
-	}
-	w.res.Write = true
-	if paths == 0 || builtPath(src) {
-		// The target is computed, or not a literal: it is unknown.
-		w.res.Unknown = true
-		if !named && spellsBank(src, lits) {
-			// 'memory-' + 'bank', "memory-ban\x6b", ['memory','bank'].join('-'):
-			// the code spells the bank in pieces.
-			w.writeArg(arg{s: bankName + "/"}, "interpreter", e)
-		}
-	}
+	return paths, named
 }
 
 // spellsBank reports code that assembles the bank's name: its string literals
@@ -385,38 +417,11 @@ func looksLikePath(s string) bool {
 // whatever else the code writes (open('out.txt','w').write(open('memory-bank/MEMORY.md').read())).
 // os.open, fs.open and friends take flags, not a mode, and never count.
 func readOpen(src string, l literal) bool {
-	before := strings.TrimRight(src[:l.start], " \t")
-	if !strings.HasSuffix(before, "open(") {
+	if !builtinOpenAt(src, l) {
 		return false
 	}
-	if b := strings.TrimSuffix(before, "open("); b != "" && (isIdent(b[len(b)-1]) || b[len(b)-1] == '.') {
-		return false // os.open(, fs.open(, sysopen(: not the builtin
-	}
-	// the rest of the call, up to its closing parenthesis
-	rest := src[l.start:]
-	q := rest[0]
-	end := strings.IndexByte(rest[1:], q)
-	if end < 0 {
-		return false
-	}
-	rest = rest[end+2:]
-	depth, i := 0, 0
-	for ; i < len(rest); i++ {
-		switch rest[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		}
-		if depth < 0 {
-			break
-		}
-	}
-	if depth >= 0 {
-		return false // the call does not end here
-	}
-	args := rest[:i]
-	if strings.Contains(args, "mode") || strings.Contains(args, "O_") || strings.Contains(args, "opener") {
+	args, ok := openCallRest(src, l)
+	if !ok || strings.Contains(args, "mode") || strings.Contains(args, "O_") || strings.Contains(args, "opener") {
 		return false
 	}
 	for _, m := range stringLiterals(args) {
@@ -432,6 +437,42 @@ func readOpen(src string, l literal) bool {
 		}
 	}
 	return true
+}
+
+// builtinOpenAt reports a literal that is the first argument of the builtin open( (not
+// os.open(, fs.open(, sysopen().
+func builtinOpenAt(src string, l literal) bool {
+	before := strings.TrimRight(src[:l.start], " \t")
+	if !strings.HasSuffix(before, "open(") {
+		return false
+	}
+	b := strings.TrimSuffix(before, "open(")
+	return b == "" || !isIdent(b[len(b)-1]) && b[len(b)-1] != '.'
+}
+
+// openCallRest is the rest of the open( call whose first argument is l, up to its closing
+// parenthesis; false when the call does not end in src.
+func openCallRest(src string, l literal) (string, bool) {
+	rest := src[l.start:]
+	q := rest[0]
+	end := strings.IndexByte(rest[1:], q)
+	if end < 0 {
+		return "", false
+	}
+	rest = rest[end+2:]
+	depth, i := 0, 0
+	for ; i < len(rest) && depth >= 0; i++ {
+		switch rest[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+	}
+	if depth >= 0 {
+		return "", false // the call does not end here
+	}
+	return rest[:i-1], true
 }
 
 // argvCalls judges each subprocess call with a literal argument list in Python code
@@ -461,14 +502,8 @@ func (w *walker) argvCalls(src string, e *env) string {
 			if !ok || len(words) == 0 {
 				continue
 			}
-			q := make([]string, len(words))
-			for k, s := range words {
-				q[k] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-			}
-			w.reparse(strings.Join(q, " "), e, w.depth)
-			for k := i; k < end; k++ {
-				b[k] = ' '
-			}
+			w.reparse(argvLine(words), e, w.depth)
+			blank(b, i, end)
 			found = true
 		}
 	}
@@ -490,41 +525,54 @@ func (w *walker) argvCalls(src string, e *env) string {
 // literalList parses a Python list of string literals starting at src[i] (spaces allowed
 // before it): ['git', "log"]. end is the offset after the closing bracket.
 func literalList(src string, i int) (words []string, end int, ok bool) {
-	skip := func() {
-		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n') {
-			i++
-		}
-	}
-	skip()
+	i = skipBlanks(src, i)
 	if i >= len(src) || src[i] != '[' {
 		return nil, 0, false
 	}
 	i++
 	for {
-		skip()
+		i = skipBlanks(src, i)
 		if i < len(src) && src[i] == ']' {
 			return words, i + 1, true
 		}
-		if i >= len(src) || src[i] != '\'' && src[i] != '"' {
+		word, j, ok := plainQuoted(src, i)
+		if !ok {
 			return nil, 0, false
 		}
-		q := src[i]
-		j := i + 1
-		for ; j < len(src) && src[j] != q; j++ {
-			if src[j] == '\\' {
-				return nil, 0, false // escapes: not worth decoding here
-			}
-		}
-		if j >= len(src) {
-			return nil, 0, false
-		}
-		words = append(words, src[i+1:j])
-		i = j + 1
-		skip()
+		words = append(words, word)
+		i = skipBlanks(src, j)
 		if i < len(src) && src[i] == ',' {
 			i++
 		}
 	}
+}
+
+// skipBlanks returns the index of the first character at or after i that is no space, tab
+// or newline.
+func skipBlanks(src string, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// plainQuoted reads the '…' or "…" literal without escapes at i: its text, and the index
+// after it.
+func plainQuoted(src string, i int) (word string, next int, ok bool) {
+	if i >= len(src) || src[i] != '\'' && src[i] != '"' {
+		return "", 0, false
+	}
+	q := src[i]
+	j := i + 1
+	for ; j < len(src) && src[j] != q; j++ {
+		if src[j] == '\\' {
+			return "", 0, false // escapes: not worth decoding here
+		}
+	}
+	if j >= len(src) {
+		return "", 0, false
+	}
+	return src[i+1 : j], j + 1, true
 }
 
 // nodeArgvCalls is argvCalls for Node: require('child_process').execFileSync('git', ['log'])
@@ -557,14 +605,8 @@ func (w *walker) nodeArgvCalls(src string, e *env) string {
 				if !ok || strings.Contains(src[end:], "shell") {
 					continue
 				}
-				q := []string{"'" + strings.ReplaceAll(prog, "'", `'\''`) + "'"}
-				for _, s := range words {
-					q = append(q, "'"+strings.ReplaceAll(s, "'", `'\''`)+"'")
-				}
-				w.reparse(strings.Join(q, " "), e, w.depth)
-				for k := i; k < end; k++ {
-					b[k] = ' '
-				}
+				w.reparse(argvLine(append([]string{prog}, words...)), e, w.depth)
+				blank(b, i, end)
 				found = true
 			}
 		}
@@ -577,6 +619,22 @@ func (w *walker) nodeArgvCalls(src string, e *env) string {
 
 // literalAt parses one '…' or "…" literal without escapes at src[i] (spaces allowed before
 // it); j is the offset after it.
+// argvLine is a command line that runs the argument vector words: each word single-quoted.
+func argvLine(words []string) string {
+	q := make([]string, len(words))
+	for k, s := range words {
+		q[k] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// blank overwrites b[i:end] with spaces: a call judged on its own, taken out of the code.
+func blank(b []byte, i, end int) {
+	for k := i; k < end; k++ {
+		b[k] = ' '
+	}
+}
+
 func literalAt(src string, i int) (s string, j int, ok bool) {
 	for i < len(src) && src[i] == ' ' {
 		i++

@@ -188,6 +188,46 @@ func (w *walker) pkgManager(name string, args []arg, e *env) bool {
 	m := pkgManagers[mname]
 	flags := strings.Fields(m.dir + " " + m.manifest + " " + m.values)
 	opts, ops := parseArgs(args, flagSpec{long: flags, short: shortValues(flags)})
+	dir := m.projectDir(mname, opts)
+	project, ops := dotnetProject(mname, ops)
+	sub, spelling, rest, ok := m.match(ops, args)
+	if !ok {
+		return false
+	}
+	if readOnlyRun(sub, args) {
+		w.namedArgs(name, ops, e)
+		return true
+	}
+	files := sub.bare
+	if len(rest) > 0 {
+		files = sub.withPkg
+	}
+	if mname == "pip" {
+		// pip installs into the environment, not the project: only a target it is
+		// given (-t DIR, --target, --prefix, --root) is a place in it
+		files = ""
+		for _, a := range pipTargets(args) {
+			w.writeDir(a, name, e)
+		}
+	}
+	op := name + " " + spelling
+	if project.s != "" {
+		// dotnet add PROJECT package NAME: that project file (or the one in that directory)
+		dir = project
+		if strings.HasSuffix(project.s, "proj") {
+			w.writeArg(project, op, e)
+			files = "packages.lock.json Directory.Packages.props"
+			dir = arg{s: path.Dir(project.s), exact: project.exact, pat: project.pat}
+		}
+	}
+	w.writeProjectFiles(dir, files, op, e)
+	w.namedArgs(name, rest, e)
+	return true
+}
+
+// projectDir is the project directory a package manager's options name (-C, --prefix,
+// --manifest-path's directory); the working directory when none does.
+func (m pkgManager) projectDir(mname string, opts []opt) arg {
 	dir := arg{s: ".", exact: true}
 	for _, o := range opts {
 		switch {
@@ -203,44 +243,34 @@ func (w *walker) pkgManager(name string, args []arg, e *env) bool {
 			dir = o.value
 		}
 	}
-	var project arg
-	if mname == "dotnet" && len(ops) > 2 && ops[0].exact && (ops[0].s == "add" || ops[0].s == "remove") && ops[2].exact && ops[2].s == "package" {
-		project = ops[1]
-		ops = append([]arg{ops[0]}, ops[2:]...)
+	return dir
+}
+
+// dotnetProject takes the project out of dotnet add PROJECT package NAME (and remove),
+// leaving dotnet add package NAME to match.
+func dotnetProject(mname string, ops []arg) (project arg, rest []arg) {
+	if mname != "dotnet" || len(ops) <= 2 || !ops[0].exact || !ops[2].exact || ops[2].s != "package" {
+		return arg{}, ops
 	}
-	sub, spelling, rest, ok := m.match(ops, args)
-	if !ok {
-		return false
+	if ops[0].s != "add" && ops[0].s != "remove" {
+		return arg{}, ops
 	}
+	return ops[1], append([]arg{ops[0]}, ops[2:]...)
+}
+
+// readOnlyRun reports a subcommand run with one of its read-only options (--dry-run …).
+func readOnlyRun(sub pkgSub, args []arg) bool {
 	for _, a := range args {
 		if a.exact && inList(sub.readOnly, strings.SplitN(a.s, "=", 2)[0]) {
-			w.namedArgs(name, ops, e)
 			return true
 		}
 	}
-	files := sub.bare
-	if len(rest) > 0 {
-		files = sub.withPkg
-	}
-	if mname == "pip" {
-		// pip installs into the environment, not the project: only a target it is
-		// given (-t DIR, --target, --prefix, --root) is a place in it
-		files = ""
-		for _, a := range pipTargets(args) {
-			w.writeDir(a, name, e)
-		}
-	}
-	if project.s != "" {
-		// dotnet add PROJECT package NAME: that project file (or the one in that directory)
-		if strings.HasSuffix(project.s, "proj") {
-			w.writeArg(project, name+" "+spelling, e)
-			files = "packages.lock.json Directory.Packages.props"
-			dir = arg{s: path.Dir(project.s), exact: project.exact, pat: project.pat}
-		} else {
-			dir = project
-		}
-	}
-	op := name + " " + spelling
+	return false
+}
+
+// writeProjectFiles records the files (and, ending in /, trees) a package manager writes
+// in dir.
+func (w *walker) writeProjectFiles(dir arg, files, op string, e *env) {
 	for _, f := range strings.Fields(files) {
 		if tree, ok := strings.CutSuffix(f, "/"); ok {
 			w.writeDir(joinArg(dir, tree), op, e)
@@ -248,8 +278,6 @@ func (w *walker) pkgManager(name string, args []arg, e *env) bool {
 		}
 		w.writeArg(joinArg(dir, f), op, e)
 	}
-	w.namedArgs(name, rest, e)
-	return true
 }
 
 // match finds the subcommand family ops start with; rest are the operands after it (the
@@ -262,29 +290,41 @@ func (m pkgManager) match(ops []arg, args []arg) (pkgSub, string, []arg, bool) {
 		for _, spelling := range spellings(s.words) {
 			ws := strings.Fields(spelling)
 			if strings.HasPrefix(ws[0], "-") || strings.Contains(ws[0], ":") {
-				for _, a := range args {
-					if a.exact && (a.s == ws[0] || strings.HasPrefix(a.s, ws[0]+"=")) {
-						return s, ws[0], nil, true
-					}
+				if hasOptionWord(args, ws[0]) {
+					return s, ws[0], nil, true
 				}
 				continue
 			}
-			if len(ops) < len(ws) {
-				continue
-			}
-			hit := true
-			for i, x := range ws {
-				if !ops[i].exact || ops[i].s != x {
-					hit = false
-					break
-				}
-			}
-			if hit {
+			if startsWith(ops, ws) {
 				return s, spelling, ops[len(ws):], true
 			}
 		}
 	}
 	return pkgSub{}, "", nil, false
+}
+
+// hasOptionWord reports an option spelled as a subcommand (--version, run:dev) among args,
+// alone or with =VALUE.
+func hasOptionWord(args []arg, word string) bool {
+	for _, a := range args {
+		if a.exact && (a.s == word || strings.HasPrefix(a.s, word+"=")) {
+			return true
+		}
+	}
+	return false
+}
+
+// startsWith reports operands that begin with the words ws, exactly.
+func startsWith(ops []arg, ws []string) bool {
+	if len(ops) < len(ws) {
+		return false
+	}
+	for i, x := range ws {
+		if !ops[i].exact || ops[i].s != x {
+			return false
+		}
+	}
+	return true
 }
 
 // spellings splits a words list into its spellings: "install|i" gives two, "mod tidy" one

@@ -403,8 +403,7 @@ func isAssignment(s string) bool {
 // where it is a redirection rather than a comparison.
 func (w *walker) awkProgram(prog arg, e *env) {
 	src := prog.s
-	if strings.Contains(src, "system(") || strings.Contains(src, "| getline") || strings.Contains(src, "|getline") ||
-		strings.Contains(src, "|&") {
+	if awkRunsCommands(src) {
 		w.unknownWrite()
 	}
 	inPrint := false
@@ -412,47 +411,72 @@ func (w *walker) awkProgram(prog arg, e *env) {
 		c := src[i]
 		switch {
 		case c == '"':
-			j := i + 1
-			for ; j < len(src) && src[j] != '"'; j++ {
-				if src[j] == '\\' {
-					j++
-				}
-			}
-			i = j
-		case c == ';' || c == '{' || c == '}' || c == '\n':
+			i = awkStringEnd(src, i)
+		case strings.IndexByte(";{}\n", c) >= 0: // the statement ends
 			inPrint = false
 		case isIdent(c) && (i == 0 || !isIdent(src[i-1])):
 			j := i
 			for j < len(src) && isIdent(src[j]) {
 				j++
 			}
-			if word := src[i:j]; word == "print" || word == "printf" {
-				inPrint = true
-			}
+			inPrint = inPrint || awkPrints[src[i:j]]
 			i = j - 1
 		case inPrint && (c == '>' || c == '|'):
-			j := i + 1
-			if c == '>' && j < len(src) && src[j] == '>' {
-				j++
-			}
-			for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
-				j++
-			}
-			if c == '|' {
-				w.unknownWrite() // output piped to a command
-			} else if j < len(src) && src[j] == '"' {
-				k := j + 1
-				for k < len(src) && src[k] != '"' {
-					k++
-				}
-				w.writeArg(arg{s: src[j+1 : min(k, len(src))], exact: true}, "awk", e)
-			} else {
-				w.unknownWrite() // print > FILENAME, print > f
-			}
+			i = w.awkRedirect(src, i, e) - 1
 			inPrint = false
-			i = j - 1
 		}
 	}
+}
+
+// awkPrints are awk's output statements, whose output a redirect sends to a file or command.
+var awkPrints = map[string]bool{"print": true, "printf": true}
+
+// awkRunsCommands reports an awk program that runs commands: system(), cmd | getline, |&.
+func awkRunsCommands(src string) bool {
+	for _, s := range []string{"system(", "| getline", "|getline", "|&"} {
+		if strings.Contains(src, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// awkStringEnd returns the index of the quote that ends the string literal opened at i.
+func awkStringEnd(src string, i int) int {
+	j := i + 1
+	for ; j < len(src) && src[j] != '"'; j++ {
+		if src[j] == '\\' {
+			j++
+		}
+	}
+	return j
+}
+
+// awkRedirect judges the print redirect (>, >>, |) at i and returns the index after the
+// operator and the blanks that follow it: print > "file" writes file; to a file named at run
+// time or to a command, unknown writes.
+func (w *walker) awkRedirect(src string, i int, e *env) int {
+	c := src[i]
+	j := i + 1
+	if c == '>' && j < len(src) && src[j] == '>' {
+		j++
+	}
+	for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+		j++
+	}
+	switch {
+	case c == '|':
+		w.unknownWrite() // output piped to a command
+	case j < len(src) && src[j] == '"':
+		k := j + 1
+		for k < len(src) && src[k] != '"' {
+			k++
+		}
+		w.writeArg(arg{s: src[j+1 : min(k, len(src))], exact: true}, "awk", e)
+	default:
+		w.unknownWrite() // print > FILENAME, print > f
+	}
+	return j
 }
 
 // sedScript finds the commands of a sed script that write files (w, W, and
@@ -472,18 +496,7 @@ func (w *walker) sedScript(script string, e *env) {
 			if len(cmd) < 2 {
 				continue
 			}
-			d := cmd[1]
-			n, i := 0, 2
-			for ; i < len(cmd) && n < 2; i++ {
-				if cmd[i] == '\\' {
-					i++
-					continue
-				}
-				if cmd[i] == d {
-					n++
-				}
-			}
-			flags := cmd[min(i, len(cmd)):]
+			flags := cmd[min(sedSubstEnd(cmd), len(cmd)):]
 			if k := strings.IndexByte(flags, 'w'); k >= 0 {
 				w.writeArg(arg{s: strings.TrimSpace(flags[k+1:]), exact: true}, "sed s///w", e)
 				flags = flags[:k]
@@ -502,75 +515,104 @@ func sedCommands(script string) []string {
 	for _, line := range strings.Split(script, "\n") {
 		rest := line
 		for rest != "" {
-			rest = strings.TrimLeft(rest, " \t;{}!")
-			// skip an address: numbers, $, /re/, \cREc, ranges and steps
-			for rest != "" {
-				c := rest[0]
-				switch {
-				case c >= '0' && c <= '9' || c == '$' || c == ',' || c == '~' || c == '+' || c == '!' || c == ' ':
-					rest = rest[1:]
-					continue
-				case c == '/' || c == '\\':
-					d := byte('/')
-					if c == '\\' && len(rest) > 1 {
-						d = rest[1]
-						rest = rest[1:]
-					}
-					j := 1
-					for j < len(rest) && rest[j] != d {
-						if rest[j] == '\\' {
-							j++
-						}
-						j++
-					}
-					rest = rest[min(j+1, len(rest)):]
-					for rest != "" && (rest[0] == 'I' || rest[0] == 'M') {
-						rest = rest[1:]
-					}
-					continue
-				}
-				break
-			}
+			rest = sedSkipAddress(strings.TrimLeft(rest, " \t;{}!"))
 			if rest == "" {
 				break
 			}
-			switch rest[0] {
-			case 'w', 'W', 'e', 'r', 'R', 'a', 'i', 'c', 'b', 't', 'T', ':':
-				// these take the rest of the line
-				out = append(out, rest)
-				rest = ""
-			case 's', 'y':
-				// s/x/y/flags: up to the next ; or the end, after the third delimiter
-				if len(rest) < 2 {
-					rest = ""
-					break
-				}
-				d := rest[1]
-				n, i := 0, 2
-				for ; i < len(rest) && n < 2; i++ {
-					if rest[i] == '\\' {
-						i++
-						continue
-					}
-					if rest[i] == d {
-						n++
-					}
-				}
-				end := len(rest)
-				if i < len(rest) {
-					if k := strings.IndexAny(rest[i:], ";}"); k >= 0 && !strings.Contains(rest[i:i+k], "w") {
-						end = i + k
-					}
-				}
-				out = append(out, rest[:end])
-				rest = rest[end:]
-			default:
-				out = append(out, rest[:1])
-				rest = rest[1:]
+			var cmd string
+			cmd, rest = sedCommand(rest)
+			if cmd != "" {
+				out = append(out, cmd)
 			}
 		}
 	}
 	return out
+}
+
+// sedAddressChars are the characters of a sed address besides its regular expressions.
+const sedAddressChars = "0123456789$,~+! "
+
+// sedSkipAddress returns rest past the address it starts with: numbers, $, /re/, \cREc,
+// ranges and steps.
+func sedSkipAddress(rest string) string {
+	for rest != "" {
+		c := rest[0]
+		switch {
+		case strings.IndexByte(sedAddressChars, c) >= 0:
+			rest = rest[1:]
+		case c == '/' || c == '\\':
+			rest = sedSkipRegexp(rest)
+		default:
+			return rest
+		}
+	}
+	return rest
+}
+
+// sedSkipRegexp returns rest past the /re/ or \cREc address it starts with, and its I and M
+// flags.
+func sedSkipRegexp(rest string) string {
+	d := byte('/')
+	if rest[0] == '\\' && len(rest) > 1 {
+		d = rest[1]
+		rest = rest[1:]
+	}
+	j := 1
+	for j < len(rest) && rest[j] != d {
+		if rest[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	rest = rest[min(j+1, len(rest)):]
+	for rest != "" && (rest[0] == 'I' || rest[0] == 'M') {
+		rest = rest[1:]
+	}
+	return rest
+}
+
+// sedLineCommands are the sed commands that take the rest of the line.
+const sedLineCommands = "wWerRaicbtT:"
+
+// sedCommand splits the command rest starts with from what follows it; cmd is "" for an s
+// or y command cut short.
+func sedCommand(rest string) (cmd, after string) {
+	switch c := rest[0]; {
+	case strings.IndexByte(sedLineCommands, c) >= 0:
+		return rest, ""
+	case c == 's' || c == 'y':
+		// s/x/y/flags: up to the next ; or the end, after the third delimiter
+		if len(rest) < 2 {
+			return "", ""
+		}
+		i := sedSubstEnd(rest)
+		end := len(rest)
+		if i < len(rest) {
+			if k := strings.IndexAny(rest[i:], ";}"); k >= 0 && !strings.Contains(rest[i:i+k], "w") {
+				end = i + k
+			}
+		}
+		return rest[:end], rest[end:]
+	default:
+		return rest[:1], rest[1:]
+	}
+}
+
+// sedSubstEnd returns the index after the third delimiter of s/x/y/ (or y/x/y/): where its
+// flags start.
+func sedSubstEnd(cmd string) int {
+	d := cmd[1]
+	n, i := 0, 2
+	for ; i < len(cmd) && n < 2; i++ {
+		if cmd[i] == '\\' {
+			i++
+			continue
+		}
+		if cmd[i] == d {
+			n++
+		}
+	}
+	return i
 }
 
 // readerCommands registers the commands that only read the files they name; an output

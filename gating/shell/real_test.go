@@ -20,6 +20,11 @@ import (
 // that every file each one really wrote is one Classify predicted, that a formatter said to
 // write no .md file wrote none, and that the prediction is exact (nothing unknown).
 func TestTablesReallyWrite(t *testing.T) {
+	// The rows run real npm, go and cargo: seconds each. Under -short they are skipped on a
+	// person's machine; with CI set they run in full, -short or not.
+	if testing.Short() && os.Getenv("CI") == "" {
+		t.Skip("runs real npm, go and cargo; not in -short (CI runs it)")
+	}
 	dir := "testdata/projects"
 	goMod, crate := projectFiles(t, dir, "gomod"), projectFiles(t, dir, "crate")
 	pkgJSON, unformatted := projectFiles(t, dir, "pkgjson"), projectFiles(t, dir, "unformatted")

@@ -8,13 +8,19 @@ func vcsCommands() []command {
 			handle: always(func(w *walker, c *invocation) { w.git(c.args, c.e, c.depth) }),
 			runs: func(w *walker, c *invocation) {
 				// git apply and git am run the patches they are handed
-				_, ops := parseArgs(c.args, flagSpec{short: "Cc", long: []string{"--git-dir", "--work-tree", "--namespace"}, stopAtOperand: true})
-				if len(ops) == 0 || ops[0].s != "apply" && ops[0].s != "am" {
+				globals, sub := gitGlobals(c.args)
+				if sub >= len(c.args) || c.args[sub].s != "apply" && c.args[sub].s != "am" {
 					return
 				}
-				_, files := parseArgs(ops[1:], flagSpec{short: "pC", long: []string{"--directory", "--exclude", "--include", "--whitespace", "--build-fake-ancestor"}})
+				e := c.e
+				for _, o := range globals { // the patch is read from where -C moved git
+					if o.name == "-C" && o.has && (o.value.s != "" || !o.value.exact) {
+						e = chdir(e, o.value)
+					}
+				}
+				_, files := parseArgs(c.args[sub+1:], gitApplyFlags)
 				for _, f := range files {
-					w.addRun(f, "patch", "", c.e)
+					w.addRun(f, "patch", "", e)
 				}
 			}},
 		{names: "patch", family: "vcs", does: "writes the file it is handed, -o FILE, or the files named in the patch",

@@ -279,29 +279,30 @@ func find(list []binding, name string) (arg, bool) {
 // lookup returns a plain $NAME, ${NAME} or ${NAME:-WORD} the line assigned before (or the
 // caller gave); any other parameter expansion is unknown.
 func (e *env) lookup(p *syntax.ParamExp) (arg, bool) {
-	if e != nil && p != nil && p.Param != nil && p.Exp != nil && p.Exp.Op == syntax.DefaultUnsetOrNull && p.Repl == nil &&
-		p.Index == nil && p.Slice == nil && !p.Length && !p.Excl && !p.Width && p.Names == 0 {
-		// ${NAME:-WORD}: NAME's value, or WORD when it is empty
-		v, ok := find(e.vars, p.Param.Value)
-		switch {
-		case !ok:
-			return arg{}, false
-		case v.s != "" || !v.exact:
-			return v, true
-		case p.Exp.Word == nil:
-			return arg{s: "", exact: true}, true
-		}
-		return wordArg(p.Exp.Word, e), true
-	}
-	if e == nil || p == nil || p.Param == nil || p.Exp != nil || p.Repl != nil || p.Index != nil ||
-		p.Slice != nil || p.Length || p.Excl || p.Width || p.Names != 0 {
+	if e == nil || p == nil || p.Param == nil || !plainParam(p) {
 		return arg{}, false
 	}
-	name := p.Param.Value
-	if v, ok := find(e.vars, name); ok {
+	switch {
+	case p.Exp == nil:
+		return e.value(p.Param.Value)
+	case p.Exp.Op == syntax.DefaultUnsetOrNull:
+		return e.valueOr(p.Param.Value, p.Exp.Word)
+	}
+	return arg{}, false
+}
+
+// plainParam reports a parameter expansion that is only the parameter's value (or a default
+// for it): no replacement, index, slice, length, indirection, width or name list.
+func plainParam(p *syntax.ParamExp) bool {
+	return p.Repl == nil && p.Index == nil && p.Slice == nil && !p.Length && !p.Excl && !p.Width && p.Names == 0
+}
+
+// value is $PARAM: a variable the line set, $PWD where the directory is known, $HOME.
+func (e *env) value(param string) (arg, bool) {
+	if v, ok := find(e.vars, param); ok {
 		return v, true
 	}
-	switch name {
+	switch param {
 	case "PWD":
 		if e.known && e.dir != "" {
 			return arg{s: e.dir, exact: true}, true
@@ -311,6 +312,21 @@ func (e *env) lookup(p *syntax.ParamExp) (arg, bool) {
 		return arg{s: "~", exact: true}, true
 	}
 	return arg{}, false
+}
+
+// valueOr is ${PARAM:-WORD}: PARAM's value, or WORD when it is empty; known only when PARAM
+// was set by the line.
+func (e *env) valueOr(param string, word *syntax.Word) (arg, bool) {
+	v, ok := find(e.vars, param)
+	switch {
+	case !ok:
+		return arg{}, false
+	case v.s != "" || !v.exact:
+		return v, true
+	case word == nil:
+		return arg{s: "", exact: true}, true
+	}
+	return wordArg(word, e), true
 }
 
 // bankHint is memory-bank/ below the working directory, as a hint path.
@@ -499,43 +515,62 @@ func (w *walker) stmt(s *syntax.Stmt, e *env, depth int, piped bool) {
 	}
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
-		for _, a := range c.Assigns {
-			w.substs(a, e, depth)
-		}
-		for _, a := range c.Args {
-			w.substs(a, e, depth)
-		}
-		if len(c.Args) == 0 {
-			w.assign(c.Assigns, e)
-			break
-		}
-		ce := e
-		if len(c.Assigns) > 0 {
-			// VAR=x cmd: the variables live for this command only.
-			sub := *e
-			ce = &sub
-			w.assign(c.Assigns, ce)
-		}
-		w.call(words(c.Args, ce), ce, depth, &in)
-		if ce != e && ce.sameDir(e) {
-			e.links, e.fds = ce.links, ce.fds
-		}
+		w.callExpr(c, e, depth, &in)
 	case *syntax.BinaryCmd:
-		switch c.Op {
-		case syntax.Pipe, syntax.PipeAll:
-			// Each side of a pipeline runs in its own subshell.
-			x, y := *e, *e
-			w.feeds++
-			w.stmt(c.X, &x, depth, piped)
-			w.feeds--
-			w.stmt(c.Y, &y, depth, true)
-		default:
-			w.stmt(c.X, e, depth, piped)
-			w.stmt(c.Y, e, depth, piped)
-		}
-	case *syntax.Subshell:
+		w.binaryCmd(c, e, depth, piped)
+	case *syntax.Block, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause:
+		w.control(c, e, depth)
+	default:
+		w.nested(c, e, depth, piped)
+	}
+}
+
+// callExpr walks a simple command: its substitutions, then its assignments alone or the
+// command they are set for.
+func (w *walker) callExpr(c *syntax.CallExpr, e *env, depth int, in *stdin) {
+	for _, a := range c.Assigns {
+		w.substs(a, e, depth)
+	}
+	for _, a := range c.Args {
+		w.substs(a, e, depth)
+	}
+	if len(c.Args) == 0 {
+		w.assign(c.Assigns, e)
+		return
+	}
+	ce := e
+	if len(c.Assigns) > 0 {
+		// VAR=x cmd: the variables live for this command only.
 		sub := *e
-		w.stmts(c.Stmts, &sub, depth)
+		ce = &sub
+		w.assign(c.Assigns, ce)
+	}
+	w.call(words(c.Args, ce), ce, depth, in)
+	if ce != e && ce.sameDir(e) {
+		e.links, e.fds = ce.links, ce.fds
+	}
+}
+
+// binaryCmd walks a && b, a || b and pipelines; each side of a pipeline runs in its own
+// subshell.
+func (w *walker) binaryCmd(c *syntax.BinaryCmd, e *env, depth int, piped bool) {
+	switch c.Op {
+	case syntax.Pipe, syntax.PipeAll:
+		x, y := *e, *e
+		w.feeds++
+		w.stmt(c.X, &x, depth, piped)
+		w.feeds--
+		w.stmt(c.Y, &y, depth, true)
+	default:
+		w.stmt(c.X, e, depth, piped)
+		w.stmt(c.Y, e, depth, piped)
+	}
+}
+
+// control walks the compound commands that run in the current shell: { …; }, if, while,
+// for and case.
+func (w *walker) control(c syntax.Command, e *env, depth int) {
+	switch c := c.(type) {
 	case *syntax.Block:
 		w.stmts(c.Stmts, e, depth)
 	case *syntax.IfClause:
@@ -557,19 +592,25 @@ func (w *walker) stmt(s *syntax.Stmt, e *env, depth int, piped bool) {
 			}
 			w.block(it.Stmts, e, depth)
 		}
+	}
+}
+
+// nested walks the other commands: subshells, function bodies, time, coproc, test
+// declarations, declarations, and the ones only their substitutions can act in.
+func (w *walker) nested(c syntax.Command, e *env, depth int, piped bool) {
+	switch c := c.(type) {
+	case *syntax.Subshell:
+		w.stmts(c.Stmts, isolated(e), depth)
 	case *syntax.FuncDecl:
 		// The body may be called later, from anywhere: classify it once, as
 		// if it ran here, without letting its cd leak.
-		sub := *e
-		w.stmt(c.Body, &sub, depth, false)
+		w.stmt(c.Body, isolated(e), depth, false)
 	case *syntax.TimeClause:
 		w.stmt(c.Stmt, e, depth, piped)
 	case *syntax.CoprocClause:
-		sub := *e
-		w.stmt(c.Stmt, &sub, depth, false)
+		w.stmt(c.Stmt, isolated(e), depth, false)
 	case *syntax.TestDecl:
-		sub := *e
-		w.stmt(c.Body, &sub, depth, false)
+		w.stmt(c.Body, isolated(e), depth, false)
 	case nil:
 	case *syntax.DeclClause:
 		// export/declare/local/readonly NAME=VALUE assign like NAME=VALUE.
@@ -585,6 +626,12 @@ func (w *walker) stmt(s *syntax.Stmt, e *env, depth int, piped bool) {
 		// LetClause, TestClause, ArithmCmd: only their substitutions can act.
 		w.substs(c, e, depth)
 	}
+}
+
+// isolated is a copy of e for code that runs in a subshell: its cd does not leak.
+func isolated(e *env) *env {
+	sub := *e
+	return &sub
 }
 
 // codeVars are variables whose value the shell or a tool runs as code or

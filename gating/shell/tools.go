@@ -38,47 +38,8 @@ var gitUnknown = map[string]bool{
 }
 
 func (w *walker) git(args []arg, e *env, depth int) {
-	// Global options come before the subcommand; -C stacks like cd.
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if !a.exact || !strings.HasPrefix(a.s, "-") {
-			break
-		}
-		name, val, eq := strings.Cut(a.s, "=")
-		value := func() (arg, bool) {
-			if eq {
-				return arg{s: val, exact: true}, true
-			}
-			if i+1 < len(args) {
-				i++
-				return args[i], true
-			}
-			return arg{}, false
-		}
-		switch name {
-		case "-C":
-			if v, ok := value(); ok && (v.s != "" || !v.exact) {
-				e = chdir(e, v)
-			}
-		case "--work-tree":
-			// paths and whole-tree commands then refer to this directory
-			if v, ok := value(); ok {
-				e = chdir(e, v)
-			}
-		case "-c", "--config-env":
-			if v, ok := value(); ok && !safeGitConfig(v) {
-				// -c alias.x='!…', core.editor, core.pager, core.hooksPath …
-				// run code git would otherwise not run.
-				w.unknownWrite()
-				w.namedArg("git -c", arg{s: v.s[strings.IndexByte(v.s, '=')+1:], exact: v.exact, pat: v.pat}, e)
-			}
-		case "--git-dir", "--namespace", "--exec-path", "--super-prefix":
-			if _, ok := value(); ok && name != "--namespace" {
-				w.unknownWrite() // another repository's hooks and config, or other git programs
-			}
-		}
-	}
+	globals, i := gitGlobals(args)
+	e = w.gitGlobalsDo(globals, e)
 	if i >= len(args) {
 		return
 	}
@@ -87,155 +48,294 @@ func (w *walker) git(args []arg, e *env, depth int) {
 		return
 	}
 	sub, rest := args[i].s, args[i+1:]
-	op := "git " + sub
+	if h, ok := gitSubcommands[sub]; ok {
+		h(w, sub, rest, e)
+		return
+	}
 	switch {
-	case sub == "mv" || sub == "rm":
-		// git rm --cached too: the next commit deletes the files for everyone else
-		_, ops := parseArgs(rest, flagSpec{long: []string{"--pathspec-from-file"}})
-		w.pathspecs(ops, op, e)
-		if len(ops) == 0 {
-			w.res.Unknown = true
-		}
-	case sub == "restore":
-		opts, ops := parseArgs(rest, flagSpec{short: "s", long: []string{"--source", "--pathspec-from-file", "--conflict"}})
-		if hasOpt(opts, "-S", "--staged") && !hasOpt(opts, "-W", "--worktree") {
-			return // the index only
-		}
-		w.pathspecs(ops, op, e)
-		if len(ops) == 0 {
-			w.res.Unknown = true
-		}
-	case sub == "checkout":
-		w.gitCheckout(rest, e)
-	case sub == "switch":
-		// switching branches keeps local changes, unless told to throw them away
-		opts, ops := parseArgs(rest, flagSpec{short: "cC", long: []string{"--create", "--force-create", "--orphan", "--conflict"}})
-		if hasOpt(opts, "--discard-changes", "-f", "--force") {
-			// to another branch: its content, not only the local changes, replaces the tree
-			w.writeDir(arg{s: ".", exact: true}, "git switch --discard-changes "+strings.Join(argStrings(ops), " "), e)
-		}
-		w.unknownWrite()
-	case sub == "apply":
-		opts, _ := parseArgs(rest, flagSpec{short: "pC", long: []string{"--directory", "--exclude", "--include", "--whitespace", "--build-fake-ancestor"}})
-		if hasOpt(opts, "--check", "--stat", "--numstat", "--summary") && !hasOpt(opts, "--apply") {
-			return
-		}
-		w.unknownWrite()
-	case sub == "stash":
-		w.gitStash(rest, e)
-	case sub == "reset":
-		opts, ops := parseArgs(rest, flagSpec{})
-		if hasOpt(opts, "--hard", "--merge", "--keep") {
-			// rewrites every tracked file that differs: the whole tree; to another commit's
-			// content when it names one (Access.Op then names it too)
-			for _, a := range ops {
-				if !a.exact || a.s != "HEAD" && a.s != "--" {
-					op = "git reset " + a.s
-					break
-				}
-			}
-			w.writeDir(arg{s: ".", exact: true}, op, e)
-		}
-	case sub == "clean":
-		opts, ops := parseArgs(rest, flagSpec{short: "e", long: []string{"--exclude"}})
-		if hasOpt(opts, "-n", "--dry-run") {
-			return
-		}
-		if len(ops) == 0 {
-			w.writeDir(arg{s: ".", exact: true}, op, e)
-			return
-		}
-		for _, o := range ops {
-			w.pathspecTree(o, op, e)
-		}
-	case sub == "read-tree":
-		opts, _ := parseArgs(rest, flagSpec{long: []string{"--prefix", "--index-output", "--exclude-per-directory"}})
-		if hasOpt(opts, "-u") {
-			w.writeDir(arg{s: ".", exact: true}, op, e)
-		}
-	case sub == "checkout-index":
-		opts, ops := parseArgs(rest, flagSpec{long: []string{"--prefix", "--stage"}})
-		if p, ok := optValue(opts, "--prefix"); ok {
-			w.writeDir(p, op, e)
-			return
-		}
-		if hasOpt(opts, "-a", "--all", "--stdin") {
-			w.writeDir(arg{s: ".", exact: true}, op, e)
-			return
-		}
-		w.pathspecs(ops, op, e)
-	case sub == "config":
-		opts, _ := parseArgs(rest, flagSpec{short: "f", long: []string{"--file", "--blob", "--type", "--default", "--comment"}})
-		if f, ok := optValue(opts, "-f", "--file"); ok {
-			w.writeArg(f, op+" -f", e)
-		}
-	case sub == "bundle":
-		_, ops := parseArgs(rest, flagSpec{})
-		if len(ops) > 1 && ops[0].s == "create" {
-			w.writeArg(ops[1], op, e)
-		}
-		if len(ops) > 1 && ops[0].s == "unbundle" {
-			w.unknownWrite()
-		}
 	case gitUnknown[sub]:
 		w.unknownWrite()
-	case sub == "clone":
-		_, ops := parseArgs(rest, flagSpec{short: "obcju", long: []string{"--origin", "--branch", "--config", "--depth", "--reference", "--separate-git-dir", "--template", "--upload-pack", "--jobs", "--filter", "--shallow-since", "--shallow-exclude"}})
-		w.res.Write = true
-		switch {
-		case len(ops) >= 2:
-			w.writeDir(ops[1], op, e)
-		case len(ops) == 1 && ops[0].exact:
-			b := strings.TrimSuffix(path.Base(strings.TrimRight(ops[0].s, "/")), ".git")
-			if i := strings.LastIndexByte(b, ':'); i >= 0 {
-				b = b[i+1:]
-			}
-			w.writeDir(arg{s: b, exact: true}, op, e)
-		default:
-			w.res.Unknown = true
-		}
-	case sub == "init":
-		_, ops := parseArgs(rest, flagSpec{short: "b", long: []string{"--template", "--separate-git-dir", "--initial-branch", "--object-format", "--shared"}})
-		dir := arg{s: ".", exact: true}
-		if len(ops) > 0 {
-			dir = ops[0]
-		}
-		if dir.exact {
-			w.writeArg(arg{s: path.Join(dir.s, ".git"), exact: true}, op, e)
-		} else {
-			w.writeArg(dir, op, e)
-		}
-	case sub == "worktree":
-		_, ops := parseArgs(rest, flagSpec{short: "b", long: []string{"--reason"}})
-		if len(ops) >= 2 && (ops[0].s == "add" || ops[0].s == "remove" || ops[0].s == "move") {
-			for _, o := range ops[1:] {
-				w.writeDir(o, op, e)
-				if ops[0].s != "move" {
-					break
-				}
-			}
-		} else if len(ops) > 0 && ops[0].s != "list" {
-			w.unknownWrite()
-		}
-	case sub == "archive" || sub == "format-patch":
-		opts, ops := parseArgs(rest, flagSpec{short: "o", long: []string{"--output", "--output-directory", "--format", "--prefix", "--remote"}})
-		if o, ok := optValue(opts, "-o", "--output", "--output-directory"); ok {
-			w.writeArg(o, op, e)
-		}
-		if sub == "archive" && !hasOpt(opts, "--remote", "-l", "--list") {
-			// the tree's files under its pathspecs (all of them when none is named)
-			paths := []arg{{s: ".", exact: true}}
-			if len(ops) > 1 {
-				paths = ops[1:]
-			}
-			w.carryAll(paths, op, e)
-		}
 	case gitReads[sub]:
 		w.gitRead(sub, rest, e)
 	case gitHarmless[sub]:
 	default:
 		// An alias or an extension: it may do anything.
 		w.unknownWrite()
+	}
+}
+
+// gitGlobalValues are git's global options (before the subcommand) that take a value,
+// as --name=value or as the next word.
+var gitGlobalValues = map[string]bool{
+	"-C": true, "--work-tree": true, "-c": true, "--config-env": true,
+	"--git-dir": true, "--namespace": true, "--exec-path": true, "--super-prefix": true,
+}
+
+// gitGlobals parses git's global options, the one parse both the classifier and the
+// registry's runs (git apply, git am) read: the options, and the index of the subcommand
+// (len(args) when there is none).
+func gitGlobals(args []arg) (globals []opt, sub int) {
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.exact || !strings.HasPrefix(a.s, "-") {
+			break
+		}
+		name, val, eq := strings.Cut(a.s, "=")
+		o := opt{name: name}
+		switch {
+		case !gitGlobalValues[name]:
+		case eq:
+			o.value, o.has = arg{s: val, exact: true}, true
+		case i+1 < len(args):
+			i++
+			o.value, o.has = args[i], true
+		}
+		globals = append(globals, o)
+	}
+	return globals, i
+}
+
+// gitGlobalsDo applies git's global options: -C and --work-tree move where paths are
+// taken from (-C stacks like cd); a -c that runs code, another repository (--git-dir) or
+// other git programs make the line's writes unknown.
+func (w *walker) gitGlobalsDo(globals []opt, e *env) *env {
+	for _, o := range globals {
+		if !o.has {
+			continue
+		}
+		v := o.value
+		switch o.name {
+		case "-C":
+			if v.s != "" || !v.exact {
+				e = chdir(e, v)
+			}
+		case "--work-tree":
+			// paths and whole-tree commands then refer to this directory
+			e = chdir(e, v)
+		case "-c", "--config-env":
+			if !safeGitConfig(v) {
+				// -c alias.x='!…', core.editor, core.pager, core.hooksPath …
+				// run code git would otherwise not run.
+				w.unknownWrite()
+				w.namedArg("git -c", arg{s: v.s[strings.IndexByte(v.s, '=')+1:], exact: v.exact, pat: v.pat}, e)
+			}
+		case "--git-dir", "--exec-path", "--super-prefix":
+			w.unknownWrite() // another repository's hooks and config, or other git programs
+		}
+	}
+	return e
+}
+
+// gitSubcommand judges one git subcommand: sub is its name, rest the words after it.
+type gitSubcommand func(w *walker, sub string, rest []arg, e *env)
+
+// gitSubcommands are the subcommands judged by their options and operands; the others
+// are read from the tables above (gitUnknown, gitReads, gitHarmless).
+var gitSubcommands = map[string]gitSubcommand{
+	"mv": (*walker).gitMoveRemove, "rm": (*walker).gitMoveRemove,
+	"restore":        (*walker).gitRestore,
+	"checkout":       func(w *walker, _ string, rest []arg, e *env) { w.gitCheckout(rest, e) },
+	"switch":         (*walker).gitSwitch,
+	"apply":          (*walker).gitApply,
+	"stash":          func(w *walker, _ string, rest []arg, e *env) { w.gitStash(rest, e) },
+	"reset":          (*walker).gitReset,
+	"clean":          (*walker).gitClean,
+	"read-tree":      (*walker).gitReadTree,
+	"checkout-index": (*walker).gitCheckoutIndex,
+	"config":         (*walker).gitConfig,
+	"bundle":         (*walker).gitBundle,
+	"clone":          (*walker).gitClone,
+	"init":           (*walker).gitInit,
+	"worktree":       (*walker).gitWorktree,
+	"archive":        (*walker).gitArchive, "format-patch": (*walker).gitArchive,
+}
+
+// here is the working directory as an operand: the whole tree below it.
+var here = arg{s: ".", exact: true}
+
+// gitMoveRemove: git mv and git rm write their pathspecs (git rm --cached too: the next
+// commit deletes the files for everyone else).
+func (w *walker) gitMoveRemove(sub string, rest []arg, e *env) {
+	_, ops := parseArgs(rest, flagSpec{long: []string{"--pathspec-from-file"}})
+	w.gitPathspecs(ops, "git "+sub, e)
+}
+
+// gitRestore writes its pathspecs in the working tree; --staged alone, the index only.
+func (w *walker) gitRestore(sub string, rest []arg, e *env) {
+	opts, ops := parseArgs(rest, flagSpec{short: "s", long: []string{"--source", "--pathspec-from-file", "--conflict"}})
+	if hasOpt(opts, "-S", "--staged") && !hasOpt(opts, "-W", "--worktree") {
+		return // the index only
+	}
+	w.gitPathspecs(ops, "git "+sub, e)
+}
+
+// gitPathspecs writes the pathspecs; none named (--pathspec-from-file): unknown files.
+func (w *walker) gitPathspecs(ops []arg, op string, e *env) {
+	w.pathspecs(ops, op, e)
+	if len(ops) == 0 {
+		w.res.Unknown = true
+	}
+}
+
+// gitSwitch: switching branches keeps local changes, unless told to throw them away.
+func (w *walker) gitSwitch(_ string, rest []arg, e *env) {
+	opts, ops := parseArgs(rest, flagSpec{short: "cC", long: []string{"--create", "--force-create", "--orphan", "--conflict"}})
+	if hasOpt(opts, "--discard-changes", "-f", "--force") {
+		// to another branch: its content, not only the local changes, replaces the tree
+		w.writeDir(here, "git switch --discard-changes "+strings.Join(argStrings(ops), " "), e)
+	}
+	w.unknownWrite()
+}
+
+// gitApplyFlags are git apply's options that take a value.
+var gitApplyFlags = flagSpec{short: "pC", long: []string{"--directory", "--exclude", "--include", "--whitespace", "--build-fake-ancestor"}}
+
+// gitApply writes the files its patches name; --check, --stat … only print.
+func (w *walker) gitApply(_ string, rest []arg, e *env) {
+	opts, _ := parseArgs(rest, gitApplyFlags)
+	if hasOpt(opts, "--check", "--stat", "--numstat", "--summary") && !hasOpt(opts, "--apply") {
+		return
+	}
+	w.unknownWrite()
+}
+
+// gitReset --hard (--merge, --keep) rewrites every tracked file that differs: the whole
+// tree; to another commit's content when it names one (Access.Op then names it too).
+func (w *walker) gitReset(_ string, rest []arg, e *env) {
+	opts, ops := parseArgs(rest, flagSpec{})
+	if !hasOpt(opts, "--hard", "--merge", "--keep") {
+		return
+	}
+	op := "git reset"
+	for _, a := range ops {
+		if !a.exact || a.s != "HEAD" && a.s != "--" {
+			op = "git reset " + a.s
+			break
+		}
+	}
+	w.writeDir(here, op, e)
+}
+
+// gitClean removes untracked files below its pathspecs (the whole tree when none is named).
+func (w *walker) gitClean(sub string, rest []arg, e *env) {
+	opts, ops := parseArgs(rest, flagSpec{short: "e", long: []string{"--exclude"}})
+	if hasOpt(opts, "-n", "--dry-run") {
+		return
+	}
+	if len(ops) == 0 {
+		w.writeDir(here, "git "+sub, e)
+		return
+	}
+	for _, o := range ops {
+		w.pathspecTree(o, "git "+sub, e)
+	}
+}
+
+// gitReadTree -u checks the tree it reads out.
+func (w *walker) gitReadTree(sub string, rest []arg, e *env) {
+	opts, _ := parseArgs(rest, flagSpec{long: []string{"--prefix", "--index-output", "--exclude-per-directory"}})
+	if hasOpt(opts, "-u") {
+		w.writeDir(here, "git "+sub, e)
+	}
+}
+
+// gitCheckoutIndex writes below --prefix, the whole tree (-a, --stdin) or its pathspecs.
+func (w *walker) gitCheckoutIndex(sub string, rest []arg, e *env) {
+	op := "git " + sub
+	opts, ops := parseArgs(rest, flagSpec{long: []string{"--prefix", "--stage"}})
+	if p, ok := optValue(opts, "--prefix"); ok {
+		w.writeDir(p, op, e)
+		return
+	}
+	if hasOpt(opts, "-a", "--all", "--stdin") {
+		w.writeDir(here, op, e)
+		return
+	}
+	w.pathspecs(ops, op, e)
+}
+
+// gitConfig -f FILE writes that file; the repository's config is no working-tree file.
+func (w *walker) gitConfig(sub string, rest []arg, e *env) {
+	opts, _ := parseArgs(rest, flagSpec{short: "f", long: []string{"--file", "--blob", "--type", "--default", "--comment"}})
+	if f, ok := optValue(opts, "-f", "--file"); ok {
+		w.writeArg(f, "git "+sub+" -f", e)
+	}
+}
+
+// gitBundle create writes the bundle; unbundle, objects git then may check out.
+func (w *walker) gitBundle(sub string, rest []arg, e *env) {
+	_, ops := parseArgs(rest, flagSpec{})
+	if len(ops) > 1 && ops[0].s == "create" {
+		w.writeArg(ops[1], "git "+sub, e)
+	}
+	if len(ops) > 1 && ops[0].s == "unbundle" {
+		w.unknownWrite()
+	}
+}
+
+// gitClone writes the directory it is handed, or the one named after the repository.
+func (w *walker) gitClone(sub string, rest []arg, e *env) {
+	op := "git " + sub
+	_, ops := parseArgs(rest, flagSpec{short: "obcju", long: []string{"--origin", "--branch", "--config", "--depth", "--reference", "--separate-git-dir", "--template", "--upload-pack", "--jobs", "--filter", "--shallow-since", "--shallow-exclude"}})
+	w.res.Write = true
+	switch {
+	case len(ops) >= 2:
+		w.writeDir(ops[1], op, e)
+	case len(ops) == 1 && ops[0].exact:
+		b := strings.TrimSuffix(path.Base(strings.TrimRight(ops[0].s, "/")), ".git")
+		if i := strings.LastIndexByte(b, ':'); i >= 0 {
+			b = b[i+1:]
+		}
+		w.writeDir(arg{s: b, exact: true}, op, e)
+	default:
+		w.res.Unknown = true
+	}
+}
+
+// gitInit writes DIR/.git (the working directory's when none is named).
+func (w *walker) gitInit(sub string, rest []arg, e *env) {
+	_, ops := parseArgs(rest, flagSpec{short: "b", long: []string{"--template", "--separate-git-dir", "--initial-branch", "--object-format", "--shared"}})
+	dir := here
+	if len(ops) > 0 {
+		dir = ops[0]
+	}
+	if dir.exact {
+		w.writeArg(arg{s: path.Join(dir.s, ".git"), exact: true}, "git "+sub, e)
+	} else {
+		w.writeArg(dir, "git "+sub, e)
+	}
+}
+
+// gitWorktree add and remove write the worktree's directory, move both; list nothing.
+func (w *walker) gitWorktree(sub string, rest []arg, e *env) {
+	_, ops := parseArgs(rest, flagSpec{short: "b", long: []string{"--reason"}})
+	if len(ops) >= 2 && (ops[0].s == "add" || ops[0].s == "remove" || ops[0].s == "move") {
+		for _, o := range ops[1:] {
+			w.writeDir(o, "git "+sub, e)
+			if ops[0].s != "move" {
+				break
+			}
+		}
+	} else if len(ops) > 0 && ops[0].s != "list" {
+		w.unknownWrite()
+	}
+}
+
+// gitArchive: git archive and format-patch write -o; archive carries the tree's files
+// under its pathspecs (all of them when none is named).
+func (w *walker) gitArchive(sub string, rest []arg, e *env) {
+	op := "git " + sub
+	opts, ops := parseArgs(rest, flagSpec{short: "o", long: []string{"--output", "--output-directory", "--format", "--prefix", "--remote"}})
+	if o, ok := optValue(opts, "-o", "--output", "--output-directory"); ok {
+		w.writeArg(o, op, e)
+	}
+	if sub == "archive" && !hasOpt(opts, "--remote", "-l", "--list") {
+		paths := []arg{here}
+		if len(ops) > 1 {
+			paths = ops[1:]
+		}
+		w.carryAll(paths, op, e)
 	}
 }
 
@@ -470,20 +570,68 @@ var (
 // exclude pathspec that leaves memory-bank/ out marks NoBank). Whichever version it prints,
 // the text is the file's, so a caller judges it like a search of those paths.
 func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
-	op := "git " + sub
-	var content bool
-	switch sub {
-	case "show", "diff":
-		content = hasOpt(opts, gitPatch...) || !hasOpt(opts, gitNoPatch...)
-	case "log", "whatchanged", "diff-tree", "diff-index", "diff-files":
-		content = hasOpt(opts, gitPatch...)
-	case "cat-file":
-		content = !hasOpt(opts, "-t", "-s", "-e", "--batch-check")
-	}
-	if !content {
+	if !gitShowsContent(sub, opts) {
 		return
 	}
-	// after --, every word is a pathspec; before it, the words that look like paths
+	op := "git " + sub
+	g := gitShowOperands(ops, rest)
+	w.gitShowBlobs(g.blobs, op, e)
+	if sub == "cat-file" || g.revPath && len(g.roots) == 0 {
+		return
+	}
+	n := len(w.res.Searches)
+	if len(g.roots) == 0 {
+		// no pathspec: the whole repository, wherever in it the command runs
+		w.searchTop(op, g.noBank)
+	} else {
+		w.search(g.roots, op, g.noBank, e)
+	}
+	if sub == "diff" && !g.revs && !g.revPath && !hasOpt(opts, "--no-index") {
+		// the work tree against the index (or, --cached, the index against HEAD): only
+		// files with uncommitted changes show
+		for i := n; i < len(w.res.Searches); i++ {
+			w.res.Searches[i].Changes = true
+		}
+	}
+}
+
+// gitShowBlobs records the files REV:PATH operands print: REV:./PATH and REV:../PATH are
+// taken from the working directory, REV:PATH from the top of the repository.
+func (w *walker) gitShowBlobs(blobs []arg, op string, e *env) {
+	for _, b := range blobs {
+		if b.s == "." || b.s == ".." || strings.HasPrefix(b.s, "./") || strings.HasPrefix(b.s, "../") {
+			w.search([]arg{b}, op, false, e)
+			continue
+		}
+		w.searchTopPath(path.Clean(b.s), op, false)
+	}
+}
+
+// gitShowsContent reports a git read that prints the content of files, not only their
+// names or counts.
+func gitShowsContent(sub string, opts []opt) bool {
+	switch sub {
+	case "show", "diff":
+		return hasOpt(opts, gitPatch...) || !hasOpt(opts, gitNoPatch...)
+	case "log", "whatchanged", "diff-tree", "diff-index", "diff-files":
+		return hasOpt(opts, gitPatch...)
+	case "cat-file":
+		return !hasOpt(opts, "-t", "-s", "-e", "--batch-check")
+	}
+	return false
+}
+
+// gitShown is what the operands of a git read name: blobs (REV:PATH), pathspecs (roots),
+// whether an exclude pathspec leaves memory-bank/ out, and whether revisions are named
+// (REV:PATH or other words).
+type gitShown struct {
+	blobs, roots          []arg
+	noBank, revPath, revs bool
+}
+
+// gitShowOperands sorts the operands of a git read: after --, every word is a pathspec;
+// before it, the words that look like paths.
+func gitShowOperands(ops, rest []arg) gitShown {
 	var after []arg
 	for i, a := range rest {
 		if a.exact && a.s == "--" {
@@ -491,59 +639,37 @@ func (w *walker) gitShows(sub string, opts []opt, ops, rest []arg, e *env) {
 			break
 		}
 	}
-	before := ops[:len(ops)-min(len(ops), len(after))]
-	var blobs, roots []arg
-	noBank, revPath, revs := false, false, false
-	for _, a := range before {
-		if !a.exact {
-			revs = true
-			continue
-		}
-		if p, ok := gitBlobPath(a.s); ok {
-			revPath = true
-			if p != "" && !strings.HasSuffix(p, "/") {
-				blobs = append(blobs, arg{s: p, exact: true})
-			}
-			continue
-		}
-		if pathLike(a.s) && !strings.Contains(a.s, "..") {
-			roots = append(roots, a)
-		} else {
-			revs = true
-		}
+	var g gitShown
+	for _, a := range ops[:len(ops)-min(len(ops), len(after))] {
+		g.before(a)
 	}
 	for _, a := range after {
 		if a.exact && strings.HasPrefix(a.s, ":") {
-			noBank = noBank || gitExcludesBank(a.s)
+			g.noBank = g.noBank || gitExcludesBank(a.s)
 			continue
 		}
-		roots = append(roots, a)
+		g.roots = append(g.roots, a)
 	}
-	for _, b := range blobs {
-		// REV:./PATH and REV:../PATH are taken from the working directory, REV:PATH from
-		// the top of the repository
-		if b.s == "." || b.s == ".." || strings.HasPrefix(b.s, "./") || strings.HasPrefix(b.s, "../") {
-			w.search([]arg{b}, op, false, e)
-			continue
-		}
-		w.searchTopPath(path.Clean(b.s), op, false)
-	}
-	if sub == "cat-file" || revPath && len(roots) == 0 {
+	return g
+}
+
+// before sorts an operand before --: a blob, a path, or a revision.
+func (g *gitShown) before(a arg) {
+	if !a.exact {
+		g.revs = true
 		return
 	}
-	n := len(w.res.Searches)
-	if len(roots) == 0 {
-		// no pathspec: the whole repository, wherever in it the command runs
-		w.searchTop(op, noBank)
-	} else {
-		w.search(roots, op, noBank, e)
-	}
-	if sub == "diff" && !revs && !revPath && !hasOpt(opts, "--no-index") {
-		// the work tree against the index (or, --cached, the index against HEAD): only
-		// files with uncommitted changes show
-		for i := n; i < len(w.res.Searches); i++ {
-			w.res.Searches[i].Changes = true
+	if p, ok := gitBlobPath(a.s); ok {
+		g.revPath = true
+		if p != "" && !strings.HasSuffix(p, "/") {
+			g.blobs = append(g.blobs, arg{s: p, exact: true})
 		}
+		return
+	}
+	if pathLike(a.s) && !strings.Contains(a.s, "..") {
+		g.roots = append(g.roots, a)
+	} else {
+		g.revs = true
 	}
 }
 
@@ -619,6 +745,35 @@ var findValue = map[string]bool{
 }
 
 func (w *walker) find(args []arg, e *env, depth int) {
+	roots, exprs := findRoots(args)
+	act := w.findActions(exprs, e, depth)
+	if act.execs {
+		// what -exec runs may show every file below the roots (find . -exec cat {} +)
+		w.search(roots, "find -exec", false, e)
+	}
+	changes := act.del || act.execWrite
+	for _, r := range roots {
+		n := len(w.res.Writes)
+		switch {
+		case act.del:
+			w.writeDir(r, "find -delete", e)
+		case act.execWrite:
+			w.writeDir(r, "find -exec", e)
+		default:
+			w.readArg(r, "find", e)
+		}
+		if changes && noMarkdown(exprs) {
+			for i := n; i < len(w.res.Writes); i++ {
+				w.res.Writes[i].NoMarkdown = w.res.Writes[i].Tree
+			}
+		}
+	}
+}
+
+// findRoots splits a find command line into its starting points (the working directory
+// when none is named) and its expression, past the options before them (-H, -L, -P,
+// -O LEVEL, -D DEBUG).
+func findRoots(args []arg) (roots, exprs []arg) {
 	i := 0
 	for i < len(args) && args[i].exact {
 		s := args[i].s
@@ -630,7 +785,6 @@ func (w *walker) find(args []arg, e *env, depth int) {
 			break
 		}
 	}
-	var roots []arg
 	for ; i < len(args); i++ {
 		s := args[i].s
 		if args[i].exact && (strings.HasPrefix(s, "-") || s == "(" || s == "!" || s == ")") {
@@ -639,57 +793,59 @@ func (w *walker) find(args []arg, e *env, depth int) {
 		roots = append(roots, args[i])
 	}
 	if len(roots) == 0 {
-		roots = []arg{{s: ".", exact: true}}
+		roots = []arg{here}
 	}
-	del, execWrite, execs := false, false, false
-	exprs := args[i:]
-	for ; i < len(args); i++ {
+	return roots, args[i:]
+}
+
+// findExecs are find's actions that run a command; findPrints those that write a file.
+var (
+	findExecs  = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
+	findPrints = map[string]bool{"-fprint": true, "-fprint0": true, "-fls": true, "-fprintf": true}
+)
+
+// findAction is what a find expression does besides testing: delete, run commands (that
+// may write), write files of its own (-fprint).
+type findAction struct{ del, execWrite, execs bool }
+
+// findActions walks a find expression for its actions, recording the files -fprint and
+// the like write.
+func (w *walker) findActions(args []arg, e *env, depth int) findAction {
+	var act findAction
+	for i := 0; i < len(args); i++ {
 		s := args[i].s
 		switch {
 		case s == "-delete":
-			del = true
-		case s == "-exec" || s == "-execdir" || s == "-ok" || s == "-okdir":
-			execs = true
+			act.del = true
+		case findExecs[s]:
+			act.execs = true
 			j := i + 1
 			for j < len(args) && args[j].s != ";" && args[j].s != "+" {
 				j++
 			}
-			if w.subWrites(args[i+1:j], e, depth) {
-				execWrite = true
-			}
+			act.execWrite = w.subWrites(args[i+1:j], e, depth) || act.execWrite
 			i = j
-		case s == "-fprint" || s == "-fprint0" || s == "-fls" || s == "-fprintf":
-			if i+1 < len(args) {
-				i++
-				w.writeArg(args[i], "find "+s, e)
-			}
-			if s == "-fprintf" {
-				i++
-			}
+		case findPrints[s]:
+			i = w.findPrint(args, i, e)
 		case findValue[s]:
 			i++
 		}
 	}
-	if execs {
-		// what -exec runs may show every file below the roots (find . -exec cat {} +)
-		w.search(roots, "find -exec", false, e)
+	return act
+}
+
+// findPrint records the file -fprint FILE (-fprint0, -fls, -fprintf FILE FORMAT) at
+// args[i] writes, and returns the index of the last word it took.
+func (w *walker) findPrint(args []arg, i int, e *env) int {
+	s := args[i].s
+	if i+1 < len(args) {
+		i++
+		w.writeArg(args[i], "find "+s, e)
 	}
-	for _, r := range roots {
-		n := len(w.res.Writes)
-		switch {
-		case del:
-			w.writeDir(r, "find -delete", e)
-		case execWrite:
-			w.writeDir(r, "find -exec", e)
-		default:
-			w.readArg(r, "find", e)
-		}
-		if (del || execWrite) && noMarkdown(exprs) {
-			for i := n; i < len(w.res.Writes); i++ {
-				w.res.Writes[i].NoMarkdown = w.res.Writes[i].Tree
-			}
-		}
+	if s == "-fprintf" {
+		i++
 	}
+	return i
 }
 
 // noMarkdown reports a find expression that can match no Markdown file: a
@@ -759,43 +915,30 @@ func (w *walker) subWrites(args []arg, e *env, depth int) bool {
 		return true
 	}
 	name := path.Base(args[0].s)
-	if name == "sudo" || name == "env" || name == "nice" || name == "timeout" || name == "command" {
+	if execWrapped[name] {
 		return true // wrapped: not worth unwrapping here, stay safe
 	}
 	_, reader := readers[name]
-	return !reader && name != "echo" && name != "printf" && name != "basename" && name != "dirname"
+	return !reader && !execPrints[name]
 }
 
+// execWrapped are the wrappers find -exec may run a command through: not unwrapped there,
+// so taken to write; execPrints the commands that only print words, besides the readers.
+var (
+	execWrapped = map[string]bool{"sudo": true, "env": true, "nice": true, "timeout": true, "command": true}
+	execPrints  = map[string]bool{"echo": true, "printf": true, "basename": true, "dirname": true}
+)
+
 func (w *walker) curl(c *invocation) {
-	args, e := c.args, c.e
-	opts, ops := parseArgs(args, c.spec.flags)
+	e := c.e
+	opts, ops := parseArgs(c.args, c.spec.flags)
 	base := e
 	if d, ok := optValue(opts, "--output-dir"); ok {
 		base = chdir(e, d)
 	}
 	for _, o := range opts {
-		switch o.name {
-		case "-o", "--output":
-			if o.has && o.value.s != "-" {
-				w.writeArg(o.value, "curl -o", base)
-			}
-		case "-D", "--dump-header", "-c", "--cookie-jar", "--stderr", "--trace", "--trace-ascii", "--etag-save":
-			if o.has && o.value.s != "-" {
-				w.writeArg(o.value, "curl "+o.name, e)
-			}
-		case "-T", "--upload-file":
-			if o.has {
-				w.carryArg(o.value, "curl", e)
-			}
-		case "-d", "--data", "--data-binary", "--data-urlencode", "--json", "-F", "--form":
-			// @FILE (name@FILE, name=@FILE, name=<FILE in a form) sends the file's bytes,
-			// which a server may send back
-			if v := o.value.s; o.has && o.value.exact {
-				if i := strings.IndexAny(v, "@<"); i >= 0 && (o.name == "-F" || o.name == "--form" || v[i] == '@') {
-					f, _, _ := strings.Cut(v[i+1:], ";") // -F's ;type=…
-					w.carryArg(arg{s: f, exact: true}, "curl", e)
-				}
-			}
+		if o.has {
+			w.curlOption(o, base, e)
 		}
 	}
 	urls := ops
@@ -803,17 +946,10 @@ func (w *walker) curl(c *invocation) {
 		urls = append(urls, u)
 	}
 	for _, u := range urls {
-		// file:// reads a local file and prints it
-		if rest, ok := strings.CutPrefix(u.s, "file://"); ok {
-			if u.exact {
-				w.readArg(arg{s: rest, exact: true}, "curl", e)
-			} else {
-				w.searchWord(arg{s: rest}, "curl", e)
-			}
-		}
+		w.curlFileURL(u, e)
 	}
 	if hasOpt(opts, "-J", "--remote-header-name") {
-		w.writeDir(arg{s: ".", exact: true}, "curl -O", base)
+		w.writeDir(here, "curl -O", base)
 		return
 	}
 	if hasOpt(opts, "-O", "--remote-name", "--remote-name-all") {
@@ -824,6 +960,53 @@ func (w *walker) curl(c *invocation) {
 		for _, u := range urls {
 			w.urlFile(u, "curl -O", base)
 		}
+	}
+}
+
+// curlOptions says what curl's options with a value do with it: 'o' writes the output
+// (below --output-dir), 'w' writes a file of its own, 'u' uploads the file, 'd' sends
+// @FILE's bytes.
+var curlOptions = map[string]byte{
+	"-o": 'o', "--output": 'o',
+	"-D": 'w', "--dump-header": 'w', "-c": 'w', "--cookie-jar": 'w', "--stderr": 'w', "--trace": 'w',
+	"--trace-ascii": 'w', "--etag-save": 'w',
+	"-T": 'u', "--upload-file": 'u',
+	"-d": 'd', "--data": 'd', "--data-binary": 'd', "--data-urlencode": 'd', "--json": 'd', "-F": 'd', "--form": 'd',
+}
+
+// curlOption records what one curl option with a value writes or sends.
+func (w *walker) curlOption(o opt, base, e *env) {
+	switch curlOptions[o.name] {
+	case 'o':
+		if o.value.s != "-" {
+			w.writeArg(o.value, "curl -o", base)
+		}
+	case 'w':
+		if o.value.s != "-" {
+			w.writeArg(o.value, "curl "+o.name, e)
+		}
+	case 'u':
+		w.carryArg(o.value, "curl", e)
+	case 'd':
+		// @FILE (name@FILE, name=@FILE, name=<FILE in a form) sends the file's bytes,
+		// which a server may send back
+		v := o.value.s
+		if i := strings.IndexAny(v, "@<"); o.value.exact && i >= 0 && (o.name == "-F" || o.name == "--form" || v[i] == '@') {
+			f, _, _ := strings.Cut(v[i+1:], ";") // -F's ;type=…
+			w.carryArg(arg{s: f, exact: true}, "curl", e)
+		}
+	}
+}
+
+// curlFileURL records the local file a file:// URL reads and prints.
+func (w *walker) curlFileURL(u arg, e *env) {
+	rest, ok := strings.CutPrefix(u.s, "file://")
+	switch {
+	case !ok:
+	case u.exact:
+		w.readArg(arg{s: rest, exact: true}, "curl", e)
+	default:
+		w.searchWord(arg{s: rest}, "curl", e)
 	}
 }
 
@@ -883,114 +1066,157 @@ func (w *walker) wget(c *invocation) {
 	}
 }
 
-// tar: extraction writes unknown entries below -C DIR (or the working
-// directory); creation writes the archive.
-func (w *walker) tar(args []arg, e *env) {
+// tarLine is what a tar command line asks for.
+type tarLine struct {
+	mode               byte // 'x' extract, 'c' create (or append, update, delete), 't' list; 0 none
+	archive, dir       arg  // -f ARCHIVE, -C DIR
+	hasArchive, hasDir bool
+	remove, toStdout   bool // --remove-files, -O
+	operands           []arg
+}
+
+// tarLongModes and tarShortModes are tar's options that choose what it does.
+var (
+	tarLongModes = map[string]byte{
+		"--extract": 'x', "--get": 'x',
+		"--create": 'c', "--append": 'c', "--update": 'c', "--delete": 'c', "--concatenate": 'c',
+		"--list": 't', "--diff": 't', "--compare": 't',
+	}
+	tarShortModes = map[byte]byte{'x': 'x', 'c': 'c', 'r': 'c', 'u': 'c', 'A': 'c', 't': 't', 'd': 't'}
+)
+
+// tarShortValues are tar's short options that take a value (attached or the next word).
+const tarShortValues = "fCbTXKNgLVH"
+
+// parseTar reads a tar command line, old style ("xzf archive.tar") included.
+func parseTar(args []arg) tarLine {
 	// Old-style first argument without a dash: "xzf archive.tar".
 	if len(args) > 0 && args[0].exact && args[0].s != "" && args[0].s[0] != '-' {
 		args = append([]arg{{s: "-" + args[0].s, exact: true}}, args[1:]...)
 	}
-	var mode byte
-	var archive, dir arg
-	hasArchive, hasDir, remove, toStdout := false, false, false, false
-	var operands []arg
+	var t tarLine
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		s := a.s
-		if a.exact && s == "--remove-files" {
-			remove = true
-			continue
-		}
-		if a.exact && s == "--to-stdout" {
-			toStdout = true
-			continue
-		}
-		if !a.exact || len(s) < 2 || s[0] != '-' {
-			operands = append(operands, a)
-			continue
-		}
-		if strings.HasPrefix(s, "--") {
-			name, val, eq := strings.Cut(s, "=")
-			take := func() arg {
-				if eq {
-					return arg{s: val, exact: true}
-				}
-				if i+1 < len(args) {
-					i++
-					return args[i]
-				}
-				return arg{}
-			}
-			switch name {
-			case "--extract", "--get":
-				mode = 'x'
-			case "--create", "--append", "--update", "--delete", "--concatenate":
-				mode = 'c'
-			case "--list", "--diff", "--compare":
-				mode = 't'
-			case "--file":
-				archive, hasArchive = take(), true
-			case "--directory":
-				dir, hasDir = take(), true
-			}
-			continue
-		}
-		for j := 1; j < len(s); j++ {
-			switch c := s[j]; c {
-			case 'x':
-				mode = 'x'
-			case 'c', 'r', 'u', 'A':
-				mode = 'c'
-			case 't', 'd':
-				mode = 't'
-			case 'O':
-				toStdout = true
-			case 'f', 'C', 'b', 'T', 'X', 'K', 'N', 'g', 'L', 'V', 'H':
-				var v arg
-				if j+1 < len(s) {
-					v = arg{s: s[j+1:], exact: true}
-				} else if i+1 < len(args) {
-					i++
-					v = args[i]
-				}
-				if c == 'f' {
-					archive, hasArchive = v, true
-				} else if c == 'C' {
-					dir, hasDir = v, true
-				}
-				j = len(s)
-			}
+		switch {
+		case a.exact && a.s == "--remove-files":
+			t.remove = true
+		case a.exact && a.s == "--to-stdout":
+			t.toStdout = true
+		case !a.exact || len(a.s) < 2 || a.s[0] != '-':
+			t.operands = append(t.operands, a)
+		case strings.HasPrefix(a.s, "--"):
+			i = t.long(args, i)
+		default:
+			i = t.short(args, i)
 		}
 	}
-	switch mode {
+	return t
+}
+
+// long reads the long option args[i] and returns the index of the last word it took.
+func (t *tarLine) long(args []arg, i int) int {
+	name, val, eq := strings.Cut(args[i].s, "=")
+	if m, ok := tarLongModes[name]; ok {
+		t.mode = m
+		return i
+	}
+	if name != "--file" && name != "--directory" {
+		return i
+	}
+	var v arg
+	switch {
+	case eq:
+		v = arg{s: val, exact: true}
+	case i+1 < len(args):
+		i++
+		v = args[i]
+	}
+	t.set(name[2], v)
+	return i
+}
+
+// short reads the bundle of short options args[i] and returns the index of the last word
+// it took.
+func (t *tarLine) short(args []arg, i int) int {
+	s := args[i].s
+	for j := 1; j < len(s); j++ {
+		c := s[j]
+		if m, ok := tarShortModes[c]; ok {
+			t.mode = m
+			continue
+		}
+		if c == 'O' {
+			t.toStdout = true
+			continue
+		}
+		if strings.IndexByte(tarShortValues, c) < 0 {
+			continue
+		}
+		var v arg
+		if j+1 < len(s) {
+			v = arg{s: s[j+1:], exact: true}
+		} else if i+1 < len(args) {
+			i++
+			v = args[i]
+		}
+		t.set(c, v)
+		break
+	}
+	return i
+}
+
+// set records the value of -f/--file ('f') or -C/--directory ('C' or 'd'); other
+// options' values are dropped.
+func (t *tarLine) set(c byte, v arg) {
+	switch c {
+	case 'f':
+		t.archive, t.hasArchive = v, true
+	case 'C', 'd':
+		t.dir, t.hasDir = v, true
+	}
+}
+
+// tar: extraction writes unknown entries below -C DIR (or the working
+// directory); creation writes the archive.
+func (w *walker) tar(args []arg, e *env) {
+	switch t := parseTar(args); t.mode {
 	case 'x':
-		if hasArchive && archive.s != "-" {
-			w.readArg(archive, "tar", e)
-		}
-		if toStdout {
-			return // tar x -O prints the entries, it writes no tree
-		}
-		if !hasDir {
-			dir = arg{s: ".", exact: true}
-		}
-		w.writeDir(dir, "tar x", e)
+		w.tarExtract(t, e)
 	case 'c':
-		if hasDir {
-			e = chdir(e, dir)
-		}
-		w.carryAll(operands, "tar c", e)
-		switch {
-		case hasArchive && archive.s != "-":
-			w.writeArg(archive, "tar c", e)
-		case hasArchive:
-			// tar cf - prints the archive: a write to stdout only
-		default:
-			w.res.Write = true // no -f: the archive goes to $TAPE or the build's default device
-		}
-		if remove {
-			// tar --remove-files deletes what it archived
-			w.writeAll(operands, "tar --remove-files", e)
-		}
+		w.tarCreate(t, e)
+	}
+}
+
+func (w *walker) tarExtract(t tarLine, e *env) {
+	if t.hasArchive && t.archive.s != "-" {
+		w.readArg(t.archive, "tar", e)
+	}
+	if t.toStdout {
+		return // tar x -O prints the entries, it writes no tree
+	}
+	dir := t.dir
+	if !t.hasDir {
+		dir = here
+	}
+	w.writeDir(dir, "tar x", e)
+}
+
+func (w *walker) tarCreate(t tarLine, e *env) {
+	if t.hasDir {
+		e = chdir(e, t.dir)
+	}
+	w.carryAll(t.operands, "tar c", e)
+	switch {
+	case t.hasArchive && t.archive.s != "-":
+		w.writeArg(t.archive, "tar c", e)
+	case t.hasArchive:
+		// tar cf - prints the archive: a write to stdout only
+	default:
+		w.res.Write = true // no -f: the archive goes to $TAPE or the build's default device
+	}
+	if t.remove {
+		// tar --remove-files deletes what it archived
+		w.writeAll(t.operands, "tar --remove-files", e)
 	}
 }
 
@@ -1011,18 +1237,7 @@ func (w *walker) unzip(c *invocation) {
 }
 
 func (w *walker) sevenZip(args []arg, e *env) {
-	var ops []arg
-	out := arg{s: ".", exact: true}
-	for _, a := range args {
-		if a.exact && strings.HasPrefix(a.s, "-o") && len(a.s) > 2 {
-			out = arg{s: a.s[2:], exact: true}
-			continue
-		}
-		if a.exact && strings.HasPrefix(a.s, "-") {
-			continue
-		}
-		ops = append(ops, a)
-	}
+	ops, out := sevenZipArgs(args)
 	if len(ops) == 0 {
 		return
 	}
@@ -1030,17 +1245,39 @@ func (w *walker) sevenZip(args []arg, e *env) {
 	case "x", "e":
 		w.writeDir(out, "7z x", e)
 	case "a", "u", "d", "rn":
-		w.res.Write = true
-		if len(ops) > 1 {
-			w.writeArg(ops[1], "7z "+ops[0].s, e)
+		w.sevenZipUpdate(args, ops, e)
+	}
+}
+
+// sevenZipArgs splits a 7z command line into its operands (the command, the archive, the
+// files) and the directory -oDIR extracts to.
+func sevenZipArgs(args []arg) (ops []arg, out arg) {
+	out = here
+	for _, a := range args {
+		switch {
+		case a.exact && strings.HasPrefix(a.s, "-o") && len(a.s) > 2:
+			out = arg{s: a.s[2:], exact: true}
+		case a.exact && strings.HasPrefix(a.s, "-"):
+		default:
+			ops = append(ops, a)
 		}
-		if len(ops) > 2 && (ops[0].s == "a" || ops[0].s == "u") {
-			w.carryAll(ops[2:], "7z "+ops[0].s, e)
-		}
-		for _, a := range args {
-			if a.exact && a.s == "-sdel" && len(ops) > 2 {
-				w.writeAll(ops[2:], "7z -sdel", e) // deletes the files it stored
-			}
+	}
+	return ops, out
+}
+
+// sevenZipUpdate: 7z a, u, d and rn write the archive; a and u carry the files they store,
+// and with -sdel delete them.
+func (w *walker) sevenZipUpdate(args, ops []arg, e *env) {
+	w.res.Write = true
+	if len(ops) > 1 {
+		w.writeArg(ops[1], "7z "+ops[0].s, e)
+	}
+	if len(ops) > 2 && (ops[0].s == "a" || ops[0].s == "u") {
+		w.carryAll(ops[2:], "7z "+ops[0].s, e)
+	}
+	for _, a := range args {
+		if a.exact && a.s == "-sdel" && len(ops) > 2 {
+			w.writeAll(ops[2:], "7z -sdel", e) // deletes the files it stored
 		}
 	}
 }

@@ -139,78 +139,92 @@ func wordText(wd *syntax.Word, e *env) arg {
 		case *syntax.Lit:
 			return arg{s: unescape(p.Value), exact: true}
 		case *syntax.SglQuoted:
-			if p.Dollar {
-				return arg{s: ansiC(p.Value), exact: true}
+			return arg{s: sglQuoted(p), exact: true}
+		}
+	}
+	t := wordBuilder{e: e, exact: true}
+	for _, part := range wd.Parts {
+		t.part(part)
+	}
+	return arg{s: t.b.String(), exact: t.exact, pat: t.pat.String()}
+}
+
+// sglQuoted is the text of '…' or $'…'.
+func sglQuoted(p *syntax.SglQuoted) string {
+	if p.Dollar {
+		return ansiC(p.Value)
+	}
+	return p.Value
+}
+
+// wordBuilder builds a word's text: its literal prefix (up to the first expansion known
+// only at run time) and its glob pattern.
+type wordBuilder struct {
+	e          *env
+	b, pat     strings.Builder
+	exact      bool
+	prefixDone bool
+}
+
+func (t *wordBuilder) part(part syntax.WordPart) {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		t.lit(unescape(p.Value))
+	case *syntax.SglQuoted:
+		t.lit(sglQuoted(p))
+	case *syntax.DblQuoted:
+		for _, q := range p.Parts {
+			switch x := q.(type) {
+			case *syntax.Lit:
+				t.lit(unescapeDbl(x.Value))
+			case *syntax.ParamExp:
+				t.param(x)
+			default:
+				t.expansion()
 			}
-			return arg{s: p.Value, exact: true}
 		}
-	}
-	var b, pat strings.Builder
-	exact := true
-	prefixDone := false
-	lit := func(s string) {
-		if !prefixDone {
-			b.WriteString(s)
+	case *syntax.ParamExp:
+		t.param(p)
+	case *syntax.ExtGlob:
+		t.lit(p.Op.String())
+		if p.Pattern != nil {
+			t.lit(p.Pattern.Value)
 		}
-		pat.WriteString(s)
+		t.lit(")")
+	default:
+		t.expansion()
 	}
-	expansion := func() {
-		exact = false
-		prefixDone = true
-		if !strings.HasSuffix(pat.String(), "*") {
-			pat.WriteByte('*')
-		}
+}
+
+func (t *wordBuilder) lit(s string) {
+	if !t.prefixDone {
+		t.b.WriteString(s)
 	}
-	param := func(p *syntax.ParamExp) {
-		if digitsOnly(p) {
-			// $$, $RANDOM, ${#x}…: a number cannot hold a / or .., so the word's place is as
-			// well known as if it were spelt out (cp … /tmp/x-$$.md stays in /tmp)
-			lit("0")
+	t.pat.WriteString(s)
+}
+
+func (t *wordBuilder) expansion() {
+	t.exact = false
+	t.prefixDone = true
+	if !strings.HasSuffix(t.pat.String(), "*") {
+		t.pat.WriteByte('*')
+	}
+}
+
+func (t *wordBuilder) param(p *syntax.ParamExp) {
+	if digitsOnly(p) {
+		// $$, $RANDOM, ${#x}…: a number cannot hold a / or .., so the word's place is as
+		// well known as if it were spelt out (cp … /tmp/x-$$.md stays in /tmp)
+		t.lit("0")
+		return
+	}
+	if v, ok := t.e.lookup(p); ok {
+		t.lit(v.s)
+		if v.exact {
 			return
 		}
-		if v, ok := e.lookup(p); ok {
-			if v.exact {
-				lit(v.s)
-				return
-			}
-			lit(v.s)
-		}
-		expansion()
 	}
-	for _, part := range wd.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			lit(unescape(p.Value))
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				lit(ansiC(p.Value))
-			} else {
-				lit(p.Value)
-			}
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				switch x := q.(type) {
-				case *syntax.Lit:
-					lit(unescapeDbl(x.Value))
-				case *syntax.ParamExp:
-					param(x)
-				default:
-					expansion()
-				}
-			}
-		case *syntax.ParamExp:
-			param(p)
-		case *syntax.ExtGlob:
-			lit(p.Op.String())
-			if p.Pattern != nil {
-				lit(p.Pattern.Value)
-			}
-			lit(")")
-		default:
-			expansion()
-		}
-	}
-	return arg{s: b.String(), exact: exact, pat: pat.String()}
+	t.expansion()
 }
 
 // ansiC decodes the escapes of $'…' quoting.
@@ -226,57 +240,66 @@ func ansiC(s string) string {
 			continue
 		}
 		i++
-		switch c = s[i]; c {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case 'a':
-			b.WriteByte(7)
-		case 'b':
-			b.WriteByte(8)
-		case 'e', 'E':
-			b.WriteByte(27)
-		case 'f':
-			b.WriteByte(12)
-		case 'v':
-			b.WriteByte(11)
-		case 'x', 'u', 'U':
-			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
-			j, v := i+1, 0
-			for ; j < len(s) && j <= i+max && hexVal(s[j]) >= 0; j++ {
-				v = v*16 + hexVal(s[j])
-			}
-			if j == i+1 {
-				b.WriteByte('\\')
-				b.WriteByte(c)
-				continue
-			}
-			if c == 'x' {
-				b.WriteByte(byte(v))
-			} else {
-				b.WriteRune(rune(v))
-			}
-			i = j - 1
-		case 'c':
+		c = s[i]
+		if r, ok := ansiEscapes[c]; ok {
+			b.WriteByte(r)
+			continue
+		}
+		switch {
+		case ansiHexWidth[c] > 0:
+			i = ansiHex(&b, s, i)
+		case c == 'c':
 			if i+1 < len(s) {
 				i++
 				b.WriteByte(s[i] & 0x1f)
 			}
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j, v := i, 0
-			for ; j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7'; j++ {
-				v = v*8 + int(s[j]-'0')
-			}
-			b.WriteByte(byte(v))
-			i = j - 1
+		case c >= '0' && c <= '7':
+			i = ansiOctal(&b, s, i)
 		default:
 			b.WriteByte(c) // \\ \' \" \?
 		}
 	}
 	return b.String()
+}
+
+// ansiEscapes are $'…' escapes of one letter for one byte; ansiHexWidth the ones followed
+// by at most so many hex digits (\xHH, \uHHHH, \UHHHHHHHH).
+var (
+	ansiEscapes  = map[byte]byte{'n': '\n', 't': '\t', 'r': '\r', 'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'v': 11}
+	ansiHexWidth = map[byte]int{'x': 2, 'u': 4, 'U': 8}
+)
+
+// ansiHex writes the character of the \x, \u or \U escape whose letter is s[i], and returns
+// the index of its last digit; without digits, the escape as written.
+func ansiHex(b *strings.Builder, s string, i int) int {
+	c := s[i]
+	width := ansiHexWidth[c]
+	j, v := i+1, 0
+	for ; j < len(s) && j <= i+width && hexVal(s[j]) >= 0; j++ {
+		v = v*16 + hexVal(s[j])
+	}
+	switch {
+	case j == i+1:
+		b.WriteByte('\\')
+		b.WriteByte(c)
+		return i
+	case c == 'x':
+		b.WriteByte(byte(v))
+	default:
+		b.WriteRune(rune(v))
+	}
+	return j - 1
+}
+
+// ansiOctal writes the byte of the octal escape (up to three digits) starting at s[i], and
+// returns the index of its last digit.
+func ansiOctal(b *strings.Builder, s string, i int) int {
+	j, v := i, 0
+	for ; j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7'; j++ {
+		v = v*8 + int(s[j]-'0')
+	}
+	b.WriteByte(byte(v))
+	return j - 1
 }
 
 func hexVal(c byte) int {

@@ -17,8 +17,8 @@ import (
 // them. Issue #27 sets the goal at ≤ 40 functions above 15 and none above 30; lower these
 // constants as functions are split, never the other way. (Round 5 started at 150 / 32 / 91.)
 const (
-	maxAbove15 = 146 // functions with cyclomatic complexity > 15
-	maxAbove30 = 32  // functions with cyclomatic complexity > 30
+	maxAbove15 = 119 // functions with cyclomatic complexity > 15
+	maxAbove30 = 22  // functions with cyclomatic complexity > 30
 	maxAny     = 90  // the most complex function (outcome's settle today)
 )
 

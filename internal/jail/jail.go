@@ -31,6 +31,12 @@ const (
 // ErrUnavailable wraps the reason no method works here.
 var ErrUnavailable = errors.New("the kernel line is unavailable here")
 
+// NoBindMount is the reason on an operating system without read-only bind mounts (every one
+// but Linux): it states the fact only; doctor says what still holds.
+func NoBindMount(goos string) error {
+	return fmt.Errorf("%w: %s has no read-only bind mount mbguard can use", ErrUnavailable, goos)
+}
+
 // Options says what to jail.
 type Options struct {
 	Bank string   // the folder to make read-only (absolute)

@@ -2,17 +2,14 @@
 
 package jail
 
-import (
-	"fmt"
-	"runtime"
-)
+import "runtime"
 
 // Run reports that no method exists on this platform; the command has not run.
 func Run(o Options) (int, Method, error) {
 	if err := o.validate(); err != nil {
 		return 2, None, err
 	}
-	return 2, None, fmt.Errorf("%w: %s has no read-only bind mount mbguard can use (the two other lines still hold)", ErrUnavailable, runtime.GOOS)
+	return 2, None, NoBindMount(runtime.GOOS)
 }
 
 // Inner does nothing off Linux.

@@ -78,4 +78,51 @@ for cwd in "$win" "$lower"; do
 	hook allow "$cwd" PowerShell "{\"command\":$(json "Select-String -Path $lower\\memory-bank\\details\\patterns.md -Pattern queue")}"
 	hook allow "$cwd" PowerShell "{\"command\":$(json "Get-ChildItem $win")}"
 done
+
+# Point 1 of issue #31: an allowed write spelt in another case than the file on disk stands
+# after the check that follows the call (the record and the listing are compared folded).
+sid=22222222-3333-4444-5555-666666666666
+session() { # EVENT TOOL INPUT-JSON ID [RESPONSE]
+	local p="{\"hook_event_name\":\"$1\",\"session_id\":\"$sid\",\"cwd\":$(json "$lower"),\"tool_name\":\"$2\",\"tool_input\":$3,\"tool_use_id\":\"$4\"${5:+,\"tool_response\":$5}}"
+	(cd "$repo" && printf '%s' "$p" | "$wine" "$cache/mbguard.exe" hook claude >/dev/null 2>&1)
+}
+stands() { # NAME FILE TEXT
+	if grep -qF "$3" "$2" && [ -z "$(ls -A "$repo/.git/mbguard/quarantine" 2>/dev/null)" ]; then
+		printf 'ok   stands    %s\n' "$1"
+	else
+		fail=1
+		printf 'FAIL %s: undone after the call (%s)\n' "$1" "$(ls -A "$repo/.git/mbguard/quarantine" 2>/dev/null | tr '\n' ' ')"
+	fi
+}
+session SessionStart "" '{}' s0 || true
+edit="{\"file_path\":$(json "$lower\\memory-bank\\memory.md"),\"old_string\":\"- ship the payment retry queue\",\"new_string\":\"- ship the retry queue v2\"}"
+session PreToolUse Read "{\"file_path\":$(json "$lower\\memory-bank\\memory.md")}" r1 || true
+session PostToolUse Read "{\"file_path\":$(json "$lower\\memory-bank\\memory.md")}" r1 '{}' || true
+session PreToolUse Edit "$edit" e1 || true
+sed -i 's/^- ship the payment retry queue$/- ship the retry queue v2/' "$repo/memory-bank/MEMORY.md"
+session PostToolUse Edit "$edit" e1 '{}' || true
+stands "Edit of MEMORY.md spelt memory.md" "$repo/memory-bank/MEMORY.md" "retry queue v2"
+mkdir -p "$repo/memory-bank/details/requirements"
+write="{\"file_path\":$(json "$lower\\memory-bank\\Details\\Requirements\\REQ-002-signup.md"),\"content\":\"# REQ-002 signup\\n\"}"
+session PreToolUse Write "$write" w1 || true
+printf '# REQ-002 signup\n' >"$repo/memory-bank/details/requirements/REQ-002-signup.md"
+session PostToolUse Write "$write" w1 '{}' || true
+stands "new REQ-002-signup.md under Details\\Requirements" "$repo/memory-bank/details/requirements/REQ-002-signup.md" "REQ-002 signup"
+
+# Point 5: from PowerShell or cmd there is no HOME; the user folder is %USERPROFILE% (Wine sets
+# it). A project install is then found once, and --global installs into the profile.
+doctor=$(cd "$repo" && env -u HOME "$wine" "$cache/mbguard.exe" install --agent claude >/dev/null 2>&1 && env -u HOME "$wine" "$cache/mbguard.exe" doctor 2>&1 || true)
+if printf '%s' "$doctor" | grep -q 'runs twice\|every hook runs twice' || ! printf '%s' "$doctor" | grep -q '^OK    claude'; then
+	fail=1
+	printf 'FAIL doctor without HOME:\n%s\n' "$doctor"
+else
+	echo "ok   doctor without HOME finds the project's hooks once"
+fi
+if out=$(cd "$repo" && env -u HOME "$wine" "$cache/mbguard.exe" install --agent claude --global 2>&1); then
+	echo "ok   install --global without HOME (into %USERPROFILE%)"
+	(cd "$repo" && env -u HOME "$wine" "$cache/mbguard.exe" install --agent claude --global --uninstall >/dev/null 2>&1) || true
+else
+	fail=1
+	printf 'FAIL install --global without HOME:\n%s\n' "$out"
+fi
 exit $fail
