@@ -358,7 +358,10 @@ func (clineProto) render(c *hookCall, a *hookAnswer) Reply {
 			out["contextModification"] = text
 		}
 	}
-	r.Stdout = encodeJSON(out)
+	if len(out) > 1 {
+		// nothing to say is no output: Cline lets the call run
+		r.Stdout = encodeJSON(out)
+	}
 	return r
 }
 

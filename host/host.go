@@ -337,7 +337,7 @@ var specs = []Spec{
 		ProjectDirs: []string{".clinerules/hooks/", ".cline/hooks/", ".clinerules/mbguard-memory-bank.md"},
 		UserFiles: []File{{Home, ".cline/hooks/TaskStart"}, {Home, ".cline/hooks/TaskResume"}, {Home, ".cline/hooks/UserPromptSubmit"},
 			{Home, ".cline/hooks/PreToolUse"}, {Home, ".cline/hooks/PostToolUse"}, {Home, ".cline/hooks/TaskCancel"},
-			{Home, ".cline/hooks/TaskComplete"}, {Home, "Documents/Cline/Hooks/PreToolUse"}, {Home, "Documents/Cline/Hooks/PostToolUse"}},
+			{Home, ".cline/hooks/TaskComplete"}},
 		Marker: "hook cline", SessionField: "taskId",
 	},
 }
