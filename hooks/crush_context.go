@@ -55,6 +55,13 @@ func crushContextEntry(o InstallOptions) string {
 // refreshCrushContext rewrites r's view when MEMORY.md, the bank's layout or the context size
 // changed since the view was written (a stamp file next to it says what it was written from).
 func refreshCrushContext(r repo.Repo, cfg *config.Config) error {
+	view := CrushContextPath(r)
+	return refreshMemoryView(r, cfg, view, view+".stamp", "")
+}
+
+// refreshMemoryView rewrites the MEMORY.md view at view (head, then the context block) when
+// MEMORY.md, the bank's layout or the context size changed since stampFile was written.
+func refreshMemoryView(r repo.Repo, cfg *config.Config, view, stampFile, head string) error {
 	dir := r.BankDir()
 	ents, derr := os.ReadDir(dir)
 	if derr != nil && !errors.Is(derr, os.ErrNotExist) {
@@ -74,8 +81,6 @@ func refreshCrushContext(r repo.Repo, cfg *config.Config) error {
 	if fi, err := os.Stat(mem); err == nil {
 		stamp += fmt.Sprintf(" mtime=%d size=%d", fi.ModTime().UnixNano(), fi.Size())
 	}
-	view := CrushContextPath(r)
-	stampFile := view + ".stamp"
 	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
 		if _, err := os.Stat(view); err == nil {
 			return nil
@@ -85,10 +90,16 @@ func refreshCrushContext(r repo.Repo, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	if text != "" {
+		text = head + text
+	}
 	if err := os.MkdirAll(filepath.Dir(view), 0o755); err != nil {
 		return err
 	}
 	if err := fsutil.WriteFileAtomic(view, []byte(text), 0o644); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(stampFile), 0o755); err != nil {
 		return err
 	}
 	return fsutil.WriteFileAtomic(stampFile, []byte(stamp), 0o644)

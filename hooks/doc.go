@@ -11,6 +11,6 @@
 // (opencode.go: its plugin talks to `mbguard serve --stdio` instead of hook commands), Kilo Code
 // (kilo.go: the same plugin, which Kilo loads through the plugin API it keeps), Codex CLI
 // (codex.go), Gemini CLI (gemini.go), Copilot CLI (copilot.go), Qwen Code (qwen.go), Crush
-// (crush.go), Factory Droid (droid.go), Cursor (cursor.go) and Augment Auggie (auggie.go);
-// TestDocNamesEveryHost keeps this list whole.
+// (crush.go), Factory Droid (droid.go), Cursor (cursor.go), Augment Auggie (auggie.go) and Cline
+// (cline.go); TestDocNamesEveryHost keeps this list whole.
 package hooks

@@ -103,13 +103,16 @@ func (h *hostRun) call(event string, fields map[string]any) Reply {
 	for k, v := range fields {
 		m[k] = v
 	}
+	if h.host == "cline" {
+		m = clinePayloadOf(event, h.sess, h.cwd, m)
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	arg := ""
-	if h.host == "copilot" {
-		arg = event
+	if h.host == "copilot" || h.host == "cline" {
+		arg = event // Cline's hook file passes its event on the command line
 	}
 	return h.raw(arg, b)
 }
@@ -158,8 +161,53 @@ func denied(t *testing.T, host string, r Reply) string {
 		if out.Permission == "deny" {
 			return out.AgentMessage
 		}
+	case "cline":
+		var c struct {
+			Override *map[string]any `json:"overrideInput"`
+			Context  string          `json:"contextModification"`
+		}
+		if json.Unmarshal(r.Stdout, &c) == nil && c.Override != nil {
+			return c.Context
+		}
 	}
 	return ""
+}
+
+// clinePayloadOf turns fields in the Claude-shaped test dialect (tool_name, tool_input,
+// tool_response) into Cline 3.0.65's payload for event, as captured headless
+// (docs/hosts/cline.md).
+func clinePayloadOf(event, sess, cwd string, f map[string]any) map[string]any {
+	m := map[string]any{"clineVersion": "", "taskId": sess, "workspaceRoots": []string{cwd}, "userId": "unknown",
+		"agent_id": "agent_1", "parent_agent_id": nil}
+	for name, ev := range clineHookNames {
+		if ev == event {
+			m["hookName"] = name
+		}
+	}
+	name, _ := f["tool_name"].(string)
+	in, _ := f["tool_input"].(map[string]any)
+	params := map[string]string{}
+	for k, v := range in {
+		if s, ok := v.(string); ok {
+			params[k] = s
+		} else {
+			b, _ := json.Marshal(v)
+			params[k] = string(b)
+		}
+	}
+	switch event {
+	case "PreToolUse":
+		m["tool_call"] = map[string]any{"id": "call_1", "name": name, "input": in}
+		m["preToolUse"] = map[string]any{"toolName": name, "parameters": params}
+	case "PostToolUse":
+		out := f["tool_response"]
+		m["tool_result"] = map[string]any{"id": "call_1", "name": name, "input": in, "output": out}
+		b, _ := json.Marshal(out)
+		m["postToolUse"] = map[string]any{"toolName": name, "parameters": params, "result": string(b), "success": true}
+	case "UserPromptSubmit":
+		m["userPromptSubmit"] = map[string]any{"prompt": f["prompt"], "attachments": []any{}}
+	}
+	return m
 }
 
 // contextOf returns the text a reply gives the model as context.
@@ -181,6 +229,13 @@ func contextOf(t *testing.T, host string, r Reply) string {
 	if host == "copilot" {
 		return out.Additional
 	}
+	if host == "cline" {
+		var c struct {
+			Context string `json:"contextModification"`
+		}
+		_ = json.Unmarshal(r.Stdout, &c)
+		return c.Context
+	}
 	if out.H.Additional != "" && out.H.Event != r.Event {
 		t.Fatalf("hookEventName %q, want %q", out.H.Event, r.Event)
 	}
@@ -196,6 +251,22 @@ type hostShapes struct {
 }
 
 var shapes = map[string]hostShapes{
+	// Cline 3.0.65, captured headless (docs/hosts/cline.md): workspace-relative paths as the
+	// model wrote them; clinePayloadOf builds the payload
+	"cline": {prompt: "UserPromptSubmit", preTool: "PreToolUse", postTool: "PostToolUse", start: "TaskStart", end: "TaskComplete",
+		write: func(h *hostRun, rel, content string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "editor", "tool_input": map[string]any{"path": rel, "new_text": content}}
+		},
+		shell: func(h *hostRun, cmd string) (string, map[string]any) {
+			return "PreToolUse", map[string]any{"tool_name": "run_commands", "tool_input": map[string]any{"commands": []any{cmd}}}
+		},
+		read: func(h *hostRun, rel string) (string, map[string]any, map[string]any) {
+			in := map[string]any{"tool_name": "read_files", "tool_input": map[string]any{"files": []any{map[string]any{"path": rel}}}}
+			post := map[string]any{"tool_name": "read_files", "tool_input": in["tool_input"],
+				"tool_response": []any{map[string]any{"query": rel, "result": " 1 | # Patterns\n 2 | use the queue\n", "success": true}}}
+			return "PreToolUse", in, post
+		},
+	},
 	// Crush: PreToolUse only; relative paths accepted (HOSTS.md §7)
 	"crush": {prompt: "PreToolUse", preTool: "PreToolUse", postTool: "PreToolUse", start: "PreToolUse", end: "PreToolUse",
 		write: func(h *hostRun, rel, content string) (string, map[string]any) {
@@ -728,6 +799,7 @@ func TestHostsUndecodableBankWrite(t *testing.T) {
 		"droid":   {"", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Create","tool_input":{"file_path":"`},
 		"cursor":  {"", `{"hook_event_name":"preToolUse","conversation_id":"s","cwd":"ROOT","tool_name":"Write","tool_input":{"file_path":"`},
 		"auggie":  {"", `{"hook_event_name":"PreToolUse","conversation_id":"s","workspace_roots":["ROOT"],"tool_name":"save-file","tool_input":{"path":"`},
+		"cline":   {"PreToolUse", `{"hookName":"tool_call","taskId":"s","workspaceRoots":["ROOT"],"tool_call":{"id":"c","name":"editor","input":{"path":"`},
 	}
 	for _, host := range Hosts {
 		for _, tc := range []struct {

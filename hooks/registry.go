@@ -74,6 +74,7 @@ var hostSpecs = []HostSpec{
 	{Spec: host.Get("droid"), Install: InstallDroid, proto: droidProto{}},
 	{Spec: host.Get("cursor"), Install: InstallCursor, proto: cursorProto{}},
 	{Spec: host.Get("auggie"), Install: InstallAuggie, proto: auggieProto{}},
+	{Spec: host.Get("cline"), Install: InstallCline, proto: clineProto{}, Refresh: refreshClineRules},
 }
 
 // Registry is every supported host, in the order help and doctor list them.

@@ -18,6 +18,7 @@ var replyWriteTool = map[string]string{
 	"claude": "Write", "codex": "apply_patch", "gemini": "write_file", "copilot": "create",
 	"qwen": "write_file", "crush": "write", "droid": "Create", "cursor": "Write",
 	"auggie": "save-file",
+	"cline":  "editor",
 }
 
 // replyVariants are the answers mbguard renders, in every shape the hook core produces them.
@@ -48,6 +49,15 @@ func replyPayload(host, event string) []byte {
 	case "cursor":
 		m["conversation_id"], m["generation_id"], m["hook_event_name"] = "s1", "g1", event
 		m["workspace_roots"], m["command"], m["file_path"] = []string{"/repo"}, "ls", "/repo/memory-bank/MEMORY.md"
+	case "cline":
+		m = map[string]any{"taskId": "s1", "workspaceRoots": []string{"/repo"}}
+		for name, ev := range clineHookNames {
+			if ev == event {
+				m["hookName"] = name
+			}
+		}
+		call := map[string]any{"id": "call_1", "name": "editor", "input": map[string]any{"path": "/repo/memory-bank/x.json", "new_text": "{}"}}
+		m["tool_call"], m["tool_result"] = call, call
 	default:
 		m["session_id"], m["hook_event_name"] = "s1", event
 	}
@@ -137,6 +147,11 @@ func TestReplyRulesCatchWhatHostsReject(t *testing.T) {
 		{"cursor", "beforeShellExecution", js(`{"permission":"deny"}`)},
 		{"cursor", "beforeReadFile", js(`{"permission":"allow","agent_message":"x"}`)},
 		{"cursor", "stop", js(`not json`)},
+		{"cline", "PreToolUse", Reply{Exit: 2, Stderr: "blocked"}},
+		{"cline", "PreToolUse", js(`{"cancel":true,"errorMessage":"blocked"}`)},
+		{"cline", "PreToolUse", js(`{"overrideInput":{}}`)},
+		{"cline", "PostToolUse", js(`{"overrideInput":{},"contextModification":"x"}`)},
+		{"cline", "PreToolUse", js(`{"decision":"block"}`)},
 	}
 	for _, tc := range cases {
 		if err := AcceptsReply(tc.host, tc.event, tc.r); err == nil {

@@ -23,6 +23,7 @@ var replyRules = map[string]func(event string, r Reply) error{
 	"crush":   crushRule,
 	"cursor":  cursorRule,
 	"auggie":  claudeShapedRule(claudeShapedHost{contextEvents: auggieContextEvents, exit2Blocks: true}),
+	"cline":   clineRule,
 }
 
 // auggieContextEvents: Auggie drops what SessionStart and PromptSubmit print; only PostToolUse's
@@ -341,6 +342,41 @@ func cursorRule(event string, r Reply) error {
 				return fmt.Errorf("a deny without agent_message: the model gets no reason")
 			}
 		}
+	}
+	return nil
+}
+
+// clineRule: Cline ignores exit codes and stderr and reads one JSON object from stdout (bad
+// JSON lets the call run). cancel: true ends the whole task without telling the model, so
+// mbguard never sends it; a refusal replaces the input (overrideInput, PreToolUse only) and
+// must say why in contextModification.
+func clineRule(event string, r Reply) error {
+	if r.Exit != 0 {
+		return fmt.Errorf("exit %d: Cline ignores exit codes, so a refusal by exit code lets the call run", r.Exit)
+	}
+	m, err := replyObject(r)
+	if err != nil || m == nil {
+		return err
+	}
+	if err := onlyKeys(m, "cancel", "contextModification", "context", "errorMessage", "overrideInput"); err != nil {
+		return err
+	}
+	if raw, ok := m["cancel"]; ok && string(raw) != "false" {
+		return fmt.Errorf("cancel %s: Cline ends the whole task and the model is never told", raw)
+	}
+	raw, ok := m["overrideInput"]
+	if !ok {
+		return nil
+	}
+	if event != clinePreTool {
+		return fmt.Errorf("overrideInput on %s: only PreToolUse replaces a tool's input", event)
+	}
+	var in map[string]any
+	if json.Unmarshal(raw, &in) != nil {
+		return fmt.Errorf("overrideInput %s is not a JSON object", raw)
+	}
+	if msg, _ := stringField(m, "contextModification"); strings.TrimSpace(msg) == "" {
+		return fmt.Errorf("an overrideInput without contextModification: the model gets no reason")
 	}
 	return nil
 }

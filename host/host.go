@@ -359,6 +359,25 @@ var specs = []Spec{
 		Marker:        "hook auggie", SessionField: "conversation_id",
 		ReadCall: `view({ path: "%s" })`,
 	},
+	{
+		Name: "cline", Title: "Cline",
+		// PostToolUse cannot change a tool's output: a read that would show a secret is refused
+		Tools: Tools{"run_commands", "editor", "editor"}, Secrets: Refuse,
+		Fails: FailMode{Crash: "open", Timeout: "open", BadReply: "open",
+			How: "Cline runs the call when a hook prints no valid reply or passes its 120 s; no setting changes that"},
+		E2E:    "test/e2e/cline",
+		Events: []string{"TaskStart", "TaskResume", "UserPromptSubmit", "PreToolUse", "PostToolUse", "TaskCancel", "TaskComplete"},
+		Closes: []string{"PostToolUse", "TaskComplete", "TaskCancel"},
+		ProjectFiles: []string{".clinerules/hooks/TaskStart", ".clinerules/hooks/TaskResume", ".clinerules/hooks/UserPromptSubmit",
+			".clinerules/hooks/PreToolUse", ".clinerules/hooks/PostToolUse", ".clinerules/hooks/TaskCancel", ".clinerules/hooks/TaskComplete"},
+		// Cline runs every file in its hook folders, whatever its extension; the rule file
+		// that carries MEMORY.md (hooks.ClineRulesFile) is mbguard's too
+		ProjectDirs: []string{".clinerules/hooks/", ".cline/hooks/", ".clinerules/mbguard-memory-bank.md"},
+		UserFiles: []File{{Home, ".cline/hooks/TaskStart"}, {Home, ".cline/hooks/TaskResume"}, {Home, ".cline/hooks/UserPromptSubmit"},
+			{Home, ".cline/hooks/PreToolUse"}, {Home, ".cline/hooks/PostToolUse"}, {Home, ".cline/hooks/TaskCancel"},
+			{Home, ".cline/hooks/TaskComplete"}},
+		Marker: "hook cline", SessionField: "taskId",
+	},
 }
 
 // All returns every host, in the order help and doctor list them.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mbguard/mbguard/hooks"
@@ -62,6 +63,7 @@ var ownHostChecks = map[string]func(r repo.Repo, o hooks.InstallOptions, spec ho
 	"auggie": func(_ repo.Repo, o hooks.InstallOptions, spec hooks.HostSpec) doctorCheck {
 		return checkAuggie(o, checkSpecFiles(spec, o))
 	},
+	"cline": func(_ repo.Repo, o hooks.InstallOptions, _ hooks.HostSpec) doctorCheck { return checkCline(o) },
 }
 
 // checkSpecFiles is checkHostFiles on the host's own files.
@@ -180,4 +182,64 @@ func checkAuggie(o hooks.InstallOptions, ch doctorCheck) doctorCheck {
 		ch.Next = "mbguard install --agent auggie (writes it)"
 	}
 	return ch
+}
+
+// checkCline reports Cline's hook files (shell scripts, one per event, not JSON): all of a
+// folder's in place and executable, in one folder only, and the project's MEMORY.md rule file.
+func checkCline(o hooks.InstallOptions) doctorCheck {
+	ch := doctorCheck{Name: "cline"}
+	var where []string
+	for _, global := range []bool{false, true} {
+		oo := o
+		oo.Global = global
+		if global && o.Home == "" {
+			continue
+		}
+		ours, broken := clineFolder(oo)
+		if ours == 0 {
+			continue
+		}
+		dir := hooks.ClineHooksDir(oo)
+		if len(broken) > 0 {
+			ch.Status, ch.Detail = checkFail, dir+" lacks mbguard's hook for "+strings.Join(broken, ", ")
+			ch.Next = "mbguard install --agent cline" + map[bool]string{true: " --global", false: ""}[global]
+			return ch
+		}
+		where = append(where, dir)
+	}
+	if len(where) == 0 {
+		ch.Status, ch.Detail = checkInfo, "Cline hooks not installed (mbguard install --agent cline if you use it)"
+		return ch
+	}
+	ch.Status, ch.Detail = checkOK, "hooks in "+strings.Join(where, ", ")
+	if len(where) > 1 {
+		ch.Status, ch.Detail, ch.Next = twice("cline", where)
+		return ch
+	}
+	if o.Root != "" {
+		if _, err := os.Stat(filepath.Join(o.Root, filepath.FromSlash(hooks.ClineRulesFile))); err != nil {
+			ch.Status = checkWarn
+			ch.Detail += "; " + hooks.ClineRulesFile + " (how MEMORY.md reaches Cline's model) is missing, so Cline starts without the memory"
+			ch.Next = "mbguard install --agent cline (writes it; a hook call rewrites it too)"
+		}
+	}
+	return ch
+}
+
+// clineFolder counts the hook files of o's folder that are mbguard's and executable, and names
+// the others.
+func clineFolder(o hooks.InstallOptions) (ours int, broken []string) {
+	for _, p := range hooks.ClineHookFiles(o) {
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b), "hook cline") {
+			broken = append(broken, filepath.Base(p))
+			continue
+		}
+		if fi, err := os.Stat(p); err != nil || fi.Mode()&0o111 == 0 {
+			broken = append(broken, filepath.Base(p)+" (not executable)")
+			continue
+		}
+		ours++
+	}
+	return ours, broken
 }

@@ -58,7 +58,7 @@ func (p *Project) Snapshot(t *testing.T, shapes []Shape) map[string]string {
 func (p *Project) CheckShapes(t *testing.T, model *fakemodel.Server, shapes []Shape, kept map[string]string, out string) {
 	t.Helper()
 	for i, s := range shapes {
-		r, ok := model.ResultOf(i)
+		r, ok := model.Told(i) // the result, and what a host adds right after it (Cline's hook context)
 		if !ok {
 			t.Errorf("%s: the model never got this call's result\n%s\nrequests:\n%s", s.Name, out, model.Log())
 			continue
@@ -112,11 +112,12 @@ func CheckMemoryInjected(t *testing.T, model *fakemodel.Server, out, secret stri
 	}
 }
 
-// Result is what the model got back for step i of its script; the test ends, with the
-// requests it saw, when the model never got it.
+// Result is what the model got back for step i of its script — its result and what the host
+// added right after it (Told: Cline gives a hook's text as a message after the result); the
+// test ends, with the requests it saw, when the model never got it.
 func Result(t *testing.T, model *fakemodel.Server, i int, out string) string {
 	t.Helper()
-	r, ok := model.ResultOf(i)
+	r, ok := model.Told(i)
 	if !ok {
 		t.Fatalf("the model never got the result of step %d\n%s\nrequests:\n%s", i, out, model.Log())
 	}
