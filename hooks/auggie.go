@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mbguard/mbguard/host"
-	"github.com/mbguard/mbguard/internal/fsutil"
 )
 
 // Augment Auggie's hook events (docs/hosts/auggie.md; verified with @augmentcode/auggie 0.36.0
@@ -315,10 +314,7 @@ func installAuggieRule(o InstallOptions) ([]Change, error) {
 	case string(old) == auggieRule:
 		return []Change{{Path: show, Action: "unchanged"}}, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(show), err)
-	}
-	if err := fsutil.WriteFileAtomic(path, []byte(auggieRule), 0o644); err != nil {
+	if err := putFile(path, show, []byte(auggieRule), 0o644, false); err != nil {
 		return nil, err
 	}
 	if exists {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mbguard/mbguard/host"
-	"github.com/mbguard/mbguard/internal/fsutil"
 	"github.com/mbguard/mbguard/outcome"
 )
 
@@ -191,14 +190,7 @@ func (o InstallOptions) writeHookFile(path, show string, old, out []byte, exists
 	if exists && !o.Uninstall {
 		o.keepOriginal(path, old)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(show), err)
-	}
-	perm := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	if err := fsutil.WriteFileAtomic(path, out, perm); err != nil {
+	if err := putFile(path, show, out, 0o644, true); err != nil {
 		return nil, err
 	}
 	action := "updated"

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/mbguard/mbguard/internal/fsutil"
 )
 
 // ClaudeSandboxDeny is the sandbox.filesystem.denyWrite entry that makes memory-bank/
@@ -174,14 +172,7 @@ func writeSandbox(path, show string, old []byte, top *jsonObject, exists bool, n
 	if exists && bytes.Equal(bytes.TrimSpace(old), bytes.TrimSpace(out)) {
 		return []Change{{Path: show, Action: "unchanged", Note: note}}, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(show), err)
-	}
-	perm := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	if err := fsutil.WriteFileAtomic(path, out, perm); err != nil {
+	if err := putFile(path, show, out, 0o644, true); err != nil {
 		return nil, err
 	}
 	if uninstall {

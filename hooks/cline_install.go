@@ -102,10 +102,7 @@ func installClineHook(o InstallOptions, path, want string) (Change, error) {
 	if string(old) == want && statErr == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 		return Change{Path: show, Action: "unchanged"}, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return Change{}, fmt.Errorf("creating %s: %w", filepath.Dir(show), err)
-	}
-	if err := fsutil.WriteFileAtomic(path, []byte(want), 0o755); err != nil {
+	if err := putFile(path, show, []byte(want), 0o755, false); err != nil {
 		return Change{}, err
 	}
 	if exists {

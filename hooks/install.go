@@ -212,3 +212,16 @@ func sameJSON(a, b []byte) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+// putFile writes data to path atomically, creating its folder; show is how messages name it.
+// perm is the mode of a new file; a file that exists keeps its own mode when keepMode is set
+// (a person's chmod of their settings stands).
+func putFile(path, show string, data []byte, perm os.FileMode, keepMode bool) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(show), err)
+	}
+	if fi, err := os.Stat(path); err == nil && keepMode {
+		perm = fi.Mode().Perm()
+	}
+	return fsutil.WriteFileAtomic(path, data, perm)
+}

@@ -205,10 +205,7 @@ func (h pluginHost) install(o InstallOptions) ([]Change, error) {
 	if string(old) == want {
 		return []Change{{Path: show, Action: "unchanged"}}, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(show), err)
-	}
-	if err := fsutil.WriteFileAtomic(path, []byte(want), 0o644); err != nil {
+	if err := putFile(path, show, []byte(want), 0o644, false); err != nil {
 		return nil, err
 	}
 	if state == PluginEdited {
