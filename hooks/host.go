@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -197,86 +196,6 @@ func (h *Hook) now() time.Time {
 
 // Disabled reports whether the escape hatch MBGUARD=0 is set.
 func (h *Hook) Disabled() bool { return strings.TrimSpace(h.getenv("MBGUARD")) == "0" }
-
-// Run reads one payload from in and handles it.
-func (h *Hook) Run(ctx context.Context, in io.Reader) Reply {
-	p, err := h.proto()
-	if err != nil {
-		return Reply{Exit: 2, Stderr: "mbguard: " + err.Error() + "\n"}
-	}
-	if h.Disabled() {
-		// The host may still be writing the payload: take it, unread, so it sees no broken pipe.
-		_, _ = io.Copy(io.Discard, io.LimitReader(in, MaxPayload+1))
-		return h.disabled(p)
-	}
-	b, err := io.ReadAll(io.LimitReader(in, MaxPayload+1))
-	if err != nil {
-		c, _ := p.parse(b, h.Event)
-		return h.unsure(p, &c, fmt.Sprintf("reading the hook payload: %v", err))
-	}
-	if len(b) > MaxPayload {
-		c, _ := p.parse(b[:4096], h.Event)
-		c.NamesBank = namesBank(b, c.Cwd)
-		return h.unsure(p, &c, fmt.Sprintf("the hook payload is larger than %d MiB", MaxPayload>>20))
-	}
-	return h.handleInTime(ctx, p, b)
-}
-
-func (h *Hook) disabled(p protocol) Reply {
-	r := p.render(&hookCall{}, &hookAnswer{})
-	r.Note = "MBGUARD=0: mbguard is switched off for this call"
-	return r
-}
-
-// Handle answers one hook payload.
-//
-// When mbguard cannot decide (malformed payload, unreadable configuration, a Service error, a
-// panic), it fails open — the call goes ahead with a note on stderr — except before a tool
-// that may write while the read gate is in block mode or the session's recovery gate is armed
-// (or cannot be read): then it refuses the call in the host's refusal form. Other events are
-// never refused, since a refusal there would block the prompt or stop a compaction.
-func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
-	p, err := h.proto()
-	if err != nil {
-		return Reply{Exit: 2, Stderr: "mbguard: " + err.Error() + "\n"}
-	}
-	if h.Disabled() {
-		return h.disabled(p)
-	}
-	var c hookCall
-	defer func() {
-		if v := recover(); v != nil {
-			reply = h.unsure(p, &c, fmt.Sprintf("internal error: %v (please report it)", v))
-		}
-	}()
-	c, err = p.parse(payload, h.Event)
-	if err != nil {
-		c.NamesBank = namesBank(payload, c.Cwd)
-		return h.unsure(p, &c, err.Error())
-	}
-	if r, done := h.settleCall(p, &c, payload); done {
-		return r
-	}
-	repos, putBack, r, done := h.callRepos(p, &c)
-	if done {
-		return r
-	}
-	if a, forged := h.fromAgent(&c, repos); forged {
-		return p.render(&c, a) // before anything is recorded: a forged event changes no state
-	}
-	recordRoots(&c, repos)
-	way := secretWayOf(h.name())
-	refusal := refuseSecretRead(&c, repos, way)
-	ans, r, ok := h.askAll(ctx, p, &c, repos)
-	if !ok {
-		return r
-	}
-	addSecretRefusal(&c, repos, &ans, refusal)
-	addSecretsNotice(&c, repos, &ans, way)
-	addPutBack(&c, &ans, putBack)
-	redactAnswer(&ans, repos, newSecretScan())
-	return p.render(&c, &ans)
-}
 
 // settleCall answers, with done true, the parsed calls mbguard need not judge (a failed read,
 // an event it does not use, a payload without a session, a tool result whose arguments cannot
