@@ -132,6 +132,14 @@ func TestBankGuard(t *testing.T) {
 			run: func(s *session) Decision {
 				return s.before("apply_patch", map[string]any{"patchText": "*** Begin Patch\n*** Delete File: Memory-Bank/memory.MD\n*** End Patch"})
 			}, want: Block},
+		{name: "a refusal on a folding file system keeps the call's spelling", prep: func(fx *memFacts) { fx.ci = true },
+			run: func(s *session) Decision {
+				return s.write("Memory-Bank/Details/Notes.JSON", "{}")
+			}, want: Block, inMsg: []string{"Memory-Bank/Details/Notes.JSON"}},
+		{name: "a shell refusal on a folding file system keeps the call's spelling", prep: func(fx *memFacts) { fx.ci = true },
+			run: func(s *session) Decision {
+				return s.before("Bash", map[string]any{"command": "echo x > MEMORY-BANK/Scratch.txt"})
+			}, want: Block, inMsg: []string{"MEMORY-BANK/Scratch.txt"}},
 		{name: "patch delete of a stray file", prep: func(fx *memFacts) { fx.files["memory-bank/old.json"] = "{}" },
 			run: func(s *session) Decision {
 				return s.before("apply_patch", map[string]any{"patchText": "*** Begin Patch\n*** Delete File: memory-bank/old.json\n*** End Patch"})

@@ -288,6 +288,9 @@ func (e *Engine) gate(st *State, a *action, ev Event, fx Facts) Decision {
 	cands := buf[:0]
 	// 1. memory-bank write guard, in every mode
 	bankMsg, bankWrites := e.bankGuard(a, fx, fold)
+	if fold {
+		bankMsg = respell(bankMsg, a.writes)
+	}
 	if bankMsg != "" {
 		cands = append(cands, candidate{verdict: Block, gate: GateBank, msg: bankMsg})
 	}

@@ -2,6 +2,7 @@ package gating
 
 import (
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -24,6 +25,51 @@ type canonPath struct {
 	lexIn  bool
 	rel    string // resolved repository-relative path, or the absolute path when outside
 	inRepo bool
+	// On a folding file system lex and rel are in lower case; shownLex and shown keep the
+	// call's own spelling of them, for messages ("" when it is the same).
+	shownLex, shown string
+}
+
+// spelled is the original spelling of the folded path folded, which abs ends with ("" when
+// they are the same, or when folding changed its length and no spelling can be cut out).
+func spelled(abs, folded string) string {
+	if len(abs) < len(folded) {
+		return ""
+	}
+	orig := abs[len(abs)-len(folded):]
+	if orig == folded || !strings.EqualFold(orig, folded) {
+		return ""
+	}
+	return orig
+}
+
+// respell puts the call's own spelling of its paths back into a message the guards wrote with
+// the folded ones (a folding file system only): longest first, so that no path is respelt
+// inside a longer one.
+func respell(msg string, targets []writeTarget) string {
+	var pairs []string
+	for _, w := range targets {
+		if w.shownLex != "" {
+			pairs = append(pairs, w.lex, w.shownLex)
+		}
+		if w.shown != "" {
+			pairs = append(pairs, w.rel, w.shown)
+		}
+	}
+	if len(pairs) == 0 || msg == "" {
+		return msg
+	}
+	type pair struct{ from, to string }
+	ps := make([]pair, 0, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		ps = append(ps, pair{pairs[i], pairs[i+1]})
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return len(ps[i].from) > len(ps[j].from) })
+	flat := make([]string, 0, len(pairs))
+	for _, p := range ps {
+		flat = append(flat, p.from, p.to)
+	}
+	return strings.NewReplacer(flat...).Replace(msg)
 }
 
 // relInBank reports whether the resolved path is memory-bank/ or below it in the repository.
@@ -41,6 +87,9 @@ func canon(raw, cwd string, fx Facts) canonPath {
 	abs := absolute(raw, cwd, root)
 	c := canonPath{raw: raw}
 	c.lex, c.lexIn = relTo(abs, root, fold)
+	if fold {
+		c.shownLex = spelled(abs, c.lex)
+	}
 	res := abs
 	if r := fx.Resolve(abs); r != "" {
 		res = slashClean(r)
@@ -49,9 +98,12 @@ func canon(raw, cwd string, fx Facts) canonPath {
 		}
 	}
 	if res == abs {
-		c.rel, c.inRepo = c.lex, c.lexIn
+		c.rel, c.inRepo, c.shown = c.lex, c.lexIn, c.shownLex
 	} else {
 		c.rel, c.inRepo = relTo(res, root, fold)
+		if fold {
+			c.shown = spelled(res, c.rel)
+		}
 	}
 	return c
 }
