@@ -126,11 +126,11 @@ func (h *Hook) replyDeadline() time.Duration {
 }
 
 // handleInTime answers payload with Handle, or, when Handle has not finished by the reply
-// deadline, with what a check that could not finish gets: a tool that may write is refused
-// (the host would otherwise time the hook out, and most let the call run then), anything
-// else goes ahead with a note. The unfinished check is left to the process's end: every
-// state file is written atomically, and a post check cut short is finished by the next
-// check (outcome.Guard.Finish).
+// deadline, with what a check that could not finish gets: a tool that may write, or a read of
+// the bank, is refused (the host would otherwise time the hook out, and most let the call run
+// then); anything else goes ahead with a note. The unfinished check is left to the process's
+// end: every state file is written atomically, and a post check cut short is finished by the
+// next check (outcome.Guard.Finish).
 func (h *Hook) handleInTime(ctx context.Context, p protocol, payload []byte) Reply {
 	done := make(chan Reply, 1)
 	go func() { done <- h.Handle(ctx, payload) }()
@@ -144,7 +144,9 @@ func (h *Hook) handleInTime(ctx context.Context, p protocol, payload []byte) Rep
 	}
 	c, _ := p.parse(payload, h.Event)
 	why := "the check did not finish within " + d.String()
-	if c.Kind == callPreTool && !readOnly(c.Tool) {
+	// a read of the bank fails closed too: the secret check before it (or the redaction after
+	// it, which would be as late) is what keeps a bank secret from the model
+	if c.Kind == callPreTool && (!readOnly(c.Tool) || namesBank(payload, c.Cwd)) {
 		r := p.render(&c, &hookAnswer{Deny: "[mbguard] this tool call was blocked because " + why +
 			", before the host's hook timeout. Retry the call; if it keeps happening, ask the user to run `mbguard doctor`."})
 		r.Note = "late: " + why

@@ -11,9 +11,9 @@ import (
 )
 
 // A check that cannot finish still answers before the host's timeout: a tool that may write is
-// refused (most hosts let a timed-out hook's call run), a read goes ahead with a note. The
-// Service here never answers until the test ends, so without the reply deadline Run would
-// not return at all.
+// refused (most hosts let a timed-out hook's call run), and so is a read of the bank (its secret
+// check is what was late); another read goes ahead with a note. The Service here never answers
+// until the test ends, so without the reply deadline Run would not return at all.
 func TestLateCheckAnswersInTime(t *testing.T) {
 	root := bankRepo(t)
 	stuck := make(chan struct{})
@@ -33,6 +33,8 @@ func TestLateCheckAnswersInTime(t *testing.T) {
 		{"claude", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Write","tool_input":{"file_path":"ROOT/src/a.go","content":"x"},"tool_use_id":"t1"}`, true},
 		{"claude", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"t2"}`, true},
 		{"claude", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Read","tool_input":{"file_path":"ROOT/src/a.go"},"tool_use_id":"t3"}`, false},
+		{"claude", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Read","tool_input":{"file_path":"ROOT/memory-bank/MEMORY.md"},"tool_use_id":"t5"}`, true},
+		{"qwen", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"read_file","tool_input":{"absolute_path":"ROOT/memory-bank/details/tech.md"}}`, true},
 		{"codex", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"t4"}`, true},
 		{"qwen", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"ROOT","tool_name":"write_file","tool_input":{"file_path":"ROOT/a.txt","content":"x"}}`, true},
 	} {

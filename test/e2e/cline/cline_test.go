@@ -15,10 +15,11 @@ import (
 
 func TestMain(m *testing.M) { e2eproject.Main(m) }
 
-// clineBinary finds Cline's static binary; missing, it fails under CI and skips elsewhere.
+// clineBinary finds Cline's static binary (the package test/hosts pins); missing, it fails under
+// CI and skips elsewhere.
 func clineBinary(t *testing.T) string {
 	t.Helper()
-	return testhost.HostBinary(t, "Cline (cline@3.0.65)", "@cline/cli-linux-x64/bin/cline")
+	return testhost.HostBinary(t, "Cline (@cline/cli-linux-x64@3.0.65)", "@cline/cli-linux-x64/bin/cline")
 }
 
 type world struct {
