@@ -119,7 +119,7 @@ func secretFindings(f File, o Options) ([]Finding, error) {
 	}
 	content := f.Content
 	if f.AddedOnly {
-		content = onlyLines(f.Content, f.Added)
+		content = OnlyLines(f.Content, f.Added)
 	}
 	scan := o.Secrets.Scan
 	if o.memo != nil {
@@ -153,9 +153,9 @@ func binary(b []byte) bool {
 	return bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0
 }
 
-// onlyLines keeps the listed lines and empties the others, so that gitleaks' line numbers
+// OnlyLines keeps the listed lines and empties the others, so that gitleaks' line numbers
 // still match the file's.
-func onlyLines(content []byte, lines []int) []byte {
+func OnlyLines(content []byte, lines []int) []byte {
 	out := make([]byte, 0, len(content))
 	want := 0
 	line := 1

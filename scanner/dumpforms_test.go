@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/mbguard/mbguard/internal/testhost"
 )
 
@@ -42,7 +43,7 @@ func leftOf(text, secret string) string {
 // little-endian words, the character column) of a file holding a secret, at every alignment
 // of the secret in a line, show none of it once redacted, and keep the lines that hold none.
 func TestRedactTextsHexDumps(t *testing.T) {
-	secret := fakeGitHubToken(t)
+	secret := testgit.FakeGitHubToken(t)
 	dumps := [][]string{
 		{"xxd"}, {"xxd", "-g1"}, {"xxd", "-g4"}, {"xxd", "-c8"}, {"xxd", "-u"}, {"xxd", "-c32", "-g8"},
 		{"od", "-An", "-tx1"}, {"od", "-tx1"}, {"od", "-An", "-tx1", "-w8"}, {"od", "-tx2"}, {"od", "-An", "-tx4"}, {"od", "-x"},

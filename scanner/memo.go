@@ -17,8 +17,8 @@ import (
 // this scanner's version: scanKey), as ScanCached does for MEMORY.md at session start. Like
 // that cache it holds rule ids and offsets, never a secret.
 
-// memoFile is the cache's name under Options.CacheDir.
-const memoFile = "check-scan.json"
+// MemoFile is the name of check's scan cache under Options.CacheDir.
+const MemoFile = "check-scan.json"
 
 // maxMemo bounds the entries kept: those this run used, then earlier ones up to the bound.
 const maxMemo = 8192
@@ -36,7 +36,7 @@ type scanMemo struct {
 }
 
 func openMemo(s *Secrets, dir string) *scanMemo {
-	m := &scanMemo{s: s, path: filepath.Join(dir, memoFile), used: map[string][]SecretFinding{}}
+	m := &scanMemo{s: s, path: filepath.Join(dir, MemoFile), used: map[string][]SecretFinding{}}
 	key, ok := s.scanKey("", nil) // the rules part: the path and content are hashed per file
 	m.base, m.ok = []byte(key), ok
 	if b, err := os.ReadFile(m.path); err == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,7 +128,7 @@ func WriteSARIF(w io.Writer, fs []Finding, version string) error {
 	}
 	sort.Strings(ruleIDs)
 	for _, f := range fs {
-		if _, ok := Rules[f.Rule]; !ok && !contains(ruleIDs, f.Rule) {
+		if _, ok := Rules[f.Rule]; !ok && !slices.Contains(ruleIDs, f.Rule) {
 			ruleIDs = append(ruleIDs, f.Rule)
 		}
 	}
@@ -164,13 +165,4 @@ func WriteSARIF(w io.Writer, fs []Finding, version string) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // markers are <!-- … -->: keep them readable
 	return enc.Encode(log)
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/internal/fsutil"
 	"github.com/mbguard/mbguard/internal/gitexec"
 )
 
@@ -242,7 +243,7 @@ func Disk(ctx context.Context, root string, paths []string, emit func(File) erro
 				if errors.Is(err, fs.ErrNotExist) && name == abs {
 					return fmt.Errorf("%s: no such file or directory (check the path)", p)
 				}
-				return fmt.Errorf("reading %s: %w", rel(root, name), unwrapPath(err))
+				return fmt.Errorf("reading %s: %w", rel(root, name), fsutil.WithoutPath(err))
 			}
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -266,12 +267,12 @@ func Disk(ctx context.Context, root string, paths []string, emit func(File) erro
 			}
 			fi, err := d.Info()
 			if err != nil {
-				return fmt.Errorf("reading %s: %w", f.Path, unwrapPath(err))
+				return fmt.Errorf("reading %s: %w", f.Path, fsutil.WithoutPath(err))
 			}
 			f.Size = fi.Size()
 			if f.Size <= MaxFileSize { // a larger one is named too large unread
 				if f.Content, err = readFile(name); err != nil {
-					return fmt.Errorf("reading %s: %w", f.Path, unwrapPath(err))
+					return fmt.Errorf("reading %s: %w", f.Path, fsutil.WithoutPath(err))
 				}
 			}
 			return emit(f)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mbguard/mbguard/internal/jail"
 	"github.com/mbguard/mbguard/outcome"
+	_ "github.com/mbguard/mbguard/scanner/engine" // gitleaks finds the secrets in this process
 )
 
 func main() {

@@ -182,3 +182,12 @@ func isTemp(name string) bool {
 	}
 	return len(name) > i+len(tempMark)
 }
+
+// WithoutPath drops the path from an *fs.PathError, for messages that name the file already.
+func WithoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -3,6 +3,8 @@
 package testgit
 
 import (
+	"crypto/rand"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,4 +130,21 @@ func Commit(t testing.TB, dir, msg string) {
 	t.Helper()
 	Git(t, dir, "add", "-A")
 	Git(t, dir, "commit", "-q", "-m", msg)
+}
+
+// FakeGitHubToken builds a token gitleaks' github-pat rule matches, fresh for every test run
+// (gitleaks ignores the documented example keys on purpose).
+func FakeGitHubToken(t testing.TB) string {
+	t.Helper()
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	var b strings.Builder
+	b.WriteString("ghp_")
+	for range 36 {
+		n, err := rand.Int(rand.Reader, big.NewInt(int64(len(alnum))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteByte(alnum[n.Int64()])
+	}
+	return b.String()
 }

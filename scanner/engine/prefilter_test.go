@@ -1,10 +1,11 @@
-package scanner
+package engine
 
 import (
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
 )
 
@@ -89,7 +90,7 @@ func TestPrefiltersPassProse(t *testing.T) {
 // Scan's findings are the full detector's on the prefilters' edge cases, whatever path detect takes.
 func TestScanMatchesFullDetector(t *testing.T) {
 	s := readySecrets(t, "")
-	tok := fakeGitHubToken(t)
+	tok := testgit.FakeGitHubToken(t)
 	for _, c := range append(prefilterCases, "notes\n\nGITHUB_TOKEN="+tok+"\n", "x\n\napi_key = '"+tok[4:]+"'\n") {
 		t.Run(strings.ReplaceAll(c, "/", "∕"), func(t *testing.T) { assertSameAsDetector(t, s, c) })
 	}

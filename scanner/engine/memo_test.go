@@ -1,4 +1,4 @@
-package scanner
+package engine
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	. "github.com/mbguard/mbguard/scanner"
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/testgit"
@@ -21,7 +23,7 @@ func TestCheckCacheAnswersUnchangedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	note := filepath.Join(dir, "n.md")
-	tok := fakeGitHubToken(t)
+	tok := testgit.FakeGitHubToken(t)
 	if err := os.WriteFile(note, []byte("# n\n\nGITHUB_TOKEN="+tok+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +49,7 @@ func TestCheckCacheAnswersUnchangedFiles(t *testing.T) {
 		t.Fatalf("first run: %v", got)
 	}
 	// Plant another answer under the same key: the next run must take it from the cache.
-	b, err := os.ReadFile(filepath.Join(cache, memoFile))
+	b, err := os.ReadFile(filepath.Join(cache, MemoFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestCheckCacheAnswersUnchangedFiles(t *testing.T) {
 		m[k] = v
 	}
 	b, _ = json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(cache, memoFile), b, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(cache, MemoFile), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if got := run(); strings.Join(got, " ") != "secret:planted" {

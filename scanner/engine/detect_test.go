@@ -1,4 +1,4 @@
-package scanner
+package engine
 
 import (
 	"math/rand/v2"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
 )
@@ -16,13 +17,13 @@ func findingKey(f report.Finding) key {
 }
 
 // fullDetector is gitleaks' answer: its detector, every rule, decoding, on the whole text.
-func fullDetector(s *Secrets, content string) []key {
+func fullDetector(s *Detector, content string) []key {
 	return keys(s.full().Detect(detect.Fragment{Raw: content, FilePath: "memory-bank/n.md", StartLine: 1}), findingKey)
 }
 
 // assertSameAsDetector fails when Secrets' cut-up scan and gitleaks' detector on the whole
 // text disagree on any finding (rule, lines, column, secret, match).
-func assertSameAsDetector(t *testing.T, s *Secrets, content string) {
+func assertSameAsDetector(t *testing.T, s *Detector, content string) {
 	t.Helper()
 	want := fullDetector(s, content)
 	got := keys(s.detect("memory-bank/n.md", []byte(content), 1), findingKey)
@@ -31,9 +32,9 @@ func assertSameAsDetector(t *testing.T, s *Secrets, content string) {
 	}
 }
 
-func readySecrets(t testing.TB, root string) *Secrets {
+func readySecrets(t testing.TB, root string) *Detector {
 	t.Helper()
-	s := NewSecrets(root)
+	s := New(root)
 	if err := s.Ready(); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestCutMatchesDetectorOnRuleSamples(t *testing.T) {
 // A line over 1 MB (generated notes, minified JSON) with secrets at both ends.
 func TestDetectMatchesFullDetectorOnHugeLine(t *testing.T) {
 	s := readySecrets(t, "")
-	tok := fakeGitHubToken(t)
+	tok := testgit.FakeGitHubToken(t)
 	repeat := 40000 // a 1.1 MB line
 	if raceOn {
 		repeat = 10000 // 280 KB, still far past every window and fragment; the full detector is slow under -race

@@ -1,7 +1,8 @@
-package scanner
+package engine
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -274,7 +275,7 @@ func (l *lazyRules) planFor(text []byte) (*plan, error) {
 	// A composite rule needs the rules it requires in the same detector.
 	for n := 0; n < len(ids); n++ {
 		for _, q := range l.compiled[ids[n]].RequiredRules {
-			if !contains(ids, q.RuleID) {
+			if !slices.Contains(ids, q.RuleID) {
 				ids = append(ids, q.RuleID)
 			}
 		}
@@ -325,7 +326,7 @@ func (l *lazyRules) compile(ids []string) error {
 		missing := false
 		for _, vr := range vc.Rules {
 			for _, q := range vr.Required {
-				if _, ok := l.byID[q.ID]; ok && !contains(todo, q.ID) {
+				if _, ok := l.byID[q.ID]; ok && !slices.Contains(todo, q.ID) {
 					todo = append(todo, q.ID)
 					missing = true
 				}

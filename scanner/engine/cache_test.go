@@ -1,4 +1,4 @@
-package scanner
+package engine
 
 import (
 	"os"
@@ -7,16 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/mbguard/mbguard/scanner"
+
 	"github.com/mbguard/mbguard/internal/testgit"
 )
 
 func TestScanCached(t *testing.T) {
 	root := testgit.New(t)
 	dir := filepath.Join(root, ".git", "mbguard")
-	tok := fakeGitHubToken(t)
+	tok := testgit.FakeGitHubToken(t)
 	text := []byte("# Memory\n\nGITHUB_TOKEN=" + tok + "\n")
 	const path = "memory-bank/MEMORY.md"
-	want, err := NewSecrets(root).Scan(path, text)
+	want, err := New(root).Scan(path, text)
 	if err != nil || len(want) == 0 {
 		t.Fatalf("Scan: %v, %d findings", err, len(want))
 	}

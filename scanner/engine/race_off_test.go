@@ -1,5 +1,5 @@
 //go:build !race
 
-package scanner
+package engine
 
 const raceOn = false

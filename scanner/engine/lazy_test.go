@@ -1,10 +1,11 @@
-package scanner
+package engine
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/mbguard/mbguard/internal/testgit"
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -141,7 +142,7 @@ func FuzzSplitRules(f *testing.F) {
 // different rules build them once and agree with gitleaks' detector.
 func TestLazyConcurrentScans(t *testing.T) {
 	s := readySecrets(t, "")
-	tok := fakeGitHubToken(t)
+	tok := testgit.FakeGitHubToken(t)
 	texts := []string{
 		"# Notes\n\nGITHUB_TOKEN=" + tok + "\n",
 		"password = \"Xk29fjQm3LpZ8vR2wq\"\n",

@@ -1,33 +1,18 @@
-package scanner
+package engine
 
 import (
-	"crypto/rand"
 	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mbguard/mbguard/internal/testgit"
+	. "github.com/mbguard/mbguard/scanner"
 )
 
-// fakeGitHubToken builds a token gitleaks' github-pat rule matches, fresh for every test run
-// (gitleaks ignores the documented example keys on purpose).
-func fakeGitHubToken(t testing.TB) string {
-	t.Helper()
-	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	var b strings.Builder
-	b.WriteString("ghp_")
-	for range 36 {
-		n, err := rand.Int(rand.Reader, big.NewInt(int64(len(alnum))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.WriteByte(alnum[n.Int64()])
-	}
-	return b.String()
-}
-
 func TestSecretsScan(t *testing.T) {
-	tok := fakeGitHubToken(t)
+	tok := testgit.FakeGitHubToken(t)
 	cases := []struct {
 		name    string
 		files   map[string]string // repository files: .gitleaks.toml, .gitleaksignore
@@ -54,7 +39,7 @@ func TestSecretsScan(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := NewSecrets(root).Scan("memory-bank/n.md", []byte(c.content))
+			got, err := New(root).Scan("memory-bank/n.md", []byte(c.content))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +85,7 @@ func TestSecretsBrokenConfig(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
 			c.prep(t, root)
-			_, err := NewSecrets(root).Scan("memory-bank/a.md", []byte("x"))
+			_, err := New(root).Scan("memory-bank/a.md", []byte("x"))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want it to name %s", err, c.want)
 			}

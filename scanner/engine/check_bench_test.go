@@ -1,4 +1,4 @@
-package scanner
+package engine
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	. "github.com/mbguard/mbguard/scanner"
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/testgit"

@@ -1,4 +1,4 @@
-package scanner
+package engine
 
 import (
 	"encoding/base64"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
 )
@@ -260,7 +261,7 @@ func TestDecodesToNothingAgreesWithDecoder(t *testing.T) {
 func TestEncodedAmongRandomIDsMatchFullDetector(t *testing.T) {
 	s := readySecrets(t, "")
 	rnd := rand.New(rand.NewPCG(19, 20))
-	tok := fakeGitHubToken(t)
+	tok := testgit.FakeGitHubToken(t)
 	b64 := base64.StdEncoding.EncodeToString
 	secrets := []string{
 		"config: " + b64([]byte("GITHUB_TOKEN="+tok)) + "\n",

@@ -1,4 +1,4 @@
-package scanner
+package engine
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	. "github.com/mbguard/mbguard/scanner"
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/testgit"
@@ -29,7 +31,7 @@ func findingRules(fs []Finding) string {
 }
 
 func TestStaged(t *testing.T) {
-	tok := fakeGitHubToken(t)
+	tok := testgit.FakeGitHubToken(t)
 	cases := []struct {
 		name string
 		prep func(t *testing.T, root string)
@@ -108,7 +110,7 @@ func TestStaged(t *testing.T) {
 // In a long file the commit changes in places, only the added lines are scanned for secrets,
 // cut into fragments like whole files are, with the file's own line numbers.
 func TestStagedAddedLinesOfLongFile(t *testing.T) {
-	tok := fakeGitHubToken(t)
+	tok := testgit.FakeGitHubToken(t)
 	prose := strings.Repeat("We keep the token budget low; the key decision was to cache.\n\n", 150) // 300 lines
 	old := "# Tech\n\nold GITHUB_TOKEN=" + tok + "\n\n" + prose                                      // committed secret on line 3
 	root := testgit.New(t)
@@ -179,9 +181,9 @@ func TestDisk(t *testing.T) {
 // values holding one of its stop words, which made a single draw fail now and then.
 func genericKeyValue(t *testing.T, root string) string {
 	t.Helper()
-	s := NewSecrets(root)
+	s := New(root)
 	for range 50 {
-		v := fakeGitHubToken(t)[4:]
+		v := testgit.FakeGitHubToken(t)[4:]
 		fs, err := s.Scan("memory-bank/probe.md", []byte("api_key = '"+v+"'\n"))
 		if err != nil {
 			t.Fatal(err)

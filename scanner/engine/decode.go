@@ -1,4 +1,4 @@
-package scanner
+package engine
 
 import (
 	"sort"
@@ -38,7 +38,7 @@ type decodePlan struct {
 	margin     reach // the longest reaches
 }
 
-func (s *Secrets) decoding() *decodePlan {
+func (s *Detector) decoding() *decodePlan {
 	s.decOnce.Do(func() {
 		s.dec = newDecodePlan(s.full().Config)
 	})

@@ -1,4 +1,4 @@
-package scanner
+package engine
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	. "github.com/mbguard/mbguard/scanner"
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/testgit"
@@ -45,7 +47,7 @@ func TestSymlinkAdviceWorks(t *testing.T) {
 func TestSecretAdviceFingerprintWorks(t *testing.T) {
 	root := testgit.New(t)
 	testgit.Write(t, root, "memory-bank/MEMORY.md", cleanEntry)
-	testgit.Write(t, root, "memory-bank/details/tech.md", "# Tech\n\ntoken: "+fakeGitHubToken(t)+"\n")
+	testgit.Write(t, root, "memory-bank/details/tech.md", "# Tech\n\ntoken: "+testgit.FakeGitHubToken(t)+"\n")
 	testgit.Git(t, root, "add", "memory-bank")
 	fs, err := checkStaged(t, root)
 	if err != nil || len(fs) != 1 {
