@@ -7,6 +7,9 @@
 #                                is more than 1.3x its value in bench/reference-short.txt
 #   bash bench/all.sh --short --update   rewrites bench/reference-short.txt from this run
 #
+# The hook rows run mbguard-hook, the program install writes into the hosts' hook entries; one
+# row runs the same call through mbguard for comparison.
+#
 # Ratios, never wall time: the machine may be slow or busy, but candidate and baseline share
 # it, interleaved run by run, and each side is the median of its runs. Baselines: a hello-world
 # Go program that parses the hook payload (hooks, the 64 MB file), the gitleaks CLI at the
@@ -28,10 +31,10 @@ trap 'rm -rf "$work"' EXIT
 
 glver="$(go list -m -f '{{.Version}}' github.com/zricethezav/gitleaks/v8)"
 mkdir -p "$work/bin"
-go build -o "$work/bin/mbguard" ./cmd/mbguard
+go build -o "$work/bin/" ./cmd/mbguard ./cmd/mbguard-hook
 go build -o "$work/bin/hello" ./bench/hook/testdata/hello
 GOBIN="$work/bin" GOFLAGS=-mod=mod go install "github.com/zricethezav/gitleaks/v8@$glver" 2>/dev/null
-mb="$work/bin/mbguard" gl="$work/bin/gitleaks" hello="$work/bin/hello"
+mb="$work/bin/mbguard" hk="$work/bin/mbguard-hook" gl="$work/bin/gitleaks" hello="$work/bin/hello"
 
 export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$work/gitconfig"
 mkdir -p "$HOME"
@@ -73,12 +76,19 @@ mkdir -p "$repo/memory-bank/details" "$repo/src"
 git -C "$repo" init -q
 printf '# Memory\n<!-- MACHINE_BLOCK_START -->\n<!-- MEMORY_BANK_TEMPLATE:v7.1 -->\n<!-- MACHINE_BLOCK_END -->\n<!-- USER_BLOCK_START -->\n<!-- USER_BLOCK_END -->\n' >"$repo/memory-bank/MEMORY.md"
 printf 'package src\n' >"$repo/src/app.go"
+printf '# Notes\n\nthe retry queue drains every minute\n' >"$repo/memory-bank/details/notes.md"
 sid="bench-0000-0000"
 printf '{"hook_event_name":"UserPromptSubmit","session_id":"%s","cwd":"%s","prompt":"go"}' "$sid" "$repo" | "$mb" hook claude >/dev/null 2>&1 || true
+for ev in PreToolUse PostToolUse; do # the memory was read this turn: a bank write is scanned, not refused
+  printf '{"hook_event_name":"%s","session_id":"%s","cwd":"%s","tool_name":"Read","tool_input":{"file_path":"%s/memory-bank/MEMORY.md"},"tool_response":{},"tool_use_id":"toolu_00"}' "$ev" "$sid" "$repo" "$repo" | "$mb" hook claude >/dev/null 2>&1 || true
+done
 printf '{"hook_event_name":"PreToolUse","session_id":"%s","cwd":"%s","tool_name":"Edit","tool_input":{"file_path":"%s/src/app.go","old_string":"package src","new_string":"package src // edited","replace_all":false},"tool_use_id":"toolu_01"}' "$sid" "$repo" "$repo" >"$work/pre.json"
 printf '{"hook_event_name":"SessionStart","session_id":"%s","cwd":"%s","source":"startup"}' "$sid" "$repo" >"$work/start.json"
-pair "hook PreToolUse Edit" "$hookruns" "$repo" "$work/pre.json" "$mb" hook claude -- "$hello"
-pair "hook SessionStart" "$hookruns" "$repo" "$work/start.json" "$mb" hook claude -- "$hello"
+printf '{"hook_event_name":"PreToolUse","session_id":"%s","cwd":"%s","tool_name":"Edit","tool_input":{"file_path":"%s/memory-bank/details/notes.md","old_string":"every minute","new_string":"every 30 seconds","replace_all":false},"tool_use_id":"toolu_03"}' "$sid" "$repo" "$repo" >"$work/bank.json"
+pair "hook PreToolUse Edit" "$hookruns" "$repo" "$work/pre.json" "$hk" hook claude -- "$hello"
+pair "hook PreToolUse Edit (mbguard)" "$hookruns" "$repo" "$work/pre.json" "$mb" hook claude -- "$hello"
+pair "hook PreToolUse Edit bank .md" "$hookruns" "$repo" "$work/bank.json" "$hk" hook claude -- "$hello"
+pair "hook SessionStart" "$hookruns" "$repo" "$work/start.json" "$hk" hook claude -- "$hello"
 
 # cold CMD...: runs CMD without check's secret-scan cache (.git/mbguard/check-scan.json),
 # as a fresh clone in CI would: the figures compare scanning with scanning.
@@ -144,7 +154,7 @@ text = open(root + "/memory-bank/details/blob-0.md").read()
 print(json.dumps({"hook_event_name": "PreToolUse", "session_id": sid, "cwd": root, "tool_name": "Write",
                   "tool_input": {"file_path": root + "/memory-bank/details/new.md", "content": text}, "tool_use_id": "toolu_02"}))
 EOF
-pair "hook Write (high-entropy)" "$runs" "$work/w" "$work/write.json" "$mb" hook claude -- "$gl" dir memory-bank/details --no-banner --exit-code 0
+pair "hook Write (high-entropy)" "$runs" "$work/w" "$work/write.json" "$hk" hook claude -- "$gl" dir memory-bank/details --no-banner --exit-code 0
 
 # --- a 64 MB file in the bank -------------------------------------------------------------
 mkdir -p "$work/big/memory-bank"; git -C "$work/big" init -q

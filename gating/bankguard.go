@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -149,7 +150,15 @@ func proposedContent(w *writeTarget, base string, baseOK bool) (next, added stri
 	return "", "", false
 }
 
+// ScanErrorRule is the rule id Facts.Secrets reports when the scan could not run (a broken
+// .gitleaks.toml, mbguard-hook without the mbguard beside it): the write is refused unchecked.
+const ScanErrorRule = "secret-scan-error"
+
 func secretMessage(rel string, ids []string) string {
+	if slices.Contains(ids, ScanErrorRule) {
+		return prefixBank + "blocked: the new content for " + rel + " could not be scanned for secrets, so it is not written. " +
+			"Next: run mbguard doctor, which names what stops the scan, and retry."
+	}
 	return prefixBank + "blocked: the new content for " + rel + " contains a secret (" + strings.Join(ids, ", ") +
 		"). Next: remove it and retry; credentials never belong in memory-bank/."
 }

@@ -33,6 +33,10 @@ type InstallOptions struct {
 	Husky       bool // add the check to .husky/pre-commit instead of .git/hooks
 	// Binary is how hooks call mbguard: "mbguard" when it is on PATH, else an absolute path.
 	Binary string
+	// HookBinary, when set, is how hosts' hooks start mbguard-hook, the hook program installed
+	// beside mbguard that starts in a fraction of its time: "mbguard-hook" when it is on PATH,
+	// else an absolute path. Empty: the hooks run Binary.
+	HookBinary string
 	// ProjectBin, when mbguard was installed into the project by npm, is the launcher npm
 	// linked for it, relative to Root and slash-separated ("node_modules/.bin/mbguard").
 	// Project files then call it through the project's own folder, found at run time, so the
@@ -54,7 +58,8 @@ func (o InstallOptions) hookCommand(args ...string) string {
 	return o.shellBinary() + " hook " + strings.Join(args, " ")
 }
 
-// shellBinary is the shell word that starts mbguard from a host's hook command. A project's
+// shellBinary is the shell word that starts mbguard (or mbguard-hook, HookBinary) from a
+// host's hook command. A project's
 // npm install is reached through the folder the host names (the work tree's top, asked of git
 // when the host names none, or does not this time): a hook's working directory may be any
 // folder of the project.
@@ -65,6 +70,9 @@ func (o InstallOptions) shellBinary() string {
 			top = "${" + o.ProjectDirEnv + ":-" + top + "}"
 		}
 		return `"` + top + `"/` + ghQuote(o.ProjectBin)
+	}
+	if o.HookBinary != "" {
+		return shellQuote(o.HookBinary)
 	}
 	return shellQuote(o.Binary)
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,7 +24,7 @@ type entry struct {
 	data []byte
 }
 
-// archive writes the archive of t's binary and the docs to out.
+// archive writes the archive of t's programs (built into the folder bin) and the docs to out.
 func (b builder) archive(t target, bin, out string) error {
 	entries, err := archiveEntries(t, bin)
 	if err != nil {
@@ -42,11 +43,14 @@ func (b builder) archive(t target, bin, out string) error {
 }
 
 func archiveEntries(t target, bin string) ([]entry, error) {
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		return nil, err
+	var entries []entry
+	for _, p := range t.programs() {
+		data, err := os.ReadFile(filepath.Join(bin, p))
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, entry{p, 0o755, data})
 	}
-	entries := []entry{{t.binary(), 0o755, data}}
 	for _, d := range docs {
 		data, err := os.ReadFile(d)
 		if err != nil {

@@ -43,12 +43,13 @@ func prepareDist(dist string, clean bool) error {
 	return os.MkdirAll(dist, 0o755)
 }
 
-// goBuild is the build of one platform's binary: static (CGO_ENABLED=0), no local paths
-// (-trimpath), no symbol tables (-s -w), the version injected into main.version.
+// goBuild is the build of one platform's programs into the folder out: static
+// (CGO_ENABLED=0), no local paths (-trimpath), no symbol tables (-s -w), the version injected
+// into main.version.
 func goBuild(t target, version, out string) *exec.Cmd {
 	cmd := exec.Command("go", "build", "-trimpath",
 		"-ldflags", "-s -w -X main.version="+version,
-		"-o", out, "./cmd/mbguard")
+		"-o", out+string(filepath.Separator), "./cmd/mbguard", "./cmd/mbguard-hook")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.GOOS, "GOARCH="+t.GOARCH)
 	return cmd
 }
@@ -58,7 +59,10 @@ func (b builder) all(ts []target) error {
 	var archives []string
 	for _, t := range ts {
 		start := time.Now()
-		bin := filepath.Join(b.dist, "build", t.GOOS+"_"+t.GOARCH, t.binary())
+		bin := filepath.Join(b.dist, "build", t.GOOS+"_"+t.GOARCH)
+		if err := os.MkdirAll(bin, 0o755); err != nil {
+			return err
+		}
 		cmd := goBuild(t, b.version, bin)
 		cmd.Stdout, cmd.Stderr = b.log, b.log
 		if err := cmd.Run(); err != nil {

@@ -106,15 +106,17 @@ func copyFile(from, to string, perm os.FileMode) error {
 	return fsutil.WriteFileAtomic(to, data, perm)
 }
 
-// npmPlatform writes dist/npm/mbguard-<os>-<cpu>/ around t's binary.
+// npmPlatform writes dist/npm/mbguard-<os>-<cpu>/ around t's programs (built into bin).
 func (b builder) npmPlatform(t target, bin string) error {
 	main, err := readMainPackage(npmSource)
 	if err != nil {
 		return err
 	}
 	dir := filepath.Join(b.dist, "npm", t.npmPackage())
-	if err := copyFile(bin, filepath.Join(dir, "bin", t.binary()), 0o755); err != nil {
-		return err
+	for _, p := range t.programs() {
+		if err := copyFile(filepath.Join(bin, p), filepath.Join(dir, "bin", p), 0o755); err != nil {
+			return err
+		}
 	}
 	if err := copyFile("LICENSE", filepath.Join(dir, "LICENSE"), 0o644); err != nil {
 		return err

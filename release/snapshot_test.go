@@ -54,11 +54,16 @@ func TestSnapshotForTheHost(t *testing.T) {
 		t.Fatalf("sha256sum -c: %v\n%s", err, out)
 	}
 
-	bin := filepath.Join(t.TempDir(), "mbguard")
-	extract(t, filepath.Join(dist, host.archive(ver)), "mbguard", bin)
-	out, err := exec.Command(bin, "version").CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "mbguard "+ver) {
-		t.Fatalf("mbguard version: %v: %s (want mbguard %s)", err, out, ver)
+	// Both programs, side by side as the archive unpacks: mbguard-hook hands `version` to the
+	// mbguard beside it.
+	unpacked := t.TempDir()
+	for _, p := range []string{"mbguard", "mbguard-hook"} {
+		bin := filepath.Join(unpacked, p)
+		extract(t, filepath.Join(dist, host.archive(ver)), p, bin)
+		out, err := exec.Command(bin, "version").CombinedOutput()
+		if err != nil || !strings.HasPrefix(string(out), "mbguard "+ver) {
+			t.Fatalf("%s version: %v: %s (want mbguard %s)", p, err, out, ver)
+		}
 	}
 
 	var main mainPackage
@@ -71,8 +76,10 @@ func TestSnapshotForTheHost(t *testing.T) {
 	if plat.Version != npmVersion(ver) || plat.OS[0] != host.npmOS() || plat.CPU[0] != host.npmCPU() {
 		t.Errorf("%s: %+v", host.npmPackage(), plat)
 	}
-	if fi, err := os.Stat(filepath.Join(dist, "npm", host.npmPackage(), "bin", "mbguard")); err != nil || fi.Mode()&0o111 == 0 {
-		t.Errorf("the platform package's binary: %v %v", fi, err)
+	for _, p := range []string{"mbguard", "mbguard-hook"} {
+		if fi, err := os.Stat(filepath.Join(dist, "npm", host.npmPackage(), "bin", p)); err != nil || fi.Mode()&0o111 == 0 {
+			t.Errorf("the platform package's %s: %v %v", p, fi, err)
+		}
 	}
 }
 

@@ -22,11 +22,17 @@ var targets = []target{
 func (t target) String() string { return t.GOOS + "/" + t.GOARCH }
 
 // binary is the executable's name inside the archive and the npm package.
-func (t target) binary() string {
+func (t target) binary() string { return t.exe("mbguard") }
+
+// programs are the release's programs for t, built from ./cmd/<name>: mbguard, and
+// mbguard-hook, the hook program that answers hosts' hook calls and needs mbguard beside it.
+func (t target) programs() []string { return []string{t.exe("mbguard"), t.exe("mbguard-hook")} }
+
+func (t target) exe(name string) string {
 	if t.GOOS == "windows" {
-		return "mbguard.exe"
+		return name + ".exe"
 	}
-	return "mbguard"
+	return name
 }
 
 // archive is the archive's name: mbguard_0.1.0_linux_amd64.tar.gz (goreleaser's default

@@ -280,7 +280,7 @@ func (f *Facts) BankChanges() (files []string, ok bool) {
 var _ gating.BankStatuser = (*Facts)(nil)
 
 // Secrets returns the gitleaks rule ids of secrets in content that would be written to rel.
-// A detector that cannot run reports "secret-scan-error": a bank write that cannot be checked
+// A detector that cannot run reports gating.ScanErrorRule: a bank write that cannot be checked
 // is refused rather than waved through.
 func (f *Facts) Secrets(rel, content string) []string {
 	if f.secrets == nil || content == "" {
@@ -288,7 +288,7 @@ func (f *Facts) Secrets(rel, content string) []string {
 	}
 	fs, err := f.secrets().Scan(rel, []byte(content))
 	if err != nil {
-		return []string{"secret-scan-error"}
+		return []string{gating.ScanErrorRule}
 	}
 	var ids []string
 	for _, x := range fs {

@@ -3,6 +3,7 @@ package watcher
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -13,9 +14,10 @@ import (
 var _ gating.OwnFiler = (*Facts)(nil)
 
 // OwnFiles are mbguard's own files outside the repository (gating.OwnFiler): the user
-// configuration file (config.UserFile), and the executable the hooks run (when it is named
-// mbguard…, as installed) with its name in every PATH directory searched before its own — each
-// as given and with its symlinks resolved. Computed only when a call writes outside the
+// configuration file (config.UserFile), the executable the hooks run (when it is named
+// mbguard…, as installed) and its pair beside it (mbguard and mbguard-hook), and both names in
+// every PATH directory searched before the one that holds them — each as given and with its
+// symlinks resolved. Computed only when a call writes outside the
 // repository.
 func (f *Facts) OwnFiles() []string { return OwnFiles(os.Getenv) }
 
@@ -40,17 +42,25 @@ func OwnFiles(getenv func(string) string) []string {
 	}
 	if strings.HasPrefix(filepath.Base(exe), "mbguard") {
 		add(exe) // the program the hooks name (a test binary or `go run` build is not)
-	}
-	// a hook line names "mbguard" when it was on PATH at install: the first PATH entry that
-	// holds one runs, so a new one in any directory before it takes its place
-	for _, dir := range filepath.SplitList(getenv("PATH")) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
+		// and its pair, installed beside it: mbguard-hook answers the hooks and has mbguard
+		// scan for it; mbguard installs hooks that run mbguard-hook
+		for _, name := range ProgramNames() {
+			add(filepath.Join(filepath.Dir(exe), name))
 		}
-		p := filepath.Join(dir, "mbguard")
-		add(p)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			break // the one that runs: directories after it cannot shadow it
+	}
+	// a hook line names "mbguard" (or "mbguard-hook") when it was on PATH at install: the
+	// first PATH entry that holds one runs, so a new one in any directory before it takes its
+	// place
+	for _, name := range ProgramNames() {
+		for _, dir := range filepath.SplitList(getenv("PATH")) {
+			if dir == "" || !filepath.IsAbs(dir) {
+				continue
+			}
+			p := filepath.Join(dir, name)
+			add(p)
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+				break // the one that runs: directories after it cannot shadow it
+			}
 		}
 	}
 	return out
@@ -67,4 +77,13 @@ func resolvePath(p string) string {
 		return p
 	}
 	return filepath.Join(resolvePath(filepath.Clean(dir)), base)
+}
+
+// ProgramNames are the file names of mbguard's two programs on this system: mbguard and
+// mbguard-hook (on Windows with .exe, and without it, which PATHEXT completes).
+func ProgramNames() []string {
+	if runtime.GOOS == "windows" {
+		return []string{"mbguard.exe", "mbguard-hook.exe", "mbguard", "mbguard-hook"}
+	}
+	return []string{"mbguard", "mbguard-hook"}
 }

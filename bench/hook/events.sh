@@ -5,7 +5,8 @@
 # PostToolUse Bash and PostToolUse after a bank write. Prints a Markdown table, the worst ratio
 # (target <= 3.0x on an idle machine) and the plain PreToolUse ratio (target <= 2.0x).
 # SessionStart is measured as sessions after the first meet it: MEMORY.md's secret scan is
-# then cached under the git dir.
+# then cached under the git dir. The hook is mbguard-hook, what install writes into the hosts'
+# settings; MBGUARD_BENCH_HOOK=mbguard times `mbguard hook claude` instead.
 #   bash bench/hook/events.sh [runs]      (default 60)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,8 +14,9 @@ runs="${1:-60}"
 out="$PWD/bench/out/hook"
 mkdir -p "$out"
 go build -o "$out/hello" ./bench/hook/testdata/hello
-go build -o "$out/mbguard" ./cmd/mbguard
+go build -o "$out/" ./cmd/mbguard ./cmd/mbguard-hook
 go build -o "$out/events" ./bench/hook/testdata/events
+hook="$out/${MBGUARD_BENCH_HOOK:-mbguard-hook}"
 
 repo="$(mktemp -d)"
 trap 'rm -rf "$repo"' EXIT
@@ -42,13 +44,13 @@ printf '%s' '{"hook_event_name":"PreToolUse","session_id":"'$sid'","cwd":"'$R'",
 printf '%s' '{"hook_event_name":"PostToolUse","session_id":"'$sid'","cwd":"'$R'","tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_response":{"stdout":"x","stderr":"","interrupted":false},"tool_use_id":"toolu_01"}' > "$p/postbash.json"
 printf '%s' '{"hook_event_name":"PostToolUse","session_id":"'$sid'","cwd":"'$R'",'"$edit"',"tool_response":{"filePath":"'$R'/memory-bank/details/api.md"}}' > "$p/postmd.json"
 # the session as the host drives it: started, a prompt, the bank edit written to disk
-for e in ss ups premd; do "$out/mbguard" hook claude < "$p/$e.json" >/dev/null; done
+for e in ss ups premd; do "$hook" hook claude < "$p/$e.json" >/dev/null; done
 sed -i 's/happens weekly/happens monthly/' "$repo/memory-bank/details/api.md"
-"$out/mbguard" hook claude < "$p/postmd.json" >/dev/null
+"$hook" hook claude < "$p/postmd.json" >/dev/null
 
-echo "hook events on a $files-file v7.1 bank, each against hello-world in the same run ($runs runs each):"
+echo "$(basename "$hook") hook claude: events on a $files-file v7.1 bank, each against hello-world in the same run ($runs runs each):"
 echo
-"$out/events" -n "$runs" -dir "$repo" -hello "$out/hello" -hook "$out/mbguard hook claude" \
+"$out/events" -n "$runs" -dir "$repo" -hello "$out/hello" -hook "$hook hook claude" \
   -plain "PreToolUse Bash,PreToolUse Edit of code" \
   "SessionStart=$p/ss.json" \
   "UserPromptSubmit=$p/ups.json" \

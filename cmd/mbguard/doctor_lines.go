@@ -126,11 +126,23 @@ func hookBinary(spec hooks.HostSpec, files []string) (bin, why string) {
 	if v := os.Getenv("MBGUARD_BIN"); v != "" && spec.Plugin {
 		bin = v
 	}
-	if _, err := exec.LookPath(bin); err != nil {
+	found, err := exec.LookPath(bin)
+	if err != nil {
 		if strings.ContainsRune(bin, filepath.Separator) || strings.ContainsRune(bin, '/') {
 			return bin, "the hook runs " + bin + ", which does not exist or is not executable"
 		}
 		return bin, "the hook runs " + bin + ", which is not on PATH"
+	}
+	if strings.HasPrefix(filepath.Base(found), "mbguard-hook") {
+		// mbguard-hook scans for secrets, and hands every other command line, to the
+		// mbguard beside it
+		if r, err := filepath.EvalSymlinks(found); err == nil {
+			found = r
+		}
+		full := filepath.Join(filepath.Dir(found), strings.Replace(filepath.Base(found), "mbguard-hook", "mbguard", 1))
+		if fi, err := os.Stat(full); err != nil || !fi.Mode().IsRegular() {
+			return bin, "the hook runs " + bin + ", but the mbguard it needs beside it (" + full + ") is missing"
+		}
 	}
 	return bin, ""
 }

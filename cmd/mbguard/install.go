@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -54,7 +55,7 @@ func (e *env) install(ctx context.Context, c *cobra.Command, f *installFlags) in
 		return e.fail(err)
 	}
 	o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: e.getenv("HOME"), ConfigHome: configHome(e.getenv),
-		Global: f.global, Uninstall: f.uninstall, Husky: f.husky, Binary: selfCommand(), ProjectBin: projectBin(r.Root)}
+		Global: f.global, Uninstall: f.uninstall, Husky: f.husky, Binary: selfCommand(), HookBinary: hookSelfCommand(), ProjectBin: projectBin(r.Root)}
 	o.CodexHome, o.CopilotHome = e.getenv("CODEX_HOME"), e.getenv("COPILOT_HOME")
 	changes, skillDir, code, stop := e.installAgent(ctx, c, f, &o)
 	if stop {
@@ -275,6 +276,37 @@ func selfCommand() string {
 		}
 	}
 	return self
+}
+
+// hookSelfCommand is how installed hooks start mbguard-hook, the hook program released beside
+// this binary: by name when the mbguard-hook on PATH is that one and this binary is called by
+// name too, else by absolute path (inside an npm package as well: the node launcher would cost
+// more than the start it saves). "" when there is none beside this binary: the hooks then run
+// this binary's hook command.
+func hookSelfCommand() string {
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
+	}
+	name := "mbguard-hook"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	hp := filepath.Join(filepath.Dir(self), name)
+	if fi, err := os.Stat(hp); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	if selfCommand() == "mbguard" {
+		if p, err := exec.LookPath("mbguard-hook"); err == nil {
+			if rp, _ := filepath.EvalSymlinks(p); rp == hp {
+				return "mbguard-hook"
+			}
+		}
+	}
+	return hp
 }
 
 // npmLauncher is the mbguard.js launcher npm installed beside self, when self is the binary

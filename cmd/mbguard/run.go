@@ -80,6 +80,7 @@ func commands(e *env) []*cobra.Command {
 		newJailCmd(e),
 		newUninstallCmd(e),
 		newSettleCmd(e),
+		newScanEngineCmd(e),
 	}
 }
 
@@ -168,7 +169,7 @@ func newRootCmd(e *env) *cobra.Command {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	getenv = withUserHome(getenv)
+	getenv = config.WithUserHome(getenv)
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, dir: "."}
 	e.verbose = getenv("MBGUARD_DEBUG") != "" && getenv("MBGUARD_DEBUG") != "0"
 	root := newRootCmd(e)

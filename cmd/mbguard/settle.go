@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/internal/spawn"
 	"github.com/mbguard/mbguard/watcher"
 )
 
@@ -37,18 +37,12 @@ func newSettleCmd(e *env) *cobra.Command {
 	return c
 }
 
-// settleInBackground starts `mbguard settle root` in a session of its own, so it outlives
-// the hook process (and the host's kill of it) and holds none of its pipes.
+// settleInBackground starts `mbguard settle root` detached, so it outlives the hook process
+// (and the host's kill of it) and holds none of its pipes.
 func settleInBackground(root string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(exe, "settle", root)
-	cmd.Dir = root
-	detach(cmd)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	return cmd.Process.Release()
+	return spawn.Detached(exe, root, "settle", root)
 }

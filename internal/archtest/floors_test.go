@@ -5,6 +5,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -111,7 +112,7 @@ func TestFloors(t *testing.T) {
 }
 
 // TestOneMainPackage keeps `go install ./...` (which the pre-commit framework runs) yielding
-// exactly one binary, mbguard.
+// exactly mbguard's two programs: mbguard and the hook program beside it, mbguard-hook.
 func TestOneMainPackage(t *testing.T) {
 	var mains []string
 	for _, p := range list(t) {
@@ -119,8 +120,8 @@ func TestOneMainPackage(t *testing.T) {
 			mains = append(mains, p.ImportPath)
 		}
 	}
-	if len(mains) != 1 || mains[0] != module+"/cmd/mbguard" {
-		t.Fatalf("main packages = %v, want only %s/cmd/mbguard (put helper programs under a testdata/ folder)", mains, module)
+	if want := []string{module + "/cmd/mbguard", module + "/cmd/mbguard-hook"}; !slices.Equal(mains, want) {
+		t.Fatalf("main packages = %v, want only %v (put helper programs under a testdata/ folder)", mains, want)
 	}
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Drives mbguard.exe hook claude as Claude Code on Windows would, under Wine (run.sh sets the
-# prefix up): PreToolUse payloads with the repository spelt with a drive letter in both cases,
+# Drives mbguard.exe hook claude, and mbguard-hook.exe hook claude (what install writes into
+# the hosts' settings), as Claude Code on Windows would, under Wine (run.sh sets the prefix up): PreToolUse payloads with the repository spelt with a drive letter in both cases,
 # the PowerShell tool, and Git Bash commands with drive, MSYS and \\?\ paths. Each bank write
 # must be refused before it runs; each read and each allowed write must pass.
 set -euo pipefail
@@ -9,7 +9,7 @@ cache=${MBGUARD_WINE_CACHE:-$HOME/.cache/mbguard-ci/wine}
 export WINEPREFIX=$cache/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 wine=/usr/lib/wine/wine64
 
-GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o "$cache/mbguard.exe" ./cmd/mbguard
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o "$cache/" ./cmd/mbguard ./cmd/mbguard-hook
 work=$(mktemp -d "$cache/e2e.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 repo=$work/repo
@@ -36,24 +36,26 @@ msys=/z$repo
 
 json() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
 fail=0
-# case EXPECT CWD TOOL INPUT-JSON: EXPECT is deny or allow
+# case EXPECT CWD TOOL INPUT-JSON: EXPECT is deny or allow, from both programs
 hook() {
-	local expect=$1 cwd=$2 tool=$3 input=$4 out rc
+	local expect=$1 cwd=$2 tool=$3 input=$4 out rc prog
 	local payload="{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"11111111-2222-3333-4444-555555555555\",\"cwd\":$(json "$cwd"),\"tool_name\":\"$tool\",\"tool_input\":$input,\"tool_use_id\":\"t$RANDOM\"}"
-	set +e
-	out=$(cd "$repo" && printf '%s' "$payload" | MEMORY_BANK_GUARD_MODE=off "$wine" "$cache/mbguard.exe" hook claude 2>&1)
-	rc=$?
-	set -e
-	local got=allow
-	if [ $rc -ne 0 ] || printf '%s' "$out" | grep -q '"permissionDecision": *"deny"'; then
-		got=deny
-	fi
-	if [ "$got" != "$expect" ]; then
-		fail=1
-		printf 'FAIL %s (want %s, got %s, exit %d) in %s: %s\n%s\n' "$tool" "$expect" "$got" "$rc" "$cwd" "$input" "$out"
-	else
-		printf 'ok   %-5s %-10s %s\n' "$got" "$tool" "$input"
-	fi
+	for prog in mbguard mbguard-hook; do
+		set +e
+		out=$(cd "$repo" && printf '%s' "$payload" | MEMORY_BANK_GUARD_MODE=off "$wine" "$cache/$prog.exe" hook claude 2>&1)
+		rc=$?
+		set -e
+		local got=allow
+		if [ $rc -ne 0 ] || printf '%s' "$out" | grep -q '"permissionDecision": *"deny"'; then
+			got=deny
+		fi
+		if [ "$got" != "$expect" ]; then
+			fail=1
+			printf 'FAIL %s %s (want %s, got %s, exit %d) in %s: %s\n%s\n' "$prog" "$tool" "$expect" "$got" "$rc" "$cwd" "$input" "$out"
+		else
+			printf 'ok   %-12s %-5s %-10s %s\n' "$prog" "$got" "$tool" "$input"
+		fi
+	done
 }
 
 for cwd in "$win" "$lower"; do
@@ -84,7 +86,7 @@ done
 sid=22222222-3333-4444-5555-666666666666
 session() { # EVENT TOOL INPUT-JSON ID [RESPONSE]
 	local p="{\"hook_event_name\":\"$1\",\"session_id\":\"$sid\",\"cwd\":$(json "$lower"),\"tool_name\":\"$2\",\"tool_input\":$3,\"tool_use_id\":\"$4\"${5:+,\"tool_response\":$5}}"
-	(cd "$repo" && printf '%s' "$p" | "$wine" "$cache/mbguard.exe" hook claude >/dev/null 2>&1)
+	(cd "$repo" && printf '%s' "$p" | "$wine" "$cache/mbguard-hook.exe" hook claude >/dev/null 2>&1)
 }
 stands() { # NAME FILE TEXT
 	if grep -qF "$3" "$2" && [ -z "$(ls -A "$repo/.git/mbguard/quarantine" 2>/dev/null)" ]; then

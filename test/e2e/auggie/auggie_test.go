@@ -61,7 +61,7 @@ func (w *world) run(t *testing.T, prompt string, env ...string) string {
 
 func (w *world) install(t *testing.T) {
 	t.Helper()
-	if out := w.Install(t, "auggie"); !strings.Contains(w.File(t, ".augment/settings.json"), "mbguard hook auggie") {
+	if out := w.Install(t, "auggie"); !strings.Contains(w.File(t, ".augment/settings.json"), "mbguard-hook hook auggie") {
 		t.Fatalf("install wrote no hook:\n%s", out)
 	}
 }

@@ -230,7 +230,7 @@ func newClaudeProject(t *testing.T, v int) *claudeProject {
 		t.Fatalf("mbguard install --agent claude: %v\n%s", err, out)
 	}
 	settings, _ := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
-	if !strings.Contains(string(settings), `"mbguard hook claude"`) {
+	if !strings.Contains(string(settings), `"mbguard-hook hook claude"`) {
 		t.Fatalf("settings.json does not call mbguard from PATH:\n%s", settings)
 	}
 	return p

@@ -104,7 +104,7 @@ func (w *world) resultOf(t *testing.T, i int, out string) string {
 func (w *world) install(t *testing.T) {
 	t.Helper()
 	w.Install(t, "codex")
-	if !strings.Contains(w.File(t, ".codex/hooks.json"), "mbguard hook codex") {
-		t.Fatalf(".codex/hooks.json does not run `mbguard hook codex`:\n%s", w.File(t, ".codex/hooks.json"))
+	if !strings.Contains(w.File(t, ".codex/hooks.json"), "mbguard-hook hook codex") {
+		t.Fatalf(".codex/hooks.json does not run `mbguard-hook hook codex`:\n%s", w.File(t, ".codex/hooks.json"))
 	}
 }

@@ -118,7 +118,7 @@ func (w *world) install(t *testing.T) {
 	for _, e := range entries {
 		all += w.File(t, ".github/hooks/"+e.Name())
 	}
-	if !strings.Contains(all, "mbguard hook copilot") {
-		t.Fatalf("no file in .github/hooks runs `mbguard hook copilot`:\n%s", all)
+	if !strings.Contains(all, "mbguard-hook hook copilot") {
+		t.Fatalf("no file in .github/hooks runs `mbguard-hook hook copilot`:\n%s", all)
 	}
 }

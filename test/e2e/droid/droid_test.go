@@ -73,7 +73,7 @@ func (w *world) run(t *testing.T, prompt string, env ...string) string {
 
 func (w *world) install(t *testing.T) {
 	t.Helper()
-	if out := w.Install(t, "droid"); !strings.Contains(w.File(t, ".factory/settings.json"), "mbguard hook droid") {
+	if out := w.Install(t, "droid"); !strings.Contains(w.File(t, ".factory/settings.json"), "mbguard-hook hook droid") {
 		t.Fatalf("install wrote no hook:\n%s", out)
 	}
 }

@@ -24,8 +24,9 @@ var build struct {
 	err  error
 }
 
-// Binary builds mbguard once per test binary and returns the folder that holds it, with the
-// Go caches Main kept from the real HOME; Main removes it.
+// Binary builds mbguard and mbguard-hook (what install writes into the hosts' hook entries)
+// once per test binary and returns the folder that holds them, with the Go caches Main kept
+// from the real HOME; Main removes it.
 func Binary(t testing.TB) string {
 	t.Helper()
 	build.once.Do(func() {
@@ -35,7 +36,7 @@ func Binary(t testing.TB) string {
 			return
 		}
 		build.dir = dir
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mbguard"), "./cmd/mbguard")
+		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/mbguard", "./cmd/mbguard-hook")
 		cmd.Dir = testhost.ModuleRoot(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			build.err = fmt.Errorf("go build: %v\n%s", err, out)

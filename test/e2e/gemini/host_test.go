@@ -76,7 +76,7 @@ func (w *world) resultOf(t *testing.T, i int, out string) string {
 func (w *world) install(t *testing.T) {
 	t.Helper()
 	w.Install(t, "gemini")
-	if !strings.Contains(w.File(t, ".gemini/settings.json"), "mbguard hook gemini") {
-		t.Fatalf(".gemini/settings.json does not run `mbguard hook gemini`:\n%s", w.File(t, ".gemini/settings.json"))
+	if !strings.Contains(w.File(t, ".gemini/settings.json"), "mbguard-hook hook gemini") {
+		t.Fatalf(".gemini/settings.json does not run `mbguard-hook hook gemini`:\n%s", w.File(t, ".gemini/settings.json"))
 	}
 }

@@ -75,7 +75,7 @@ func TestQwenInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	}
 	shapes = append(shapes, e2eproject.ShellShapes(shell)...)
 	w.model.Script(e2eproject.Steps(shapes)...)
-	if out := w.Install(t, "qwen"); !strings.Contains(w.File(t, ".qwen/settings.json"), "mbguard hook qwen") {
+	if out := w.Install(t, "qwen"); !strings.Contains(w.File(t, ".qwen/settings.json"), "mbguard-hook hook qwen") {
 		t.Fatalf("install wrote no hook:\n%s", out)
 	}
 	secret := w.PlantSecret(t)

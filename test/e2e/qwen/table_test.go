@@ -18,7 +18,7 @@ type session struct{ w *world }
 func (s session) Project() *e2eproject.Project { return s.w.Project }
 func (s session) Model() *fakemodel.Server     { return s.w.model }
 func (s session) Install(t *testing.T) {
-	if out := s.w.Install(t, "qwen"); !strings.Contains(s.w.File(t, ".qwen/settings.json"), "mbguard hook qwen") {
+	if out := s.w.Install(t, "qwen"); !strings.Contains(s.w.File(t, ".qwen/settings.json"), "mbguard-hook hook qwen") {
 		t.Fatalf("install wrote no hook:\n%s", out)
 	}
 }

@@ -1,0 +1,148 @@
+// Command mbguard-hook answers agent hosts' hook calls: `mbguard-hook hook <host> [event]` is
+// `mbguard hook <host> [event]`, started in a fraction of the time. A hook runs on every tool
+// call of an agent, and most of mbguard's start-up is the package initialisation of gitleaks'
+// and go-git's dependency trees, which a hook call rarely needs: this program links neither.
+// Its secret scans (a bank file read or written, when the scan cache cannot answer) run in the
+// mbguard installed beside it (scanner/remote), and so does every other command line, which
+// it hands over whole.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mbguard/mbguard/hooks"
+	"github.com/mbguard/mbguard/internal/config"
+	"github.com/mbguard/mbguard/internal/spawn"
+	"github.com/mbguard/mbguard/outcome"
+	"github.com/mbguard/mbguard/scanner/remote"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	full, missing := fullProgram()
+	if !hookCall(args) {
+		if missing != nil {
+			fmt.Fprintf(os.Stderr, "mbguard-hook: %v (reinstall mbguard: mbguard-hook needs the mbguard it came with beside it)\n", missing)
+			return 2
+		}
+		return handOver(full, args)
+	}
+	event := ""
+	if len(args) == 3 {
+		event = args[2]
+	}
+	remote.Use(full, missing)
+	outcome.Finisher = func(root string) error {
+		if missing != nil {
+			return missing
+		}
+		return spawn.Detached(full, root, "settle", root)
+	}
+	getenv := config.WithUserHome(os.Getenv)
+	h := &hooks.Hook{Host: args[1], Event: event, Dir: ".", Getenv: getenv, Now: time.Now}
+	reply := h.Run(context.Background(), payload(os.Stdin))
+	os.Stdout.Write(reply.Stdout)
+	fmt.Fprint(os.Stderr, reply.Stderr)
+	if v := getenv("MBGUARD_DEBUG"); v != "" && v != "0" {
+		switch {
+		case reply.Decision != nil:
+			fmt.Fprintf(os.Stderr, "mbguard: hook %s %s: %s %s\n", args[1], reply.Event, reply.Decision.Verdict, reply.Decision.Gate)
+		case reply.Note != "":
+			fmt.Fprintf(os.Stderr, "mbguard: hook %s %s: %s\n", args[1], reply.Event, reply.Note)
+		}
+	}
+	return reply.Exit
+}
+
+// payload reads the hook's payload (at most one byte over hooks.MaxPayload: the hook then
+// refuses it as too large) and, when it names the bank, starts the secret engine beside the
+// hook's work (remote.Prewarm): a write into the bank is scanned, and the engine's start-up
+// is most of what that scan costs.
+func payload(stdin io.Reader) io.Reader {
+	b, err := io.ReadAll(io.LimitReader(stdin, hooks.MaxPayload+1))
+	if bytes.Contains(b, []byte("memory-bank")) {
+		remote.Prewarm()
+	}
+	if err != nil {
+		return io.MultiReader(bytes.NewReader(b), errReader{err})
+	}
+	return bytes.NewReader(b)
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// hookCall reports whether args are a hook call this program answers itself: `hook <host>
+// [event]` for a host of the registry, without flags (-C, --set, -v are mbguard's to parse).
+// mbguard words the usage error of anything else.
+func hookCall(args []string) bool {
+	if len(args) < 2 || len(args) > 3 || args[0] != "hook" {
+		return false
+	}
+	if spec, ok := hooks.LookupHost(args[1]); !ok || !spec.HookHost() {
+		return false
+	}
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// fullProgram is the mbguard beside this program (mbguard.exe on Windows): the one it was
+// released, packed and installed with. Never one found on PATH, which the agent may change.
+func fullProgram() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
+	}
+	name := "mbguard"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	full := filepath.Join(filepath.Dir(self), name)
+	fi, err := os.Stat(full)
+	if err != nil {
+		return "", fmt.Errorf("no %s beside %s", name, self)
+	}
+	if fi.IsDir() {
+		return "", fmt.Errorf("%s is a directory", full)
+	}
+	return full, nil
+}
+
+// handOver runs mbguard with args, on this program's stdin, stdout and stderr, and returns its
+// exit code.
+func handOver(full string, args []string) int {
+	cmd := exec.Command(full, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		return ee.ExitCode()
+	default:
+		fmt.Fprintf(os.Stderr, "mbguard-hook: running %s: %v (reinstall mbguard)\n", full, err)
+		return 2
+	}
+}
