@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mbguard/mbguard/scanner/engine"
 	"github.com/mbguard/mbguard/scanner/remote"
 )
 
@@ -18,6 +19,7 @@ func newScanEngineCmd(e *env) *cobra.Command {
 		if len(args) != 0 {
 			return e.usage(c, "scan-engine takes no arguments")
 		}
+		go engine.Warm() // the first request comes after the hook's own work
 		if err := remote.Serve(e.stdin, e.stdout); err != nil {
 			return e.fail(err)
 		}

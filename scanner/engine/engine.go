@@ -475,3 +475,9 @@ func locate(content []byte, lineStart []int, f report.Finding) scanner.SecretFin
 func init() {
 	scanner.UseEngine(func(root string) scanner.Engine { return New(root) })
 }
+
+// Warm builds what the first scan of any repository without a .gitleaks.toml of its own
+// needs (gitleaks' default rules, split for lazy building), for a process that knows a scan
+// is coming but not yet of what: `mbguard scan-engine` runs it while mbguard-hook does the
+// rest of its call.
+func Warm() { _ = New("").Ready() }
