@@ -57,8 +57,25 @@ const SecretMarker = "deploys go through the queue (marker deploy-kiwi)"
 func SecretRead(t *testing.T, d Driver) {
 	t.Helper()
 	s := d.Start(t)
-	p := s.Project()
 	s.Install(t)
+	r := PrepareSecretRead(t, s, 0)
+	s.Model().Script(r.Steps...)
+	r.Check(t, s.Turn(t, "what do we know about deploys?"))
+}
+
+// SecretReadTurn is SecretRead's calls and checks for a host whose start costs so much that
+// its package runs SecretRead within the turn of another scenario: Steps go into that turn's
+// script at the index PrepareSecretRead was given, and Check runs on the turn's output.
+type SecretReadTurn struct {
+	Steps []fakemodel.Step
+	Check func(t *testing.T, out string)
+}
+
+// PrepareSecretRead plants SecretRead's token in the session's bank (committed) and returns
+// its steps, the first of which is the first-th call of the turn.
+func PrepareSecretRead(t *testing.T, s Session, first int) SecretReadTurn {
+	t.Helper()
+	p := s.Project()
 	const rel = "memory-bank/details/deploy.md"
 	secret := NewSecret()
 	p.Write(t, rel, "# Deploy\n\n- staging token: "+secret+"\n- "+SecretMarker+"\n")
@@ -71,11 +88,17 @@ func SecretRead(t *testing.T, d Driver) {
 	}
 	steps = append(steps, s.Shell("grep -rn "+prefix+" ."), s.Shell("grep -rn --exclude-dir=memory-bank "+prefix+" ."),
 		s.Shell("base64 "+rel))
-	s.Model().Script(steps...)
-	out := s.Turn(t, "what do we know about deploys?")
+	return SecretReadTurn{Steps: steps, Check: func(t *testing.T, out string) {
+		t.Helper()
+		checkSecretRead(t, s.Model(), out, first, rel, secret, searches)
+	}}
+}
+
+func checkSecretRead(t *testing.T, model *fakemodel.Server, out string, first int, rel, secret string, searches []string) {
+	t.Helper()
 	// the host's own output may show it: that is the user's terminal, not the model; base64
 	// wraps its lines, and a JSON body escapes them
-	for i, r := range s.Model().Requests() {
+	for i, r := range model.Requests() {
 		text := strings.NewReplacer(`\n`, "", "\n", "").Replace(r.Text())
 		for _, f := range scanner.SecretForms(secret) {
 			if strings.Contains(text, f) {
@@ -85,13 +108,13 @@ func SecretRead(t *testing.T, d Driver) {
 	}
 	where := rel + " line 3 holds a secret (gitleaks rule github-pat)"
 	for i, how := range []string{"read tool", "cat"} {
-		r := Result(t, s.Model(), i, out)
+		r := Result(t, model, first+i, out)
 		if !Contains(r, where, "REDACTED", "deploy-kiwi") {
 			t.Errorf("%s: the result the model got does not carry the file redacted and where the secret is: %q", how, r)
 		}
 	}
 	for i, how := range searches {
-		r := Result(t, s.Model(), 2+i, out)
+		r := Result(t, model, first+2+i, out)
 		redacted := Contains(r, where, "- staging token: REDACTED") // grep's and each tool's line format
 		refused := Contains(r, where, "stopped before it ran") &&
 			(strings.Contains(r, "--exclude-dir=memory-bank") || strings.Contains(r, "does not hold memory-bank/"))
@@ -99,10 +122,10 @@ func SecretRead(t *testing.T, d Driver) {
 			t.Errorf("%s: the result the model got is neither the redacted output nor a refusal naming the line and how to search without the bank: %q", how, r)
 		}
 	}
-	if r := Result(t, s.Model(), 2+len(searches), out); strings.Contains(r, "stopped before it ran") {
+	if r := Result(t, model, first+2+len(searches), out); strings.Contains(r, "stopped before it ran") {
 		t.Errorf("grep with the bank left out was refused: %q", r)
 	}
-	if r := Result(t, s.Model(), 3+len(searches), out); !Contains(r, where) || !strings.Contains(r, "REDACTED") && !strings.Contains(r, "stopped before it ran") {
+	if r := Result(t, model, first+3+len(searches), out); !Contains(r, where) || !strings.Contains(r, "REDACTED") && !strings.Contains(r, "stopped before it ran") {
 		t.Errorf("base64 of the file: the result the model got is neither redacted nor a refusal naming the line: %q", r)
 	}
 }

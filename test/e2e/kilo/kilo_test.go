@@ -121,8 +121,11 @@ var kernelShape = e2eproject.Shape{Name: "run-time path into the bank (kernel li
 
 // TestKiloInjectsMemoryAndGuardsTheBank: MEMORY.md reaches the model's system prompt once, its
 // secret redacted; a non-.md write into the bank and shell writes are refused with the reason
-// in the tool result the model reads, nothing on disk; a learnings .md goes through; and, with
-// the default kernel line, a shell write the gate cannot see fails in the kernel.
+// in the tool result the model reads, nothing on disk; a learnings .md goes through; with the
+// default kernel line, a shell write the gate cannot see fails in the kernel. The same turn
+// then runs e2eproject.SecretRead's calls: the plugin's tool.execute.after replaces a bank
+// secret in what a read, cat, grep and base64 show before Kilo hands it to the model. (One turn
+// for both: each Kilo start costs ~10 s of CPU, and the package must stay under 30 s.)
 func TestKiloInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	w := newWorld(t)
 	shapes := []e2eproject.Shape{
@@ -133,13 +136,15 @@ func TestKiloInjectsMemoryAndGuardsTheBank(t *testing.T) {
 	}
 	shapes = append(shapes, e2eproject.ShellShapes(shell)...)
 	shapes = append(shapes, kernelShape)
-	w.model.Script(e2eproject.Steps(shapes)...)
 	w.install(t)
 	secret := w.PlantSecret(t)
+	reads := e2eproject.PrepareSecretRead(t, session{w: w}, len(shapes))
 	kept := w.Snapshot(t, shapes)
+	w.model.Script(append(e2eproject.Steps(shapes), reads.Steps...)...)
 	out := w.run(t, "tidy the memory bank")
 	e2eproject.CheckMemoryInjected(t, w.model, out, secret)
 	w.CheckShapes(t, w.model, shapes, kept, out)
+	reads.Check(t, out)
 }
 
 // TestKiloRecoveryAfterCompaction: a turn reports more prompt tokens than the model's context

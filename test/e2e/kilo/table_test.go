@@ -36,9 +36,7 @@ func (s session) Host() string                                 { return "kilo" }
 // and fails here without reaching the bank (docs/hosts/kilo.md); grep -rn through bash is the
 // search the scenario runs.
 
-// TestKiloSecretReadNeverReachesModel: the plugin's tool.execute.after replaces a bank secret
-// in what a read, a search, cat and base64 show before Kilo hands it to the model.
-func TestKiloSecretReadNeverReachesModel(t *testing.T) { e2eproject.SecretRead(t, driver{}) }
+// e2eproject.SecretRead runs within TestKiloInjectsMemoryAndGuardsTheBank's turn.
 
 // TestKiloReadGateAndUndo: block mode; a write to src/auth/ is refused until patterns.md was
 // read; a script writing into the bank is undone in tool.execute.after and the model reads
