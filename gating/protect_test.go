@@ -48,6 +48,8 @@ func TestConfigGuard(t *testing.T) {
 		{"sh mbguard subcommand from a variable", ccBash(`mbguard "$CMD"`), Block},
 		{"sh npx mbguard uninstall", ccBash("npx mbguard uninstall"), Block},
 		{"sh mbguard by path through bash -c", ccBash(`bash -c "./bin/mbguard install --agent codex --uninstall"`), Block},
+		{"sh mbguard-hook hands uninstall to mbguard", ccBash("mbguard-hook uninstall"), Block},
+		{"sh mbguard-hook forges a hook event", ccBash("echo '{}' | /opt/mbguard/mbguard-hook hook claude"), Block},
 		{"ok mbguard status", ccBash("mbguard status"), Allow},
 		{"ok mbguard check", ccBash("mbguard check --all $FLAGS"), Allow},
 		{"ok mbguard quarantine list", ccBash("mbguard quarantine show last"), Allow},

@@ -250,7 +250,7 @@ func runsEntry(args []string, depth int) bool {
 			continue // NAME=value before the command
 		}
 		base := progName(w)
-		if base == "mbguard" {
+		if base == "mbguard" || base == "mbguard-hook" { // mbguard-hook answers hook calls, hands over the rest
 			return entryAfter(args[i+1:])
 		}
 		if !launchers[base] {

@@ -21,6 +21,7 @@ func TestRunsEntry(t *testing.T) {
 	}{
 		"mbguard itself":              {[]string{"/usr/local/bin/mbguard", "hook", "claude"}, true},
 		"sh -c":                       {[]string{"/bin/sh", "-c", "mbguard hook claude"}, true},
+		"the hook program":            {[]string{"/bin/sh", "-c", "'/opt/mbguard/mbguard-hook' hook claude"}, true},
 		"quoted absolute path":        {[]string{"/bin/sh", "-c", `"/opt/my tools/mbguard" hook claude`}, true},
 		"bash -lc with -C":            {[]string{"bash", "-lc", "mbguard -C /repo hook codex"}, true},
 		"npm wrapper":                 {[]string{"node", "/usr/lib/node_modules/mbguard/bin/mbguard.js", "hook", "claude"}, true},

@@ -127,7 +127,7 @@ var harmless = map[string]bool{
 func harmlessCommands() []command {
 	return []command{{names: mapKeys(harmless), family: "harmless", does: "writes nothing it is handed",
 		handle: func(w *walker, c *invocation) bool { return true }},
-		{names: "mbguard", family: "harmless", does: "writes nothing it is handed; the person's commands (uninstall, quarantine drop|restore …) are named",
+		{names: "mbguard mbguard-hook", family: "harmless", does: "writes nothing it is handed; the person's commands (uninstall, quarantine drop|restore …) are named",
 			handle: always(func(w *walker, c *invocation) {
 				if op := personCommand(c.args); op != "" {
 					w.res.Person = append(w.res.Person, op)
