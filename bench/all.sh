@@ -47,10 +47,12 @@ else
 fi
 
 # pair NAME RUNS DIR STDIN CANDIDATE... -- BASELINE...: runs both RUNS times, interleaved,
-# in DIR with STDIN (or /dev/null), and records NAME with the ratio of the medians.
+# in DIR with STDIN (or /dev/null), and records NAME with the ratio of the medians. With REPS
+# set, each timed run starts the command REPS times in a row: a run of a few milliseconds is
+# below what `time` resolves.
 results=()
 pair() {
-  local name="$1" n="$2" dir="$3" in="$4"; shift 4
+  local name="$1" n="$2" dir="$3" in="$4" reps="${REPS:-1}"; shift 4
   local cand=() base=() t
   while [ "$1" != "--" ]; do cand+=("$1"); shift; done; shift
   base=("$@")
@@ -58,15 +60,16 @@ pair() {
   (cd "$dir" && "${cand[@]}" <"$in" >/dev/null 2>&1) || true # warm both
   (cd "$dir" && "${base[@]}" <"$in" >/dev/null 2>&1) || true
   for _ in $(seq "$n"); do
-    t=$( { TIMEFORMAT='%3R'; time (cd "$dir" && "${cand[@]}" <"$in" >/dev/null 2>&1 || true); } 2>&1 ); ct+=("$t")
-    t=$( { TIMEFORMAT='%3R'; time (cd "$dir" && "${base[@]}" <"$in" >/dev/null 2>&1 || true); } 2>&1 ); bt+=("$t")
+    t=$( { TIMEFORMAT='%3R'; time (cd "$dir" && for _ in $(seq "$reps"); do "${cand[@]}" <"$in" >/dev/null 2>&1 || true; done); } 2>&1 ); ct+=("$t")
+    t=$( { TIMEFORMAT='%3R'; time (cd "$dir" && for _ in $(seq "$reps"); do "${base[@]}" <"$in" >/dev/null 2>&1 || true; done); } 2>&1 ); bt+=("$t")
   done
   local cm bm
   cm="$(printf '%s\n' "${ct[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
   bm="$(printf '%s\n' "${bt[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
   local r
   r="$(awk -v a="$cm" -v b="$bm" 'BEGIN {if (b <= 0) b = 0.001; printf "%.2f", a/b}')"
-  printf '%-28s %6s   (%ss vs %ss)\n' "$name" "$r" "$cm" "$bm"
+  printf '%-30s %6s   (%s vs %s per run)\n' "$name" "$r" \
+    "$(awk -v t="$cm" -v k="$reps" 'BEGIN {printf "%.4fs", t/k}')" "$(awk -v t="$bm" -v k="$reps" 'BEGIN {printf "%.4fs", t/k}')"
   results+=("$name $r")
 }
 
@@ -85,10 +88,12 @@ done
 printf '{"hook_event_name":"PreToolUse","session_id":"%s","cwd":"%s","tool_name":"Edit","tool_input":{"file_path":"%s/src/app.go","old_string":"package src","new_string":"package src // edited","replace_all":false},"tool_use_id":"toolu_01"}' "$sid" "$repo" "$repo" >"$work/pre.json"
 printf '{"hook_event_name":"SessionStart","session_id":"%s","cwd":"%s","source":"startup"}' "$sid" "$repo" >"$work/start.json"
 printf '{"hook_event_name":"PreToolUse","session_id":"%s","cwd":"%s","tool_name":"Edit","tool_input":{"file_path":"%s/memory-bank/details/notes.md","old_string":"every minute","new_string":"every 30 seconds","replace_all":false},"tool_use_id":"toolu_03"}' "$sid" "$repo" "$repo" >"$work/bank.json"
+export REPS=10 # the hook rows and the 64 MB row take milliseconds
 pair "hook PreToolUse Edit" "$hookruns" "$repo" "$work/pre.json" "$hk" hook claude -- "$hello"
 pair "hook PreToolUse Edit (mbguard)" "$hookruns" "$repo" "$work/pre.json" "$mb" hook claude -- "$hello"
 pair "hook PreToolUse Edit bank .md" "$hookruns" "$repo" "$work/bank.json" "$hk" hook claude -- "$hello"
 pair "hook SessionStart" "$hookruns" "$repo" "$work/start.json" "$hk" hook claude -- "$hello"
+unset REPS
 
 # cold CMD...: runs CMD without check's secret-scan cache (.git/mbguard/check-scan.json),
 # as a fresh clone in CI would: the figures compare scanning with scanning.
@@ -160,7 +165,7 @@ pair "hook Write (high-entropy)" "$runs" "$work/w" "$work/write.json" "$hk" hook
 mkdir -p "$work/big/memory-bank"; git -C "$work/big" init -q
 cp "$repo/memory-bank/MEMORY.md" "$work/big/memory-bank/"
 truncate -s 64M "$work/big/memory-bank/huge.md"
-pair "check, 64 MB file" "$runs" "$work/big" /dev/null "$cold" "$mb" check --all -- "$hello"
+REPS=10 pair "check, 64 MB file" "$runs" "$work/big" /dev/null "$cold" "$mb" check --all -- "$hello"
 
 # --- stale notes vs git grep --------------------------------------------------------------
 mkdir -p "$work/stale/repo"; git -C "$work/stale/repo" init -q
@@ -173,7 +178,7 @@ pair "check --stale" "$runs" "$work/stale/repo" /dev/null "$mb" check --stale --
 # --- migrate vs a git mv script (full run only: its 19,000-file repository takes minutes) --
 if [ "$short" = 0 ]; then
   r="$(bash bench/migrate/run.sh 3 | awk '/^run /{print $NF}' | tr -d x | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
-  printf '%-28s %6s   (bench/migrate, median of 3)\n' "migrate --apply" "$r"
+  printf '%-30s %6s   (bench/migrate, median of 3)\n' "migrate --apply" "$r"
   results+=("migrate --apply $r")
 fi
 

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -154,7 +156,7 @@ func walkProt(base, top string, out map[string]Entry) error {
 			return err
 		}
 		for _, d := range ents {
-			if d.Name() == "node_modules" {
+			if d.Name() == "node_modules" || gitSample(dir, d) {
 				continue
 			}
 			if len(out) >= maxProtectedEntries {
@@ -193,7 +195,19 @@ func (g *Guard) loadProt() *protSnap {
 	if ok, err := readJSON(g.protPath(), &s); !ok || err != nil || s.Files == nil {
 		return nil
 	}
+	for k := range s.Files { // kept by an mbguard that still read them
+		if path.Ext(k) == ".sample" && path.Base(path.Dir(k)) == "hooks" {
+			delete(s.Files, k)
+		}
+	}
 	return &s
+}
+
+// gitSample reports the example hooks git init writes (hooks/<name>.sample): git never runs
+// one, and keeping their 20 KB in the known-good state cost every hook call a decode of it.
+// Renaming one into a hook is a new file in the folder, which the check sees.
+func gitSample(dir string, d fs.DirEntry) bool {
+	return d.Type().IsRegular() && filepath.Base(dir) == "hooks" && strings.HasSuffix(d.Name(), ".sample")
 }
 
 func (g *Guard) saveProt(s *protSnap) {

@@ -278,3 +278,44 @@ func shellCall(t *testing.T, g *Guard, id string, do func()) Report {
 	}
 	return rep
 }
+
+// TestGitSampleHooksNotKept: git's example hooks (hooks/*.sample) never run, so the
+// known-good state neither keeps nor guards them (every hook call decoded their ~20 KB);
+// turning one into a hook is a new file in the folder and is undone.
+func TestGitSampleHooksNotKept(t *testing.T) {
+	root := testgit.New(t)
+	r, err := repo.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := filepath.Join(r.CommonDir, "hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sample := filepath.Join(hooks, "pre-push.sample")
+	if err := os.WriteFile(sample, []byte("#!/bin/sh\n# an example\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := New(r, Options{Protected: []string{".git/hooks/"}})
+	shellCall(t, g, "0", func() {})
+	if b, _ := os.ReadFile(g.protPath()); bytes.Contains(b, []byte(".sample")) {
+		t.Errorf("the known-good state keeps an example hook:\n%.300s", b)
+	}
+	rep := shellCall(t, g, "1", func() {
+		os.WriteFile(sample, []byte("#!/bin/sh\n# edited\n"), 0o755)
+		os.WriteFile(filepath.Join(hooks, "pre-push"), []byte("#!/bin/sh\nrm -rf memory-bank\n"), 0o755)
+	})
+	var paths []string
+	for _, u := range rep.Undone {
+		paths = append(paths, u.Path)
+	}
+	if !slices.Contains(paths, ".git/hooks/pre-push") {
+		t.Errorf("the hook made from the example stays: undone %v", paths)
+	}
+	if slices.Contains(paths, ".git/hooks/pre-push.sample") {
+		t.Errorf("an edit of an example hook was undone: %v", paths)
+	}
+	if _, err := os.Lstat(filepath.Join(hooks, "pre-push")); err == nil {
+		t.Error(".git/hooks/pre-push is still there")
+	}
+}

@@ -25,11 +25,25 @@ func (f *Facts) OwnFiles() []string { return OwnFiles(os.Getenv) }
 // after a call (a change to one marks the session unguarded).
 func OwnFiles(getenv func(string) string) []string {
 	var out []string
+	dirs := map[string]string{} // each folder resolved once: PATH holds many, each named twice
+	resolve := func(p string) string {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return resolvePath(p)
+		}
+		dir, base := filepath.Split(p)
+		r, ok := dirs[dir]
+		if !ok {
+			r = resolvePath(dir)
+			dirs[dir] = r
+		}
+		return filepath.Join(r, base)
+	}
 	add := func(p string) {
 		if p == "" || !filepath.IsAbs(p) {
 			return
 		}
-		for _, q := range []string{filepath.Clean(p), resolvePath(p)} {
+		p = filepath.Clean(p)
+		for _, q := range []string{p, resolve(p)} {
 			if q = filepath.ToSlash(q); !slices.Contains(out, q) {
 				out = append(out, q)
 			}
