@@ -68,18 +68,36 @@ func run(args []string) int {
 }
 
 // payload reads the hook's payload (at most one byte over hooks.MaxPayload: the hook then
-// refuses it as too large) and, when it names the bank, starts the secret engine beside the
-// hook's work (remote.Prewarm): a write into the bank is scanned, and the engine's start-up
-// is most of what that scan costs.
+// refuses it as too large) and, when it looks like a write into the bank, starts the secret
+// engine beside the hook's work (remote.Prewarm): the new text is scanned, and the engine's
+// start-up is most of what that scan costs. Reads of the bank are answered from the scan
+// cache nearly always, so they do not start it early.
 func payload(stdin io.Reader) io.Reader {
 	b, err := io.ReadAll(io.LimitReader(stdin, hooks.MaxPayload+1))
-	if bytes.Contains(b, []byte("memory-bank")) {
+	if bytes.Contains(b, []byte("memory-bank")) && writesText(b) {
 		remote.Prewarm()
 	}
 	if err != nil {
 		return io.MultiReader(bytes.NewReader(b), errReader{err})
 	}
 	return bytes.NewReader(b)
+}
+
+// writeFields are what the hosts' write and edit tools name the text they write: content,
+// new_string, new_str (new_str_1 …), newString, file_text, file_content, edits, a diff or an
+// apply_patch body.
+var writeFields = [][]byte{[]byte(`"content"`), []byte("new_str"), []byte("newString"), []byte("file_text"),
+	[]byte("file_content"), []byte(`"edits"`), []byte(`"diff"`), []byte("Begin Patch")}
+
+// writesText reports whether a payload may carry text a tool writes (a guess that only
+// decides when the engine starts; the scan itself runs whenever the decision needs it).
+func writesText(b []byte) bool {
+	for _, f := range writeFields {
+		if bytes.Contains(b, f) {
+			return true
+		}
+	}
+	return false
 }
 
 type errReader struct{ err error }

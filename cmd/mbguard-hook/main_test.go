@@ -281,3 +281,20 @@ func TestInstallWritesTheHookProgram(t *testing.T) {
 		t.Errorf("doctor without the mbguard beside mbguard-hook: %q, want it named", line)
 	}
 }
+
+// The engine starts early for payloads that write text (a guess that decides only when it
+// starts): writes and edits of each host's shape do, reads do not.
+func TestWritesText(t *testing.T) {
+	for payload, want := range map[string]bool{
+		`{"tool_name":"Write","tool_input":{"file_path":"memory-bank/a.md","content":"x"}}`:                      true,
+		`{"tool_name":"Edit","tool_input":{"file_path":"memory-bank/a.md","new_string":"x"}}`:                    true,
+		`{"toolName":"create","toolArgs":"{\"path\":\"memory-bank/a.md\",\"file_text\":\"x\"}"}`:                 true,
+		`{"tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: memory-bank/a.md"}}`: true,
+		`{"tool_name":"Read","tool_input":{"file_path":"memory-bank/MEMORY.md"}}`:                                false,
+		`{"tool_name":"Bash","tool_input":{"command":"cat memory-bank/MEMORY.md"}}`:                              false,
+	} {
+		if got := writesText([]byte(payload)); got != want {
+			t.Errorf("writesText(%s) = %v, want %v", payload, got, want)
+		}
+	}
+}
