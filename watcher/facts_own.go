@@ -24,42 +24,18 @@ func (f *Facts) OwnFiles() []string { return OwnFiles(os.Getenv) }
 // OwnFiles is Facts.OwnFiles for an environment: the outcome check guards the same files
 // after a call (a change to one marks the session unguarded).
 func OwnFiles(getenv func(string) string) []string {
-	var out []string
-	dirs := map[string]string{} // each folder resolved once: PATH holds many, each named twice
-	resolve := func(p string) string {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return resolvePath(p)
-		}
-		dir, base := filepath.Split(p)
-		r, ok := dirs[dir]
-		if !ok {
-			r = resolvePath(dir)
-			dirs[dir] = r
-		}
-		return filepath.Join(r, base)
-	}
-	add := func(p string) {
-		if p == "" || !filepath.IsAbs(p) {
-			return
-		}
-		p = filepath.Clean(p)
-		for _, q := range []string{p, resolve(p)} {
-			if q = filepath.ToSlash(q); !slices.Contains(out, q) {
-				out = append(out, q)
-			}
-		}
-	}
-	add(config.UserFile(getenv))
+	s := ownSet{dirs: map[string]string{}}
+	s.add(config.UserFile(getenv))
 	exe, err := os.Executable()
 	if err != nil {
-		return out
+		return s.out
 	}
 	if strings.HasPrefix(filepath.Base(exe), "mbguard") {
-		add(exe) // the program the hooks name (a test binary or `go run` build is not)
+		s.add(exe) // the program the hooks name (a test binary or `go run` build is not)
 		// and its pair, installed beside it: mbguard-hook answers the hooks and has mbguard
 		// scan for it; mbguard installs hooks that run mbguard-hook
 		for _, name := range ProgramNames() {
-			add(filepath.Join(filepath.Dir(exe), name))
+			s.add(filepath.Join(filepath.Dir(exe), name))
 		}
 	}
 	// a hook line names "mbguard" (or "mbguard-hook") when it was on PATH at install: the
@@ -71,13 +47,45 @@ func OwnFiles(getenv func(string) string) []string {
 				continue
 			}
 			p := filepath.Join(dir, name)
-			add(p)
+			s.add(p)
 			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 				break // the one that runs: directories after it cannot shadow it
 			}
 		}
 	}
-	return out
+	return s.out
+}
+
+// ownSet collects OwnFiles' paths, each as given and resolved, once.
+type ownSet struct {
+	out  []string
+	dirs map[string]string // each folder resolved once: PATH holds many, each named twice
+}
+
+func (s *ownSet) add(p string) {
+	if p == "" || !filepath.IsAbs(p) {
+		return
+	}
+	p = filepath.Clean(p)
+	for _, q := range []string{p, s.resolve(p)} {
+		if q = filepath.ToSlash(q); !slices.Contains(s.out, q) {
+			s.out = append(s.out, q)
+		}
+	}
+}
+
+// resolve is resolvePath(p), resolving p's folder through the cache.
+func (s *ownSet) resolve(p string) string {
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return resolvePath(p)
+	}
+	dir, base := filepath.Split(p)
+	r, ok := s.dirs[dir]
+	if !ok {
+		r = resolvePath(dir)
+		s.dirs[dir] = r
+	}
+	return filepath.Join(r, base)
 }
 
 // resolvePath is p with its symlinks resolved for its longest existing prefix.

@@ -15,8 +15,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -123,29 +121,8 @@ func hookCall(args []string) bool {
 }
 
 // fullProgram is the mbguard beside this program (mbguard.exe on Windows): the one it was
-// released, packed and installed with. Never one found on PATH, which the agent may change.
-func fullProgram() (string, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	if r, err := filepath.EvalSymlinks(self); err == nil {
-		self = r
-	}
-	name := "mbguard"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	full := filepath.Join(filepath.Dir(self), name)
-	fi, err := os.Stat(full)
-	if err != nil {
-		return "", fmt.Errorf("no %s beside %s", name, self)
-	}
-	if fi.IsDir() {
-		return "", fmt.Errorf("%s is a directory", full)
-	}
-	return full, nil
-}
+// released, packed and installed with.
+func fullProgram() (string, error) { return spawn.Beside("mbguard") }
 
 // handOver runs mbguard with args, on this program's stdin, stdout and stderr, and returns its
 // exit code.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/host"
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/internal/spawn"
 	"github.com/mbguard/mbguard/skills"
 )
 
@@ -284,19 +284,8 @@ func selfCommand() string {
 // more than the start it saves). "" when there is none beside this binary: the hooks then run
 // this binary's hook command.
 func hookSelfCommand() string {
-	self, err := os.Executable()
+	hp, err := spawn.Beside("mbguard-hook")
 	if err != nil {
-		return ""
-	}
-	if r, err := filepath.EvalSymlinks(self); err == nil {
-		self = r
-	}
-	name := "mbguard-hook"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	hp := filepath.Join(filepath.Dir(self), name)
-	if fi, err := os.Stat(hp); err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
 	if selfCommand() == "mbguard" {

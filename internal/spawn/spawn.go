@@ -3,7 +3,13 @@
 // for a hook's output to end does not wait for them.
 package spawn
 
-import "os/exec"
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+)
 
 // Detached starts program with args in dir and lets it run on its own.
 func Detached(program, dir string, args ...string) error {
@@ -14,4 +20,26 @@ func Detached(program, dir string, args ...string) error {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// Beside is the program name (name.exe on Windows) in the folder of this process's
+// executable, its symlinks resolved: mbguard and mbguard-hook are released, packed and
+// installed side by side, and each finds the other there, never on PATH, which the agent may
+// change. An error says there is no such file.
+func Beside(name string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
+	}
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	p := filepath.Join(filepath.Dir(self), name)
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("no %s beside %s", name, self)
+	}
+	return p, nil
 }
