@@ -13,6 +13,7 @@ import (
 
 	"github.com/mbguard/mbguard/bank"
 	"github.com/mbguard/mbguard/internal/testgit"
+	"github.com/mbguard/mbguard/internal/testhost"
 )
 
 // benchRepo builds bench/check's fixture (gen.py, so the Go benchmark and bench/check/run.sh
@@ -20,12 +21,9 @@ import (
 // staged but not committed.
 func benchRepo(b *testing.B, files, size int) string {
 	b.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		b.Skip("python3 is needed to generate bench/check's fixture")
-	}
+	py := testhost.Tool(b, "python3", "install python3 (it generates bench/check's fixture)")
 	root := testgit.New(b)
-	gen := filepath.Join("..", "bench", "check", "gen.py")
+	gen := filepath.Join(testhost.ModuleRoot(b), "bench", "check", "gen.py")
 	cmd := exec.Command(py, gen, root, strconv.Itoa(files), strconv.Itoa(size), "1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("gen.py: %v\n%s", err, out)
@@ -37,7 +35,7 @@ func benchRepo(b *testing.B, files, size int) string {
 // BenchmarkCheckStaged is `mbguard check --staged` on bench/check's 200-file fixture, minus
 // process start. Profile it with
 //
-//	go test ./scanner -run '^$' -bench CheckStaged -benchtime 3x -cpuprofile /tmp/cpu.out
+//	go test ./scanner/engine -run '^$' -bench CheckStaged -benchtime 3x -cpuprofile /tmp/cpu.out
 func BenchmarkCheckStaged(b *testing.B) {
 	root := benchRepo(b, 200, 25000)
 	benchCheck(b, root, func(ctx context.Context, emit func(File) error) error { return Staged(ctx, root, emit) })

@@ -143,14 +143,17 @@ func lowerAligned(text []byte) ([]byte, bool) {
 // kwSet finds, in one pass over a lower-cased text, where any of a set of keywords occurs:
 // looking for each keyword in turn costs a pass per keyword, and gitleaks has ~240 of them.
 type kwSet struct {
-	words  []string
-	pairs  [1 << 16 / 64]uint64 // the first two bytes of some keyword
-	byPair map[uint16][]int
-	short  []int // keywords of one byte
+	words []string
+	pairs [1 << 16 / 64]uint64 // the first two bytes of some keyword
+	// at[p] is 1 + the index in lists of the keywords starting with the pair p (0: none); a
+	// table, not a map: prose hits common pairs ("ke", "to", "ap") on most bytes
+	at    [1 << 16]uint16
+	lists [][]int
+	short []int // keywords of one byte
 }
 
 func newKwSet(words []string) *kwSet {
-	s := &kwSet{words: words, byPair: map[uint16][]int{}}
+	s := &kwSet{words: words}
 	for i, w := range words {
 		if len(w) < 2 {
 			s.short = append(s.short, i)
@@ -158,7 +161,11 @@ func newKwSet(words []string) *kwSet {
 		}
 		p := uint16(w[0])<<8 | uint16(w[1])
 		s.pairs[p/64] |= 1 << (p % 64)
-		s.byPair[p] = append(s.byPair[p], i)
+		if s.at[p] == 0 {
+			s.lists = append(s.lists, nil)
+			s.at[p] = uint16(len(s.lists))
+		}
+		s.lists[s.at[p]-1] = append(s.lists[s.at[p]-1], i)
 	}
 	return s
 }
@@ -171,8 +178,8 @@ func (s *kwSet) each(lower []byte, fn func(k, at int)) {
 		if s.pairs[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
-		for _, k := range s.byPair[p] {
-			if bytes.HasPrefix(lower[i:], []byte(s.words[k])) {
+		for _, k := range s.lists[s.at[p]-1] {
+			if w := s.words[k]; len(lower)-i >= len(w) && string(lower[i:i+len(w)]) == w {
 				fn(k, i)
 			}
 		}

@@ -188,7 +188,7 @@ func TestMayHoldEncodedUnicode(t *testing.T) {
 // per line of each against that of n: ratios near 1 mean linear growth (gitleaks' detector on
 // the whole text grows with the keywords random text holds by chance). Run it with
 //
-//	go test ./scanner -run '^$' -bench ScanLinear -benchtime 3x
+//	go test ./scanner/engine -run '^$' -bench ScanLinear -benchtime 3x
 func BenchmarkScanLinear(b *testing.B) {
 	s := readySecrets(b, "")
 	rnd := rand.New(rand.NewPCG(15, 16))
