@@ -50,6 +50,13 @@ func TestConfigGuard(t *testing.T) {
 		{"sh mbguard by path through bash -c", ccBash(`bash -c "./bin/mbguard install --agent codex --uninstall"`), Block},
 		{"sh mbguard-hook hands uninstall to mbguard", ccBash("mbguard-hook uninstall"), Block},
 		{"sh mbguard-hook forges a hook event", ccBash("echo '{}' | /opt/mbguard/mbguard-hook hook claude"), Block},
+		// Windows finds a program with or without its extension, whatever the case
+		{"sh mbguard.exe uninstall", ccBash("mbguard.exe uninstall"), Block},
+		{"sh MBGUARD.EXE uninstall", ccBash("/c/tools/MBGUARD.EXE uninstall"), Block},
+		{"sh mbguard-hook.exe forges a hook event", ccBash("./mbguard-hook.exe hook claude < e.json"), Block},
+		{"sh npm's mbguard.cmd shim", ccBash("node_modules/.bin/mbguard.cmd quarantine drop last"), Block},
+		{"ps mbguard.exe uninstall", cc("PowerShell", map[string]any{"command": "& 'C:\\tools\\mbguard.exe' uninstall"}), Block},
+		{"ok mbguard.exe status", ccBash("mbguard.exe status"), Allow},
 		{"ok mbguard status", ccBash("mbguard status"), Allow},
 		{"ok mbguard check", ccBash("mbguard check --all $FLAGS"), Allow},
 		{"ok mbguard quarantine list", ccBash("mbguard quarantine show last"), Allow},

@@ -14,7 +14,7 @@ func (w *walker) call(args []arg, e *env, depth int, in *stdin) {
 			w.namedArgs("a command", args[1:], e)
 			return
 		}
-		name := path.Base(args[0].s)
+		name := progBase(args[0].s)
 		rest := args[1:]
 		next, ok := w.unwrap(name, rest, &e, depth, in)
 		if !ok {

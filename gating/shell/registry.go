@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 	"sync"
 )
@@ -106,6 +107,9 @@ func lookup(name string) []*command {
 	if cs := registered(name); len(cs) > 0 {
 		return cs
 	}
+	if n, ok := windowsProgram(name); ok {
+		return lookup(n)
+	}
 	if n := pkgManagerName(name); n != "" && n != name {
 		return ofFamily(registered(n), "package managers")
 	}
@@ -113,6 +117,22 @@ func lookup(name string) []*command {
 		return ofFamily(registered(n), "interpreters")
 	}
 	return nil
+}
+
+// progBase is the file name of a command word, whichever separator its path uses
+// (C:\tools\git.exe from PowerShell or cmd).
+func progBase(s string) string { return path.Base(strings.ReplaceAll(s, `\`, "/")) }
+
+// windowsProgram is a program named with a Windows extension (git.exe, MBGUARD.EXE, npm's
+// mbguard.cmd shim) by the name the registry knows it under: Windows runs it whatever the
+// case and with or without the extension, so `mbguard.exe uninstall` is `mbguard uninstall`.
+func windowsProgram(name string) (string, bool) {
+	for _, ext := range []string{".exe", ".cmd", ".bat"} {
+		if len(name) > len(ext) && strings.EqualFold(name[len(name)-len(ext):], ext) {
+			return strings.ToLower(name[:len(name)-len(ext)]), true
+		}
+	}
+	return "", false
 }
 
 func ofFamily(cs []*command, family string) []*command {
