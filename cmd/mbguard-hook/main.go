@@ -125,8 +125,10 @@ func hookCall(args []string) bool {
 func fullProgram() (string, error) { return spawn.Beside("mbguard") }
 
 // handOver runs mbguard with args, on this program's stdin, stdout and stderr, and returns its
-// exit code.
+// exit code. Where the system can, mbguard replaces this process (same pid, the host's signals
+// and timeouts reach it); elsewhere it runs as a child.
 func handOver(full string, args []string) int {
+	replace(full, args) // returns only where it could not
 	cmd := exec.Command(full, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()
