@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"github.com/mbguard/mbguard/internal/spawn"
 )
 
 // peer names the process at the other end of the socket, and says why it is not this
@@ -12,7 +14,7 @@ import (
 // command run by the agent can rewrite; a server of its own there (a copy of python named
 // mbguard) would answer "allow" to every check. The peer must run the very file this process
 // runs — same device and inode, read through /proc/<pid>/exe — not a copy (the agent can make
-// one) nor a program with the same name. A running executable cannot be rewritten in place
+// one) nor a program with the same name; or its pair beside it (mbguard for mbguard-hook). A running executable cannot be rewritten in place
 // (ETXTBSY), so the same inode is the same bytes. Same user only.
 func (c *Client) peer() (int, string) {
 	cred := peerCred(c.conn)
@@ -28,17 +30,30 @@ func (c *Client) peer() (int, string) {
 	return int(cred.Pid), ""
 }
 
+// sameExecutable reports whether pid runs this executable or its pair installed beside it:
+// mbguard-hook asks a watcher that mbguard runs (spawn.Beside, the same folder as this
+// file, never PATH; both files are mbguard's own and guarded alike).
 func sameExecutable(pid int) bool {
+	peer, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/exe")
+	if err != nil {
+		return false
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return false
 	}
-	a, err := os.Stat(self)
-	if err != nil {
-		return false
+	mine := []string{self}
+	for _, name := range []string{"mbguard", "mbguard-hook"} {
+		if p, err := spawn.Beside(name); err == nil {
+			mine = append(mine, p)
+		}
 	}
-	b, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/exe")
-	return err == nil && os.SameFile(a, b)
+	for _, p := range mine {
+		if fi, err := os.Stat(p); err == nil && os.SameFile(fi, peer) {
+			return true
+		}
+	}
+	return false
 }
 
 // peerPID is the process at the other end of a unix socket (0 when unknown).

@@ -298,3 +298,32 @@ func TestWritesText(t *testing.T) {
 		}
 	}
 }
+
+// A watcher mbguard runs (`mbguard watch`) is asked by mbguard-hook: the hook trusts its pair
+// installed beside it as it trusts itself, so no "stray watcher" report is written and the
+// answers are those of the hook without it.
+func TestHookAsksTheWatcherBeside(t *testing.T) {
+	dir := built(t)
+	token := testgit.FakeGitHubToken(t)
+	root, env := project(t, token)
+	full, light := filepath.Join(dir, exe("mbguard")), filepath.Join(dir, exe("mbguard-hook"))
+	if a := call(t, full, root, env, "", "watch", "--detach"); a.code != 0 {
+		t.Fatalf("watch --detach: %+v", a)
+	}
+	t.Cleanup(func() { call(t, full, root, env, "", "watch", "--stop") })
+	s := session(root, token)
+	for i, p := range s[:3] {
+		if a := call(t, light, root, env, p, "hook", "claude"); a.code != 0 {
+			t.Fatalf("call %d: %+v", i+1, a)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, ".git", "mbguard", "watch.stray")); err == nil {
+		t.Errorf("mbguard-hook did not trust the watcher mbguard runs: %s", b)
+	}
+	if a := call(t, full, root, env, "", "watch", "--status"); !strings.Contains(a.stdout+a.stderr, "hooks: ask this watcher") {
+		t.Errorf("watch --status: %+v", a)
+	}
+	if a := call(t, light, root, env, s[6], "hook", "claude"); a.code != 2 || !strings.Contains(a.stderr, "github-pat") {
+		t.Errorf("a Write of a secret into the bank, asked of the watcher: %+v, want it refused naming the rule", a)
+	}
+}
