@@ -88,7 +88,7 @@ func (d *claudeDriver) payload(event, id string, s step) []byte {
 
 func (d *claudeDriver) run(event, id string, s step) (int, []byte, []byte) {
 	b := d.payload(event, id, s)
-	cmd := exec.Command(d.bin, "hook", "claude")
+	cmd := exec.Command(filepath.Join(filepath.Dir(d.bin), "mbguard-hook"), "hook", "claude")
 	cmd.Dir = d.root
 	cmd.Stdin = bytes.NewReader(b)
 	var out, errb bytes.Buffer

@@ -23,7 +23,8 @@ var (
 	buildErr  error
 )
 
-// binary builds cmd/mbguard once per test run.
+// binary builds cmd/mbguard, and cmd/mbguard-hook beside it (what the hosts' hook entries
+// run: the Claude driver's calls go through it), once per test run.
 func binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -33,7 +34,8 @@ func binary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "mbguard")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/mbguard/mbguard/cmd/mbguard")
+		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
+			"github.com/mbguard/mbguard/cmd/mbguard", "github.com/mbguard/mbguard/cmd/mbguard-hook")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
