@@ -29,10 +29,15 @@ var ProtectedPaths = protectedPaths()
 // symlinked path: see homeView); the outcome check reports a change.
 var UserOnlyPaths = userOnlyPaths()
 
+// projectConfig is mbguard's configuration at the repository root: its own, and gitleaks'
+// files, which tune its secret scan (an agent that broke or loosened them would let a secret
+// into the bank, or a bank secret out to the model).
+var projectConfig = []string{".mbguard.yaml", ".gitleaks.toml", ".gitleaksignore"}
+
 // protectedPaths is mbguard's configuration, then every host's project folders protected whole
 // and project files (host.Spec), then the git directory's entries.
 func protectedPaths() []string {
-	out := []string{".mbguard.yaml"}
+	out := slices.Clone(projectConfig)
 	for _, h := range host.All() {
 		out = append(out, h.ProjectDirs...)
 	}
@@ -84,7 +89,7 @@ func UserProtectedFiles(home string, list []string) []string {
 	}
 	for _, p := range list {
 		// a project-root file (crush.json) is no user-level file: hosts keep those in dot folders
-		if strings.HasSuffix(p, "/") || strings.HasPrefix(p, ".git/") || p == ".mbguard.yaml" || !strings.HasPrefix(p, ".") {
+		if strings.HasSuffix(p, "/") || strings.HasPrefix(p, ".git/") || slices.Contains(projectConfig, p) || !strings.HasPrefix(p, ".") {
 			continue
 		}
 		add(p)

@@ -21,6 +21,11 @@ func TestConfigGuard(t *testing.T) {
 		{"write git mbguard state", ocWrite(".git/mbguard/sessions/s.json", "{}"), Block},
 		{"home claude settings", ocWrite("~/.claude/settings.json", "{}"), Block},
 		{"sh redirect mbguard yaml", ocBash("echo 'gating: {mode: off}' > .mbguard.yaml"), Block},
+		// gitleaks' files tune the secret scan: broken or loosened, a secret passes
+		{"cc Write .gitleaks.toml", ccWrite(".gitleaks.toml", "[allowlist]\npaths = ['.*']\n"), Block},
+		{"sh break .gitleaks.toml", ccBash("echo '[[' > .gitleaks.toml"), Block},
+		{"oc write .gitleaksignore", ocWrite(".gitleaksignore", "memory-bank/tech.md:github-pat:3\n"), Block},
+		{"ok cat .gitleaks.toml", ccBash("cat .gitleaks.toml"), Allow},
 		{"sh sed -i settings", ccBash("sed -i s/mbguard/true/ .claude/settings.json"), Block},
 		{"sh rm -rf .claude", ocBash("rm -rf .claude"), Block},
 		{"sh rm hooks glob", ocBash("rm -f .git/hooks/*"), Block},
