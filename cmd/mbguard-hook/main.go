@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -43,6 +44,7 @@ func run(args []string) int {
 		event = args[2]
 	}
 	remote.Use(full, missing)
+	defer remote.Stop()
 	outcome.Finisher = func(root string) error {
 		if missing != nil {
 			return missing
@@ -72,7 +74,9 @@ func run(args []string) int {
 // cache nearly always, so they do not start it early.
 func payload(stdin io.Reader) io.Reader {
 	b, err := io.ReadAll(io.LimitReader(stdin, hooks.MaxPayload+1))
-	if bytes.Contains(b, []byte("memory-bank")) && writesText(b) {
+	// Windows: a process start costs more there, and Go's limit on the handles a child
+	// inherits is not honoured everywhere (Wine): the engine starts when a scan needs it
+	if runtime.GOOS != "windows" && bytes.Contains(b, []byte("memory-bank")) && writesText(b) {
 		remote.Prewarm()
 	}
 	if err != nil {

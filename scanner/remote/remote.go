@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync"
 
@@ -75,6 +76,7 @@ type conn struct {
 	in      io.WriteCloser
 	out     *bufio.Reader
 	enc     *json.Encoder
+	proc    *os.Process
 }
 
 func (c *conn) call(req Request) ([]scanner.SecretFinding, error) {
@@ -126,10 +128,29 @@ func (c *conn) start() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s for the secret scan: %w (mbguard-hook needs the mbguard it came with beside it; reinstall mbguard)", c.program, err)
 	}
-	// The process ends when this one does: its stdin closes then.
+	// The process ends when its stdin closes (Stop, or this process's end).
 	go func() { _ = cmd.Wait() }()
-	c.in, c.out, c.enc = in, bufio.NewReaderSize(out, 64<<10), json.NewEncoder(in)
+	c.in, c.out, c.enc, c.proc = in, bufio.NewReaderSize(out, 64<<10), json.NewEncoder(in), cmd.Process
 	return nil
+}
+
+// Stop ends the engine process, once a start under way has finished: the hook has answered
+// and needs no more scans. Its stdin closes, and it is killed besides, so that nothing it
+// may have inherited (a system that hands a child every inheritable handle, as Wine does,
+// gives it the host's pipe to the hook) outlives the hook.
+func Stop() {
+	c := current
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.proc != nil {
+		_ = c.in.Close()
+		_ = c.proc.Kill()
+		c.proc = nil
+		c.err = errors.New("the secret scan engine was stopped")
+	}
 }
 
 type engine struct {

@@ -84,6 +84,12 @@ func TestScansRunInTheEngineProcess(t *testing.T) {
 	if got, err := s.Scan("memory-bank/tech.md", content); err != nil || len(got) != 1 {
 		t.Errorf("Scan after another repository's error: %+v, %v", got, err)
 	}
+	// Stopped (the hook answered), it scans no more: a scan then fails, never "no secrets".
+	remote.Stop()
+	remote.Stop()
+	if _, err := s.Scan("memory-bank/tech.md", content); err == nil || !strings.Contains(err.Error(), "stopped") {
+		t.Errorf("Scan after Stop: %v, want an error", err)
+	}
 }
 
 // Without the engine program every scan fails (the hook then refuses what needed one), naming
