@@ -76,7 +76,11 @@ type conn struct {
 	in      io.WriteCloser
 	out     *bufio.Reader
 	enc     *json.Encoder
+	// pmu guards proc and stopped, apart from mu (held through a whole scan): Stop must not
+	// wait for one
+	pmu     sync.Mutex
 	proc    *os.Process
+	stopped bool
 }
 
 func (c *conn) call(req Request) ([]scanner.SecretFinding, error) {
@@ -125,31 +129,37 @@ func (c *conn) start() error {
 	if err != nil {
 		return err
 	}
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if c.stopped {
+		return errors.New("the secret scan engine was stopped")
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s for the secret scan: %w (mbguard-hook needs the mbguard it came with beside it; reinstall mbguard)", c.program, err)
 	}
-	// The process ends when its stdin closes (Stop, or this process's end).
+	// The process ends when its stdin closes (this process's end) or Stop kills it.
 	go func() { _ = cmd.Wait() }()
 	c.in, c.out, c.enc, c.proc = in, bufio.NewReaderSize(out, 64<<10), json.NewEncoder(in), cmd.Process
 	return nil
 }
 
-// Stop ends the engine process, once a start under way has finished: the hook has answered
-// and needs no more scans. Its stdin closes, and it is killed besides, so that nothing it
-// may have inherited (a system that hands a child every inheritable handle, as Wine does,
-// gives it the host's pipe to the hook) outlives the hook.
+// Stop ends the engine process: the hook has answered and needs no more scans. It does not
+// wait for a scan under way (a hook that answered before the host's timeout must not then
+// wait for the scan it gave up on): the process is killed, which ends that scan with an
+// error, and no process starts after it. Killing, not only closing its stdin, also ends what
+// it may have inherited (a system that hands a child every inheritable handle, as Wine does,
+// gives it the host's pipe to the hook).
 func Stop() {
 	c := current
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	c.stopped = true
 	if c.proc != nil {
-		_ = c.in.Close()
 		_ = c.proc.Kill()
 		c.proc = nil
-		c.err = errors.New("the secret scan engine was stopped")
 	}
 }
 

@@ -2,11 +2,13 @@ package remote_test
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mbguard/mbguard/internal/testgit"
 	"github.com/mbguard/mbguard/scanner"
@@ -25,6 +27,13 @@ func TestMain(m *testing.M) {
 			}
 			os.Exit(0)
 		case "die":
+			os.Exit(0)
+		case "hang": // takes a request, says so in REMOTE_TEST_MARK, and never answers
+			b := make([]byte, 1)
+			if _, err := os.Stdin.Read(b); err == nil {
+				_ = os.WriteFile(os.Getenv("REMOTE_TEST_MARK"), nil, 0o644)
+			}
+			_, _ = io.Copy(io.Discard, os.Stdin)
 			os.Exit(0)
 		}
 	}
@@ -113,5 +122,46 @@ func TestScansFailClosed(t *testing.T) {
 		if _, err := s.Scan("memory-bank/a.md", []byte("x\n")); err == nil || !strings.Contains(err.Error(), "stopped") {
 			t.Errorf("scan %d with an engine that died: %v, want it stopped", i+1, err)
 		}
+	}
+}
+
+// Stop does not wait for a scan under way (the hook answered before the host's timeout and
+// must exit): the engine is killed and the scan ends with an error.
+func TestStopEndsAScanUnderWay(t *testing.T) {
+	t.Setenv("REMOTE_TEST_ENGINE", "hang")
+	mark := filepath.Join(t.TempDir(), "asked")
+	t.Setenv("REMOTE_TEST_MARK", mark)
+	remote.Use(self(t), nil)
+	s := scanner.NewSecrets(t.TempDir())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Scan("memory-bank/a.md", []byte("x\n"))
+		done <- err
+	}()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(mark); err == nil {
+			break // the engine holds the request
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the engine never got the request")
+		}
+	}
+	stopped := make(chan struct{})
+	go func() {
+		remote.Stop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(time.Minute): // a bound for a hang, not a timing
+		t.Fatal("Stop waited for the scan under way")
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("a scan cut short by Stop reported no error")
+		}
+	case <-time.After(time.Minute): // a bound for a hang, not a timing
+		t.Fatal("the scan under way did not end after Stop")
 	}
 }
