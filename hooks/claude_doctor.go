@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -114,7 +115,7 @@ func ClaudeEventsWithout(settings ...[]byte) []string {
 		for ev, groups := range s.Hooks {
 			for _, g := range groups {
 				for _, h := range g.Hooks {
-					if strings.Contains(h.Command, "hook claude") {
+					if strings.Contains(h.Command, "hook claude") || ourHTTPHook(h) {
 						have[ev] = true
 					}
 				}
@@ -128,4 +129,33 @@ func ClaudeEventsWithout(settings ...[]byte) []string {
 		}
 	}
 	return out
+}
+
+// ClaudeHTTPPort is the port of the watcher mbguard's http hooks in settings POST to (0 when
+// they run as processes).
+func ClaudeHTTPPort(settings ...[]byte) int {
+	for _, b := range settings {
+		var s struct {
+			Hooks map[string][]claudeGroup `json:"hooks"`
+		}
+		if json.Unmarshal(b, &s) != nil {
+			continue
+		}
+		for _, groups := range s.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					if !ourHTTPHook(h) {
+						continue
+					}
+					hostPort, _, _ := strings.Cut(strings.TrimPrefix(h.URL, "http://"), "/")
+					if _, port, ok := strings.Cut(hostPort, ":"); ok {
+						if p, err := strconv.Atoi(port); err == nil {
+							return p
+						}
+					}
+				}
+			}
+		}
+	}
+	return 0
 }

@@ -25,6 +25,9 @@ var claudeToolEvents = map[string]bool{claudePreTool: true, claudePreSkillShell:
 // without touching the file. The file is written atomically.
 func InstallClaude(o InstallOptions) ([]Change, error) {
 	command := o.hookCommand("claude")
+	if o.HTTPPort > 0 && !o.Uninstall {
+		return installHookFile(o, claudeHTTPFile(o, command))
+	}
 	return installHookFile(o, hookFile{
 		host: "claude",
 		entry: func(ev string) json.RawMessage {
@@ -60,6 +63,9 @@ type hookFile struct {
 	// base is the top-level members a new file starts with (Copilot's "version": 1); a file
 	// left with nothing else after uninstall is removed.
 	base map[string]json.RawMessage
+	// more, when set, is the groups added after entry's for an event (Claude Code's http mode:
+	// the Bash tool's command hook beside the http one).
+	more func(event string) []json.RawMessage
 }
 
 // installHookFile merges mbguard's entries into a host's JSON hook file ({"hooks": {event:
@@ -170,6 +176,9 @@ func (f hookFile) mergeEvent(hooks *jsonObject, ev string, uninstall bool, show 
 	}
 	if !uninstall {
 		kept = append(kept, f.entry(ev))
+		if f.more != nil {
+			kept = append(kept, f.more(ev)...)
+		}
 	}
 	if len(kept) == 0 {
 		hooks.del(ev)
@@ -248,8 +257,12 @@ func winBinary(p string) bool {
 
 type claudeHook struct {
 	Type    string `json:"type"`
-	Command string `json:"command"`
-	Timeout int    `json:"timeout,omitempty"`
+	Command string `json:"command,omitempty"`
+	// URL, Headers and AllowedEnvVars make a type "http" hook (watch.http_port).
+	URL            string            `json:"url,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	AllowedEnvVars []string          `json:"allowedEnvVars,omitempty"`
+	Timeout        int               `json:"timeout,omitempty"`
 	// OnFailure (Claude Code 2.1.332) says what a hook that cannot run means: "block" or
 	// "continue"; older versions ignore it.
 	OnFailure string `json:"onFailure,omitempty"`
@@ -290,11 +303,17 @@ func isOurGroup(raw json.RawMessage, suffix string) bool {
 		return false
 	}
 	for _, h := range g.Hooks {
-		if h.Type != "command" || !isOurCommand(h.Command, suffix) {
+		ok := h.Type == "command" && isOurCommand(h.Command, suffix) || suffix == " hook claude" && ourHTTPHook(h)
+		if !ok {
 			return false
 		}
 	}
 	return true
+}
+
+// ourHTTPHook: an http hook install wrote (claudeHTTPFile).
+func ourHTTPHook(h claudeHook) bool {
+	return h.Type == "http" && strings.HasSuffix(h.URL, HTTPPath) && h.Headers[HTTPHeader] == HTTPHeaderValue
 }
 
 // isOurCommand: a command line that runs mbguard's hook for one host.

@@ -45,6 +45,8 @@ type Reply struct {
 	// Note says why an event was let through without a check (an event mbguard does not use,
 	// the escape hatch); the CLI prints it with --verbose.
 	Note string
+	// Forged: the event was refused as sent from inside an agent's tool call (origin.go).
+	Forged bool
 }
 
 // Doer sends one request to a Service: in process, or over a `mbguard watch` socket.
@@ -70,6 +72,9 @@ type Hook struct {
 	// Connect returns the Service to ask for a repository. When nil, a running `mbguard watch`
 	// is used if there is one, else an in-process Service.
 	Connect func(r repo.Repo, cfg *config.Config) (Doer, func(), error)
+	// Requester is the process that sent the event when it is not this one: the holder of an
+	// http hook request's client socket (AnswerHTTP).
+	Requester int
 }
 
 // callKind is what a host's hook event means to mbguard.

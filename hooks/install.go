@@ -48,6 +48,9 @@ type InstallOptions struct {
 	// ClaudeVersion is what `claude --version` printed when install ran ("" when no claude was
 	// found): onFailure is written only for a Claude Code that reads it.
 	ClaudeVersion string
+	// HTTPPort, when set (watch.http_port), makes Claude Code's hooks type "http" requests to
+	// `mbguard watch` on 127.0.0.1 at this port, the Bash tool's events excepted.
+	HTTPPort int
 }
 
 // projectBin reports whether files in the project call mbguard relative to the project.

@@ -19,9 +19,15 @@ func (h *Hook) fromAgent(c *hookCall, repos []repo.Repo) (*hookAnswer, bool) {
 	if !checkOrigin {
 		return nil, false
 	}
-	pid := os.Getpid()
+	// A hook process sits under the host, through hook runners at most. An http request comes
+	// from the host process itself (AnswerHTTP): one from anywhere under the host of a call in
+	// flight — a tool's shell that exec'd curl sits right below it — is the agent's.
+	pid, underHost := h.Requester, h.Requester > 0
+	if pid <= 0 {
+		pid = os.Getpid()
+	}
 	for _, r := range repos {
-		o, ok := outcome.FromCall(r, pid, false)
+		o, ok := outcome.FromCall(r, pid, underHost)
 		if !ok {
 			continue
 		}
@@ -29,9 +35,11 @@ func (h *Hook) fromAgent(c *hookCall, repos []repo.Repo) (*hookAnswer, bool) {
 			"), not by " + h.name() + " itself; nothing was recorded. Hook events come from the host only."
 		_ = declog.Append(declog.Path(r.StateDir()), declog.Entry{Time: time.Now().UTC(), Session: c.Session, Host: h.name(),
 			Event: c.Event, Tool: c.Tool, Gate: "origin", Verdict: "refused", Message: msg})
-		a := &hookAnswer{Stderr: msg + "\n"}
+		a := &hookAnswer{}
 		if c.Kind == callPreTool {
-			a.Deny = msg
+			a.Deny = msg // the refusal carries the message (Claude Code's stderr, the others' reason)
+		} else {
+			a.Stderr = msg + "\n"
 		}
 		return a, true
 	}

@@ -90,7 +90,9 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 		return r
 	}
 	if a, forged := h.fromAgent(&c, repos); forged {
-		return p.render(&c, a) // before anything is recorded: a forged event changes no state
+		r := p.render(&c, a) // before anything is recorded: a forged event changes no state
+		r.Forged = true
+		return r
 	}
 	recordRoots(&c, repos)
 	way := secretWayOf(h.name())

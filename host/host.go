@@ -166,6 +166,10 @@ type Spec struct {
 	ReadCall     string
 	ReadAbs      bool
 	SubagentCall string
+	// HTTPEvents are the events the host POSTs to a URL hook (Claude Code's type "http"):
+	// with watch.http_port set, install points them at `mbguard watch` instead of a process.
+	// nil: the host only runs commands.
+	HTTPEvents []string
 }
 
 // TrustStep is the step before the host runs the hooks install wrote (global: at user level).
@@ -195,6 +199,9 @@ var specs = []Spec{
 		Kernel:   Sandbox,
 		Aliases:  []string{"claude-code", "claudecode"},
 		ReadCall: `Read({ file_path: "%s" })`, ReadAbs: true, SubagentCall: `Agent({ subagent_type: "%s" })`,
+		// every tool call's and turn's events; it sends SessionStart to command hooks only
+		// (test/e2e/claude http_test.go), and the rare events stay processes
+		HTTPEvents: []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
 	},
 	{
 		Name: "opencode", Title: "OpenCode",

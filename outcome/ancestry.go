@@ -222,6 +222,16 @@ func HostOf(pid int) *Proc {
 	return nil
 }
 
+// ProcOf is process pid itself as a call's host (nil when it is gone, or off Linux): an http
+// hook request comes from the host process, not from a hook it started.
+func ProcOf(pid int) *Proc {
+	st, ok := proctab.Local().Stat(pid)
+	if !ok {
+		return nil
+	}
+	return &Proc{PID: pid, Start: st.Start, Sid: st.Sid}
+}
+
 // launchers are the programs a host may put between itself and `mbguard hook`: shells that
 // run the configured command line, and the npm wrapper's node/npx.
 var launchers = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "fish": true,

@@ -10,6 +10,14 @@ import (
 
 type requesterKey struct{}
 
+type hostKey struct{}
+
+// WithHost is WithRequester for a request the host process sent itself (Claude Code's http
+// hooks): the pre check records that process as the call's host, not its parent.
+func WithHost(ctx context.Context, pid int) context.Context {
+	return context.WithValue(WithRequester(ctx, pid), hostKey{}, true)
+}
+
 // WithRequester tells Handle which process sent the requests served under ctx: the socket's
 // peer. The pre check records that process's host (outcome.HostOf), so a later request from
 // under one of the host's tool calls is told from the host's own.
@@ -19,11 +27,20 @@ func WithRequester(ctx context.Context, pid int) context.Context {
 
 // requester is the process serving ctx's requests came from: the one WithRequester named, else
 // this one (an in-process Service answers its own hook; serve answers its host on stdin).
-func requester(ctx context.Context) int {
+func requester(ctx context.Context) (pid int, host bool) {
 	if pid, ok := ctx.Value(requesterKey{}).(int); ok {
-		return pid
+		host, _ := ctx.Value(hostKey{}).(bool)
+		return pid, host
 	}
-	return os.Getpid()
+	return os.Getpid(), false
+}
+
+// hostOf is the host a request from pid records for its call: pid itself when it is the host.
+func hostOf(pid int, host bool) *outcome.Proc {
+	if host {
+		return outcome.ProcOf(pid)
+	}
+	return outcome.HostOf(pid)
 }
 
 // fromAgent says why requests from process pid are refused ("" when they are not): it runs

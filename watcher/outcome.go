@@ -120,7 +120,7 @@ func (s *Service) storeLost(e gating.Event, d *gating.Decision, rep outcome.Repo
 // preCall is the in-flight record of the call e: the bank paths its write tool may write
 // (Allowed) and, where the tool's arguments tell, what it will write there (Expect).
 func (s *Service) preCall(e gating.Event, d gating.Decision) outcome.Call {
-	c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now, Parent: outcome.HostOf(s.peer)}
+	c := outcome.Call{ID: callID(e), Session: e.Session, Host: e.Host, Tool: e.Tool, Start: e.Now, Parent: hostOf(s.peer, s.peerHost)}
 	lt := strings.ToLower(e.Tool)
 	// gating.shell_markdown_writes lets the shell write the .md files its command names
 	shellMD := (lt == "bash" || lt == "shell" || lt == "powershell") && s.engine.Policy.ShellMarkdownWrites
@@ -277,7 +277,7 @@ func (s *Service) openWindow(req Request) Response {
 	defer s.mu.Unlock()
 	e := gating.Event{Session: req.Session, Host: req.Host}
 	rep, err := s.guard().Before(outcome.Call{ID: req.Call, Session: req.Session, Host: req.Host, Tool: "Agent", Agent: true,
-		Parent: outcome.HostOf(req.from)})
+		Parent: hostOf(req.from, req.fromHost)})
 	notes := s.report(e, rep)
 	if err != nil {
 		notes = append(notes, "mbguard: the known-good state of memory-bank/ could not be recorded before the subagent: "+err.Error()+"; run `mbguard doctor`.")

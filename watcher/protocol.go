@@ -34,6 +34,8 @@ type Request struct {
 	Output string `json:"output,omitempty"`
 	// from is the process that sent the request (never read from the wire: see requester)
 	from int
+	// fromHost: from is the host itself (WithHost), not a hook it started
+	fromHost bool
 }
 
 // MaxRedactOutput bounds the Output a host sends; the OpenCode plugin sends no more.

@@ -65,6 +65,7 @@ type Service struct {
 
 	mu       sync.Mutex
 	peer     int                      // the process of the request being served (origin.go)
+	peerHost bool                     // peer is the host itself (WithHost)
 	sessions map[string]*gating.State // resident cache
 	findings []Finding
 	told     map[string]int // session → how many of findings it was told about
@@ -136,7 +137,7 @@ func (s *Service) Handle(ctx context.Context, req Request) (resp Response) {
 	if err := ctx.Err(); err != nil {
 		return Response{ID: req.ID, Error: err.Error()}
 	}
-	req.from = requester(ctx)
+	req.from, req.fromHost = requester(ctx)
 	switch req.Op {
 	case "ping", "shutdown":
 		return Response{ID: req.ID}
@@ -326,7 +327,7 @@ func (s *Service) event(req Request) Response {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.peer = req.from
+	s.peer, s.peerHost = req.from, req.fromHost
 	ss := s.open(e.Session, fx)
 	if e.Kind == gating.EvSessionEnd {
 		if !s.opts.NoOutcome {

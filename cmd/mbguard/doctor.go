@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -208,6 +210,18 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 	}
 	if len(where) > 1 && user != "" && user != files[0] && slices.Contains(where, user) {
 		ch.Status, ch.Detail, ch.Next = twice("claude", where)
+	}
+	if port := hooks.ClaudeHTTPPort(ourFiles...); port > 0 && ch.Status == checkOK {
+		ch.Detail += "; http hooks ask mbguard watch at " + hooks.HTTPURL(port)
+		if _, _, running := watcher.Running(r); !running {
+			ch.Status, ch.Next = checkFail, "mbguard watch --detach"
+			ch.Detail += ", and no watcher runs: every tool call they guard is refused"
+		} else if c, err := net.DialTimeout("tcp4", "127.0.0.1:"+strconv.Itoa(port), time.Second); err != nil {
+			ch.Status, ch.Next = checkFail, "read .git/mbguard/watch.log, then mbguard watch --stop and mbguard watch --detach"
+			ch.Detail += ", and nothing answers there: every tool call they guard is refused"
+		} else {
+			c.Close()
+		}
 	}
 	return ch
 }

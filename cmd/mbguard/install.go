@@ -57,6 +57,7 @@ func (e *env) install(ctx context.Context, c *cobra.Command, f *installFlags) in
 	o := hooks.InstallOptions{Root: r.Root, GitDir: r.GitDir, CommonDir: r.CommonDir, Home: e.getenv("HOME"), ConfigHome: configHome(e.getenv),
 		Global: f.global, Uninstall: f.uninstall, Husky: f.husky, Binary: selfCommand(), HookBinary: hookSelfCommand(), ProjectBin: projectBin(r.Root)}
 	o.CodexHome, o.CopilotHome = e.getenv("CODEX_HOME"), e.getenv("COPILOT_HOME")
+	o.HTTPPort = e.httpPort(r, f)
 	changes, skillDir, code, stop := e.installAgent(ctx, c, f, &o)
 	if stop {
 		return code
@@ -162,6 +163,9 @@ func (e *env) tellInstalled(f *installFlags, o hooks.InstallOptions, r repo.Repo
 			// doctor FAILs this; say it where the person is looking
 			fmt.Fprintln(e.stdout, "next: mbguard init (there is no memory-bank/ here yet, so nothing is gated)")
 		}
+	}
+	if o.HTTPPort > 0 {
+		fmt.Fprintf(e.stdout, "next: mbguard watch --detach (Claude Code's hooks ask it at %s; while it does not run, the tool calls they guard are refused)\n", hooks.HTTPURL(o.HTTPPort))
 	}
 	if step := hooks.TrustStep(f.agent, f.global); step != "" {
 		fmt.Fprintf(e.stdout, "next: %s\n", step)

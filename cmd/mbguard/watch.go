@@ -80,6 +80,7 @@ func newWatchCmd(e *env) *cobra.Command {
 			return e.fail(err)
 		}
 		fmt.Fprintf(e.stderr, "mbguard: watching %s (pid %d, socket %s); stop with mbguard watch --stop\n", r.BankDir(), os.Getpid(), d.Socket())
+		e.startHTTPHooks(ctx, svc, cfg.Watch.HTTPPort)
 		if err := d.Wait(); err != nil {
 			return e.fail(err)
 		}

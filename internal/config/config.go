@@ -65,6 +65,13 @@ type Config struct {
 		// leaves every call as it is. Claude Code gets the kernel line from its sandbox instead.
 		Mode string `koanf:"mode" enum:"off,on" doc:"Run agent shell calls under mbguard jail where the host lets mbguard rewrite them."`
 	} `koanf:"kernel"`
+	Watch struct {
+		// HTTPPort, when set, makes `mbguard watch` answer Claude Code's type "http" hooks on
+		// 127.0.0.1 at this port, and `mbguard install` write such hooks for Claude Code
+		// (Linux: the watcher tells the host's own requests from forged ones by the process
+		// that holds the client socket). 0 keeps every hook a process.
+		HTTPPort int `koanf:"http_port" min:"0" doc:"Port on 127.0.0.1 where mbguard watch answers Claude Code's http hooks (0: off, hooks run as processes; Linux only)."`
+	} `koanf:"watch"`
 
 	// Sources maps every key to where its value came from ("default", a file path, "env NAME", "flag").
 	Sources map[string]string `koanf:"-"`
@@ -103,6 +110,7 @@ func defaults() map[string]any {
 		"check.stale_rules":            []string{},
 		"state.ttl":                    "24h",
 		"kernel.mode":                  "on",
+		"watch.http_port":              0,
 	}
 }
 
@@ -562,12 +570,7 @@ func (c *Config) valueIssues() []Issue {
 			bad(m.key, fmt.Sprintf("= %q", m.val), "want off, warn or block")
 		}
 	}
-	if c.Context.MaxChars < 0 {
-		bad("context.max_chars", fmt.Sprintf("= %d", c.Context.MaxChars), "want 0 or more")
-	}
-	if c.Recovery.LRU < 1 {
-		bad("recovery.lru", fmt.Sprintf("= %d", c.Recovery.LRU), "want 1 or more")
-	}
+	c.numberIssues(bad)
 	if _, err := bank.ParseVersion(c.Templates.Minimum); err != nil {
 		bad("templates.minimum", fmt.Sprintf("= %q", c.Templates.Minimum), "want vMAJOR.MINOR such as v7.1")
 	}
@@ -587,6 +590,19 @@ func (c *Config) valueIssues() []Issue {
 		bad("state.ttl", fmt.Sprintf("= %q", c.State.TTL), "want a duration such as 24h")
 	}
 	return out
+}
+
+// numberIssues reports the integer keys out of their range through bad (valueIssues').
+func (c *Config) numberIssues(bad func(key, val, want string)) {
+	if c.Context.MaxChars < 0 {
+		bad("context.max_chars", fmt.Sprintf("= %d", c.Context.MaxChars), "want 0 or more")
+	}
+	if c.Watch.HTTPPort < 0 || c.Watch.HTTPPort > 65535 {
+		bad("watch.http_port", fmt.Sprintf("= %d", c.Watch.HTTPPort), "want 0 (off) or a port from 1 to 65535")
+	}
+	if c.Recovery.LRU < 1 {
+		bad("recovery.lru", fmt.Sprintf("= %d", c.Recovery.LRU), "want 1 or more")
+	}
 }
 
 // Err returns the configuration problems as one error, or nil.

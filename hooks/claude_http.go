@@ -1,0 +1,201 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mbguard/mbguard/host"
+	"github.com/mbguard/mbguard/internal/config"
+	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/outcome"
+	"github.com/mbguard/mbguard/watcher"
+)
+
+// Claude Code's type "http" hooks: with watch.http_port set, `mbguard watch` answers Claude
+// Code's events over HTTP on 127.0.0.1 — the same pipeline as `mbguard hook claude`, without a
+// process start per event. The HTTP server is cmd/mbguard's (mbguard-hook links none); what
+// it serves is here.
+//
+// Who may send an event: the process that holds the request's client socket (the watcher
+// reads it from the process table), judged as a hook process is (origin.go): a request from
+// inside an agent's tool call — `curl` in a Bash call, a script it left running — is refused
+// and changes nothing. The host's own requests come from the host process itself.
+//
+// What stays a process: the Bash tool's events. A shell call's outcome check counts the
+// processes the call left running by the hook's session and ancestry (outcome.leftBehind),
+// which only a hook started by the host shares; install writes a command hook for Bash
+// beside the http one, and the http answer for a Bash event is empty.
+
+// HTTPHeader is the header every mbguard http hook request carries (install writes it): a
+// request without it — a page the agent's web fetch tool opens — is not a hook event.
+const HTTPHeader = "X-Mbguard-Hook"
+
+// HTTPHeaderValue is HTTPHeader's value: the host whose protocol the request speaks.
+const HTTPHeaderValue = "claude"
+
+// HTTPEnvHeader carries the host's MBGUARD variable (the escape hatch) to the watcher: Claude
+// Code fills it from its environment (allowedEnvVars).
+const HTTPEnvHeader = "X-Mbguard-Env"
+
+// HTTPPath is where the watcher answers Claude Code's events.
+const HTTPPath = "/hook/claude"
+
+// httpProcessTools are the tools whose events a command hook answers in http mode.
+var httpProcessTools = map[string]bool{"Bash": true}
+
+// HTTPRequest is one Claude Code http hook request as the watcher's server read it.
+type HTTPRequest struct {
+	Payload []byte
+	From    int    // the process that holds the client socket (0: not found)
+	Why     string // why From is unknown ("" when it is known)
+	Env     string // the HTTPEnvHeader value: the host's MBGUARD
+}
+
+// AnswerHTTP answers one Claude Code http hook request: the HTTP status and the JSON body. A
+// refusal is Claude Code's JSON form of it (an http hook has no exit code or stderr). A
+// request the host did not send gets 403 and the reason: it changed nothing.
+func (h *Hook) AnswerHTTP(ctx context.Context, req HTTPRequest) (status int, body []byte) {
+	var head struct {
+		Event string `json:"hook_event_name"`
+		Tool  string `json:"tool_name"`
+	}
+	_ = json.Unmarshal(req.Payload, &head)
+	if claudeToolEvents[head.Event] && httpProcessTools[head.Tool] {
+		return 200, []byte("{}\n") // the command hook beside this one answers it
+	}
+	if req.From <= 0 {
+		msg := "[mbguard] refused: the process that sent this " + head.Event + " event could not be told (" + req.Why +
+			"); nothing was recorded. Next: the person runs mbguard doctor."
+		return 403, httpBody(head.Event, Reply{Exit: 2, Stderr: msg}, true)
+	}
+	hh := *h
+	hh.Host = "claude"
+	hh.Requester = req.From
+	hh.Getenv = httpEnv(req.Env, h.Getenv)
+	reply := hh.Run(watcher.WithHost(ctx, req.From), bytes.NewReader(req.Payload))
+	if reply.Forged {
+		return 403, httpBody(reply.Event, Reply{Exit: 2, Stderr: reply.Stderr}, true)
+	}
+	return 200, httpBody(reply.Event, reply, claudeGuardEvents[head.Event])
+}
+
+// httpEnv is the environment an http hook call is decided by: MBGUARD as the host sent it,
+// no other MBGUARD_* variable (the host's are not sent; the watcher's are not the host's),
+// the watcher's for the rest.
+func httpEnv(mbguard string, getenv func(string) string) func(string) string {
+	return func(k string) string {
+		switch {
+		case k == "MBGUARD":
+			return mbguard
+		case strings.HasPrefix(k, "MBGUARD_") || getenv == nil:
+			return ""
+		}
+		return getenv(k)
+	}
+}
+
+// httpBody is reply in an http hook's form: the command hook's stdout JSON as it is, an exit
+// 2 (the reason on stderr) as the event's JSON refusal.
+func httpBody(event string, r Reply, guard bool) []byte {
+	if r.Exit != 2 {
+		if len(bytes.TrimSpace(r.Stdout)) == 0 {
+			return []byte("{}\n")
+		}
+		return r.Stdout
+	}
+	reason := strings.TrimSpace(r.Stderr)
+	var out map[string]any
+	switch {
+	case guard:
+		out = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event,
+			"permissionDecision": "deny", "permissionDecisionReason": reason}}
+	case event == "UserPromptSubmit" || event == claudePostTool || event == "Stop" || event == "SubagentStop":
+		out = map[string]any{"decision": "block", "reason": reason}
+	default:
+		out = map[string]any{"systemMessage": reason}
+	}
+	return encodeJSON(out)
+}
+
+// ConnectOwn is how the watcher's http server reaches a repository's Service: its own
+// Service for its own repository while the configuration is the one it runs by, else what a
+// hook process would use (another repository's watcher, or a Service in this process).
+func ConnectOwn(svc *watcher.Service, now func() time.Time) func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
+	other := defaultConnect(now)
+	return func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
+		if r.Root == svc.Repo.Root && watcher.ConfigDigest(cfg) == watcher.ConfigDigest(svc.Cfg) {
+			return func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
+				return svc.Handle(ctx, req), nil
+			}, func() {}, nil
+		}
+		return other(r, cfg)
+	}
+}
+
+// claudeHTTPEvents are the events install points at the watcher (host.Spec.HTTPEvents); the
+// others keep the command hook.
+var claudeHTTPEvents = func() map[string]bool {
+	m := map[string]bool{}
+	for _, ev := range host.Get("claude").HTTPEvents {
+		m[ev] = true
+	}
+	return m
+}()
+
+// claudeHTTPFile is Claude Code's settings with http hooks (InstallOptions.HTTPPort): the
+// events of claudeHTTPEvents POSTed to the watcher, the Bash tool's also on the command hook,
+// which answers them; the other events on the command hook alone. A watcher that does not
+// answer refuses the calls the guard events would judge (onFailure "block"), as a hook
+// process that cannot start does.
+func claudeHTTPFile(o InstallOptions, command string) hookFile {
+	timeout := int(outcome.HookTimeout / time.Second)
+	onFailure := func(ev string) string {
+		if claudeGuardEvents[ev] {
+			return "block"
+		}
+		return "continue"
+	}
+	group := func(matcher string, h claudeHook) json.RawMessage {
+		g := claudeGroup{Hooks: []claudeHook{h}}
+		if matcher != "" {
+			g.Matcher = &matcher
+		}
+		b, _ := json.Marshal(g)
+		return b
+	}
+	return hookFile{
+		host: "claude",
+		entry: func(ev string) json.RawMessage {
+			matcher := ""
+			if claudeToolEvents[ev] {
+				matcher = "*"
+			}
+			if !claudeHTTPEvents[ev] {
+				return group(matcher, claudeHook{Type: "command", Command: command, Timeout: timeout, OnFailure: onFailure(ev)})
+			}
+			return group(matcher, claudeHook{Type: "http", URL: HTTPURL(o.HTTPPort),
+				Headers:        map[string]string{HTTPHeader: HTTPHeaderValue, HTTPEnvHeader: "$MBGUARD"},
+				AllowedEnvVars: []string{"MBGUARD"}, Timeout: timeout, OnFailure: onFailure(ev)})
+		},
+		more: func(ev string) []json.RawMessage {
+			if !claudeToolEvents[ev] || !claudeHTTPEvents[ev] {
+				return nil
+			}
+			var out []json.RawMessage
+			for _, tool := range slices.Sorted(maps.Keys(httpProcessTools)) {
+				out = append(out, group(tool, claudeHook{Type: "command", Command: command, Timeout: timeout, OnFailure: onFailure(ev)}))
+			}
+			return out
+		},
+		ours: func(raw json.RawMessage) bool { return isOurGroup(raw, " hook claude") },
+	}
+}
+
+// HTTPURL is where Claude Code's http hooks reach the watcher.
+func HTTPURL(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) + HTTPPath }
