@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -207,4 +208,43 @@ func TestPostBusyStampsItsCall(t *testing.T) {
 		t.Fatalf("the busy call was not settled by the next check: err %v, report %+v", err, rep)
 	}
 	sameTree(t, want, snapshot(t, root))
+}
+
+// TestInflightLogStaysShort: a session whose log never empties (a job left running, pre
+// checks whose post never came) keeps it near what its live calls need: every check reads the
+// whole log, a MAC and a JSON decode a line. The live calls survive each rewrite.
+func TestInflightLogStaysShort(t *testing.T) {
+	root := testgit.New(t)
+	r, err := repo.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(r, Options{})
+	if err := os.MkdirAll(r.StateDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	job := Call{ID: "b1" + bgSuffix, Tool: "Bash", Procs: []Proc{{PID: 1, Start: 1}}}
+	prev := inflight{Calls: []Call{job}}
+	if err := g.saveInflight(inflight{}, prev); err != nil {
+		t.Fatal(err)
+	}
+	var most int64
+	for i := range 300 {
+		next := inflight{Calls: []Call{job, {ID: "e" + strconv.Itoa(i%3), Tool: "Edit", Start: int64(i)}}}
+		if err := g.saveInflight(prev, next); err != nil {
+			t.Fatal(err)
+		}
+		prev = next
+		fi, err := os.Stat(g.inflightPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, fi.Size())
+		if got := g.loadInflight().Calls; len(got) != 2 || got[0].ID != job.ID && got[1].ID != job.ID {
+			t.Fatalf("after %d checks the log holds %+v, want the job and the last edit", i+1, got)
+		}
+	}
+	if most > 12<<10 { // two live calls need under 1 KiB
+		t.Errorf("the log grew to %d bytes (compacted past %d)", most, compactInflightAt)
+	}
 }
