@@ -95,6 +95,22 @@ pair "hook PreToolUse Edit bank .md" "$hookruns" "$repo" "$work/bank.json" "$hk"
 pair "hook SessionStart" "$hookruns" "$repo" "$work/start.json" "$hk" hook claude -- "$hello"
 unset REPS
 
+# The same calls as Claude Code's http hooks (watch.http_port): mbguard watch answers them,
+# no process starts. httppost times each POST (a new connection each) interleaved with a
+# start of hello on the same payload, in one program, and prints the ratio of the medians.
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+printf 'watch:\n  http_port: %s\n' "$port" >>"$repo/.mbguard.yaml"
+(cd "$repo" && "$mb" watch --detach >/dev/null 2>&1)
+trap '(cd "$repo" && "$mb" watch --stop) >/dev/null 2>&1; rm -rf "$work"' EXIT
+go build -o "$work/bin/httppost" ./bench/hook/testdata/httppost
+for row in "hook PreToolUse Edit (http):pre.json" "hook PreToolUse Edit bank .md (http):bank.json"; do
+  name="${row%:*}"
+  read -r r hm sm < <("$work/bin/httppost" -n $((hookruns * 10)) -exec "$hello" "http://127.0.0.1:$port/hook/claude" "$work/${row##*:}")
+  printf '%-30s %6s   (%s vs %s per call)\n' "$name" "$r" "$hm" "$sm"
+  results+=("$name $r")
+done
+(cd "$repo" && "$mb" watch --stop >/dev/null 2>&1)
+
 # cold CMD...: runs CMD without check's secret-scan cache (.git/mbguard/check-scan.json),
 # as a fresh clone in CI would: the figures compare scanning with scanning.
 cat >"$work/bin/cold" <<'EOF2'

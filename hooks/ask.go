@@ -56,6 +56,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (asked, bool) 
 	if step := askSteps[c.Kind]; step != nil && !step(k) {
 		return k.a, false
 	}
+	k.checkHTTPListener()
 	if c.Kind != callEnd { // the session is over: nothing is kept for it
 		k.keepOrGive()
 	}

@@ -199,3 +199,30 @@ func claudeHTTPFile(o InstallOptions, command string) hookFile {
 
 // HTTPURL is where Claude Code's http hooks reach the watcher.
 func HTTPURL(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) + HTTPPath }
+
+// checkHTTPListener, in a hook process of a host whose other events go to the watcher over
+// http (watch.http_port), looks at who listens there. Another program on the port — the agent
+// may have stopped the watcher and taken it — answers for mbguard and lets every call
+// through: this hook refuses the call it guards and tells the model, so the person hears of
+// it at the next shell call. A port nobody holds is only told: Claude Code refuses the calls
+// those hooks guard by itself (onFailure "block").
+func (k *asking) checkHTTPListener() {
+	port := k.cfg.Watch.HTTPPort
+	if k.h.Requester > 0 || port <= 0 || len(host.Get(k.h.name()).HTTPEvents) == 0 {
+		return
+	}
+	why, taken := watcher.HTTPListener(k.r, port)
+	if why == "" {
+		return
+	}
+	if !taken {
+		k.a.Context = joinText(k.a.Context, "[mbguard] "+why+": Claude Code refuses the tool calls it guards until the user runs mbguard watch --detach. Next: tell the user.")
+		return
+	}
+	msg := "[mbguard] refused: " + why + ", and Claude Code's http hooks ask whoever listens there; no call runs until the user stops that process and runs mbguard watch --detach (mbguard doctor names it). Next: tell the user."
+	if k.c.Kind == callPreTool {
+		k.a.Deny = joinText(msg, k.a.Deny)
+		return
+	}
+	k.a.Context = joinText(k.a.Context, msg)
+}

@@ -2,10 +2,13 @@ package watcher
 
 import (
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
 	"syscall"
 
+	"github.com/mbguard/mbguard/internal/proctab"
+	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/internal/spawn"
 )
 
@@ -81,4 +84,34 @@ func peerCred(c net.Conn) *syscall.Ucred {
 		return nil
 	}
 	return cred
+}
+
+// HTTPListener says who answers Claude Code's http hooks for r on 127.0.0.1:port: "" when it
+// is this repository's mbguard watch (the same executable, or its pair), else why not —
+// nothing listens, or another program does (taken: the agent could have stopped the watcher
+// and taken the port, and its answers would let every call through).
+func HTTPListener(r repo.Repo, port int) (why string, taken bool) {
+	tab := proctab.Local()
+	addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port))
+	where := "127.0.0.1:" + strconv.Itoa(port)
+	s, ok := tab.TCPSocket(addr, netip.AddrPortFrom(netip.IPv4Unspecified(), 0))
+	if !ok {
+		return "no mbguard watch answers Claude Code's http hooks on " + where, false
+	}
+	if s.UID != os.Getuid() {
+		return "a process of another user listens on " + where + ", not mbguard watch", true
+	}
+	var hint []int
+	if pid, _, ok := Running(r); ok {
+		hint = append(hint, pid)
+	}
+	pid := tab.SocketHolder(s.Inode, hint...)
+	switch {
+	case pid == 0:
+		return "a process mbguard cannot see listens on " + where + ", not mbguard watch", true
+	case !sameExecutable(pid):
+		name, _ := tab.Comm(pid)
+		return "process " + strconv.Itoa(pid) + " (" + name + ") listens on " + where + ", not mbguard watch", true
+	}
+	return "", false
 }

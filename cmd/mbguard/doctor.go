@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -213,14 +211,18 @@ func checkClaude(r repo.Repo, home string) doctorCheck {
 	}
 	if port := hooks.ClaudeHTTPPort(ourFiles...); port > 0 && ch.Status == checkOK {
 		ch.Detail += "; http hooks ask mbguard watch at " + hooks.HTTPURL(port)
-		if _, _, running := watcher.Running(r); !running {
+		why, taken := watcher.HTTPListener(r, port)
+		_, _, running := watcher.Running(r)
+		switch {
+		case taken:
+			ch.Status, ch.Next = checkFail, "stop what listens there, then mbguard watch --stop and mbguard watch --detach"
+			ch.Detail += ", but " + why + ": its answers are not mbguard's"
+		case why != "" && !running:
 			ch.Status, ch.Next = checkFail, "mbguard watch --detach"
 			ch.Detail += ", and no watcher runs: every tool call they guard is refused"
-		} else if c, err := net.DialTimeout("tcp4", "127.0.0.1:"+strconv.Itoa(port), time.Second); err != nil {
+		case why != "":
 			ch.Status, ch.Next = checkFail, "read .git/mbguard/watch.log, then mbguard watch --stop and mbguard watch --detach"
-			ch.Detail += ", and nothing answers there: every tool call they guard is refused"
-		} else {
-			c.Close()
+			ch.Detail += ", and the watcher does not answer there: every tool call they guard is refused"
 		}
 	}
 	return ch

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -248,4 +249,63 @@ func selfAs(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestHTTPHookPortTakenByAnotherProgram: with http hooks installed, the hook processes that
+// remain (SessionStart, the Bash tool's) look at who listens on the port. Nothing: the model
+// is told that the guarded calls are refused until the watcher runs. Another program — what
+// an agent that stopped the watcher and took its port would run — answers for mbguard: the
+// shell call is refused naming it, and doctor fails naming it.
+func TestHTTPHookPortTakenByAnotherProgram(t *testing.T) {
+	if !proctab.Local().Supported() {
+		testhost.Missing(t, "a process table (/proc)", "http hooks are Linux only; install keeps command hooks elsewhere")
+	}
+	python := testhost.Tool(t, "python3", "apt-get install -y python3")
+	testgit.Isolate(t)
+	port := freePort(t)
+	root := httpRepo(t, 0)
+	if err := os.WriteFile(filepath.Join(root, ".mbguard.yaml"), []byte("watch:\n  http_port: "+strconv.Itoa(port)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var iout bytes.Buffer
+	if code := run(context.Background(), []string{"-C", root, "install", "--agent", "claude", "--no-skill"}, nil, &iout, &iout, os.Getenv); code != 0 {
+		t.Fatalf("install: %d\n%s", code, iout.String())
+	}
+	hook := func(p string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"-C", root, "hook", "claude"}, strings.NewReader(payload(root, p)), &out, &errb, os.Getenv)
+		return code, out.String(), errb.String()
+	}
+	start := `{"hook_event_name":"SessionStart","session_id":"s3","cwd":"ROOT","source":"startup"}`
+	shell := `{"hook_event_name":"PreToolUse","session_id":"s3","cwd":"ROOT","tool_name":"Bash","tool_use_id":"b1","tool_input":{"command":"ls"}}`
+	if _, out, _ := hook(start); !strings.Contains(out, "no mbguard watch answers Claude Code's http hooks on 127.0.0.1:"+strconv.Itoa(port)) {
+		t.Errorf("SessionStart with nothing on the port did not tell the model: %s", out)
+	}
+	if code, _, errb := hook(shell); code != 0 {
+		t.Errorf("a shell call with nothing on the port was refused (Claude Code refuses the http ones itself): %d %s", code, errb)
+	}
+
+	squat := exec.Command(python, "-c", `import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen()
+print("up", flush=True)
+time.sleep(120)`, strconv.Itoa(port))
+	out, _ := squat.StdoutPipe()
+	if err := squat.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = squat.Process.Kill(); _ = squat.Wait() }()
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "up\n" {
+		t.Fatalf("the listener did not start: %q", line)
+	}
+	who := "process " + strconv.Itoa(squat.Process.Pid) + " (python3) listens on 127.0.0.1:" + strconv.Itoa(port) + ", not mbguard watch"
+	code, _, errb := hook(shell)
+	if code != 2 || !strings.Contains(errb, "refused: "+who) {
+		t.Errorf("a shell call while python3 holds the port: exit %d, stderr %q; want a refusal naming it", code, errb)
+	}
+	var dout bytes.Buffer
+	if code := run(context.Background(), []string{"-C", root, "doctor"}, nil, &dout, &dout, os.Getenv); code == 0 || !strings.Contains(dout.String(), who) {
+		t.Errorf("doctor: exit %d, want a failure naming python3:\n%s", code, dout.String())
+	}
 }

@@ -25,6 +25,11 @@ func (t Table) TCPSocket(local, remote netip.AddrPort) (Socket, bool) {
 	if t.root == "" || !local.Addr().Is4() || !remote.Addr().Is4() {
 		return Socket{}, false
 	}
+	if t.root == procRoot {
+		if s, ok, err := diagTCP(local, remote); err == nil {
+			return s, ok
+		}
+	}
 	f, err := os.Open(t.root + "/net/tcp")
 	if err != nil {
 		return Socket{}, false

@@ -54,6 +54,10 @@ func TestSocketHolder(t *testing.T) {
 	if pid := tab.SocketHolder(s.Inode); pid != os.Getpid() {
 		t.Errorf("SocketHolder = %d, want this process %d", pid, os.Getpid())
 	}
+	// net/tcp, read where the kernel's socket diagnostics cannot be asked, names the same one
+	if viaFile, ok := (Table{root: procRoot + "/."}).TCPSocket(client, server); !ok || viaFile != s {
+		t.Errorf("net/tcp: %+v, %v; socket diagnostics: %+v", viaFile, ok, s)
+	}
 	// the server's own end is another socket: the lookup is by direction
 	if back, ok := tab.TCPSocket(server, client); !ok || back.Inode == s.Inode {
 		t.Errorf("the server's end: %+v, %v", back, ok)
