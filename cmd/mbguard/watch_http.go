@@ -17,6 +17,7 @@ import (
 	"github.com/mbguard/mbguard/hooks"
 	"github.com/mbguard/mbguard/internal/proctab"
 	"github.com/mbguard/mbguard/internal/repo"
+	"github.com/mbguard/mbguard/outcome"
 	"github.com/mbguard/mbguard/watcher"
 )
 
@@ -25,6 +26,7 @@ import (
 type httpHooks struct {
 	hook *hooks.Hook
 	tab  proctab.Table
+	repo repo.Repo // the watcher's
 	logf func(format string, a ...any) // --verbose
 
 	mu    sync.Mutex
@@ -66,15 +68,19 @@ func (e *env) serveHTTPHooks(ctx context.Context, svc *watcher.Service, port int
 	if err != nil {
 		return fmt.Errorf("answering http hooks on 127.0.0.1:%d: %w; pick a free port for watch.http_port and run mbguard install again", port, err)
 	}
-	hh := &httpHooks{tab: tab, logf: e.logf, hook: &hooks.Hook{Host: "claude", Dir: svc.Repo.Root, Getenv: e.getenv, Sets: e.sets, Now: time.Now,
+	hh := &httpHooks{tab: tab, logf: e.logf, repo: svc.Repo, hook: &hooks.Hook{Host: "claude", Dir: svc.Repo.Root, Getenv: e.getenv, Sets: e.sets, Now: time.Now,
 		Connect: hooks.ConnectOwn(svc, time.Now)}}
 	srv := &http.Server{
-		Handler:           hh,
+		Handler: hh,
+		// Claude Code gives a hook 30 s (install writes it); a request that dribbles in for
+		// longer than that is not the host's
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       40 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			return context.WithValue(ctx, senderKey{}, hh.senderOf(c))
 		},
-		ErrorLog: nil,
 	}
 	go func() { _ = srv.Serve(ln) }()
 	go func() {
@@ -128,12 +134,17 @@ func (hh *httpHooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not an mbguard hook request (header "+hooks.HTTPHeader+" missing)", http.StatusForbidden)
 		return
 	}
+	from, _ := r.Context().Value(senderKey{}).(sender)
+	if o, ok := outcome.FromCall(hh.repo, from.pid, true); ok && from.pid > 0 {
+		// before the body is read: a request from inside a tool call may be 64 MiB of nothing
+		http.Error(w, "[mbguard] refused: this request comes from inside an agent's tool call ("+o.String()+"), not from Claude Code; nothing was recorded", http.StatusForbidden)
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, hooks.MaxPayload+1))
 	if err != nil {
 		http.Error(w, "reading the hook payload: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	from, _ := r.Context().Value(senderKey{}).(sender)
 	status, out := hh.hook.AnswerHTTP(r.Context(), hooks.HTTPRequest{Payload: body, From: from.pid, Why: from.why, Env: r.Header.Get(hooks.HTTPEnvHeader)})
 	hh.logf("http hook %s from pid %d: %d %.200s", eventName(body), from.pid, status, out)
 	w.Header().Set("Content-Type", "application/json")

@@ -173,6 +173,33 @@ func TestHTTPHooksDecideAsTheProcessHook(t *testing.T) {
 	if _, body := post(t, port, true, payload(viaHTTP, steps[2].payload)); !strings.HasPrefix(verdict(viaHTTP, "", body), "deny: ") {
 		t.Errorf("the bank write was not refused over http: %s", body)
 	}
+	// calls in parallel (Claude Code runs read-only tools side by side) all get their answer
+	var wg sync.WaitGroup
+	verdicts := make([]string, 16)
+	for i := range verdicts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := payload(viaHTTP, `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":"ROOT","tool_name":"Write","tool_use_id":"p`+strconv.Itoa(i)+`","tool_input":{"file_path":"ROOT/memory-bank/y`+strconv.Itoa(i)+`.txt","content":"x"}}`)
+			req, _ := http.NewRequest(http.MethodPost, hooks.HTTPURL(port), strings.NewReader(p))
+			req.Header.Set(hooks.HTTPHeader, "claude")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				verdicts[i] = err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			var b bytes.Buffer
+			b.ReadFrom(resp.Body)
+			verdicts[i] = strconv.Itoa(resp.StatusCode) + " " + verdict(viaHTTP, "", b.Bytes())
+		}()
+	}
+	wg.Wait()
+	for i, v := range verdicts {
+		if !strings.HasPrefix(v, "200 deny: [mbguard bank]") {
+			t.Errorf("parallel call %d: %s", i, v)
+		}
+	}
 	bash := `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":"ROOT","tool_name":"Bash","tool_use_id":"t6","tool_input":{"command":"echo x > memory-bank/a.json"}}`
 	if _, body := post(t, port, true, payload(viaHTTP, bash)); strings.TrimSpace(string(body)) != "{}" {
 		t.Errorf("a Bash event over http: %s, want {} (the command hook answers it)", body)
