@@ -26,7 +26,7 @@ import (
 type httpHooks struct {
 	hook *hooks.Hook
 	tab  proctab.Table
-	repo repo.Repo // the watcher's
+	repo repo.Repo                     // the watcher's
 	logf func(format string, a ...any) // --verbose
 
 	mu    sync.Mutex
