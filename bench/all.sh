@@ -109,6 +109,9 @@ for row in "hook PreToolUse Edit (http):pre.json" "hook PreToolUse Edit bank .md
   printf '%-30s %6s   (%s vs %s per call)\n' "$name" "$r" "$hm" "$sm"
   results+=("$name $r")
 done
+# SessionStart stays a process (Claude Code sends it to command hooks only): with the watcher
+# running, mbguard-hook asks it over its unix socket
+REPS=10 pair "hook SessionStart (watch)" "$hookruns" "$repo" "$work/start.json" "$hk" hook claude -- "$hello"
 (cd "$repo" && "$mb" watch --stop >/dev/null 2>&1)
 
 # cold CMD...: runs CMD without check's secret-scan cache (.git/mbguard/check-scan.json),

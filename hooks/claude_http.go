@@ -85,15 +85,15 @@ func (h *Hook) AnswerHTTP(ctx context.Context, req HTTPRequest) (status int, bod
 	return 200, httpBody(reply.Event, reply, claudeGuardEvents[head.Event])
 }
 
-// httpEnv is the environment an http hook call is decided by: MBGUARD as the host sent it,
-// no other MBGUARD_* variable (the host's are not sent; the watcher's are not the host's),
-// the watcher's for the rest.
+// httpEnv is the environment an http hook call is decided by: MBGUARD (the escape hatch) as
+// the host sent it, the rest the watcher's — started by the person, so its configuration is
+// the one its own Service runs by (the host's other variables are not sent).
 func httpEnv(mbguard string, getenv func(string) string) func(string) string {
 	return func(k string) string {
 		switch {
 		case k == "MBGUARD":
 			return mbguard
-		case strings.HasPrefix(k, "MBGUARD_") || getenv == nil:
+		case getenv == nil:
 			return ""
 		}
 		return getenv(k)
