@@ -265,11 +265,14 @@ func (s *Detector) cut(path string, content []byte, firstLine int) []report.Find
 	}
 	p := s.planFor(path, content)
 	var found []report.Finding
-	fpath := path
-	if p.pathFree(path) {
-		fpath = ""
-	}
+	fpath, decided := path, false
 	run := func(d *detect.Detector, frags []span) {
+		if !decided && len(frags) > 0 { // matching the allowlists' paths costs more than most notes' scan
+			if p.pathFree(path) {
+				fpath = ""
+			}
+			decided = true
+		}
 		for _, c := range frags {
 			for _, f := range d.Detect(fragment(fpath, content, c, firstLine)) {
 				f.File = path
