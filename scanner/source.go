@@ -46,16 +46,13 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 	if err != nil {
 		return err
 	}
-	d := <-diffc
-	if d.err != nil {
-		return d.err
-	}
 	blobs, err := emitLinks(entries, emit)
 	if err != nil {
 		return err
 	}
 	if len(blobs) == 0 {
-		return nil
+		d := <-diffc
+		return d.err
 	}
 	var oids bytes.Buffer
 	for _, e := range blobs {
@@ -64,31 +61,67 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 	}
 	stdout, err := gitexec.Cmd{Dir: root, Stdin: &oids}.Stream(ctx, "cat-file", "--batch")
 	if err != nil {
+		<-diffc
 		return fmt.Errorf("reading staged files: %w", err)
 	}
-	r := bufio.NewReaderSize(stdout, 1<<16)
-	var readErr error
-	for _, e := range blobs {
-		f, err := readBlob(r, e.oid)
-		if err != nil {
-			readErr = fmt.Errorf("reading staged %s: %w", e.path, err)
-			break
+	// The blobs are read while git diff runs (it takes as long as reading them, on a bank of
+	// new notes): up to readAhead of them wait for their added lines.
+	type blob struct {
+		f   File
+		err error
+	}
+	ahead := make(chan blob, readAhead)
+	stop := make(chan struct{})
+	go func() {
+		defer close(ahead)
+		r := bufio.NewReaderSize(stdout, 1<<16)
+		for _, e := range blobs {
+			f, err := readBlob(r, e.oid)
+			if err != nil {
+				err = fmt.Errorf("reading staged %s: %w", e.path, err)
+			}
+			select {
+			case ahead <- blob{f, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
 		}
+	}()
+	fail := func(err error) error {
+		close(stop)
+		stdout.Stop()
+		for range ahead { // the reader ends once git is stopped
+		}
+		return err
+	}
+	d := <-diffc
+	if d.err != nil {
+		return fail(d.err)
+	}
+	i := 0
+	for b := range ahead {
+		if b.err != nil {
+			return fail(b.err)
+		}
+		e := blobs[i]
+		i++
+		f := b.f
 		f.Path, f.Mode, f.AddedOnly, f.Added = e.path, e.mode, true, d.added[e.path]
 		if err := emit(f); err != nil {
-			readErr = err
-			break
+			return fail(err)
 		}
-	}
-	if readErr != nil {
-		stdout.Stop()
-		return readErr
 	}
 	if err := stdout.Close(); err != nil {
 		return fmt.Errorf("reading staged files: %w", err)
 	}
 	return nil
 }
+
+// readAhead bounds the staged blobs read before git diff has answered.
+const readAhead = 64
 
 // emitLinks emits the symbolic links and submodules, which have no content to read, and
 // returns the other entries.
