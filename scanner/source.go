@@ -276,39 +276,51 @@ func (p *diffParser) line(raw []byte) error {
 	case !p.hunks && bytes.HasPrefix(line, []byte("+++ ")):
 		p.cur = diffPath(string(line[4:]))
 	case bytes.HasPrefix(line, []byte("@@ ")) && p.cur != "":
-		p.hunks = true
-		// @@ -a[,b] +c[,d] @@
-		f := strings.Fields(string(line))
-		if len(f) < 3 || !strings.HasPrefix(f[2], "+") {
-			p.plain = false
-			return nil
-		}
-		startS, countS, hasCount := strings.Cut(f[2][1:], ",")
-		start, err := strconv.Atoi(startS)
-		if err != nil {
-			p.plain = false
-			return nil
-		}
-		count := 1
-		if hasCount {
-			if count, err = strconv.Atoi(countS); err != nil {
-				p.plain = false
-				return nil
-			}
-		}
-		if start != len(p.added[p.cur])+1 {
-			p.plain = false // lines left out: not a whole file
-		}
-		for l := start; l < start+count; l++ {
-			p.added[p.cur] = append(p.added[p.cur], l)
-		}
-	case p.created && p.cur != "" && len(line) > 0 && line[0] == '+':
+		p.hunk(string(line))
+	case p.created && p.cur != "":
+		p.content(raw, line)
+	}
+	return nil
+}
+
+// content keeps an added line of a created file.
+func (p *diffParser) content(raw, line []byte) {
+	switch {
+	case len(line) > 0 && line[0] == '+':
 		p.text = append(p.text, raw[1:]...)
-	case p.created && p.cur != "" && bytes.HasPrefix(line, []byte(`\ `)):
+	case bytes.HasPrefix(line, []byte(`\ `)):
 		// "\ No newline at end of file": the last line has none
 		p.text = bytes.TrimSuffix(p.text, []byte{'\n'})
 	}
-	return nil
+}
+
+// hunk reads a hunk header, "@@ -a[,b] +c[,d] @@", into the added lines of the current file.
+func (p *diffParser) hunk(line string) {
+	p.hunks = true
+	f := strings.Fields(line)
+	if len(f) < 3 || !strings.HasPrefix(f[2], "+") {
+		p.plain = false
+		return
+	}
+	startS, countS, hasCount := strings.Cut(f[2][1:], ",")
+	start, err := strconv.Atoi(startS)
+	if err != nil {
+		p.plain = false
+		return
+	}
+	count := 1
+	if hasCount {
+		if count, err = strconv.Atoi(countS); err != nil {
+			p.plain = false
+			return
+		}
+	}
+	if start != len(p.added[p.cur])+1 {
+		p.plain = false // lines left out: not a whole file
+	}
+	for l := start; l < start+count; l++ {
+		p.added[p.cur] = append(p.added[p.cur], l)
+	}
 }
 
 // end closes the current file's part.

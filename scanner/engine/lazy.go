@@ -274,24 +274,7 @@ func (l *lazyRules) planFor(path string, text []byte) (*plan, error) {
 		l.mu.Unlock()
 		return nil, err
 	}
-	// A composite rule needs the rules it requires in the same detector.
-	tied := map[string]bool{}
-	for n := 0; n < len(ids); n++ {
-		r := l.compiled[ids[n]]
-		if len(r.RequiredRules) > 0 || r.SkipReport {
-			tied[ids[n]] = true
-		}
-		for _, q := range r.RequiredRules {
-			tied[q.RuleID] = true
-			if !slices.Contains(ids, q.RuleID) {
-				ids = append(ids, q.RuleID)
-			}
-		}
-	}
-	gates := make([]ruleGate, len(ids))
-	for n, id := range ids {
-		gates[n] = l.gates[id]
-	}
+	ids, gates, tied := l.withRequired(ids)
 	l.mu.Unlock()
 	kept := ids[:0]
 	for n, id := range ids {
@@ -324,6 +307,30 @@ func (l *lazyRules) planFor(path string, text []byte) (*plan, error) {
 	}
 	l.plans[key] = &p
 	return &p, nil
+}
+
+// withRequired adds to ids the rules they require (a composite rule needs them in the same
+// detector) and returns each rule's gate and the rules tied to others, which are never gated.
+// Callers hold l.mu and have compiled ids.
+func (l *lazyRules) withRequired(ids []string) ([]string, []ruleGate, map[string]bool) {
+	tied := map[string]bool{}
+	for n := 0; n < len(ids); n++ {
+		r := l.compiled[ids[n]]
+		if len(r.RequiredRules) > 0 || r.SkipReport {
+			tied[ids[n]] = true
+		}
+		for _, q := range r.RequiredRules {
+			tied[q.RuleID] = true
+			if !slices.Contains(ids, q.RuleID) {
+				ids = append(ids, q.RuleID)
+			}
+		}
+	}
+	gates := make([]ruleGate, len(ids))
+	for n, id := range ids {
+		gates[n] = l.gates[id]
+	}
+	return ids, gates, tied
 }
 
 // compile translates the listed rules not compiled yet, with every rule they require, in
