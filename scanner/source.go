@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -23,37 +27,68 @@ import (
 // gitleaks' pre-commit mode reads them). A file deleted in the index is not emitted. It works
 // in a repository without commits, and honours GIT_INDEX_FILE (git commit <paths> runs the hook
 // with a temporary index).
+//
+// A new file's diff holds all of it: such a file is emitted from the diff as soon as its part
+// has been read, when its bytes hash to the blob the index names (sameBlob), so that a
+// commit of many new notes is scanned while git is still printing them. The other files are
+// read with git cat-file once the diff has ended.
 func Staged(ctx context.Context, root string, emit func(File) error) error {
-	type diffResult struct {
-		added map[string][]int
-		err   error
+	stream, err := gitexec.Cmd{Dir: root}.Stream(ctx, "-c", "core.quotePath=false", "diff", "--cached", "-U0", "-M", "--no-color",
+		"--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--", bank.Dir+"/")
+	if err != nil {
+		return fmt.Errorf("reading the staged diff: %w", err)
 	}
-	diffc := make(chan diffResult, 1)
-	go func() {
-		out, err := gitexec.Run(ctx, root, "-c", "core.quotePath=false", "diff", "--cached", "-U0", "-M", "--no-color",
-			"--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--", bank.Dir+"/")
-		if err != nil {
-			diffc <- diffResult{err: fmt.Errorf("reading the staged diff: %w", err)}
-			return
+	blobs, err := stagedBlobs(ctx, root, emit)
+	if err != nil {
+		stream.Stop()
+		return err
+	}
+	byPath := make(map[string]stagedEntry, len(blobs))
+	for _, e := range blobs {
+		byPath[e.path] = e
+	}
+	done := map[string]bool{}
+	p := diffParser{added: map[string][]int{}}
+	p.fileEnd = func(path string, content []byte) error {
+		e, ok := byPath[path]
+		if !ok || content == nil || len(content) > MaxFileSize || !sameBlob(e.oid, content) {
+			return nil
 		}
-		diffc <- diffResult{added: addedLines(out)}
-	}()
+		done[path] = true
+		return emit(File{Path: path, Mode: e.mode, Size: int64(len(content)), Content: content, AddedOnly: true, Added: p.added[path]})
+	}
+	if err := p.read(bufio.NewReaderSize(stream, 1<<16)); err != nil {
+		stream.Stop()
+		return err
+	}
+	if err := stream.Close(); err != nil {
+		return fmt.Errorf("reading the staged diff: %w", err)
+	}
+	rest := blobs[:0:0]
+	for _, e := range blobs {
+		if !done[e.path] {
+			rest = append(rest, e)
+		}
+	}
+	return catBlobs(ctx, root, rest, p.added, emit)
+}
+
+// stagedBlobs lists the index under memory-bank/, emits its links and submodules, and returns
+// its other entries.
+func stagedBlobs(ctx context.Context, root string, emit func(File) error) ([]stagedEntry, error) {
 	ls, err := gitexec.Run(ctx, root, "ls-files", "-s", "-z", "--", bank.Dir+"/")
 	if err != nil {
-		return fmt.Errorf("listing the index: %w", err)
+		return nil, fmt.Errorf("listing the index: %w", err)
 	}
 	entries, err := stagedEntries(ls)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	d := <-diffc
-	if d.err != nil {
-		return d.err
-	}
-	blobs, err := emitLinks(entries, emit)
-	if err != nil {
-		return err
-	}
+	return emitLinks(entries, emit)
+}
+
+// catBlobs reads the blobs with git cat-file and emits each with its added lines.
+func catBlobs(ctx context.Context, root string, blobs []stagedEntry, added map[string][]int, emit func(File) error) error {
 	if len(blobs) == 0 {
 		return nil
 	}
@@ -74,7 +109,7 @@ func Staged(ctx context.Context, root string, emit func(File) error) error {
 			readErr = fmt.Errorf("reading staged %s: %w", e.path, err)
 			break
 		}
-		f.Path, f.Mode, f.AddedOnly, f.Added = e.path, e.mode, true, d.added[e.path]
+		f.Path, f.Mode, f.AddedOnly, f.Added = e.path, e.mode, true, added[e.path]
 		if err := emit(f); err != nil {
 			readErr = err
 			break
@@ -180,43 +215,143 @@ func readBlob(r *bufio.Reader, oid string) (File, error) {
 
 // addedLines parses `git diff -U0` output into the added line numbers of each new-side path.
 func addedLines(diff []byte) map[string][]int {
-	out := map[string][]int{}
-	var cur string
-	for len(diff) > 0 {
-		line := diff
-		if i := bytes.IndexByte(diff, '\n'); i >= 0 {
-			line, diff = diff[:i], diff[i+1:]
-		} else {
-			diff = nil
+	p := diffParser{added: map[string][]int{}}
+	_ = p.read(bufio.NewReader(bytes.NewReader(diff)))
+	return p.added
+}
+
+// diffParser reads `git diff -U0` output: the added line numbers of each new-side path, and
+// the whole content of each file the diff creates (every line of it is added).
+type diffParser struct {
+	added map[string][]int
+	// fileEnd, if set, is called at the end of each file's part of the diff with its
+	// new-side path (empty when unknown) and, for a file the diff creates from nothing, its
+	// content as the diff spells it (nil otherwise, or when the diff holds no text for it).
+	fileEnd func(path string, content []byte) error
+
+	cur     string
+	hunks   bool   // past the file's first @@: a line starting "+++ " is an added "++ …"
+	created bool   // "--- /dev/null"
+	text    []byte // the added lines of a created file, each with its newline
+	plain   bool   // text holds every line (no line has been left out)
+}
+
+func (p *diffParser) read(r *bufio.Reader) error {
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// a line longer than the buffer: gather it whole
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
 		}
-		switch {
-		case bytes.HasPrefix(line, []byte("diff --git ")):
-			cur = ""
-		case bytes.HasPrefix(line, []byte("+++ ")):
-			cur = diffPath(string(line[4:]))
-		case bytes.HasPrefix(line, []byte("@@ ")) && cur != "":
-			// @@ -a[,b] +c[,d] @@
-			f := strings.Fields(string(line))
-			if len(f) < 3 || !strings.HasPrefix(f[2], "+") {
-				continue
+		if len(line) > 0 {
+			if ferr := p.line(line); ferr != nil {
+				return ferr
 			}
-			startS, countS, hasCount := strings.Cut(f[2][1:], ",")
-			start, err := strconv.Atoi(startS)
-			if err != nil {
-				continue
-			}
-			count := 1
-			if hasCount {
-				if count, err = strconv.Atoi(countS); err != nil {
-					continue
-				}
-			}
-			for l := start; l < start+count; l++ {
-				out[cur] = append(out[cur], l)
-			}
+		}
+		if err == io.EOF {
+			return p.end()
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return out
+}
+
+// line reads one line of the diff, with its newline if it has one.
+func (p *diffParser) line(raw []byte) error {
+	line := bytes.TrimSuffix(raw, []byte{'\n'})
+	switch {
+	case bytes.HasPrefix(line, []byte("diff --git ")):
+		if err := p.end(); err != nil {
+			return err
+		}
+		p.cur, p.hunks, p.created, p.text, p.plain = "", false, false, nil, true
+	case !p.hunks && bytes.HasPrefix(line, []byte("--- ")):
+		p.created = string(line) == "--- /dev/null"
+	case !p.hunks && bytes.HasPrefix(line, []byte("+++ ")):
+		p.cur = diffPath(string(line[4:]))
+	case bytes.HasPrefix(line, []byte("@@ ")) && p.cur != "":
+		p.hunk(string(line))
+	case p.created && p.cur != "":
+		p.content(raw, line)
+	}
+	return nil
+}
+
+// content keeps an added line of a created file.
+func (p *diffParser) content(raw, line []byte) {
+	switch {
+	case len(line) > 0 && line[0] == '+':
+		p.text = append(p.text, raw[1:]...)
+	case bytes.HasPrefix(line, []byte(`\ `)):
+		// "\ No newline at end of file": the last line has none
+		p.text = bytes.TrimSuffix(p.text, []byte{'\n'})
+	}
+}
+
+// hunk reads a hunk header, "@@ -a[,b] +c[,d] @@", into the added lines of the current file.
+func (p *diffParser) hunk(line string) {
+	p.hunks = true
+	f := strings.Fields(line)
+	if len(f) < 3 || !strings.HasPrefix(f[2], "+") {
+		p.plain = false
+		return
+	}
+	startS, countS, hasCount := strings.Cut(f[2][1:], ",")
+	start, err := strconv.Atoi(startS)
+	if err != nil {
+		p.plain = false
+		return
+	}
+	count := 1
+	if hasCount {
+		if count, err = strconv.Atoi(countS); err != nil {
+			p.plain = false
+			return
+		}
+	}
+	if start != len(p.added[p.cur])+1 {
+		p.plain = false // lines left out: not a whole file
+	}
+	for l := start; l < start+count; l++ {
+		p.added[p.cur] = append(p.added[p.cur], l)
+	}
+}
+
+// end closes the current file's part.
+func (p *diffParser) end() error {
+	if p.fileEnd == nil || p.cur == "" && !p.created {
+		return nil
+	}
+	var content []byte
+	if p.created && p.cur != "" && p.plain && len(p.text) > 0 {
+		content = p.text
+	}
+	cur := p.cur
+	p.cur, p.hunks, p.created, p.text = "", false, false, nil
+	return p.fileEnd(cur, content)
+}
+
+// sameBlob reports whether content is the blob git names oid (SHA-1, or SHA-256 in a
+// repository of that object format).
+func sameBlob(oid string, content []byte) bool {
+	var h hash.Hash
+	switch len(oid) {
+	case 40:
+		h = sha1.New()
+	case 64:
+		h = sha256.New()
+	default:
+		return false
+	}
+	fmt.Fprintf(h, "blob %d\x00", len(content))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil)) == oid
 }
 
 // diffPath turns a "+++ b/path" name (possibly C-quoted) into a repository-relative path.

@@ -18,6 +18,7 @@ import (
 	"github.com/mbguard/mbguard/internal/gitexec"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/scanner"
+	"github.com/mbguard/mbguard/stale"
 )
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -120,11 +121,16 @@ func runCheck(ctx context.Context, e *env, f checkFlags, r repo.Repo, cfg *confi
 	if !ok {
 		return code
 	}
+	var bg *staleJob
+	if f.all && !staleOff(cfg) {
+		produce, bg = withStale(ctx, produce, r.Root, cfg)
+	}
 	var files atomic.Int64
 	findings, err := scanner.Check(ctx, o, func(emit func(scanner.File) error) error {
 		return produce(func(f scanner.File) error { files.Add(1); return emit(f) })
 	})
 	if err != nil {
+		bg.cancel()
 		return e.fail(err)
 	}
 	if kind, legacy := legacyBank(r); legacy && (f.all || files.Load() > 0) {
@@ -133,8 +139,8 @@ func runCheck(ctx context.Context, e *env, f checkFlags, r repo.Repo, cfg *confi
 			Message: fmt.Sprintf("memory-bank/ has the legacy layout (%s memory bank); mbguard checks and guards the v7.1 layout", kind),
 			Fix:     "run mbguard migrate (it shows the plan; --apply moves the files with their history)"})
 	}
-	if f.all {
-		sf, err := staleFindings(ctx, r.Root, cfg, "", func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) })
+	if bg != nil {
+		sf, err := bg.wait(func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) })
 		if err != nil {
 			return e.fail(err)
 		}
@@ -146,6 +152,68 @@ func runCheck(ctx context.Context, e *env, f checkFlags, r repo.Repo, cfg *confi
 		checkPassed(ctx, e, r, int(files.Load()), f.staged)
 	}
 	return writeFindings(e, f.format, findings)
+}
+
+// staleJob is check --all's stale check, run beside the scan on the notes its walk read:
+// one walk of the bank, and the stale check's git calls and parsing while the scan ends.
+type staleJob struct {
+	stop     context.CancelFunc
+	done     chan struct{} // closed when res and err are set; nil: never started
+	res      stale.Result
+	err      error
+	warnings [][]any // logf's arguments, printed by wait in order
+}
+
+// withStale returns produce, which now also collects the notes and starts the stale check on
+// them when its walk has ended without error.
+func withStale(ctx context.Context, produce func(emit func(scanner.File) error) error, root string, cfg *config.Config) (func(emit func(scanner.File) error) error, *staleJob) {
+	j := &staleJob{}
+	ctx, j.stop = context.WithCancel(ctx)
+	return func(emit func(scanner.File) error) error {
+		var notes []stale.Note
+		err := produce(func(f scanner.File) error {
+			if n, ok := staleNote(f); ok {
+				notes = append(notes, n)
+			}
+			return emit(f)
+		})
+		if err != nil {
+			return err
+		}
+		j.done = make(chan struct{})
+		go func() {
+			defer close(j.done)
+			j.res, j.err = judgeStale(ctx, root, cfg, "", notes, func(format string, a ...any) {
+				j.warnings = append(j.warnings, append([]any{format}, a...))
+			})
+		}()
+		return nil
+	}, j
+}
+
+// wait returns the stale check's result, printing its warnings with logf. A walk that failed
+// never started it: then the check itself has failed.
+func (j *staleJob) wait(logf func(string, ...any)) (stale.Result, error) {
+	if j.done == nil {
+		return stale.Result{}, errors.New("the stale check did not run: the walk of memory-bank/ failed")
+	}
+	<-j.done
+	j.stop()
+	for _, w := range j.warnings {
+		logf(w[0].(string), w[1:]...)
+	}
+	return j.res, j.err
+}
+
+// cancel stops the stale check, if it runs, and waits for it to end.
+func (j *staleJob) cancel() {
+	if j == nil {
+		return
+	}
+	j.stop()
+	if j.done != nil {
+		<-j.done
+	}
 }
 
 // checkSource is what feeds the check the files f selects; ok false carries the exit code of

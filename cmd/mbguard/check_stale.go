@@ -67,22 +67,41 @@ func fixedFinding(f scanner.Finding, done []stale.Fix) bool {
 	return false
 }
 
-// staleFindings reads every note under memory-bank/ and checks its references, with the
-// severities the configuration gives each rule ("off" drops the rule).
+// staleFindings reads every note under memory-bank/ and checks its references (judgeStale).
 func staleFindings(ctx context.Context, root string, cfg *config.Config, since string, logf func(string, ...any)) (stale.Result, error) {
-	if cfg.Check.Stale == "off" && len(cfg.Check.StaleRules) == 0 {
+	if staleOff(cfg) {
 		return stale.Result{}, nil
 	}
 	var notes []stale.Note
 	err := scanner.Disk(ctx, root, []string{bank.Dir}, func(f scanner.File) error {
-		if f.Mode != scanner.ModeSymlink && len(f.Content) > 0 && strings.EqualFold(path.Ext(f.Path), ".md") {
-			notes = append(notes, stale.Note{Path: f.Path, Content: f.Content})
+		if n, ok := staleNote(f); ok {
+			notes = append(notes, n)
 		}
 		return nil
 	})
 	if err != nil {
 		return stale.Result{}, err
 	}
+	return judgeStale(ctx, root, cfg, since, notes, logf)
+}
+
+// staleOff reports whether the configuration turns every stale rule off.
+func staleOff(cfg *config.Config) bool {
+	return cfg.Check.Stale == "off" && len(cfg.Check.StaleRules) == 0
+}
+
+// staleNote is the note the stale check reads from a file of the bank, if it is one: a
+// Markdown file with content, not a link.
+func staleNote(f scanner.File) (stale.Note, bool) {
+	if f.Mode != scanner.ModeSymlink && len(f.Content) > 0 && strings.EqualFold(path.Ext(f.Path), ".md") {
+		return stale.Note{Path: f.Path, Content: f.Content}, true
+	}
+	return stale.Note{}, false
+}
+
+// judgeStale checks the notes' references, with the severities the configuration gives each
+// rule ("off" drops the rule).
+func judgeStale(ctx context.Context, root string, cfg *config.Config, since string, notes []stale.Note, logf func(string, ...any)) (stale.Result, error) {
 	res, err := stale.Check(ctx, root, notes, stale.Options{Since: since})
 	if err != nil {
 		return res, err

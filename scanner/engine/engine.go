@@ -175,13 +175,13 @@ func (s *Detector) full() *detect.Detector {
 	return s.det
 }
 
-// planFor returns the plan to cut content by: the custom configuration's, or that of the
-// default rules content can trigger.
-func (s *Detector) planFor(content []byte) *plan {
+// planFor returns the plan to cut content, stored at path, by: the custom configuration's, or
+// that of the default rules that may report something in it.
+func (s *Detector) planFor(path string, content []byte) *plan {
 	if s.lazy == nil {
 		return &s.plan
 	}
-	p, err := s.lazy.planFor(content)
+	p, err := s.lazy.planFor(path, content)
 	if err != nil {
 		// Not expected (the parts of a configuration that translates whole); stay exact.
 		gitleaksMu.Lock()
@@ -263,13 +263,16 @@ func (s *Detector) cut(path string, content []byte, firstLine int) []report.Find
 	whole := func(d *detect.Detector) []report.Finding {
 		return d.Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})
 	}
-	p := s.planFor(content)
+	p := s.planFor(path, content)
 	var found []report.Finding
-	fpath := path
-	if p.pathFree(path) {
-		fpath = ""
-	}
+	fpath, decided := path, false
 	run := func(d *detect.Detector, frags []span) {
+		if !decided && len(frags) > 0 { // matching the allowlists' paths costs more than most notes' scan
+			if p.pathFree(path) {
+				fpath = ""
+			}
+			decided = true
+		}
 		for _, c := range frags {
 			for _, f := range d.Detect(fragment(fpath, content, c, firstLine)) {
 				f.File = path

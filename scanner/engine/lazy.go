@@ -119,6 +119,7 @@ type lazyRules struct {
 	mu       sync.Mutex
 	base     config.Config          // the head: global allowlists, no rules
 	compiled map[string]config.Rule // by id
+	gates    map[string]ruleGate    // by id, for the compiled rules (gate.go)
 	plans    map[string]*plan       // by the selected ids, joined
 }
 
@@ -151,7 +152,7 @@ func newLazyRules(text string) (*lazyRules, error) {
 		return nil, err
 	}
 	l := &lazyRules{text: text, rules: rules, byID: map[string]int{}, base: base,
-		compiled: map[string]config.Rule{}, plans: map[string]*plan{}}
+		compiled: map[string]config.Rule{}, gates: map[string]ruleGate{}, plans: map[string]*plan{}}
 	kwIndex := map[string]int{}
 	for i, r := range rules {
 		if _, dup := l.byID[r.id]; dup {
@@ -260,26 +261,30 @@ func (l *lazyRules) pick(text []byte, on []bool) []int {
 	return out
 }
 
-// planFor returns the plan of the rules selectRules picks for text.
-func (l *lazyRules) planFor(text []byte) (*plan, error) {
+// planFor returns the plan of the rules selectRules picks for text, stored at path, less
+// those whose gate proves they report nothing in it.
+func (l *lazyRules) planFor(path string, text []byte) (*plan, error) {
 	sel := l.selectRules(text)
 	ids := make([]string, len(sel))
 	for n, i := range sel {
 		ids[n] = l.rules[i].id
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if err := l.compile(ids); err != nil {
+		l.mu.Unlock()
 		return nil, err
 	}
-	// A composite rule needs the rules it requires in the same detector.
-	for n := 0; n < len(ids); n++ {
-		for _, q := range l.compiled[ids[n]].RequiredRules {
-			if !slices.Contains(ids, q.RuleID) {
-				ids = append(ids, q.RuleID)
-			}
+	ids, gates, tied := l.withRequired(ids)
+	l.mu.Unlock()
+	kept := ids[:0]
+	for n, id := range ids {
+		if tied[id] || gates[n].may(path, text) {
+			kept = append(kept, id)
 		}
 	}
+	ids = kept
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	sort.Slice(ids, func(a, b int) bool { return l.byID[ids[a]] < l.byID[ids[b]] })
 	key := strings.Join(ids, "\x00")
 	if p, ok := l.plans[key]; ok {
@@ -302,6 +307,30 @@ func (l *lazyRules) planFor(text []byte) (*plan, error) {
 	}
 	l.plans[key] = &p
 	return &p, nil
+}
+
+// withRequired adds to ids the rules they require (a composite rule needs them in the same
+// detector) and returns each rule's gate and the rules tied to others, which are never gated.
+// Callers hold l.mu and have compiled ids.
+func (l *lazyRules) withRequired(ids []string) ([]string, []ruleGate, map[string]bool) {
+	tied := map[string]bool{}
+	for n := 0; n < len(ids); n++ {
+		r := l.compiled[ids[n]]
+		if len(r.RequiredRules) > 0 || r.SkipReport {
+			tied[ids[n]] = true
+		}
+		for _, q := range r.RequiredRules {
+			tied[q.RuleID] = true
+			if !slices.Contains(ids, q.RuleID) {
+				ids = append(ids, q.RuleID)
+			}
+		}
+	}
+	gates := make([]ruleGate, len(ids))
+	for n, id := range ids {
+		gates[n] = l.gates[id]
+	}
+	return ids, gates, tied
 }
 
 // compile translates the listed rules not compiled yet, with every rule they require, in
@@ -343,6 +372,7 @@ func (l *lazyRules) compile(ids []string) error {
 		}
 		for id, r := range cfg.Rules {
 			l.compiled[id] = r
+			l.gates[id] = newGate(r)
 		}
 		return nil
 	}

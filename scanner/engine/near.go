@@ -145,11 +145,22 @@ func lowerAligned(text []byte) ([]byte, bool) {
 type kwSet struct {
 	words []string
 	pairs [1 << 16 / 64]uint64 // the first two bytes of some keyword
+	// triples holds a hash of the first three bytes of each keyword of three or more: in
+	// prose, two bytes of some keyword ("te", "se", "he"…) start 40% of the offsets, three
+	// bytes of one a few percent.
+	triples [1 << 16 / 64]uint64
 	// at[p] is 1 + the index in lists of the keywords starting with the pair p (0: none); a
 	// table, not a map: prose hits common pairs ("ke", "to", "ap") on most bytes
 	at    [1 << 16]uint16
 	lists [][]int
+	// twos holds the pairs that are a whole keyword, which the triples do not cover.
+	twos  [1 << 16 / 64]uint64
 	short []int // keywords of one byte
+}
+
+// triple hashes three bytes onto the 65,536 bits of kwSet.triples.
+func triple(a, b, c byte) uint16 {
+	return uint16((uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 2654435761 >> 16)
 }
 
 func newKwSet(words []string) *kwSet {
@@ -166,6 +177,12 @@ func newKwSet(words []string) *kwSet {
 			s.at[p] = uint16(len(s.lists))
 		}
 		s.lists[s.at[p]-1] = append(s.lists[s.at[p]-1], i)
+		if len(w) == 2 {
+			s.twos[p/64] |= 1 << (p % 64)
+		} else {
+			t := triple(w[0], w[1], w[2])
+			s.triples[t/64] |= 1 << (t % 64)
+		}
 	}
 	return s
 }
@@ -177,6 +194,14 @@ func (s *kwSet) each(lower []byte, fn func(k, at int)) {
 		p := uint16(lower[i])<<8 | uint16(lower[i+1])
 		if s.pairs[p/64]&(1<<(p%64)) == 0 {
 			continue
+		}
+		if s.twos[p/64]&(1<<(p%64)) == 0 {
+			if i+2 >= len(lower) {
+				continue
+			}
+			if t := triple(lower[i], lower[i+1], lower[i+2]); s.triples[t/64]&(1<<(t%64)) == 0 {
+				continue
+			}
 		}
 		for _, k := range s.lists[s.at[p]-1] {
 			if w := s.words[k]; len(lower)-i >= len(w) && string(lower[i:i+len(w)]) == w {

@@ -289,3 +289,35 @@ func TestEncodedAmongRandomIDsMatchFullDetector(t *testing.T) {
 		})
 	}
 }
+
+// kwSet.each reports every occurrence of every keyword, as a search for each one would.
+func FuzzKwSet(f *testing.F) {
+	f.Add("they keep the key; api_token=x s. hvs. ey ghp_ ey")
+	f.Add("a")
+	f.Add("eyey.s.s.")
+	l := defaultLazy()
+	if l == nil {
+		f.Fatal("gitleaks' default rules cannot be split")
+	}
+	words := append([]string{"x", "ab"}, l.keywords...) // with a keyword of one byte and one of two
+	set := newKwSet(words)
+	f.Fuzz(func(t *testing.T, text string) {
+		lower := []byte(strings.ToLower(text))
+		got := map[[2]int]bool{}
+		set.each(lower, func(k, at int) { got[[2]int{k, at}] = true })
+		n := 0
+		for k, w := range words {
+			for at := 0; at+len(w) <= len(lower); at++ {
+				if string(lower[at:at+len(w)]) == w {
+					n++
+					if !got[[2]int{k, at}] {
+						t.Fatalf("keyword %q at %d not reported in %q", w, at, lower)
+					}
+				}
+			}
+		}
+		if n != len(got) {
+			t.Fatalf("%d occurrences reported, %d there", len(got), n)
+		}
+	})
+}

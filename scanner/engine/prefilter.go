@@ -114,11 +114,11 @@ func mayHoldGeneric(b []byte) bool {
 // assignment follows, in increasing order. Every match of genericRegex in text without a
 // case folder holds one of them.
 func eachGenericCandidate(b []byte, fn func(i int)) {
-	for i := 0; i < len(b); i++ {
-		kws := genericByFirst[b[i]]
-		if kws == nil {
-			continue
+	for i := 0; i+1 < len(b); i++ {
+		if p := uint16(b[i])<<8 | uint16(b[i+1]); genericPairs[p/64]&(1<<(p%64)) == 0 {
+			continue // every keyword has three bytes or more
 		}
+		kws := genericByFirst[b[i]]
 		for _, kw := range kws {
 			if hasPrefixFold(b[i:], kw) && assignmentAfter(b[i+len(kw):]) {
 				fn(i)
@@ -127,6 +127,20 @@ func eachGenericCandidate(b []byte, fn func(i int)) {
 		}
 	}
 }
+
+// genericPairs holds the first two bytes of each of genericKeywords, in any case: a letter
+// such as 'a' or 's' starts a tenth of the words of a note, the pair of one a few percent.
+var genericPairs = func() (t [1 << 16 / 64]uint64) {
+	for _, kw := range genericKeywords {
+		for _, a := range []byte{kw[0], kw[0] - 'a' + 'A'} {
+			for _, b := range []byte{kw[1], kw[1] - 'a' + 'A'} {
+				p := uint16(a)<<8 | uint16(b)
+				t[p/64] |= 1 << (p % 64)
+			}
+		}
+	}
+	return t
+}()
 
 // genericByFirst lists genericKeywords by their first byte, in either case.
 var genericByFirst = func() (t [256][][]byte) {
@@ -196,9 +210,18 @@ func valueRun(b []byte) bool {
 // 16 or more is handed to gitleaks' own decoder. Block markers (MACHINE_BLOCK_START…) and git
 // commit ids are such runs; they decode to nothing.
 func mayHoldEncoded(b []byte) bool {
-	for i := range b {
-		if escapeAt(b, i) {
-			return true
+	// Each byte an escape starts with, searched for on its own: three vectorised searches
+	// cost less than one test per byte.
+	for _, c := range []byte{'U', '%', '\\'} {
+		for at := 0; ; at++ {
+			i := bytes.IndexByte(b[at:], c)
+			if i < 0 {
+				break
+			}
+			at += i
+			if escapeAt(b, at) {
+				return true
+			}
 		}
 	}
 	return mayHoldBase64(b)
@@ -298,7 +321,14 @@ func unicodeEscape(b []byte) bool {
 	return len(b) == 6 || isSpace(b[6])
 }
 
-func isBase64(c byte) bool { return isWord(c) || c == '/' || c == '+' || c == '-' }
+func isBase64(c byte) bool { return base64Bytes[c] }
+
+var base64Bytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWord(byte(c)) || c == '/' || c == '+' || c == '-'
+	}
+	return t
+}()
 
 func isU(c byte) bool { return c == 'u' || c == 'U' }
 

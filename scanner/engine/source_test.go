@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,6 +155,36 @@ func TestStagedMergeConflict(t *testing.T) {
 	_, err := checkStaged(t, root)
 	if err == nil || !strings.Contains(err.Error(), "merge conflicts") {
 		t.Fatalf("err = %v, want a merge-conflict message", err)
+	}
+}
+
+// Staged reads blobs ahead while git diff runs; a caller that stops early (an emit error, as
+// when a check is cancelled) gets its error back, every blob in order before it, and git
+// ended, with more blobs staged than are read ahead.
+func TestStagedStopsEarly(t *testing.T) {
+	root := testgit.New(t)
+	n := 150
+	for i := range n {
+		testgit.Write(t, root, fmt.Sprintf("memory-bank/details/n%03d.md", i), fmt.Sprintf("# Note %d\n\nline\n", i))
+	}
+	testgit.Git(t, root, "add", ".")
+	for _, stopAt := range []int{0, 3, 100, n - 1} {
+		var got []string
+		stop := errors.New("stop")
+		err := Staged(context.Background(), root, func(f File) error {
+			if len(got) == stopAt {
+				return stop
+			}
+			want := fmt.Sprintf("# Note %d\n\nline\n", len(got))
+			if string(f.Content) != want || len(f.Added) != 3 {
+				t.Errorf("file %d: %s holds %q with added lines %v, want %q and 3 lines", len(got), f.Path, f.Content, f.Added, want)
+			}
+			got = append(got, f.Path)
+			return nil
+		})
+		if !errors.Is(err, stop) || len(got) != stopAt {
+			t.Errorf("stopping at %d: err = %v after %d files, want the emit error after %d", stopAt, err, len(got), stopAt)
+		}
 	}
 }
 
