@@ -112,6 +112,7 @@ done
 # SessionStart stays a process (Claude Code sends it to command hooks only): with the watcher
 # running, mbguard-hook asks it over its unix socket
 REPS=10 pair "hook SessionStart (watch)" "$hookruns" "$repo" "$work/start.json" "$hk" hook claude -- "$hello"
+[ -f "$repo/.git/mbguard/watch.stray" ] && echo "bench: $(cat "$repo/.git/mbguard/watch.stray")" >&2
 (cd "$repo" && "$mb" watch --stop >/dev/null 2>&1)
 
 # cold CMD...: runs CMD without check's secret-scan cache (.git/mbguard/check-scan.json),
