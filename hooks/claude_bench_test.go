@@ -24,3 +24,21 @@ func BenchmarkClaudePreToolUse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClaudeSessionStart is a session's start in a hook process's pipeline (no watcher):
+// the context block from MEMORY.md, its scan cached, the session's state.
+func BenchmarkClaudeSessionStart(b *testing.B) {
+	root := bankRepo(b)
+	h := &hookRun{root: root, sess: "bench-session", env: nil}
+	h.t = &testing.T{}
+	c := &Claude{Dir: root, Getenv: func(string) string { return "" }}
+	ctx := context.Background()
+	p := h.payload("SessionStart", map[string]any{"source": "startup"})
+	c.Handle(ctx, p)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := c.Handle(ctx, p); r.Exit != 0 {
+			b.Fatal(r.Stderr)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -82,6 +83,10 @@ func (h *Hook) AnswerHTTP(ctx context.Context, req HTTPRequest) (status int, bod
 	if reply.Forged {
 		return 403, httpBody(reply.Event, Reply{Exit: 2, Stderr: reply.Stderr}, true)
 	}
+	if strings.Contains(reply.Stderr, notThisWatcher) {
+		// as if nothing answered here: Claude Code refuses the call a PreToolUse guards
+		return 409, httpBody(reply.Event, Reply{Exit: 2, Stderr: reply.Stderr}, true)
+	}
 	return 200, httpBody(reply.Event, reply, claudeGuardEvents[head.Event])
 }
 
@@ -123,18 +128,32 @@ func httpBody(event string, r Reply, guard bool) []byte {
 	return encodeJSON(out)
 }
 
+// notThisWatcher begins the error ConnectOwn gives for another repository's call.
+const notThisWatcher = "the watcher on this port answers Claude Code's http hooks for "
+
 // ConnectOwn is how the watcher's http server reaches a repository's Service: its own
-// Service for its own repository while the configuration is the one it runs by, else what a
-// hook process would use (another repository's watcher, or a Service in this process).
+// Service for its own repository while the configuration is the one it runs by, else a
+// Service in this process for that configuration. Another repository is not its to answer
+// for: its watcher would take this watcher, not the host, for the sender of the call and
+// record the wrong host (origin.go), so the call is not decided (the pipeline's fail-safe
+// rule) and the message names the next step.
 func ConnectOwn(svc *watcher.Service, now func() time.Time) func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
-	other := defaultConnect(now)
+	own := watcher.ConfigDigest(svc.Cfg)
 	return func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
-		if r.Root == svc.Repo.Root && watcher.ConfigDigest(cfg) == watcher.ConfigDigest(svc.Cfg) {
+		if r.Root != svc.Repo.Root {
+			return nil, nil, errors.New(notThisWatcher + svc.Repo.Root +
+				" only; give " + r.Root + " a watch.http_port of its own and run mbguard watch there")
+		}
+		if watcher.ConfigDigest(cfg) == own {
 			return func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
 				return svc.Handle(ctx, req), nil
 			}, func() {}, nil
 		}
-		return other(r, cfg)
+		// the configuration changed since the watcher started: decide by the new one
+		local := watcher.NewService(r, cfg, watcher.ServiceOptions{Now: now})
+		return func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
+			return local.Handle(ctx, req), nil
+		}, func() { local.Close() }, nil
 	}
 }
 

@@ -71,6 +71,14 @@ func TestAnswerHTTPSender(t *testing.T) {
 	if status != 403 || !strings.Contains(body, "sent from inside an agent's tool call") {
 		t.Errorf("a read sent by a process under the host with a call in flight: %d %s, want 403", status, body)
 	}
+	// a call about another repository is not this watcher's to answer
+	other := bankRepo(t)
+	oh := &hookRun{root: other, sess: "http-other", t: t}
+	otherWrite := oh.payload("PreToolUse", map[string]any{"tool_name": "Write", "tool_use_id": "o1",
+		"tool_input": map[string]any{"file_path": other + "/memory-bank/notes.md", "content": "# notes\n"}})
+	if status, body := send(os.Getpid(), "", otherWrite); status != 409 || !strings.Contains(body, "a watch.http_port of its own") {
+		t.Errorf("a bank write in another repository: %d %s, want 409 (Claude Code then refuses it) naming the next step", status, body)
+	}
 	bash := h.payload("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "b1", "tool_input": map[string]any{"command": "echo x > memory-bank/a.json"}})
 	if status, body := send(os.Getpid(), "", bash); status != 200 || strings.TrimSpace(body) != "{}" {
 		t.Errorf("a Bash event: %d %s, want {} (the command hook answers it)", status, body)
