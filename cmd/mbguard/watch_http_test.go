@@ -42,31 +42,40 @@ func httpRepo(t *testing.T, port int, yaml ...string) string {
 	f.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	var log syncBuffer
+	log := &syncBuffer{wrote: make(chan struct{}, 1)}
 	go func() {
 		defer close(done)
-		run(ctx, []string{"-C", dir, "watch"}, nil, &log, &log, os.Getenv)
+		run(ctx, []string{"-C", dir, "watch"}, nil, log, log, os.Getenv)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.After(20 * time.Second)
 	for !strings.Contains(log.String(), "answering Claude Code's http hooks") {
-		if time.Now().After(deadline) {
+		select {
+		case <-log.wrote:
+		case <-done:
+			t.Fatalf("the watcher stopped:\n%s", log.String())
+		case <-deadline:
 			t.Fatalf("the watcher does not answer http hooks:\n%s", log.String())
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	return dir
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a poller.
+// syncBuffer is a bytes.Buffer safe for a writer and a reader; wrote has a value after
+// each write.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	select {
+	case s.wrote <- struct{}{}:
+	default:
+	}
 	return s.b.Write(p)
 }
 
