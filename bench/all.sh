@@ -31,7 +31,9 @@ trap 'rm -rf "$work"' EXIT
 
 glver="$(go list -m -f '{{.Version}}' github.com/zricethezav/gitleaks/v8)"
 mkdir -p "$work/bin"
-go build -o "$work/bin/" ./cmd/mbguard ./cmd/mbguard-hook
+# as releases and npm packages ship them (release/build.go): static, no cgo. A cgo build is
+# linked dynamically, and the loader costs each hook start about a millisecond
+CGO_ENABLED=0 go build -o "$work/bin/" ./cmd/mbguard ./cmd/mbguard-hook
 go build -o "$work/bin/hello" ./bench/hook/testdata/hello
 GOBIN="$work/bin" GOFLAGS=-mod=mod go install "github.com/zricethezav/gitleaks/v8@$glver" 2>/dev/null
 mb="$work/bin/mbguard" hk="$work/bin/mbguard-hook" gl="$work/bin/gitleaks" hello="$work/bin/hello"
