@@ -105,23 +105,11 @@ func describeJSON(v any) string {
 // SubagentStart, say) leave those windows unmarked until install runs again.
 func ClaudeEventsWithout(settings ...[]byte) []string {
 	have := map[string]bool{}
-	for _, b := range settings {
-		var s struct {
-			Hooks map[string][]claudeGroup `json:"hooks"`
+	eachClaudeHook(settings, func(ev string, h claudeHook) {
+		if strings.Contains(h.Command, "hook claude") || ourHTTPHook(h) {
+			have[ev] = true
 		}
-		if json.Unmarshal(b, &s) != nil {
-			continue
-		}
-		for ev, groups := range s.Hooks {
-			for _, g := range groups {
-				for _, h := range g.Hooks {
-					if strings.Contains(h.Command, "hook claude") || ourHTTPHook(h) {
-						have[ev] = true
-					}
-				}
-			}
-		}
-	}
+	})
 	var out []string
 	for _, ev := range ClaudeEvents {
 		if !have[ev] {
@@ -134,6 +122,21 @@ func ClaudeEventsWithout(settings ...[]byte) []string {
 // ClaudeHTTPPort is the port of the watcher mbguard's http hooks in settings POST to (0 when
 // they run as processes).
 func ClaudeHTTPPort(settings ...[]byte) int {
+	port := 0
+	eachClaudeHook(settings, func(_ string, h claudeHook) {
+		if port != 0 || !ourHTTPHook(h) {
+			return
+		}
+		hostPort, _, _ := strings.Cut(strings.TrimPrefix(h.URL, "http://"), "/")
+		if _, p, ok := strings.Cut(hostPort, ":"); ok {
+			port, _ = strconv.Atoi(p)
+		}
+	})
+	return port
+}
+
+// eachClaudeHook calls f with every hook of every event in the settings files that parse.
+func eachClaudeHook(settings [][]byte, f func(event string, h claudeHook)) {
 	for _, b := range settings {
 		var s struct {
 			Hooks map[string][]claudeGroup `json:"hooks"`
@@ -141,21 +144,12 @@ func ClaudeHTTPPort(settings ...[]byte) int {
 		if json.Unmarshal(b, &s) != nil {
 			continue
 		}
-		for _, groups := range s.Hooks {
+		for ev, groups := range s.Hooks {
 			for _, g := range groups {
 				for _, h := range g.Hooks {
-					if !ourHTTPHook(h) {
-						continue
-					}
-					hostPort, _, _ := strings.Cut(strings.TrimPrefix(h.URL, "http://"), "/")
-					if _, port, ok := strings.Cut(hostPort, ":"); ok {
-						if p, err := strconv.Atoi(port); err == nil {
-							return p
-						}
-					}
+					f(ev, h)
 				}
 			}
 		}
 	}
-	return 0
 }

@@ -17,16 +17,7 @@ func BenchmarkAnswerHTTP(b *testing.B) {
 	root := bankRepo(b)
 	h := &hookRun{root: root, sess: "bench-session", env: nil}
 	h.t = &testing.T{}
-	r, err := repo.Find(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := config.Load(config.Options{RepoRoot: root, Getenv: func(string) string { return "" }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc := watcher.NewService(r, cfg, watcher.ServiceOptions{Resident: true})
-	hk := &Hook{Host: "claude", Dir: root, Getenv: func(string) string { return "" }, Now: time.Now, Connect: ConnectOwn(svc, time.Now)}
+	hk := httpHook(b, root)
 	ctx := context.Background()
 	send := func(p []byte) []byte {
 		status, body := hk.AnswerHTTP(ctx, HTTPRequest{Payload: p, From: os.Getpid()})
@@ -42,4 +33,20 @@ func BenchmarkAnswerHTTP(b *testing.B) {
 	for b.Loop() {
 		send(p)
 	}
+}
+
+// httpHook is the Hook the watcher's http server runs for the repository at root: its
+// resident Service answers.
+func httpHook(t testing.TB, root string) *Hook {
+	t.Helper()
+	r, err := repo.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.Options{RepoRoot: root, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := watcher.NewService(r, cfg, watcher.ServiceOptions{Resident: true})
+	return &Hook{Host: "claude", Dir: root, Getenv: func(string) string { return "" }, Now: time.Now, Connect: ConnectOwn(svc, time.Now)}
 }

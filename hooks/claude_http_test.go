@@ -6,13 +6,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mbguard/mbguard/internal/config"
 	"github.com/mbguard/mbguard/internal/proctab"
-	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/internal/testhost"
-	"github.com/mbguard/mbguard/watcher"
 )
 
 // An http hook request is the host's own: AnswerHTTP refuses, with 403 and nothing recorded,
@@ -26,16 +22,7 @@ func TestAnswerHTTPSender(t *testing.T) {
 	sleep := testhost.Tool(t, "sleep", "apt-get install -y coreutils")
 	root := bankRepo(t)
 	h := &hookRun{root: root, sess: "http-session", t: t}
-	r, err := repo.Find(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(config.Options{RepoRoot: root, Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := watcher.NewService(r, cfg, watcher.ServiceOptions{Resident: true})
-	hk := &Hook{Host: "claude", Dir: root, Getenv: func(string) string { return "" }, Now: time.Now, Connect: ConnectOwn(svc, time.Now)}
+	hk := httpHook(t, root)
 	ctx := context.Background()
 	send := func(from int, why string, p []byte) (int, string) {
 		status, body := hk.AnswerHTTP(ctx, HTTPRequest{Payload: p, From: from, Why: why})
