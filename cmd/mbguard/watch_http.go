@@ -134,9 +134,14 @@ func (hh *httpHooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not an mbguard hook request (header "+hooks.HTTPHeader+" missing)", http.StatusForbidden)
 		return
 	}
+	// before the body is read (a request from inside a tool call may be 64 MiB of nothing): a
+	// sender that cannot be told, or one under a tool call of this repository
 	from, _ := r.Context().Value(senderKey{}).(sender)
-	if o, ok := outcome.FromCall(hh.repo, from.pid, true); ok && from.pid > 0 {
-		// before the body is read: a request from inside a tool call may be 64 MiB of nothing
+	if from.pid <= 0 {
+		http.Error(w, "[mbguard] refused: the process that sent this request could not be told ("+from.why+"); nothing was recorded", http.StatusForbidden)
+		return
+	}
+	if o, ok := outcome.FromCall(hh.repo, from.pid, true); ok {
 		http.Error(w, "[mbguard] refused: this request comes from inside an agent's tool call ("+o.String()+"), not from Claude Code; nothing was recorded", http.StatusForbidden)
 		return
 	}
