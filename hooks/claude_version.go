@@ -33,17 +33,37 @@ func ParseClaudeVersion(out string) (v [3]int, ok bool) {
 // claudeTakesOnFailure reports whether the Claude Code whose `--version` printed version reads
 // onFailure. An unknown version (no claude on PATH when install ran, or output it cannot read)
 // gets it: a Claude Code installed later is a current one, and doctor reads the version again.
-func claudeTakesOnFailure(version string) bool {
+func claudeTakesOnFailure(version string) bool { return claudeAtLeast(version, claudeOnFailureSince) }
+
+// claudeAtLeast reports whether version is since or later; an unknown version is taken for a
+// current one (claudeTakesOnFailure says why).
+func claudeAtLeast(version string, since [3]int) bool {
 	v, ok := ParseClaudeVersion(version)
 	if !ok {
 		return true
 	}
 	for i := range v {
-		if v[i] != claudeOnFailureSince[i] {
-			return v[i] > claudeOnFailureSince[i]
+		if v[i] != since[i] {
+			return v[i] > since[i]
 		}
 	}
 	return true
+}
+
+// claudeHTTPSince is the oldest Claude Code whose type "http" hooks were run against here
+// (HOSTS.md §8: 2.1.328 and 2.1.332): an older one may reject the entry and drop the file.
+var claudeHTTPSince = [3]int{2, 1, 328}
+
+// ClaudeHTTPNote is what install says when watch.http_port is set but the Claude Code found
+// predates the http hooks mbguard was run against ("" when it does not): the hooks stay
+// processes there.
+func ClaudeHTTPNote(version string) string {
+	if claudeAtLeast(version, claudeHTTPSince) {
+		return ""
+	}
+	v, _ := ParseClaudeVersion(version)
+	return "Claude Code " + strconv.Itoa(v[0]) + "." + strconv.Itoa(v[1]) + "." + strconv.Itoa(v[2]) +
+		" predates the http hooks mbguard was run against (2.1.328): its hooks stay processes, and watch.http_port is not used"
 }
 
 // ClaudeOnFailureNote is what install and doctor say when the Claude Code found predates

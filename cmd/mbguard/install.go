@@ -114,6 +114,10 @@ func (e *env) installAgent(ctx context.Context, c *cobra.Command, f *installFlag
 	if sandboxHost {
 		o.ClaudeVersion = claudeVersion(ctx) // onFailure is written only for a Claude Code that reads it
 	}
+	if note := hooks.ClaudeHTTPNote(o.ClaudeVersion); o.HTTPPort > 0 && note != "" {
+		fmt.Fprintln(e.stderr, "mbguard: "+note+". Next: update Claude Code, then run mbguard install --agent claude again.")
+		o.HTTPPort = 0
+	}
 	changes, err := installHost(spec, *o, f.sandbox)
 	if err != nil {
 		return nil, "", e.fail(fmt.Errorf("installing for %s: %w", f.agent, err)), true
