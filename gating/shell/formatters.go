@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // formatterSpec says how a linter or formatter writes the files it is handed.
@@ -25,34 +26,36 @@ type formatterSpec struct {
 // formatters are the linters and formatters that rewrite files. Tools that cannot write
 // Markdown run on `.` or `src` are not writes of the bank; those that can are refused with
 // the command that leaves the bank out.
-var formatters = map[string]formatterSpec{
-	// cannot write Markdown
-	"gofmt":        {fix: []string{"-w"}},
-	"goimports":    {fix: []string{"-w"}, values: []string{"-local"}},
-	"black":        {mdOpts: []string{"--include"}, values: []string{"--line-length", "-l", "--target-version", "-t", "--exclude", "--extend-exclude", "--force-exclude", "--config", "--python-cell-magics", "-W", "--workers"}},
-	"ruff":         {fix: []string{"--fix", "format", "--fix-only"}, mdOpts: []string{"--extension"}, values: []string{"--config", "--select", "--ignore", "--extend-select", "--exclude", "--extend-exclude", "--line-length", "--target-version", "--output-format", "--per-file-ignores", "--fixable", "--unfixable", "--cache-dir"}},
-	"isort":        {values: []string{"--settings-path", "--sp", "--profile", "-l", "--line-length", "--skip", "-s", "--skip-glob", "--extend-skip"}},
-	"autopep8":     {fix: []string{"-i", "--in-place"}, values: []string{"--max-line-length", "--select", "--ignore", "--exclude", "-j", "--jobs", "--global-config"}},
-	"rustfmt":      {values: []string{"--edition", "--config", "--config-path", "--emit"}},
-	"clang-format": {fix: []string{"-i"}, values: []string{"--style", "-style", "--assume-filename", "--lines", "--offset", "--length"}},
-	"shfmt":        {fix: []string{"-w", "--write"}, values: []string{"-i", "--indent", "-ln", "--language-dialect"}},
-	"eslint":       {fix: []string{"--fix"}, mdOpts: []string{"--ext"}, values: []string{"-c", "--config", "--ignore-path", "--ignore-pattern", "--rule", "--plugin", "--parser", "--format", "-f", "-o", "--output-file", "--max-warnings", "--cache-location", "--fix-type", "--resolve-plugins-relative-to", "--rulesdir", "--env", "--global", "--parser-options"}},
-	"stylua":       {values: []string{"--config-path", "-f", "--glob", "-g", "--num-threads"}},
-	"yamlfmt":      {values: []string{"-conf", "-exclude"}},
-	"taplo":        {fix: []string{"fmt", "format"}, values: []string{"--config", "-c", "--option", "-o"}},
-	// can write Markdown
-	"prettier":          {fix: []string{"--write", "-w"}, md: true, values: []string{"--config", "--ignore-path", "--plugin", "--parser", "--stdin-filepath", "--print-width", "--tab-width", "--log-level", "--cache-location", "--end-of-line", "--trailing-comma", "--prose-wrap"}, exclude: "'!memory-bank/**'"},
-	"markdownlint":      {fix: []string{"--fix", "-f"}, md: true, values: []string{"-c", "--config", "-i", "--ignore", "-p", "--ignore-path", "-r", "--rules", "-o", "--output"}, exclude: "--ignore memory-bank"},
-	"markdownlint-cli2": {fix: []string{"--fix"}, md: true, values: []string{"--config"}, exclude: "'#memory-bank'"},
-	"dprint":            {fix: []string{"fmt"}, md: true, values: []string{"--config", "-c", "--excludes", "--plugins", "--log-level"}, exclude: "--excludes memory-bank"},
-	"mdformat":          {md: true, values: []string{"--wrap", "--end-of-line", "--extensions", "--codeformatters"}},
-	"remark":            {fix: []string{"-o", "--output"}, md: true, values: []string{"--rc-path", "-r", "--ignore-path", "-i", "--setting", "-s", "--use", "-u", "--ignore-pattern"}, exclude: "--ignore-pattern memory-bank"},
-	"textlint":          {fix: []string{"--fix"}, md: true, values: []string{"-c", "--config", "--ignore-path", "--rule", "--preset", "--plugin", "-f", "--format", "-o", "--output-file"}},
-	"typos":             {fix: []string{"-w", "--write-changes"}, md: true, values: []string{"--config", "-c", "--exclude", "--type-list"}, exclude: "--exclude memory-bank"},
-	"codespell":         {fix: []string{"-w", "--write-changes"}, md: true, values: []string{"-S", "--skip", "-L", "--ignore-words-list", "-I", "--ignore-words", "-D", "--dictionary", "-x", "--exclude-file"}, exclude: "--skip memory-bank"},
-	// Biome formats no Markdown today; taken as one that may, until it is known not to.
-	"biome": {fix: []string{"--write", "--apply", "--fix"}, md: true, values: []string{"--config-path", "--max-diagnostics", "--log-level", "--reporter"}},
-}
+var formatters = sync.OnceValue(func() map[string]formatterSpec {
+	return map[string]formatterSpec{
+		// cannot write Markdown
+		"gofmt":        {fix: []string{"-w"}},
+		"goimports":    {fix: []string{"-w"}, values: []string{"-local"}},
+		"black":        {mdOpts: []string{"--include"}, values: []string{"--line-length", "-l", "--target-version", "-t", "--exclude", "--extend-exclude", "--force-exclude", "--config", "--python-cell-magics", "-W", "--workers"}},
+		"ruff":         {fix: []string{"--fix", "format", "--fix-only"}, mdOpts: []string{"--extension"}, values: []string{"--config", "--select", "--ignore", "--extend-select", "--exclude", "--extend-exclude", "--line-length", "--target-version", "--output-format", "--per-file-ignores", "--fixable", "--unfixable", "--cache-dir"}},
+		"isort":        {values: []string{"--settings-path", "--sp", "--profile", "-l", "--line-length", "--skip", "-s", "--skip-glob", "--extend-skip"}},
+		"autopep8":     {fix: []string{"-i", "--in-place"}, values: []string{"--max-line-length", "--select", "--ignore", "--exclude", "-j", "--jobs", "--global-config"}},
+		"rustfmt":      {values: []string{"--edition", "--config", "--config-path", "--emit"}},
+		"clang-format": {fix: []string{"-i"}, values: []string{"--style", "-style", "--assume-filename", "--lines", "--offset", "--length"}},
+		"shfmt":        {fix: []string{"-w", "--write"}, values: []string{"-i", "--indent", "-ln", "--language-dialect"}},
+		"eslint":       {fix: []string{"--fix"}, mdOpts: []string{"--ext"}, values: []string{"-c", "--config", "--ignore-path", "--ignore-pattern", "--rule", "--plugin", "--parser", "--format", "-f", "-o", "--output-file", "--max-warnings", "--cache-location", "--fix-type", "--resolve-plugins-relative-to", "--rulesdir", "--env", "--global", "--parser-options"}},
+		"stylua":       {values: []string{"--config-path", "-f", "--glob", "-g", "--num-threads"}},
+		"yamlfmt":      {values: []string{"-conf", "-exclude"}},
+		"taplo":        {fix: []string{"fmt", "format"}, values: []string{"--config", "-c", "--option", "-o"}},
+		// can write Markdown
+		"prettier":          {fix: []string{"--write", "-w"}, md: true, values: []string{"--config", "--ignore-path", "--plugin", "--parser", "--stdin-filepath", "--print-width", "--tab-width", "--log-level", "--cache-location", "--end-of-line", "--trailing-comma", "--prose-wrap"}, exclude: "'!memory-bank/**'"},
+		"markdownlint":      {fix: []string{"--fix", "-f"}, md: true, values: []string{"-c", "--config", "-i", "--ignore", "-p", "--ignore-path", "-r", "--rules", "-o", "--output"}, exclude: "--ignore memory-bank"},
+		"markdownlint-cli2": {fix: []string{"--fix"}, md: true, values: []string{"--config"}, exclude: "'#memory-bank'"},
+		"dprint":            {fix: []string{"fmt"}, md: true, values: []string{"--config", "-c", "--excludes", "--plugins", "--log-level"}, exclude: "--excludes memory-bank"},
+		"mdformat":          {md: true, values: []string{"--wrap", "--end-of-line", "--extensions", "--codeformatters"}},
+		"remark":            {fix: []string{"-o", "--output"}, md: true, values: []string{"--rc-path", "-r", "--ignore-path", "-i", "--setting", "-s", "--use", "-u", "--ignore-pattern"}, exclude: "--ignore-pattern memory-bank"},
+		"textlint":          {fix: []string{"--fix"}, md: true, values: []string{"-c", "--config", "--ignore-path", "--rule", "--preset", "--plugin", "-f", "--format", "-o", "--output-file"}},
+		"typos":             {fix: []string{"-w", "--write-changes"}, md: true, values: []string{"--config", "-c", "--exclude", "--type-list"}, exclude: "--exclude memory-bank"},
+		"codespell":         {fix: []string{"-w", "--write-changes"}, md: true, values: []string{"-S", "--skip", "-L", "--ignore-words-list", "-I", "--ignore-words", "-D", "--dictionary", "-x", "--exclude-file"}, exclude: "--skip memory-bank"},
+		// Biome formats no Markdown today; taken as one that may, until it is known not to.
+		"biome": {fix: []string{"--write", "--apply", "--fix"}, md: true, values: []string{"--config-path", "--max-diagnostics", "--log-level", "--reporter"}},
+	}
+})
 
 // subFormatters are formatters run as a subcommand of a toolchain: go fmt, cargo fmt. They
 // always rewrite and cannot write Markdown.
@@ -65,7 +68,7 @@ var subFormatters = map[string]map[string]bool{
 // formatter judges a linter or formatter: with its fix option (or, for a formatter that
 // always rewrites, without --check) the files it names are written, else read.
 func (w *walker) formatter(name string, args []arg, e *env) {
-	spec := formatters[name]
+	spec := formatters()[name]
 	fixes := len(spec.fix) == 0
 	md := spec.md
 	for i, a := range args {
@@ -271,7 +274,7 @@ func shellWord(s string) string {
 // formatterCommands registers the formatter table and the toolchains' fmt subcommands.
 func formatterCommands() []command {
 	return []command{
-		{names: mapKeys(formatters), family: "formatters", does: "with its fix option writes what it formats; a tree without .md files unless it formats Markdown",
+		{names: mapKeys(formatters()), family: "formatters", does: "with its fix option writes what it formats; a tree without .md files unless it formats Markdown",
 			handle: always(func(w *walker, c *invocation) { w.formatter(c.name, c.args, c.e) })},
 		{names: mapKeys(subFormatters), family: "formatters", does: "its fmt subcommand rewrites the project's sources, no .md file",
 			handle: func(w *walker, c *invocation) bool { return w.subFormatter(c.name, c.args, c.e) }},

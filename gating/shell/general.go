@@ -3,6 +3,7 @@ package shell
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // This file holds the general rules behind the command tables: commands that
@@ -26,54 +27,56 @@ type wrapperSpec struct {
 // found where the table says, the first operand that names a command mbguard
 // knows is taken; failing that, the arguments are judged like an unknown
 // command's.
-var wrappers = map[string]wrapperSpec{
-	"flock":            {flags: flagSpec{short: "wEc", long: []string{"--timeout", "--conflict-exit-code", "--command"}}, code: []string{"-c", "--command"}, skip: 1},
-	"taskset":          {flags: flagSpec{short: "", long: nil}, skip: 1},
-	"strace":           {flags: flagSpec{short: "abeEIoOpPsSuUX", long: []string{"--output", "--trace", "--signal", "--attach", "--user", "--string-limit", "--env"}}, out: []string{"-o", "--output"}},
-	"ltrace":           {flags: flagSpec{short: "aAeLnoOpsu", long: []string{"--output", "--library"}}, out: []string{"-o", "--output"}},
-	"script":           {flags: flagSpec{short: "cEIOBTtm", long: []string{"--command", "--log-in", "--log-out", "--log-io", "--log-timing", "--echo", "--logging-format"}}, code: []string{"-c", "--command"}, out: []string{"-O", "--log-out", "-B", "--log-io", "-T", "--log-timing"}},
-	"su":               {flags: flagSpec{short: "cgGs", long: []string{"--command", "--group", "--supp-group", "--shell", "--session-command", "--whitelist-environment"}}, code: []string{"-c", "--command", "--session-command"}},
-	"runuser":          {flags: flagSpec{short: "cgGsu", long: []string{"--command", "--group", "--supp-group", "--shell", "--user", "--session-command"}}, code: []string{"-c", "--command", "--session-command"}},
-	"sg":               {flags: flagSpec{short: "c"}, code: []string{"-c"}, skip: 1},
-	"chroot":           {flags: flagSpec{long: []string{"--userspec", "--groups"}}, skip: 1},
-	"unshare":          {flags: flagSpec{short: "S", long: []string{"--setuid", "--setgid", "--root", "--wd", "--propagation"}}},
-	"nsenter":          {flags: flagSpec{short: "tSGrw", long: []string{"--target", "--setuid", "--setgid", "--root", "--wd"}}},
-	"setpriv":          {flags: flagSpec{long: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--bounding-set"}}},
-	"prlimit":          {flags: flagSpec{short: "p", long: []string{"--pid", "--output"}}},
-	"chrt":             {skip: 1},
-	"numactl":          {flags: flagSpec{short: "CNmpiP", long: []string{"--cpunodebind", "--membind", "--preferred", "--interleave", "--physcpubind"}}},
-	"cpulimit":         {flags: flagSpec{short: "lpe", long: []string{"--limit", "--pid", "--exe"}}},
-	"firejail":         {},
-	"bwrap":            {flags: flagSpec{long: []string{"--bind", "--ro-bind", "--dev-bind", "--chdir", "--setenv", "--unsetenv", "--tmpfs", "--proc", "--dev", "--symlink", "--dir", "--file", "--uid", "--gid"}}},
-	"systemd-run":      {flags: flagSpec{short: "pEM", long: []string{"--unit", "--property", "--setenv", "--working-directory", "--uid", "--gid", "--machine", "--description", "--slice"}}},
-	"pkexec":           {flags: flagSpec{long: []string{"--user"}}},
-	"faketime":         {skip: 1},
-	"proxychains":      {flags: flagSpec{short: "f"}},
-	"proxychains4":     {flags: flagSpec{short: "f"}},
-	"torsocks":         {},
-	"valgrind":         {},
-	"catchsegv":        {},
-	"dbus-run-session": {},
-	"xvfb-run":         {flags: flagSpec{short: "anspwfe", long: []string{"--server-num", "--server-args", "--error-file", "--auth-file"}}},
-	"entr":             {},
-	"retry":            {flags: flagSpec{short: "td", long: []string{"--times", "--delay"}}},
-	"hyperfine":        {flags: flagSpec{short: "wrmMpcnsSuN", long: []string{"--warmup", "--runs", "--min-runs", "--max-runs", "--prepare", "--cleanup", "--command-name", "--setup", "--shell", "--export-json", "--export-markdown", "--export-csv", "--output", "--time-unit"}}, code: []string{"-p", "--prepare", "-c", "--cleanup", "-s", "--setup"}, out: []string{"--export-json", "--export-markdown", "--export-csv"}},
-	"parallel":         {flags: flagSpec{short: "jSaIdEX", long: []string{"--jobs", "--sshlogin", "--arg-file", "--delimiter", "--eof", "--joblog", "--results", "--tmpdir"}}, out: []string{"--joblog", "--results"}},
-	"nix-shell":        {flags: flagSpec{short: "pAIE", long: []string{"--packages", "--attr", "--run", "--command", "--arg", "--argstr", "--expr"}}, code: []string{"--run", "--command"}},
-	"direnv":           {},
-	"doppler":          {},
-	"dotenv":           {flags: flagSpec{short: "ecv"}},
-	"with-contenv":     {},
-	"sem":              {flags: flagSpec{short: "j", long: []string{"--id", "--jobs"}}},
-	"at":               {flags: flagSpec{short: "qft"}, skip: -1},
-	"batch":            {skip: -1},
-	"ssh-agent":        {},
-	"npx":              {flags: flagSpec{short: "pc", long: []string{"--package", "--call"}}, code: []string{"-c", "--call"}},
-	"bunx":             {},
-	"pnpx":             {},
-	"uvx":              {flags: flagSpec{long: []string{"--from", "--with", "--python"}}},
-	"exec-in":          {},
-}
+var wrappers = sync.OnceValue(func() map[string]wrapperSpec {
+	return map[string]wrapperSpec{
+		"flock":            {flags: flagSpec{short: "wEc", long: []string{"--timeout", "--conflict-exit-code", "--command"}}, code: []string{"-c", "--command"}, skip: 1},
+		"taskset":          {flags: flagSpec{short: "", long: nil}, skip: 1},
+		"strace":           {flags: flagSpec{short: "abeEIoOpPsSuUX", long: []string{"--output", "--trace", "--signal", "--attach", "--user", "--string-limit", "--env"}}, out: []string{"-o", "--output"}},
+		"ltrace":           {flags: flagSpec{short: "aAeLnoOpsu", long: []string{"--output", "--library"}}, out: []string{"-o", "--output"}},
+		"script":           {flags: flagSpec{short: "cEIOBTtm", long: []string{"--command", "--log-in", "--log-out", "--log-io", "--log-timing", "--echo", "--logging-format"}}, code: []string{"-c", "--command"}, out: []string{"-O", "--log-out", "-B", "--log-io", "-T", "--log-timing"}},
+		"su":               {flags: flagSpec{short: "cgGs", long: []string{"--command", "--group", "--supp-group", "--shell", "--session-command", "--whitelist-environment"}}, code: []string{"-c", "--command", "--session-command"}},
+		"runuser":          {flags: flagSpec{short: "cgGsu", long: []string{"--command", "--group", "--supp-group", "--shell", "--user", "--session-command"}}, code: []string{"-c", "--command", "--session-command"}},
+		"sg":               {flags: flagSpec{short: "c"}, code: []string{"-c"}, skip: 1},
+		"chroot":           {flags: flagSpec{long: []string{"--userspec", "--groups"}}, skip: 1},
+		"unshare":          {flags: flagSpec{short: "S", long: []string{"--setuid", "--setgid", "--root", "--wd", "--propagation"}}},
+		"nsenter":          {flags: flagSpec{short: "tSGrw", long: []string{"--target", "--setuid", "--setgid", "--root", "--wd"}}},
+		"setpriv":          {flags: flagSpec{long: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--bounding-set"}}},
+		"prlimit":          {flags: flagSpec{short: "p", long: []string{"--pid", "--output"}}},
+		"chrt":             {skip: 1},
+		"numactl":          {flags: flagSpec{short: "CNmpiP", long: []string{"--cpunodebind", "--membind", "--preferred", "--interleave", "--physcpubind"}}},
+		"cpulimit":         {flags: flagSpec{short: "lpe", long: []string{"--limit", "--pid", "--exe"}}},
+		"firejail":         {},
+		"bwrap":            {flags: flagSpec{long: []string{"--bind", "--ro-bind", "--dev-bind", "--chdir", "--setenv", "--unsetenv", "--tmpfs", "--proc", "--dev", "--symlink", "--dir", "--file", "--uid", "--gid"}}},
+		"systemd-run":      {flags: flagSpec{short: "pEM", long: []string{"--unit", "--property", "--setenv", "--working-directory", "--uid", "--gid", "--machine", "--description", "--slice"}}},
+		"pkexec":           {flags: flagSpec{long: []string{"--user"}}},
+		"faketime":         {skip: 1},
+		"proxychains":      {flags: flagSpec{short: "f"}},
+		"proxychains4":     {flags: flagSpec{short: "f"}},
+		"torsocks":         {},
+		"valgrind":         {},
+		"catchsegv":        {},
+		"dbus-run-session": {},
+		"xvfb-run":         {flags: flagSpec{short: "anspwfe", long: []string{"--server-num", "--server-args", "--error-file", "--auth-file"}}},
+		"entr":             {},
+		"retry":            {flags: flagSpec{short: "td", long: []string{"--times", "--delay"}}},
+		"hyperfine":        {flags: flagSpec{short: "wrmMpcnsSuN", long: []string{"--warmup", "--runs", "--min-runs", "--max-runs", "--prepare", "--cleanup", "--command-name", "--setup", "--shell", "--export-json", "--export-markdown", "--export-csv", "--output", "--time-unit"}}, code: []string{"-p", "--prepare", "-c", "--cleanup", "-s", "--setup"}, out: []string{"--export-json", "--export-markdown", "--export-csv"}},
+		"parallel":         {flags: flagSpec{short: "jSaIdEX", long: []string{"--jobs", "--sshlogin", "--arg-file", "--delimiter", "--eof", "--joblog", "--results", "--tmpdir"}}, out: []string{"--joblog", "--results"}},
+		"nix-shell":        {flags: flagSpec{short: "pAIE", long: []string{"--packages", "--attr", "--run", "--command", "--arg", "--argstr", "--expr"}}, code: []string{"--run", "--command"}},
+		"direnv":           {},
+		"doppler":          {},
+		"dotenv":           {flags: flagSpec{short: "ecv"}},
+		"with-contenv":     {},
+		"sem":              {flags: flagSpec{short: "j", long: []string{"--id", "--jobs"}}},
+		"at":               {flags: flagSpec{short: "qft"}, skip: -1},
+		"batch":            {skip: -1},
+		"ssh-agent":        {},
+		"npx":              {flags: flagSpec{short: "pc", long: []string{"--package", "--call"}}, code: []string{"-c", "--call"}},
+		"bunx":             {},
+		"pnpx":             {},
+		"uvx":              {flags: flagSpec{long: []string{"--from", "--with", "--python"}}},
+		"exec-in":          {},
+	}
+})
 
 // wrapperRunners are "run" subcommands of tool managers that execute the rest
 // of the line: uv run CMD, poetry run CMD, pnpm exec CMD …
@@ -86,7 +89,7 @@ var wrapperRunners = map[string]string{
 
 // wrapper runs a wrapper; ok is false when name is none.
 func (w *walker) wrapper(name string, args []arg, e *env, depth int, in *stdin) bool {
-	spec, ok := wrappers[name]
+	spec, ok := wrappers()[name]
 	if !ok {
 		return false
 	}

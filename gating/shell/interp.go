@@ -3,6 +3,7 @@ package shell
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // interpreter describes how a language runtime takes inline code.
@@ -15,22 +16,24 @@ type interpreter struct {
 	module string
 }
 
-var interpreters = map[string]interpreter{
-	"python":    {flags: flagSpec{short: "cmWXQ", stopAtOperand: true}, code: []string{"-c"}, module: "-m"},
-	"node":      {flags: flagSpec{short: "eprC", long: []string{"--eval", "--print", "--require", "--import", "--input-type", "--loader", "--conditions"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}},
-	"ruby":      {flags: flagSpec{short: "erICEF", stopAtOperand: true}, code: []string{"-e"}},
-	"perl":      {flags: flagSpec{short: "eEIMmF", stopAtOperand: true}, code: []string{"-e", "-E"}},
-	"php":       {flags: flagSpec{short: "rfdcBRE", stopAtOperand: true}, code: []string{"-r", "-B", "-R", "-E"}},
-	"deno":      {flags: flagSpec{stopAtOperand: true}, sub: "eval"},
-	"bun":       {flags: flagSpec{short: "ep", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}, sub: "eval"},
-	"osascript": {flags: flagSpec{short: "els", stopAtOperand: true}, code: []string{"-e"}},
-	"lua":       {flags: flagSpec{short: "el", stopAtOperand: true}, code: []string{"-e"}},
-	"Rscript":   {flags: flagSpec{short: "e", stopAtOperand: true}, code: []string{"-e"}},
-	"julia":     {flags: flagSpec{short: "eEL", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "-E", "--eval", "--print"}},
-	"pwsh":      {flags: flagSpec{stopAtOperand: true}, code: []string{"-c", "-Command", "-command"}},
-	"tsx":       {flags: flagSpec{short: "ep", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}},
-	"ts-node":   {flags: flagSpec{short: "ep", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}},
-}
+var interpreters = sync.OnceValue(func() map[string]interpreter {
+	return map[string]interpreter{
+		"python":    {flags: flagSpec{short: "cmWXQ", stopAtOperand: true}, code: []string{"-c"}, module: "-m"},
+		"node":      {flags: flagSpec{short: "eprC", long: []string{"--eval", "--print", "--require", "--import", "--input-type", "--loader", "--conditions"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}},
+		"ruby":      {flags: flagSpec{short: "erICEF", stopAtOperand: true}, code: []string{"-e"}},
+		"perl":      {flags: flagSpec{short: "eEIMmF", stopAtOperand: true}, code: []string{"-e", "-E"}},
+		"php":       {flags: flagSpec{short: "rfdcBRE", stopAtOperand: true}, code: []string{"-r", "-B", "-R", "-E"}},
+		"deno":      {flags: flagSpec{stopAtOperand: true}, sub: "eval"},
+		"bun":       {flags: flagSpec{short: "ep", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}, sub: "eval"},
+		"osascript": {flags: flagSpec{short: "els", stopAtOperand: true}, code: []string{"-e"}},
+		"lua":       {flags: flagSpec{short: "el", stopAtOperand: true}, code: []string{"-e"}},
+		"Rscript":   {flags: flagSpec{short: "e", stopAtOperand: true}, code: []string{"-e"}},
+		"julia":     {flags: flagSpec{short: "eEL", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "-E", "--eval", "--print"}},
+		"pwsh":      {flags: flagSpec{stopAtOperand: true}, code: []string{"-c", "-Command", "-command"}},
+		"tsx":       {flags: flagSpec{short: "ep", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}},
+		"ts-node":   {flags: flagSpec{short: "ep", long: []string{"--eval", "--print"}, stopAtOperand: true}, code: []string{"-e", "--eval", "-p", "--print"}},
+	}
+})
 
 // interpName folds versioned names (python3.12, nodejs, powershell) onto
 // their interpreter.
@@ -185,7 +188,7 @@ func pwshStyle(it interpreter) bool {
 // inplaceInterp handles perl and ruby, which besides -e code can edit files
 // in place with -i[SUFFIX].
 func (w *walker) inplaceInterp(name string, args []arg, e *env, in *stdin) {
-	it := interpreters[name]
+	it := interpreters()[name]
 	spec := it.flags
 	spec.optional = "i"
 	spec.stopAtOperand = false
@@ -652,9 +655,9 @@ func literalAt(src string, i int) (s string, j int, ok bool) {
 // interpreterCommands registers the language runtimes: inline code is judged by what it
 // calls, a script by what it can do once read.
 func interpreterCommands() []command {
-	return []command{{names: mapKeys(interpreters) + " nodejs powershell pypy pypy3", family: "interpreters", does: "runs inline code (judged by its calls) or a script",
+	return []command{{names: mapKeys(interpreters()) + " nodejs powershell pypy pypy3", family: "interpreters", does: "runs inline code (judged by its calls) or a script",
 		handle: always(func(w *walker, c *invocation) {
 			n := interpName(c.name)
-			w.interp(interpreters[n], n, c.args, c.e, c.in)
+			w.interp(interpreters()[n], n, c.args, c.e, c.in)
 		})}}
 }

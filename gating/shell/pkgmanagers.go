@@ -3,6 +3,7 @@ package shell
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // This file is the package-manager table: the subcommands that add, remove or upgrade a
@@ -43,123 +44,125 @@ const (
 	bunFiles  = "package.json bun.lock bun.lockb node_modules/"
 )
 
-var pkgManagers = map[string]pkgManager{
-	"npm": {dir: "--prefix -C", values: "-w --workspace --registry --cache --loglevel --tag --save-prefix --omit --include", subs: []pkgSub{
-		{words: "install|i|in|isntall|add", withPkg: npmFiles, bare: "package-lock.json node_modules/"},
-		{words: "ci|clean-install", bare: "node_modules/"},
-		{words: "uninstall|remove|rm|r|un|unlink", withPkg: npmFiles, bare: npmFiles},
-		{words: "update|up|upgrade", withPkg: npmFiles, bare: npmFiles},
-		{words: "dedupe|ddp|prune", withPkg: "package-lock.json node_modules/", bare: "package-lock.json node_modules/"},
-		{words: "audit fix", withPkg: npmFiles, bare: npmFiles},
-		{words: "version", withPkg: "package.json package-lock.json", bare: ""},
-		{words: "pkg set", withPkg: "package.json", bare: "package.json"},
-		{words: "pkg delete", withPkg: "package.json", bare: "package.json"},
-		{words: "init|create", withPkg: "package.json", bare: "package.json"},
-	}},
-	"pnpm": {dir: "-C --dir", values: "--filter -F --reporter --store-dir", subs: []pkgSub{
-		{words: "add", withPkg: pnpmFiles, bare: pnpmFiles},
-		{words: "install|i", withPkg: pnpmFiles, bare: "pnpm-lock.yaml node_modules/"},
-		{words: "remove|rm|uninstall|un", withPkg: pnpmFiles, bare: pnpmFiles},
-		{words: "update|up|upgrade", withPkg: pnpmFiles, bare: pnpmFiles},
-		{words: "dedupe|prune", withPkg: "pnpm-lock.yaml node_modules/", bare: "pnpm-lock.yaml node_modules/"},
-		{words: "init", withPkg: "package.json", bare: "package.json"},
-	}},
-	"yarn": {dir: "--cwd", values: "--registry --cache-folder", none: "install", subs: []pkgSub{
-		{words: "add", withPkg: yarnFiles, bare: yarnFiles},
-		{words: "install", withPkg: yarnFiles, bare: "yarn.lock node_modules/"},
-		{words: "remove", withPkg: yarnFiles, bare: yarnFiles},
-		{words: "up|upgrade|upgrade-interactive", withPkg: yarnFiles, bare: yarnFiles},
-		{words: "dedupe", withPkg: "yarn.lock node_modules/", bare: "yarn.lock node_modules/"},
-		{words: "init", withPkg: "package.json", bare: "package.json"},
-	}},
-	"bun": {dir: "--cwd", values: "--registry", subs: []pkgSub{
-		{words: "add|a", withPkg: bunFiles, bare: bunFiles},
-		{words: "install|i", withPkg: bunFiles, bare: "bun.lock bun.lockb node_modules/"},
-		{words: "remove|rm", withPkg: bunFiles, bare: bunFiles},
-		{words: "update", withPkg: bunFiles, bare: bunFiles},
-		{words: "init", withPkg: "package.json", bare: "package.json"},
-	}},
-	// pip writes its site-packages, outside the project unless told: -t DIR is a tree
-	"pip": {values: "-r --requirement -c --constraint -i --index-url --extra-index-url -f --find-links --python --cache-dir", subs: []pkgSub{
-		{words: "install", readOnly: "--dry-run"},
-		{words: "uninstall"},
-	}},
-	"uv": {dir: "--directory --project", values: "--python -p --index --default-index --extra-index-url --cache-dir --package --group --optional --extra", subs: []pkgSub{
-		{words: "add", withPkg: "pyproject.toml uv.lock .venv/", bare: "pyproject.toml uv.lock .venv/"},
-		{words: "remove", withPkg: "pyproject.toml uv.lock .venv/", bare: "pyproject.toml uv.lock .venv/"},
-		{words: "lock", withPkg: "uv.lock", bare: "uv.lock", readOnly: "--check --locked --dry-run"},
-		{words: "sync", withPkg: "uv.lock .venv/", bare: "uv.lock .venv/", readOnly: "--dry-run"},
-		{words: "pip install", withPkg: ".venv/", bare: ".venv/"},
-		{words: "pip uninstall", withPkg: ".venv/", bare: ".venv/"},
-		{words: "pip sync", withPkg: ".venv/", bare: ".venv/"},
-		{words: "venv", withPkg: ".venv/", bare: ".venv/"},
-		{words: "init", withPkg: "pyproject.toml", bare: "pyproject.toml"},
-	}},
-	"poetry": {dir: "-C --directory -P --project", values: "--group -G --source --extras -E", subs: []pkgSub{
-		{words: "add", withPkg: "pyproject.toml poetry.lock", bare: "pyproject.toml poetry.lock"},
-		{words: "remove", withPkg: "pyproject.toml poetry.lock", bare: "pyproject.toml poetry.lock"},
-		{words: "lock", withPkg: "poetry.lock", bare: "poetry.lock", readOnly: "--check"},
-		{words: "update", withPkg: "poetry.lock", bare: "poetry.lock", readOnly: "--dry-run"},
-		{words: "install", withPkg: "poetry.lock", bare: "poetry.lock", readOnly: "--dry-run"},
-		{words: "version", withPkg: "pyproject.toml", bare: ""},
-		{words: "init", withPkg: "pyproject.toml", bare: "pyproject.toml"},
-	}},
-	"pdm": {dir: "-p --project", values: "-G --group", subs: []pkgSub{
-		{words: "add", withPkg: "pyproject.toml pdm.lock .venv/", bare: "pyproject.toml pdm.lock .venv/"},
-		{words: "remove", withPkg: "pyproject.toml pdm.lock .venv/", bare: "pyproject.toml pdm.lock .venv/"},
-		{words: "lock", withPkg: "pdm.lock", bare: "pdm.lock", readOnly: "--check"},
-		{words: "update", withPkg: "pdm.lock .venv/", bare: "pdm.lock .venv/"},
-		{words: "install|sync", withPkg: "pdm.lock .venv/", bare: "pdm.lock .venv/"},
-		{words: "init", withPkg: "pyproject.toml", bare: "pyproject.toml"},
-	}},
-	"pipenv": {values: "--python", subs: []pkgSub{
-		{words: "install", withPkg: "Pipfile Pipfile.lock", bare: "Pipfile.lock"},
-		{words: "uninstall", withPkg: "Pipfile Pipfile.lock", bare: "Pipfile Pipfile.lock"},
-		{words: "lock|update|upgrade", withPkg: "Pipfile Pipfile.lock", bare: "Pipfile.lock"},
-	}},
-	"go": {dir: "-C", values: "-modfile", subs: []pkgSub{
-		{words: "get", withPkg: "go.mod go.sum", bare: "go.mod go.sum"},
-		{words: "mod tidy", withPkg: "go.mod go.sum", bare: "go.mod go.sum", readOnly: "-diff"},
-		{words: "mod edit", withPkg: "go.mod", bare: "go.mod", readOnly: "-json -print"},
-		{words: "mod download", withPkg: "go.sum", bare: "go.sum", readOnly: "-json"},
-		{words: "mod vendor", withPkg: "vendor/", bare: "vendor/"},
-		{words: "mod init", withPkg: "go.mod", bare: "go.mod"},
-		{words: "work init", withPkg: "go.work", bare: "go.work"},
-		{words: "work use|work edit", withPkg: "go.work", bare: "go.work", readOnly: "-json -print"},
-		{words: "work sync", withPkg: "go.work go.work.sum go.mod go.sum", bare: "go.work go.work.sum go.mod go.sum"},
-		{words: "work vendor", withPkg: "vendor/", bare: "vendor/"},
-	}},
-	"cargo": {manifest: "--manifest-path", values: "--package -p --features -F --target --registry --config -Z --color", subs: []pkgSub{
-		{words: "add", withPkg: "Cargo.toml Cargo.lock", bare: "Cargo.toml Cargo.lock", readOnly: "--dry-run -n"},
-		{words: "remove|rm", withPkg: "Cargo.toml Cargo.lock", bare: "Cargo.toml Cargo.lock", readOnly: "--dry-run -n"},
-		{words: "update|upgrade", withPkg: "Cargo.lock", bare: "Cargo.lock", readOnly: "--dry-run -n --locked"},
-		{words: "generate-lockfile", withPkg: "Cargo.lock", bare: "Cargo.lock"},
-		{words: "init", withPkg: "Cargo.toml", bare: "Cargo.toml"},
-	}},
-	"bundle": {manifest: "--gemfile", values: "--path --jobs -j --group --source", subs: []pkgSub{
-		{words: "add", withPkg: "Gemfile Gemfile.lock", bare: "Gemfile Gemfile.lock"},
-		{words: "remove", withPkg: "Gemfile Gemfile.lock", bare: "Gemfile Gemfile.lock"},
-		{words: "install|update|lock", withPkg: "Gemfile.lock", bare: "Gemfile.lock"},
-		{words: "init", withPkg: "Gemfile", bare: "Gemfile"},
-	}},
-	"composer": {dir: "-d --working-dir", values: "--prefer-install", subs: []pkgSub{
-		{words: "require|remove", withPkg: "composer.json composer.lock vendor/", bare: "composer.json composer.lock vendor/", readOnly: "--dry-run"},
-		{words: "update|upgrade|u|install|i", withPkg: "composer.lock vendor/", bare: "composer.lock vendor/", readOnly: "--dry-run"},
-		{words: "init", withPkg: "composer.json", bare: "composer.json"},
-	}},
-	// dotnet add [PROJECT] package NAME: the project file, named or the one in the directory
-	"dotnet": {values: "-v --version -s --source --framework -f", subs: []pkgSub{
-		{words: "add package", withPkg: "*.csproj *.fsproj *.vbproj packages.lock.json Directory.Packages.props", bare: "*.csproj *.fsproj *.vbproj packages.lock.json Directory.Packages.props"},
-		{words: "remove package", withPkg: "*.csproj *.fsproj *.vbproj packages.lock.json Directory.Packages.props", bare: "*.csproj *.fsproj *.vbproj packages.lock.json Directory.Packages.props"},
-	}},
-	// gradle and maven write their lockfiles or pom.xml only when asked to
-	"gradle": {dir: "-p --project-dir", values: "-b --build-file -c --settings-file -g --gradle-user-home -I --init-script -D -P", subs: []pkgSub{
-		{words: "--write-locks|--update-locks", withPkg: "gradle.lockfile settings-gradle.lockfile buildscript-gradle.lockfile gradle/", bare: "gradle.lockfile settings-gradle.lockfile buildscript-gradle.lockfile gradle/"},
-	}},
-	"mvn": {dir: "-f --file", values: "-D -P -pl --projects -s --settings -t --toolchains -T --threads", subs: []pkgSub{
-		{words: "versions:use-latest-versions|versions:use-latest-releases|versions:use-next-releases|versions:update-properties|versions:update-parent|versions:set|versions:use-dep-version|versions:update-child-modules", withPkg: "pom.xml", bare: "pom.xml"},
-	}},
-}
+var pkgManagers = sync.OnceValue(func() map[string]pkgManager {
+	return map[string]pkgManager{
+		"npm": {dir: "--prefix -C", values: "-w --workspace --registry --cache --loglevel --tag --save-prefix --omit --include", subs: []pkgSub{
+			{words: "install|i|in|isntall|add", withPkg: npmFiles, bare: "package-lock.json node_modules/"},
+			{words: "ci|clean-install", bare: "node_modules/"},
+			{words: "uninstall|remove|rm|r|un|unlink", withPkg: npmFiles, bare: npmFiles},
+			{words: "update|up|upgrade", withPkg: npmFiles, bare: npmFiles},
+			{words: "dedupe|ddp|prune", withPkg: "package-lock.json node_modules/", bare: "package-lock.json node_modules/"},
+			{words: "audit fix", withPkg: npmFiles, bare: npmFiles},
+			{words: "version", withPkg: "package.json package-lock.json", bare: ""},
+			{words: "pkg set", withPkg: "package.json", bare: "package.json"},
+			{words: "pkg delete", withPkg: "package.json", bare: "package.json"},
+			{words: "init|create", withPkg: "package.json", bare: "package.json"},
+		}},
+		"pnpm": {dir: "-C --dir", values: "--filter -F --reporter --store-dir", subs: []pkgSub{
+			{words: "add", withPkg: pnpmFiles, bare: pnpmFiles},
+			{words: "install|i", withPkg: pnpmFiles, bare: "pnpm-lock.yaml node_modules/"},
+			{words: "remove|rm|uninstall|un", withPkg: pnpmFiles, bare: pnpmFiles},
+			{words: "update|up|upgrade", withPkg: pnpmFiles, bare: pnpmFiles},
+			{words: "dedupe|prune", withPkg: "pnpm-lock.yaml node_modules/", bare: "pnpm-lock.yaml node_modules/"},
+			{words: "init", withPkg: "package.json", bare: "package.json"},
+		}},
+		"yarn": {dir: "--cwd", values: "--registry --cache-folder", none: "install", subs: []pkgSub{
+			{words: "add", withPkg: yarnFiles, bare: yarnFiles},
+			{words: "install", withPkg: yarnFiles, bare: "yarn.lock node_modules/"},
+			{words: "remove", withPkg: yarnFiles, bare: yarnFiles},
+			{words: "up|upgrade|upgrade-interactive", withPkg: yarnFiles, bare: yarnFiles},
+			{words: "dedupe", withPkg: "yarn.lock node_modules/", bare: "yarn.lock node_modules/"},
+			{words: "init", withPkg: "package.json", bare: "package.json"},
+		}},
+		"bun": {dir: "--cwd", values: "--registry", subs: []pkgSub{
+			{words: "add|a", withPkg: bunFiles, bare: bunFiles},
+			{words: "install|i", withPkg: bunFiles, bare: "bun.lock bun.lockb node_modules/"},
+			{words: "remove|rm", withPkg: bunFiles, bare: bunFiles},
+			{words: "update", withPkg: bunFiles, bare: bunFiles},
+			{words: "init", withPkg: "package.json", bare: "package.json"},
+		}},
+		// pip writes its site-packages, outside the project unless told: -t DIR is a tree
+		"pip": {values: "-r --requirement -c --constraint -i --index-url --extra-index-url -f --find-links --python --cache-dir", subs: []pkgSub{
+			{words: "install", readOnly: "--dry-run"},
+			{words: "uninstall"},
+		}},
+		"uv": {dir: "--directory --project", values: "--python -p --index --default-index --extra-index-url --cache-dir --package --group --optional --extra", subs: []pkgSub{
+			{words: "add", withPkg: "pyproject.toml uv.lock .venv/", bare: "pyproject.toml uv.lock .venv/"},
+			{words: "remove", withPkg: "pyproject.toml uv.lock .venv/", bare: "pyproject.toml uv.lock .venv/"},
+			{words: "lock", withPkg: "uv.lock", bare: "uv.lock", readOnly: "--check --locked --dry-run"},
+			{words: "sync", withPkg: "uv.lock .venv/", bare: "uv.lock .venv/", readOnly: "--dry-run"},
+			{words: "pip install", withPkg: ".venv/", bare: ".venv/"},
+			{words: "pip uninstall", withPkg: ".venv/", bare: ".venv/"},
+			{words: "pip sync", withPkg: ".venv/", bare: ".venv/"},
+			{words: "venv", withPkg: ".venv/", bare: ".venv/"},
+			{words: "init", withPkg: "pyproject.toml", bare: "pyproject.toml"},
+		}},
+		"poetry": {dir: "-C --directory -P --project", values: "--group -G --source --extras -E", subs: []pkgSub{
+			{words: "add", withPkg: "pyproject.toml poetry.lock", bare: "pyproject.toml poetry.lock"},
+			{words: "remove", withPkg: "pyproject.toml poetry.lock", bare: "pyproject.toml poetry.lock"},
+			{words: "lock", withPkg: "poetry.lock", bare: "poetry.lock", readOnly: "--check"},
+			{words: "update", withPkg: "poetry.lock", bare: "poetry.lock", readOnly: "--dry-run"},
+			{words: "install", withPkg: "poetry.lock", bare: "poetry.lock", readOnly: "--dry-run"},
+			{words: "version", withPkg: "pyproject.toml", bare: ""},
+			{words: "init", withPkg: "pyproject.toml", bare: "pyproject.toml"},
+		}},
+		"pdm": {dir: "-p --project", values: "-G --group", subs: []pkgSub{
+			{words: "add", withPkg: "pyproject.toml pdm.lock .venv/", bare: "pyproject.toml pdm.lock .venv/"},
+			{words: "remove", withPkg: "pyproject.toml pdm.lock .venv/", bare: "pyproject.toml pdm.lock .venv/"},
+			{words: "lock", withPkg: "pdm.lock", bare: "pdm.lock", readOnly: "--check"},
+			{words: "update", withPkg: "pdm.lock .venv/", bare: "pdm.lock .venv/"},
+			{words: "install|sync", withPkg: "pdm.lock .venv/", bare: "pdm.lock .venv/"},
+			{words: "init", withPkg: "pyproject.toml", bare: "pyproject.toml"},
+		}},
+		"pipenv": {values: "--python", subs: []pkgSub{
+			{words: "install", withPkg: "Pipfile Pipfile.lock", bare: "Pipfile.lock"},
+			{words: "uninstall", withPkg: "Pipfile Pipfile.lock", bare: "Pipfile Pipfile.lock"},
+			{words: "lock|update|upgrade", withPkg: "Pipfile Pipfile.lock", bare: "Pipfile.lock"},
+		}},
+		"go": {dir: "-C", values: "-modfile", subs: []pkgSub{
+			{words: "get", withPkg: "go.mod go.sum", bare: "go.mod go.sum"},
+			{words: "mod tidy", withPkg: "go.mod go.sum", bare: "go.mod go.sum", readOnly: "-diff"},
+			{words: "mod edit", withPkg: "go.mod", bare: "go.mod", readOnly: "-json -print"},
+			{words: "mod download", withPkg: "go.sum", bare: "go.sum", readOnly: "-json"},
+			{words: "mod vendor", withPkg: "vendor/", bare: "vendor/"},
+			{words: "mod init", withPkg: "go.mod", bare: "go.mod"},
+			{words: "work init", withPkg: "go.work", bare: "go.work"},
+			{words: "work use|work edit", withPkg: "go.work", bare: "go.work", readOnly: "-json -print"},
+			{words: "work sync", withPkg: "go.work go.work.sum go.mod go.sum", bare: "go.work go.work.sum go.mod go.sum"},
+			{words: "work vendor", withPkg: "vendor/", bare: "vendor/"},
+		}},
+		"cargo": {manifest: "--manifest-path", values: "--package -p --features -F --target --registry --config -Z --color", subs: []pkgSub{
+			{words: "add", withPkg: "Cargo.toml Cargo.lock", bare: "Cargo.toml Cargo.lock", readOnly: "--dry-run -n"},
+			{words: "remove|rm", withPkg: "Cargo.toml Cargo.lock", bare: "Cargo.toml Cargo.lock", readOnly: "--dry-run -n"},
+			{words: "update|upgrade", withPkg: "Cargo.lock", bare: "Cargo.lock", readOnly: "--dry-run -n --locked"},
+			{words: "generate-lockfile", withPkg: "Cargo.lock", bare: "Cargo.lock"},
+			{words: "init", withPkg: "Cargo.toml", bare: "Cargo.toml"},
+		}},
+		"bundle": {manifest: "--gemfile", values: "--path --jobs -j --group --source", subs: []pkgSub{
+			{words: "add", withPkg: "Gemfile Gemfile.lock", bare: "Gemfile Gemfile.lock"},
+			{words: "remove", withPkg: "Gemfile Gemfile.lock", bare: "Gemfile Gemfile.lock"},
+			{words: "install|update|lock", withPkg: "Gemfile.lock", bare: "Gemfile.lock"},
+			{words: "init", withPkg: "Gemfile", bare: "Gemfile"},
+		}},
+		"composer": {dir: "-d --working-dir", values: "--prefer-install", subs: []pkgSub{
+			{words: "require|remove", withPkg: "composer.json composer.lock vendor/", bare: "composer.json composer.lock vendor/", readOnly: "--dry-run"},
+			{words: "update|upgrade|u|install|i", withPkg: "composer.lock vendor/", bare: "composer.lock vendor/", readOnly: "--dry-run"},
+			{words: "init", withPkg: "composer.json", bare: "composer.json"},
+		}},
+		// dotnet add [PROJECT] package NAME: the project file, named or the one in the directory
+		"dotnet": {values: "-v --version -s --source --framework -f", subs: []pkgSub{
+			{words: "add package", withPkg: "*.csproj *.fsproj *.vbproj packages.lock.json Directory.Packages.props", bare: "*.csproj *.fsproj *.vbproj packages.lock.json Directory.Packages.props"},
+			{words: "remove package", withPkg: "*.csproj *.fsproj *.vbproj packages.lock.json Directory.Packages.props", bare: "*.csproj *.fsproj *.vbproj packages.lock.json Directory.Packages.props"},
+		}},
+		// gradle and maven write their lockfiles or pom.xml only when asked to
+		"gradle": {dir: "-p --project-dir", values: "-b --build-file -c --settings-file -g --gradle-user-home -I --init-script -D -P", subs: []pkgSub{
+			{words: "--write-locks|--update-locks", withPkg: "gradle.lockfile settings-gradle.lockfile buildscript-gradle.lockfile gradle/", bare: "gradle.lockfile settings-gradle.lockfile buildscript-gradle.lockfile gradle/"},
+		}},
+		"mvn": {dir: "-f --file", values: "-D -P -pl --projects -s --settings -t --toolchains -T --threads", subs: []pkgSub{
+			{words: "versions:use-latest-versions|versions:use-latest-releases|versions:use-next-releases|versions:update-properties|versions:update-parent|versions:set|versions:use-dep-version|versions:update-child-modules", withPkg: "pom.xml", bare: "pom.xml"},
+		}},
+	}
+})
 
 // pkgAliases are other names of a manager in the table.
 var pkgAliases = map[string]string{"pip3": "pip", "bundler": "bundle", "gradlew": "gradle", "mvnw": "mvn", "corepack-pnpm": "pnpm"}
@@ -172,7 +175,7 @@ func pkgManagerName(name string) string {
 	if strings.HasPrefix(name, "pip") && strings.Trim(name[3:], "0123456789.") == "" {
 		return "pip"
 	}
-	if _, ok := pkgManagers[name]; ok {
+	if _, ok := pkgManagers()[name]; ok {
 		return name
 	}
 	return ""
@@ -185,7 +188,7 @@ func (w *walker) pkgManager(name string, args []arg, e *env) bool {
 	if mname == "" {
 		return false
 	}
-	m := pkgManagers[mname]
+	m := pkgManagers()[mname]
 	flags := strings.Fields(m.dir + " " + m.manifest + " " + m.values)
 	opts, ops := parseArgs(args, flagSpec{long: flags, short: shortValues(flags)})
 	dir := m.projectDir(mname, opts)
@@ -371,7 +374,7 @@ func pipTargets(args []arg) []arg {
 // scripts the JavaScript managers run from package.json.
 func pkgManagerCommands() []command {
 	return []command{
-		{names: mapKeys(pkgManagers) + " " + mapKeys(pkgAliases), family: "package managers", does: "writes the manifest and lockfile its subcommand rewrites",
+		{names: mapKeys(pkgManagers()) + " " + mapKeys(pkgAliases), family: "package managers", does: "writes the manifest and lockfile its subcommand rewrites",
 			handle: func(w *walker, c *invocation) bool { return w.pkgManager(c.name, c.args, c.e) }},
 		{names: "npm pnpm yarn bun", family: "package managers", does: "runs package.json scripts (read before the line is judged)", runs: npmRuns},
 	}

@@ -163,7 +163,7 @@ func (p *psWalker) command(toks []psTok, e *env, depth int) {
 		return // an expression: 'text' | Set-Content …, $x
 	}
 	cmdlet := psCmdletName(head.s)
-	if spec, ok := psCmdlets[cmdlet]; ok {
+	if spec, ok := psCmdlets()[cmdlet]; ok {
 		p.cmdlet(spec, words[1:], e, depth)
 		return
 	}

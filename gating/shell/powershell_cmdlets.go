@@ -3,6 +3,7 @@ package shell
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // psSpec is what a cmdlet does with the paths it is given.
@@ -29,7 +30,7 @@ const (
 
 // psCmdlets maps every cmdlet name and alias the classifier knows, in lower case, onto what
 // it does. Parameters are matched as PowerShell matches them: by any unambiguous prefix.
-var psCmdlets = func() map[string]psSpec {
+var psCmdlets = sync.OnceValue(func() map[string]psSpec {
 	m := map[string]psSpec{}
 	add := func(names string, s psSpec) {
 		s.op = strings.Fields(names)[0]
@@ -80,7 +81,7 @@ var psCmdlets = func() map[string]psSpec {
 			"begin", "end", "inputobject", "object", "foregroundcolor", "backgroundcolor", "separator", "message", "name", "id", "format", "depth",
 			"childpath", "parent", "leaf", "seconds", "milliseconds", "stackname", "referenceobject", "differenceobject", "xpath", "content", "value", "scope"}})
 	return m
-}()
+})
 
 // psParam matches an option word against names by PowerShell's rule: the full name or any
 // unambiguous prefix of one. ambiguous prefixes report every name they match.

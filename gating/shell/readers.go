@@ -3,6 +3,7 @@ package shell
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // readSpec describes a read-only command: which options take values, and
@@ -20,72 +21,74 @@ type readSpec struct {
 var grepPattern = []string{"-e", "-f", "--regexp", "--file"}
 
 // readers lists commands that only read the files they name.
-var readers = map[string]readSpec{
-	"cat":       {},
-	"tac":       {flags: flagSpec{short: "s", long: []string{"--separator"}}},
-	"nl":        {flags: flagSpec{short: "bdfhilnpsvw"}},
-	"head":      {flags: flagSpec{short: "nc", long: []string{"--lines", "--bytes"}}},
-	"tail":      {flags: flagSpec{short: "ncs", long: []string{"--lines", "--bytes", "--pid", "--sleep-interval", "--max-unchanged-stats"}}},
-	"less":      {flags: flagSpec{short: "bhjkoOpPtTxyz", long: []string{"--pattern"}}},
-	"more":      {flags: flagSpec{short: "n"}},
-	"most":      {},
-	"view":      {},
-	"bat":       {flags: flagSpec{short: "lHrmp", long: []string{"--language", "--highlight-line", "--line-range", "--map-syntax", "--theme", "--style", "--tabs", "--wrap", "--terminal-width", "--color", "--paging", "--pager", "--file-name", "--diff-context"}}},
-	"batcat":    {flags: flagSpec{short: "lHrm", long: []string{"--language", "--highlight-line", "--line-range", "--map-syntax", "--theme", "--style", "--file-name"}}},
-	"grep":      {flags: flagSpec{short: "efmABCdD", long: []string{"--regexp", "--file", "--max-count", "--after-context", "--before-context", "--context", "--include", "--exclude", "--exclude-dir", "--label", "--binary-files", "--devices", "--directories", "--exclude-from"}}, pattern: true, patternOpts: grepPattern},
-	"egrep":     {flags: flagSpec{short: "efmABCdD", long: []string{"--regexp", "--file", "--max-count", "--include", "--exclude", "--exclude-dir"}}, pattern: true, patternOpts: grepPattern},
-	"fgrep":     {flags: flagSpec{short: "efmABCdD", long: []string{"--regexp", "--file", "--max-count", "--include", "--exclude", "--exclude-dir"}}, pattern: true, patternOpts: grepPattern},
-	"zgrep":     {flags: flagSpec{short: "efmABC"}, pattern: true, patternOpts: grepPattern},
-	"rg":        {flags: flagSpec{short: "efgmABCjMtTrEd", long: []string{"--regexp", "--file", "--glob", "--iglob", "--type", "--type-not", "--type-add", "--max-count", "--context", "--after-context", "--before-context", "--replace", "--max-depth", "--threads", "--encoding", "--sort", "--sortr", "--max-filesize", "--pre", "--pre-glob", "--colors", "--max-columns", "--context-separator", "--field-match-separator", "--path-separator", "--ignore-file"}}, pattern: true, patternOpts: append([]string{"--files", "--type-list"}, grepPattern...)},
-	"ag":        {flags: flagSpec{short: "ABCGgmp", long: []string{"--after", "--before", "--context", "--file-search-regex", "--ignore", "--ignore-dir", "--max-count", "--path-to-ignore", "--depth"}}, pattern: true, patternOpts: []string{"-g"}},
-	"ack":       {flags: flagSpec{short: "ABCgm", long: []string{"--match", "--type", "--ignore-dir", "--ignore-file", "--max-count"}}, pattern: true, patternOpts: []string{"-f", "-g", "--match"}},
-	"ls":        {flags: flagSpec{short: "IwT", long: []string{"--ignore", "--hide", "--width", "--tabsize", "--format", "--sort", "--time", "--time-style", "--quoting-style", "--indicator-style", "--block-size"}}, names: true},
-	"eza":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time", "--width", "--color"}}, names: true},
-	"exa":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time"}}, names: true},
-	"wc":        {names: true},
-	"file":      {flags: flagSpec{short: "mfFeP", long: []string{"--magic-file", "--files-from", "--separator", "--exclude", "--parameter"}}, names: true},
-	"stat":      {flags: flagSpec{short: "ct", long: []string{"--format", "--printf"}}, names: true},
-	"du":        {flags: flagSpec{short: "dBtX", long: []string{"--max-depth", "--block-size", "--threshold", "--exclude", "--exclude-from", "--time-style"}}, names: true},
-	"diff":      {flags: flagSpec{short: "CUFIxXLSW", long: []string{"--context", "--unified", "--show-function-line", "--ignore-matching-lines", "--exclude", "--exclude-from", "--label", "--starting-file", "--width", "--to-file", "--from-file"}}},
-	"cmp":       {flags: flagSpec{short: "iIn", long: []string{"--ignore-initial", "--bytes"}}},
-	"comm":      {},
-	"cut":       {flags: flagSpec{short: "bcdf", long: []string{"--bytes", "--characters", "--delimiter", "--fields", "--output-delimiter"}}},
-	"paste":     {flags: flagSpec{short: "d", long: []string{"--delimiters"}}},
-	"join":      {flags: flagSpec{short: "aejotv12"}},
-	"column":    {flags: flagSpec{short: "cstoNRHWdl"}},
-	"fold":      {flags: flagSpec{short: "w", long: []string{"--width"}}},
-	"fmt":       {flags: flagSpec{short: "wpgd"}},
-	"rev":       {},
-	"od":        {flags: flagSpec{short: "AjNtSw", long: []string{"--address-radix", "--skip-bytes", "--read-bytes", "--format", "--strings", "--width"}}},
-	"hexdump":   {flags: flagSpec{short: "efns"}},
-	"hd":        {flags: flagSpec{short: "efns"}},
-	"strings":   {flags: flagSpec{short: "nteT", long: []string{"--bytes", "--radix", "--encoding", "--target"}}},
-	"md5sum":    {names: true},
-	"sha1sum":   {names: true},
-	"sha256sum": {names: true},
-	"sha512sum": {names: true},
-	"shasum":    {flags: flagSpec{short: "a", long: []string{"--algorithm"}}, names: true},
-	"b2sum":     {flags: flagSpec{short: "l"}, names: true},
-	"cksum":     {names: true},
-	"md5":       {names: true},
-	"readlink":  {names: true},
-	"realpath":  {flags: flagSpec{long: []string{"--relative-to", "--relative-base"}}, names: true},
-	"zcat":      {},
-	"bzcat":     {},
-	"xzcat":     {},
-	"zless":     {},
-	"jq":        {flags: flagSpec{short: "fL", long: []string{"--from-file", "--indent", "--tab"}}, pattern: true, patternOpts: []string{"-f", "--from-file"}},
-	"tr":        {pattern: true},
-	"expand":    {flags: flagSpec{short: "t", long: []string{"--tabs"}}},
-	"unexpand":  {flags: flagSpec{short: "t", long: []string{"--tabs"}}},
-	"look":      {pattern: true},
-	"iconv":     {flags: flagSpec{short: "ft", long: []string{"--from-code", "--to-code"}}},
-	"base64":    {flags: flagSpec{short: "w", long: []string{"--wrap"}}},
-	"base32":    {flags: flagSpec{short: "w", long: []string{"--wrap"}}},
-	"basenc":    {flags: flagSpec{short: "w", long: []string{"--wrap"}}},
-	"xmllint":   {flags: flagSpec{long: []string{"--xpath", "--schema", "--relaxng"}}},
-	"test":      {},
-}
+var readers = sync.OnceValue(func() map[string]readSpec {
+	return map[string]readSpec{
+		"cat":       {},
+		"tac":       {flags: flagSpec{short: "s", long: []string{"--separator"}}},
+		"nl":        {flags: flagSpec{short: "bdfhilnpsvw"}},
+		"head":      {flags: flagSpec{short: "nc", long: []string{"--lines", "--bytes"}}},
+		"tail":      {flags: flagSpec{short: "ncs", long: []string{"--lines", "--bytes", "--pid", "--sleep-interval", "--max-unchanged-stats"}}},
+		"less":      {flags: flagSpec{short: "bhjkoOpPtTxyz", long: []string{"--pattern"}}},
+		"more":      {flags: flagSpec{short: "n"}},
+		"most":      {},
+		"view":      {},
+		"bat":       {flags: flagSpec{short: "lHrmp", long: []string{"--language", "--highlight-line", "--line-range", "--map-syntax", "--theme", "--style", "--tabs", "--wrap", "--terminal-width", "--color", "--paging", "--pager", "--file-name", "--diff-context"}}},
+		"batcat":    {flags: flagSpec{short: "lHrm", long: []string{"--language", "--highlight-line", "--line-range", "--map-syntax", "--theme", "--style", "--file-name"}}},
+		"grep":      {flags: flagSpec{short: "efmABCdD", long: []string{"--regexp", "--file", "--max-count", "--after-context", "--before-context", "--context", "--include", "--exclude", "--exclude-dir", "--label", "--binary-files", "--devices", "--directories", "--exclude-from"}}, pattern: true, patternOpts: grepPattern},
+		"egrep":     {flags: flagSpec{short: "efmABCdD", long: []string{"--regexp", "--file", "--max-count", "--include", "--exclude", "--exclude-dir"}}, pattern: true, patternOpts: grepPattern},
+		"fgrep":     {flags: flagSpec{short: "efmABCdD", long: []string{"--regexp", "--file", "--max-count", "--include", "--exclude", "--exclude-dir"}}, pattern: true, patternOpts: grepPattern},
+		"zgrep":     {flags: flagSpec{short: "efmABC"}, pattern: true, patternOpts: grepPattern},
+		"rg":        {flags: flagSpec{short: "efgmABCjMtTrEd", long: []string{"--regexp", "--file", "--glob", "--iglob", "--type", "--type-not", "--type-add", "--max-count", "--context", "--after-context", "--before-context", "--replace", "--max-depth", "--threads", "--encoding", "--sort", "--sortr", "--max-filesize", "--pre", "--pre-glob", "--colors", "--max-columns", "--context-separator", "--field-match-separator", "--path-separator", "--ignore-file"}}, pattern: true, patternOpts: append([]string{"--files", "--type-list"}, grepPattern...)},
+		"ag":        {flags: flagSpec{short: "ABCGgmp", long: []string{"--after", "--before", "--context", "--file-search-regex", "--ignore", "--ignore-dir", "--max-count", "--path-to-ignore", "--depth"}}, pattern: true, patternOpts: []string{"-g"}},
+		"ack":       {flags: flagSpec{short: "ABCgm", long: []string{"--match", "--type", "--ignore-dir", "--ignore-file", "--max-count"}}, pattern: true, patternOpts: []string{"-f", "-g", "--match"}},
+		"ls":        {flags: flagSpec{short: "IwT", long: []string{"--ignore", "--hide", "--width", "--tabsize", "--format", "--sort", "--time", "--time-style", "--quoting-style", "--indicator-style", "--block-size"}}, names: true},
+		"eza":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time", "--width", "--color"}}, names: true},
+		"exa":       {flags: flagSpec{short: "LIw", long: []string{"--level", "--ignore-glob", "--sort", "--time"}}, names: true},
+		"wc":        {names: true},
+		"file":      {flags: flagSpec{short: "mfFeP", long: []string{"--magic-file", "--files-from", "--separator", "--exclude", "--parameter"}}, names: true},
+		"stat":      {flags: flagSpec{short: "ct", long: []string{"--format", "--printf"}}, names: true},
+		"du":        {flags: flagSpec{short: "dBtX", long: []string{"--max-depth", "--block-size", "--threshold", "--exclude", "--exclude-from", "--time-style"}}, names: true},
+		"diff":      {flags: flagSpec{short: "CUFIxXLSW", long: []string{"--context", "--unified", "--show-function-line", "--ignore-matching-lines", "--exclude", "--exclude-from", "--label", "--starting-file", "--width", "--to-file", "--from-file"}}},
+		"cmp":       {flags: flagSpec{short: "iIn", long: []string{"--ignore-initial", "--bytes"}}},
+		"comm":      {},
+		"cut":       {flags: flagSpec{short: "bcdf", long: []string{"--bytes", "--characters", "--delimiter", "--fields", "--output-delimiter"}}},
+		"paste":     {flags: flagSpec{short: "d", long: []string{"--delimiters"}}},
+		"join":      {flags: flagSpec{short: "aejotv12"}},
+		"column":    {flags: flagSpec{short: "cstoNRHWdl"}},
+		"fold":      {flags: flagSpec{short: "w", long: []string{"--width"}}},
+		"fmt":       {flags: flagSpec{short: "wpgd"}},
+		"rev":       {},
+		"od":        {flags: flagSpec{short: "AjNtSw", long: []string{"--address-radix", "--skip-bytes", "--read-bytes", "--format", "--strings", "--width"}}},
+		"hexdump":   {flags: flagSpec{short: "efns"}},
+		"hd":        {flags: flagSpec{short: "efns"}},
+		"strings":   {flags: flagSpec{short: "nteT", long: []string{"--bytes", "--radix", "--encoding", "--target"}}},
+		"md5sum":    {names: true},
+		"sha1sum":   {names: true},
+		"sha256sum": {names: true},
+		"sha512sum": {names: true},
+		"shasum":    {flags: flagSpec{short: "a", long: []string{"--algorithm"}}, names: true},
+		"b2sum":     {flags: flagSpec{short: "l"}, names: true},
+		"cksum":     {names: true},
+		"md5":       {names: true},
+		"readlink":  {names: true},
+		"realpath":  {flags: flagSpec{long: []string{"--relative-to", "--relative-base"}}, names: true},
+		"zcat":      {},
+		"bzcat":     {},
+		"xzcat":     {},
+		"zless":     {},
+		"jq":        {flags: flagSpec{short: "fL", long: []string{"--from-file", "--indent", "--tab"}}, pattern: true, patternOpts: []string{"-f", "--from-file"}},
+		"tr":        {pattern: true},
+		"expand":    {flags: flagSpec{short: "t", long: []string{"--tabs"}}},
+		"unexpand":  {flags: flagSpec{short: "t", long: []string{"--tabs"}}},
+		"look":      {pattern: true},
+		"iconv":     {flags: flagSpec{short: "ft", long: []string{"--from-code", "--to-code"}}},
+		"base64":    {flags: flagSpec{short: "w", long: []string{"--wrap"}}},
+		"base32":    {flags: flagSpec{short: "w", long: []string{"--wrap"}}},
+		"basenc":    {flags: flagSpec{short: "w", long: []string{"--wrap"}}},
+		"xmllint":   {flags: flagSpec{long: []string{"--xpath", "--schema", "--relaxng"}}},
+		"test":      {},
+	}
+})
 
 // read records the file operands of a read-only command.
 func (w *walker) read(name string, spec readSpec, args []arg, e *env) {
@@ -273,7 +276,7 @@ func (w *walker) search(roots []arg, op string, noBank bool, e *env) {
 // ShowsNames reports whether op, a read command's name (Access.Op), shows only the names,
 // sizes, counts or sums of what it reads (ls, wc, stat, md5sum), no line of it.
 func ShowsNames(op string) bool {
-	return readers[op].names
+	return readers()[op].names
 }
 
 // searchWord records as an Unknown search the files a word built at run time may name: below
@@ -618,9 +621,9 @@ func sedSubstEnd(cmd string) int {
 // readerCommands registers the commands that only read the files they name; an output
 // option (base64 -o) still writes its file.
 func readerCommands() []command {
-	return []command{{names: mapKeys(readers), family: "readers", does: "reads its file operands",
+	return []command{{names: mapKeys(readers()), family: "readers", does: "reads its file operands",
 		handle: always(func(w *walker, c *invocation) {
-			w.read(c.name, readers[c.name], c.args, c.e)
+			w.read(c.name, readers()[c.name], c.args, c.e)
 			w.outputFlag(c.name, c.args, c.e)
 		})}}
 }

@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // The coreutils family: commands that write the files they are handed (rm, touch, cp,
 // chmod …), that read them and write only through an output option (sort -o, tree -o,
@@ -103,29 +106,31 @@ func coreutilCommands() []command {
 }
 
 // harmless are the commands that only print, compute or ask, whatever files they name.
-var harmless = map[string]bool{
-	"echo": true, "printf": true, "true": true, "false": true, ":": true, "basename": true, "dirname": true,
-	"pwd": true, "which": true, "type": true, "whoami": true, "id": true, "date": true, "uname": true,
-	"hostname": true, "sleep": true, "wait": true, "exit": true, "return": true, "set": true, "unset": true,
-	"shift": true, "read": true, "let": true, "local": true, "declare": true, "export": true, "typeset": true,
-	"readonly": true, "shopt": true, "hash": true, "jobs": true, "kill": true, "ps": true, "df": true,
-	"free": true, "uptime": true, "env": true, "printenv": true, "seq": true, "expr": true, "bc": true,
-	"[": true, "[[": true, "test": true, "getopts": true, "umask": true, "ulimit": true, "history": true,
-	"tokei": true, "cloc": true, "scc": true, "glow": true, "mdcat": true, "vale": true,
-	"lychee": true, "tput": true, "clear": true, "open": true, "xdg-open": true, "code": true, "cursor": true,
-	"break": true, "continue": true, "help": true, "man": true, "info": true, "whatis": true, "apropos": true,
-	// they read the files they are handed (gh --body-file, delta a b) or only
-	// copy text to the clipboard
-	"gh": true, "glab": true, "lsd": true, "delta": true, "difft": true, "colordiff": true, "rga": true,
-	"fzf": true, "pbcopy": true, "xclip": true, "wl-copy": true, "du": true, "dust": true, "ncdu": true,
-	// prose and link checkers that only report
-	"cspell": true, "mdl": true, "proselint": true, "alex": true, "write-good": true, "markdown-link-check": true,
-	"aspell-list": true, "hunspell": true,
-}
+var harmless = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"echo": true, "printf": true, "true": true, "false": true, ":": true, "basename": true, "dirname": true,
+		"pwd": true, "which": true, "type": true, "whoami": true, "id": true, "date": true, "uname": true,
+		"hostname": true, "sleep": true, "wait": true, "exit": true, "return": true, "set": true, "unset": true,
+		"shift": true, "read": true, "let": true, "local": true, "declare": true, "export": true, "typeset": true,
+		"readonly": true, "shopt": true, "hash": true, "jobs": true, "kill": true, "ps": true, "df": true,
+		"free": true, "uptime": true, "env": true, "printenv": true, "seq": true, "expr": true, "bc": true,
+		"[": true, "[[": true, "test": true, "getopts": true, "umask": true, "ulimit": true, "history": true,
+		"tokei": true, "cloc": true, "scc": true, "glow": true, "mdcat": true, "vale": true,
+		"lychee": true, "tput": true, "clear": true, "open": true, "xdg-open": true, "code": true, "cursor": true,
+		"break": true, "continue": true, "help": true, "man": true, "info": true, "whatis": true, "apropos": true,
+		// they read the files they are handed (gh --body-file, delta a b) or only
+		// copy text to the clipboard
+		"gh": true, "glab": true, "lsd": true, "delta": true, "difft": true, "colordiff": true, "rga": true,
+		"fzf": true, "pbcopy": true, "xclip": true, "wl-copy": true, "du": true, "dust": true, "ncdu": true,
+		// prose and link checkers that only report
+		"cspell": true, "mdl": true, "proselint": true, "alex": true, "write-good": true, "markdown-link-check": true,
+		"aspell-list": true, "hunspell": true,
+	}
+})
 
 // harmlessCommands registers the commands that write nothing they are handed.
 func harmlessCommands() []command {
-	return []command{{names: mapKeys(harmless), family: "harmless", does: "writes nothing it is handed",
+	return []command{{names: mapKeys(harmless()), family: "harmless", does: "writes nothing it is handed",
 		handle: func(w *walker, c *invocation) bool { return true }},
 		{names: "mbguard mbguard-hook", family: "harmless", does: "writes nothing it is handed; the person's commands (uninstall, quarantine drop|restore …) are named",
 			handle: always(func(w *walker, c *invocation) {

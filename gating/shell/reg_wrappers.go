@@ -102,7 +102,7 @@ func prefixCommands() []command {
 				was := w.res.Write
 				w.res.Write = false
 				w.call(ops, c.e, c.depth, &stdin{})
-				if _, reads := readers[ops[0].s]; reads && ops[0].exact {
+				if _, reads := readers()[ops[0].s]; reads && ops[0].exact {
 					// cat, head, grep … on names from stdin (find . | xargs cat): any file below
 					w.search(nil, "xargs "+ops[0].s, false, c.e)
 				}
@@ -139,7 +139,7 @@ func runnerCommands() []command {
 
 // wrapperCommands are the wrappers table's commands, and the prefixes.
 func wrapperCommands() []command {
-	return append(prefixCommands(), command{names: mapKeys(wrappers), family: "wrappers", does: "runs a command found in its arguments",
+	return append(prefixCommands(), command{names: mapKeys(wrappers()), family: "wrappers", does: "runs a command found in its arguments",
 		handle: func(w *walker, c *invocation) bool { return w.wrapper(c.name, c.args, c.e, c.depth, c.in) }})
 }
 

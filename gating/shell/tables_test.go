@@ -9,7 +9,7 @@ import (
 // whole tree, writes the tree; one that cannot write Markdown writes no .md file below it,
 // one that can is told how to leave the bank out.
 func TestFormatterRows(t *testing.T) {
-	for name, spec := range formatters {
+	for name, spec := range formatters() {
 		cmd := name
 		if len(spec.fix) > 0 {
 			cmd += " " + spec.fix[0]
@@ -41,7 +41,7 @@ func TestFormatterRows(t *testing.T) {
 // TestPackageManagerRows: every subcommand spelling of the package-manager table is a write
 // of the files its row names, below the directory the manager is pointed at.
 func TestPackageManagerRows(t *testing.T) {
-	for name, m := range pkgManagers {
+	for name, m := range pkgManagers() {
 		for _, sub := range m.subs {
 			for _, sp := range spellings(sub.words) {
 				cmd := name + " " + sp + " somepkg"

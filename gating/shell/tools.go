@@ -3,6 +3,7 @@ package shell
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // gitReads are git subcommands that leave the working tree alone; their
@@ -48,7 +49,7 @@ func (w *walker) git(args []arg, e *env, depth int) {
 		return
 	}
 	sub, rest := args[i].s, args[i+1:]
-	if h, ok := gitSubcommands[sub]; ok {
+	if h, ok := gitSubcommands()[sub]; ok {
 		h(w, sub, rest, e)
 		return
 	}
@@ -132,24 +133,26 @@ type gitSubcommand func(w *walker, sub string, rest []arg, e *env)
 
 // gitSubcommands are the subcommands judged by their options and operands; the others
 // are read from the tables above (gitUnknown, gitReads, gitHarmless).
-var gitSubcommands = map[string]gitSubcommand{
-	"mv": (*walker).gitMoveRemove, "rm": (*walker).gitMoveRemove,
-	"restore":        (*walker).gitRestore,
-	"checkout":       func(w *walker, _ string, rest []arg, e *env) { w.gitCheckout(rest, e) },
-	"switch":         (*walker).gitSwitch,
-	"apply":          (*walker).gitApply,
-	"stash":          func(w *walker, _ string, rest []arg, e *env) { w.gitStash(rest, e) },
-	"reset":          (*walker).gitReset,
-	"clean":          (*walker).gitClean,
-	"read-tree":      (*walker).gitReadTree,
-	"checkout-index": (*walker).gitCheckoutIndex,
-	"config":         (*walker).gitConfig,
-	"bundle":         (*walker).gitBundle,
-	"clone":          (*walker).gitClone,
-	"init":           (*walker).gitInit,
-	"worktree":       (*walker).gitWorktree,
-	"archive":        (*walker).gitArchive, "format-patch": (*walker).gitArchive,
-}
+var gitSubcommands = sync.OnceValue(func() map[string]gitSubcommand {
+	return map[string]gitSubcommand{
+		"mv": (*walker).gitMoveRemove, "rm": (*walker).gitMoveRemove,
+		"restore":        (*walker).gitRestore,
+		"checkout":       func(w *walker, _ string, rest []arg, e *env) { w.gitCheckout(rest, e) },
+		"switch":         (*walker).gitSwitch,
+		"apply":          (*walker).gitApply,
+		"stash":          func(w *walker, _ string, rest []arg, e *env) { w.gitStash(rest, e) },
+		"reset":          (*walker).gitReset,
+		"clean":          (*walker).gitClean,
+		"read-tree":      (*walker).gitReadTree,
+		"checkout-index": (*walker).gitCheckoutIndex,
+		"config":         (*walker).gitConfig,
+		"bundle":         (*walker).gitBundle,
+		"clone":          (*walker).gitClone,
+		"init":           (*walker).gitInit,
+		"worktree":       (*walker).gitWorktree,
+		"archive":        (*walker).gitArchive, "format-patch": (*walker).gitArchive,
+	}
+})
 
 // here is the working directory as an operand: the whole tree below it.
 var here = arg{s: ".", exact: true}
@@ -918,7 +921,7 @@ func (w *walker) subWrites(args []arg, e *env, depth int) bool {
 	if execWrapped[name] {
 		return true // wrapped: not worth unwrapping here, stay safe
 	}
-	_, reader := readers[name]
+	_, reader := readers()[name]
 	return !reader && !execPrints[name]
 }
 
@@ -966,17 +969,19 @@ func (w *walker) curl(c *invocation) {
 // curlOptions says what curl's options with a value do with it: 'o' writes the output
 // (below --output-dir), 'w' writes a file of its own, 'u' uploads the file, 'd' sends
 // @FILE's bytes.
-var curlOptions = map[string]byte{
-	"-o": 'o', "--output": 'o',
-	"-D": 'w', "--dump-header": 'w', "-c": 'w', "--cookie-jar": 'w', "--stderr": 'w', "--trace": 'w',
-	"--trace-ascii": 'w', "--etag-save": 'w',
-	"-T": 'u', "--upload-file": 'u',
-	"-d": 'd', "--data": 'd', "--data-binary": 'd', "--data-urlencode": 'd', "--json": 'd', "-F": 'd', "--form": 'd',
-}
+var curlOptions = sync.OnceValue(func() map[string]byte {
+	return map[string]byte{
+		"-o": 'o', "--output": 'o',
+		"-D": 'w', "--dump-header": 'w', "-c": 'w', "--cookie-jar": 'w', "--stderr": 'w', "--trace": 'w',
+		"--trace-ascii": 'w', "--etag-save": 'w',
+		"-T": 'u', "--upload-file": 'u',
+		"-d": 'd', "--data": 'd', "--data-binary": 'd', "--data-urlencode": 'd', "--json": 'd', "-F": 'd', "--form": 'd',
+	}
+})
 
 // curlOption records what one curl option with a value writes or sends.
 func (w *walker) curlOption(o opt, base, e *env) {
-	switch curlOptions[o.name] {
+	switch curlOptions()[o.name] {
 	case 'o':
 		if o.value.s != "-" {
 			w.writeArg(o.value, "curl -o", base)
