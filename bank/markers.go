@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Dir is the memory bank's directory, relative to the repository root.
@@ -72,13 +73,19 @@ type Scan struct {
 	Templates []TemplateMark
 }
 
+// The two patterns are compiled on first use: most processes that link this package (every
+// hook call) scan no marker.
 var (
 	// nearRe finds anything that names a block in an HTML-comment-ish way, including common
 	// misspellings of BLOCK, START and END; exact markers are blanked out before it runs.
-	nearRe = regexp.MustCompile(`(?i)<!?-*\s*(MACHINE|USER)[_ -]?(BLOCK|BLOK|BLCOK|BOLCK|BLOKC)[_ -]?([A-Z]*)\s*-*>?`)
+	nearRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)<!?-*\s*(MACHINE|USER)[_ -]?(BLOCK|BLOK|BLCOK|BOLCK|BLOKC)[_ -]?([A-Z]*)\s*-*>?`)
+	})
 	// tmplRe is lenient on spacing and the colon so that near misses become "malformed", not
 	// "missing": a user who wrote the mark deserves to hear what is wrong with it.
-	tmplRe = regexp.MustCompile(`(?i)<!--\s*MEMORY_BANK_TEMPLATE\s*(:?)\s*([^\s>]*?)\s*-*>`)
+	tmplRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)<!--\s*MEMORY_BANK_TEMPLATE\s*(:?)\s*([^\s>]*?)\s*-*>`)
+	})
 )
 
 // ScanMarkers finds the block markers and template-version marks of content, skipping fenced
@@ -219,14 +226,14 @@ func (s *Scan) scanLine(text string, lineOff, line int) {
 		}
 		visible = string(b)
 	}
-	for _, loc := range nearRe.FindAllStringSubmatchIndex(visible, -1) {
+	for _, loc := range nearRe().FindAllStringSubmatchIndex(visible, -1) {
 		frag := visible[loc[0]:loc[1]]
 		if !strings.ContainsAny(frag, "<>") {
 			continue // a bare word such as USER_BLOCK in prose is not a marker attempt
 		}
 		s.NearMiss = append(s.NearMiss, NearMiss{Line: line, Text: strings.TrimSpace(frag), Suggest: guess(visible[loc[2]:loc[3]], visible[loc[6]:loc[7]])})
 	}
-	for _, loc := range tmplRe.FindAllStringSubmatchIndex(visible, -1) {
+	for _, loc := range tmplRe().FindAllStringSubmatchIndex(visible, -1) {
 		m := parseTemplateMark(visible[loc[4]:loc[5]], line)
 		if loc[3] == loc[2] || visible[loc[0]:loc[1]] != strings.TrimSpace(visible[loc[0]:loc[1]]) || !strings.HasPrefix(visible[loc[0]:loc[1]], "<!-- MEMORY_BANK_TEMPLATE:") {
 			m.Valid = false // no colon, wrong case or spacing: well meant, not well formed
