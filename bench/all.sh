@@ -5,7 +5,9 @@
 #   bash bench/all.sh            the issue's sizes (several minutes; migrate runs bench/migrate)
 #   bash bench/all.sh --short    smaller inputs, under ~2 min on 2 cores; exits 1 when a ratio
 #                                is more than 1.3x its value in bench/reference-short.txt
-#   bash bench/all.sh --short --update   rewrites bench/reference-short.txt from this run
+#   bash bench/all.sh --short --update   rewrites bench/reference-short.txt from this run (the
+#                                committed file keeps each row's highest of three runs:
+#                                bench/README.md)
 #
 # The hook rows run mbguard-hook, the program install writes into the hosts' hook entries; one
 # row runs the same call through mbguard for comparison.
