@@ -5,8 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
-	"slices"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -47,8 +46,9 @@ const HTTPEnvHeader = "X-Mbguard-Env"
 // HTTPPath is where the watcher answers Claude Code's events.
 const HTTPPath = "/hook/claude"
 
-// httpProcessTools are the tools whose events a command hook answers in http mode.
-var httpProcessTools = map[string]bool{"Bash": true}
+// httpShell is the tool whose events a command hook answers in http mode: Claude Code's
+// shell tool, from the host table.
+var httpShell = host.Get("claude").Tools.Shell
 
 // HTTPRequest is one Claude Code http hook request as the watcher's server read it.
 type HTTPRequest struct {
@@ -67,7 +67,7 @@ func (h *Hook) AnswerHTTP(ctx context.Context, req HTTPRequest) (status int, bod
 		Tool  string `json:"tool_name"`
 	}
 	_ = json.Unmarshal(req.Payload, &head)
-	if claudeToolEvents[head.Event] && httpProcessTools[head.Tool] {
+	if claudeToolEvents[head.Event] && head.Tool == httpShell {
 		return 200, []byte("{}\n") // the command hook beside this one answers it
 	}
 	if req.From <= 0 {
@@ -79,11 +79,19 @@ func (h *Hook) AnswerHTTP(ctx context.Context, req HTTPRequest) (status int, bod
 	hh.Host = "claude"
 	hh.Requester = req.From
 	hh.Getenv = httpEnv(req.Env, h.Getenv)
+	foreign := false // the call is about a repository this watcher does not answer for
+	if connect := h.Connect; connect != nil {
+		hh.Connect = func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
+			do, done, err := connect(r, cfg)
+			foreign = foreign || errors.Is(err, errNotThisWatcher)
+			return do, done, err
+		}
+	}
 	reply := hh.Run(watcher.WithHost(ctx, req.From), bytes.NewReader(req.Payload))
 	if reply.Forged {
 		return 403, httpBody(reply.Event, Reply{Exit: 2, Stderr: reply.Stderr}, true)
 	}
-	if strings.Contains(reply.Stderr, notThisWatcher) {
+	if foreign {
 		// as if nothing answered here: Claude Code refuses the call a PreToolUse guards
 		return 409, httpBody(reply.Event, Reply{Exit: 2, Stderr: reply.Stderr}, true)
 	}
@@ -120,7 +128,7 @@ func httpBody(event string, r Reply, guard bool) []byte {
 	case guard:
 		out = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event,
 			"permissionDecision": "deny", "permissionDecisionReason": reason}}
-	case event == "UserPromptSubmit" || event == claudePostTool || event == "Stop" || event == "SubagentStop":
+	case event == claudePrompt || event == claudePostTool || event == claudeStop || event == claudeSubagentStop:
 		out = map[string]any{"decision": "block", "reason": reason}
 	default:
 		out = map[string]any{"systemMessage": reason}
@@ -128,8 +136,8 @@ func httpBody(event string, r Reply, guard bool) []byte {
 	return encodeJSON(out)
 }
 
-// notThisWatcher begins the error ConnectOwn gives for another repository's call.
-const notThisWatcher = "the watcher on this port answers Claude Code's http hooks for "
+// errNotThisWatcher is what ConnectOwn gives for another repository's call.
+var errNotThisWatcher = errors.New("the watcher on this port answers Claude Code's http hooks for its own repository only")
 
 // ConnectOwn is how the watcher's http server reaches a repository's Service: its own
 // Service for its own repository while the configuration is the one it runs by, else a
@@ -141,8 +149,7 @@ func ConnectOwn(svc *watcher.Service, now func() time.Time) func(r repo.Repo, cf
 	own := watcher.ConfigDigest(svc.Cfg)
 	return func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
 		if r.Root != svc.Repo.Root {
-			return nil, nil, errors.New(notThisWatcher + svc.Repo.Root +
-				" only; give " + r.Root + " a watch.http_port of its own and run mbguard watch there")
+			return nil, nil, fmt.Errorf("%w (%s); give %s a watch.http_port of its own and run mbguard watch there", errNotThisWatcher, svc.Repo.Root, r.Root)
 		}
 		if watcher.ConfigDigest(cfg) == own {
 			return func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
@@ -206,11 +213,7 @@ func claudeHTTPFile(o InstallOptions, command string) hookFile {
 			if !claudeToolEvents[ev] || !claudeHTTPEvents[ev] {
 				return nil
 			}
-			var out []json.RawMessage
-			for _, tool := range slices.Sorted(maps.Keys(httpProcessTools)) {
-				out = append(out, group(tool, claudeHook{Type: "command", Command: command, Timeout: timeout, OnFailure: onFailure(ev)}))
-			}
-			return out
+			return []json.RawMessage{group(httpShell, claudeHook{Type: "command", Command: command, Timeout: timeout, OnFailure: onFailure(ev)})}
 		},
 		ours: func(raw json.RawMessage) bool { return isOurGroup(raw, " hook claude") },
 	}

@@ -85,6 +85,14 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// linuxHTTP ends the test where http hooks do not exist (off Linux install keeps command hooks),
+// failing it under CI.
+func linuxHTTP(t *testing.T) {
+	if !proctab.Local().Supported() {
+		testhost.Missing(t, "a process table (/proc)", "http hooks are Linux only; install keeps command hooks elsewhere")
+	}
+}
+
 func freePort(t *testing.T) int {
 	t.Helper()
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
@@ -146,9 +154,7 @@ func payload(root, text string) string { return strings.ReplaceAll(text, "ROOT",
 // same decisions; the Bash tool's events get an empty answer over http (the command hook
 // beside it answers them).
 func TestHTTPHooksDecideAsTheProcessHook(t *testing.T) {
-	if !proctab.Local().Supported() {
-		testhost.Missing(t, "a process table (/proc)", "http hooks are Linux only; install keeps command hooks elsewhere")
-	}
+	linuxHTTP(t)
 	testgit.Isolate(t)
 	port := freePort(t)
 	viaHTTP, viaProc := httpRepo(t, port), httpRepo(t, 0)
@@ -220,9 +226,7 @@ func TestHTTPHooksDecideAsTheProcessHook(t *testing.T) {
 // the host) is refused and records nothing — here a forged read of MEMORY.md that would open
 // the read gate.
 func TestHTTPHookRequestsTheHostDidNotSend(t *testing.T) {
-	if !proctab.Local().Supported() {
-		testhost.Missing(t, "a process table (/proc)", "http hooks are Linux only; install keeps command hooks elsewhere")
-	}
+	linuxHTTP(t)
 	bash := testhost.Tool(t, "bash", "apt-get install -y bash")
 	testgit.Isolate(t)
 	port := freePort(t)
@@ -293,9 +297,7 @@ func selfAs(t *testing.T, name string) string {
 // an agent that stopped the watcher and took its port would run — answers for mbguard: the
 // shell call is refused naming it, and doctor fails naming it.
 func TestHTTPHookPortTakenByAnotherProgram(t *testing.T) {
-	if !proctab.Local().Supported() {
-		testhost.Missing(t, "a process table (/proc)", "http hooks are Linux only; install keeps command hooks elsewhere")
-	}
+	linuxHTTP(t)
 	python := testhost.Tool(t, "python3", "apt-get install -y python3")
 	testgit.Isolate(t)
 	port := freePort(t)

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
+	"fmt"
 	"net/netip"
 	"os"
 	"strconv"
@@ -63,19 +63,7 @@ func (t Table) TCPSocket(local, remote netip.AddrPort) (Socket, bool) {
 // in upper-case hex ("0100007F:1F90" for 127.0.0.1:8080 on a little-endian machine).
 func tcpAddr(ap netip.AddrPort) string {
 	a := ap.Addr().As4()
-	return upperHex32(binary.NativeEndian.Uint32(a[:])) + ":" + upperHex16(ap.Port())
-}
-
-func upperHex32(v uint32) string {
-	var b [4]byte
-	binary.BigEndian.PutUint32(b[:], v)
-	return string(bytes.ToUpper([]byte(hex.EncodeToString(b[:]))))
-}
-
-func upperHex16(v uint16) string {
-	var b [2]byte
-	binary.BigEndian.PutUint16(b[:], v)
-	return string(bytes.ToUpper([]byte(hex.EncodeToString(b[:]))))
+	return fmt.Sprintf("%08X:%04X", binary.NativeEndian.Uint32(a[:]), ap.Port())
 }
 
 // SocketHolder is a process that holds socket inode open (0 when none of this user's
