@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mbguard/mbguard/internal/fsutil"
@@ -33,6 +35,10 @@ type objects struct {
 	outside string
 	// hashed counts the objects id hashed: a check after Prime hashes no unchanged file
 	hashed atomic.Int64
+	// batches caches the index of the outside store's batches while its folder is unchanged
+	batchMu  sync.Mutex
+	batchKey string
+	batches  *gitobj.Batches
 }
 
 func newObjects(root, commonDir string) *objects {
@@ -97,7 +103,13 @@ func (o *objects) readLoose(p, id string) ([]byte, bool) {
 		return nil, false
 	}
 	defer f.Close()
-	zr, err := zlib.NewReader(f)
+	return o.inflateBlob(f, id)
+}
+
+// inflateBlob reads a loose object's bytes from r and returns the blob's body when it is blob
+// id: bytes that do not hash to id are not taken for the known-good ones.
+func (o *objects) inflateBlob(r io.Reader, id string) ([]byte, bool) {
+	zr, err := zlib.NewReader(r)
 	if err != nil {
 		return nil, false
 	}
@@ -112,6 +124,68 @@ func (o *objects) readLoose(p, id string) ([]byte, bool) {
 	return body, true
 }
 
+// storeKnown is write for a blob of a known-good state built at once (Prime): git's copy is
+// written only when git has the blob neither loose nor in a pack (packs, opened once per
+// build), and the outside copy is returned deflated for one batch file (outZ nil when the
+// outside store has it or there is none) — after a migration or in a fresh clone every blob of
+// the bank is packed already, and a thousand loose files on both sides cost more than the
+// migration itself.
+func (o *objects) storeKnown(body []byte, packs *gitobj.Packs, batches *gitobj.Batches) (id string, outZ []byte, err error) {
+	id = o.id("blob", body)
+	var z []byte
+	if _, err := os.Stat(o.path(id)); err != nil && !packs.Has(id) {
+		z = gitobj.Deflate("blob", body)
+		if err := gitobj.Put(filepath.Join(o.commonDir, "objects"), id, z); err != nil {
+			return "", nil, err
+		}
+	}
+	if o.outside == "" || batches.Has(id) {
+		return id, nil, nil
+	}
+	if _, err := os.Stat(gitobj.Path(o.outside, id)); err == nil {
+		return id, nil, nil
+	}
+	if z == nil {
+		z = gitobj.Deflate("blob", body)
+	}
+	return id, z, nil
+}
+
+// outsideBatches is the index of the outside store's batches, read again when its folder
+// changed (a batch is only ever added; another process may have added one).
+func (o *objects) outsideBatches() *gitobj.Batches {
+	o.batchMu.Lock()
+	defer o.batchMu.Unlock()
+	key := ""
+	if o.outside != "" {
+		if st, err := os.Stat(gitobj.BatchDir(o.outside)); err == nil {
+			key = st.ModTime().String() + "/" + strconv.FormatInt(st.Size(), 10)
+		}
+	}
+	switch {
+	case key == "": // no outside store, or no batch in it
+		o.batches, o.batchKey = nil, ""
+	case o.batches == nil || key != o.batchKey:
+		o.batches, o.batchKey = gitobj.OpenBatches(o.outside, o.sha256), key
+	}
+	return o.batches
+}
+
+// readOutside reads blob id from the outside store, loose or in a batch, checking its hash.
+func (o *objects) readOutside(id string) ([]byte, bool) {
+	if o.outside == "" || len(id) < 3 {
+		return nil, false
+	}
+	if body, ok := o.readLoose(gitobj.Path(o.outside, id), id); ok {
+		return body, true
+	}
+	z, ok := o.outsideBatches().Get(id)
+	if !ok {
+		return nil, false
+	}
+	return o.inflateBlob(bytes.NewReader(z), id)
+}
+
 // restoreLoose puts blob id back into git's object store from the outside copy when git has
 // no loose copy of it (it may still be packed: a duplicate loose object is harmless).
 func (o *objects) restoreLoose(id string) {
@@ -122,7 +196,7 @@ func (o *objects) restoreLoose(id string) {
 	if _, err := os.Stat(p); err == nil {
 		return
 	}
-	if body, ok := o.readLoose(filepath.Join(o.outside, id[:2], id[2:]), id); ok {
+	if body, ok := o.readOutside(id); ok {
 		_ = gitobj.Put(filepath.Join(o.commonDir, "objects"), id, gitobj.Deflate("blob", body))
 	}
 }
@@ -138,7 +212,7 @@ func (o *objects) readBlob(id string) ([]byte, error) {
 	out, err := gitexec.Run(context.Background(), o.root, "cat-file", "blob", id)
 	if err != nil && o.outside != "" && len(id) > 2 {
 		// git lost it (update-ref -d, gc --prune=now): the outside copy still has it
-		if body, ok := o.readLoose(filepath.Join(o.outside, id[:2], id[2:]), id); ok {
+		if body, ok := o.readOutside(id); ok {
 			return body, nil
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mbguard/mbguard/bank"
+	"github.com/mbguard/mbguard/internal/gitobj"
 	"github.com/mbguard/mbguard/internal/repo"
 )
 
@@ -87,11 +88,18 @@ func (g *Guard) build(disk map[string]Entry, budget time.Duration) (*manifest, e
 }
 
 // buildAll is build without a budget (Prime): the files are read and stored by a few
-// workers, as storing a blob is mostly waiting on the file system (two object files each).
+// workers, as storing a blob is mostly waiting on the file system. Blobs git has already
+// (packed, after a migration or a clone) are not written again, and the outside copies go
+// into one batch file, written before the manifest that names them.
 func (g *Guard) buildAll(disk map[string]Entry) (*manifest, error) {
 	keys := sortedKeys(disk)
 	changes := make([]*change, len(keys))
 	errs := make([]error, len(keys))
+	packs := gitobj.OpenPacks(filepath.Join(g.obj.commonDir, "objects"), g.obj.sha256)
+	defer packs.Close()
+	batches := g.obj.outsideBatches()
+	var mu sync.Mutex
+	outside := map[string][]byte{}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range 4 {
@@ -102,7 +110,12 @@ func (g *Guard) buildAll(disk map[string]Entry) (*manifest, error) {
 				d := disk[keys[i]]
 				c := &change{path: keys[i], d: &d}
 				if errs[i] = g.readDisk(c); errs[i] == nil && c.new != nil {
-					c.newBlob, errs[i] = g.obj.write("blob", c.new)
+					var z []byte
+					if c.newBlob, z, errs[i] = g.obj.storeKnown(c.new, packs, batches); z != nil {
+						mu.Lock()
+						outside[c.newBlob] = z
+						mu.Unlock()
+					}
 				}
 				changes[i] = c
 			}
@@ -120,17 +133,20 @@ func (g *Guard) buildAll(disk map[string]Entry) (*manifest, error) {
 		}
 		m.Entries[c.path] = e
 	}
+	if len(outside) > 0 && os.MkdirAll(g.obj.outside, 0o700) == nil {
+		_ = gitobj.WriteBatch(g.obj.outside, g.obj.sha256, outside) // best effort: git's copy counts first
+	}
 	return m, g.saveManifest(m, true)
 }
 
-// stored reports whether blob id is a loose object already, in git's store and in the copy
-// outside the repository: writing it again costs nothing.
+// stored reports whether blob id is a loose object already in git's store, and loose or in a
+// batch in the copy outside the repository: writing it again costs nothing.
 func (o *objects) stored(id string) bool {
 	if _, err := os.Stat(o.path(id)); err != nil {
 		return false
 	}
 	if o.outside != "" {
-		if _, err := os.Stat(filepath.Join(o.outside, id[:2], id[2:])); err != nil {
+		if _, err := os.Stat(gitobj.Path(o.outside, id)); err != nil && !o.outsideBatches().Has(id) {
 			return false
 		}
 	}

@@ -139,3 +139,50 @@ func TestUnprimedBigBankIsBuiltWithinBudget(t *testing.T) {
 		t.Fatalf("not put back from the incrementally built store: %q", b)
 	}
 }
+
+// Prime of a bank git has packed (after a migration, a clone, a gc) writes no loose copy of
+// what git has, and keeps the outside copies in one batch file; when git later loses the
+// blobs (the branch rewritten, the ref deleted, gc --prune=now), a stray write is still undone
+// from that batch.
+func TestPrimePackedBankKeepsOutsideCopiesInABatch(t *testing.T) {
+	const n = 30
+	root, r := primedBank(t, n)
+	testgit.Git(t, root, "gc", "-q")
+	f := "memory-bank/details/d1/f001.md"
+	blob := testgit.Git(t, root, "rev-parse", "HEAD:"+f)
+	if err := Prime(r); err != nil {
+		t.Fatal(err)
+	}
+	g := New(r, Options{Rules: rulesFor(root)})
+	if _, err := os.Stat(g.obj.path(blob)); err == nil {
+		t.Fatalf("Prime wrote a loose copy of %s, which git has packed", f)
+	}
+	batches, _ := os.ReadDir(filepath.Join(g.obj.outside, "batch"))
+	if len(batches) != 1 {
+		t.Fatalf("%d batch files outside the repository, want 1", len(batches))
+	}
+	if _, err := os.Stat(filepath.Join(g.obj.outside, blob[:2], blob[2:])); err == nil {
+		t.Fatal("the outside copy was written loose as well")
+	}
+
+	sh(t, root, `git checkout -q --orphan other && git rm -rq --cached memory-bank && git commit -qm other
+git branch -D -q main; git update-ref -d `+g.Ref()+`
+git reflog expire --expire=now --all && git gc -q --prune=now`)
+	if err := shErr("git cat-file -e "+blob, root); err == nil {
+		t.Fatal("git still has the blob: the test no longer shows the outside copy at work")
+	}
+	c := Call{ID: "c", Session: "s", Tool: "Bash"}
+	if _, err := g.Before(c); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, filepath.FromSlash(f))
+	if err := os.WriteFile(p, []byte("agent\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := fresh(t, root).After(c); err != nil || len(rep.Undone) != 1 {
+		t.Fatalf("after a stray write: %v, %+v", err, rep)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "# Note 1\n" {
+		t.Fatalf("not put back from the outside batch: %q", b)
+	}
+}
