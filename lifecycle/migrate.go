@@ -628,6 +628,34 @@ func gitChecks(o MigrateOptions, plan Plan, res *MigrateResult) error {
 	return nil
 }
 
+// gitChecked is what gitChecks said, from its goroutine.
+type gitChecked struct {
+	warnings []string
+	err      error
+}
+
+// startGitChecks runs gitChecks in the background when o applies the plan with git; the
+// function returned waits for its answer (at once without git).
+func startGitChecks(o MigrateOptions, plan Plan) func() gitChecked {
+	if !o.Apply || o.NoGit {
+		return func() gitChecked { return gitChecked{} }
+	}
+	ch := make(chan gitChecked, 1)
+	go func() {
+		var r MigrateResult
+		err := gitChecks(o, plan, &r)
+		ch <- gitChecked{r.Warnings, err}
+	}()
+	var got *gitChecked
+	return func() gitChecked {
+		if got == nil {
+			c := <-ch
+			got = &c
+		}
+		return *got
+	}
+}
+
 // Migrate plans, applies, resumes or rolls back the legacy → v7.1 migration.
 func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	var res MigrateResult
@@ -651,6 +679,10 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if err != nil {
 		return res, err
 	}
+	// git's checks only read (git status, git config, the index), as does admit's search of
+	// the repository for references: they run side by side, and admit's answer comes first.
+	checks := startGitChecks(o, plan)
+	defer checks() // no git process outlives the call
 	if stop, err := admit(&o, plan, j, &res); stop || err != nil {
 		return res, err
 	}
@@ -660,8 +692,10 @@ func Migrate(ctx context.Context, o MigrateOptions) (MigrateResult, error) {
 	if o.NoGit {
 		return res, plainMigrate(o, plan, &res)
 	}
-	if err := gitChecks(o, plan, &res); err != nil {
-		return res, err
+	c := checks()
+	res.Warnings = append(res.Warnings, c.warnings...)
+	if c.err != nil {
+		return res, c.err
 	}
 	head, branch, err := headOf(o)
 	if err != nil {

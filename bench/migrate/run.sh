@@ -3,14 +3,15 @@
 # 1,000-file legacy bank inside a 20,000-file repository. Each run gets fresh copies of the same
 # repository; both are timed in this one invocation, alternating which goes first, and the ratio
 # mbguard / baseline is printed per run and for the means (target <= 1.0x).
-# Usage: bench/migrate/run.sh [runs]
+# Usage: [MBGUARD_BIN=path] bench/migrate/run.sh [runs]
 set -euo pipefail
 RUNS=${1:-5}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-(cd "$ROOT" && go build -o "$WORK/mbguard" ./cmd/mbguard) # before HOME moves: keep Go's caches
+# before HOME moves: keep Go's caches. MBGUARD_BIN times another build (an older commit's, say).
+if [ -n "${MBGUARD_BIN:-}" ]; then cp "$MBGUARD_BIN" "$WORK/mbguard"; else (cd "$ROOT" && CGO_ENABLED=0 go build -o "$WORK/mbguard" ./cmd/mbguard); fi
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$WORK/gitconfig" HOME="$WORK"
 printf '[user]\n\tname = bench\n\temail = bench@example.invalid\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[gc]\n\tauto = 0\n' > "$GIT_CONFIG_GLOBAL"
 
@@ -50,17 +51,20 @@ ours() { cd "$1" && "$WORK/mbguard" migrate --apply >/dev/null 2>&1; }
 
 now() { date +%s.%N; }
 time_baseline() { local s e; s=$(now); (baseline "$WORK/a"); e=$(now); b=$(echo "$e - $s" | bc); }
-time_ours() { local s e; s=$(now); (ours "$WORK/b"); e=$(now); o=$(echo "$e - $s" | bc); }
+time_ours() { local s e; s=$(now); (ours "$B"); e=$(now); o=$(echo "$e - $s" | bc); }
 tb=0; to=0; wins=0
 for r in $(seq 1 "$RUNS"); do
-	rm -rf "$WORK/a" "$WORK/b"
-	cp -a "$T" "$WORK/a"; cp -a "$T" "$WORK/b"
-	(cd "$WORK/a" && git status -s >/dev/null); (cd "$WORK/b" && git status -s >/dev/null) # same warm index for both
+	rm -rf "$WORK/a" "$WORK/b"*
+	# a new path each run: mbguard keys its copy outside the repository by the git folder's path,
+	# and a repository at the path of the last run's would find that run's known-good state
+	B="$WORK/b$r"
+	cp -a "$T" "$WORK/a"; cp -a "$T" "$B"
+	(cd "$WORK/a" && git status -s >/dev/null); (cd "$B" && git status -s >/dev/null) # same warm index for both
 	# alternate which runs first, so neither always inherits the warmer page cache
 	if [ $((r % 2)) = 1 ]; then time_baseline; time_ours; else time_ours; time_baseline; fi
-	[ "$(cd "$WORK/b" && git rev-list --count HEAD)" = 3 ] || { echo "mbguard migrate did not make two commits"; exit 1; }
-	[ -z "$(cd "$WORK/b" && git status --porcelain)" ] || { echo "mbguard migrate left the work tree dirty"; exit 1; }
-	[ "$(cd "$WORK/b" && git diff -M --name-status HEAD~2 HEAD~1 | grep -vc '^R100')" = 0 ] || { echo "mbguard migrate's first commit is not all R100 renames"; exit 1; }
+	[ "$(cd "$B" && git rev-list --count HEAD)" = 3 ] || { echo "mbguard migrate did not make two commits"; exit 1; }
+	[ -z "$(cd "$B" && git status --porcelain)" ] || { echo "mbguard migrate left the work tree dirty"; exit 1; }
+	[ "$(cd "$B" && git diff -M --name-status HEAD~2 HEAD~1 | grep -vc '^R100')" = 0 ] || { echo "mbguard migrate's first commit is not all R100 renames"; exit 1; }
 	printf 'run %d: baseline (git mv + git commit script) %.3fs   mbguard migrate --apply %.3fs   ratio %.2fx\n' "$r" "$b" "$o" "$(echo "$o / $b" | bc -l)"
 	tb=$(echo "$tb + $b" | bc); to=$(echo "$to + $o" | bc)
 	if [ "$(echo "$o <= $b" | bc)" = 1 ]; then wins=$((wins + 1)); fi
