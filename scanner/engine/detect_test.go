@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -143,7 +145,7 @@ func TestCutMatchesDetectorOnRuleSamples(t *testing.T) {
 			text := b.String()
 			want := keys(plain.Detect(detect.Fragment{Raw: text, FilePath: "memory-bank/n.md", StartLine: 1}), findingKey)
 			found += len(want)
-			got := keys(s.cut("memory-bank/n.md", []byte(text), 1), findingKey)
+			got := keys(s.cut("memory-bank/n.md", []byte(text), 1, twinPicker("memory-bank/n.md", []byte(text))), findingKey)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s, samples %d-%d: findings differ from gitleaks' detector\n got: %+v\nwant: %+v", name, at, at+group-1, got, want)
 			}
@@ -189,8 +191,48 @@ func FuzzDetectMatchesFullDetector(f *testing.F) {
 	}
 	s := readySecrets(f, "")
 	// Fragments of a line or two make the cuts fall all over the fuzzed text.
-	old := fragmentTarget
-	fragmentTarget = 8
-	f.Cleanup(func() { fragmentTarget = old })
+	old, oldLong := fragmentTarget, longLine
+	fragmentTarget, longLine = 8, 16 // and lean twins on most texts
+	f.Cleanup(func() { fragmentTarget, longLine = old, oldLong })
 	f.Fuzz(func(t *testing.T, text string) { assertSameAsDetector(t, s, text) })
+}
+
+// A scan of content with a long line swaps detectors for lean twins (pathonly.go): the
+// findings stay gitleaks' on the whole text, whether an allowlist is dead (its expressions
+// match nowhere, or its paths miss the file) or alive (an import line, a BitBake recipe).
+func TestLeanTwinMatchesFullDetector(t *testing.T) {
+	s := readySecrets(t, "")
+	var ids strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&ids, `{"id":"n%d","token_hash":"%s"},`, i, strings.Repeat(string(rune('a'+i%26)), 3)+"Q8vR2wqXk29fjQm3Lp"+strconv.Itoa(i))
+	}
+	line := ids.String()
+	cases := []struct{ name, path, text string }{
+		{"dead allowlists", "memory-bank/n.md", line + "\n"},
+		{"import line allows it", "memory-bank/n.md", "import { a } from 'b' " + line + "\n" + line + "\n"},
+		{"mount line allows it", "memory-bank/n.md", line + " --mount=type=secret,id=x\n" + line + "\n"},
+		{"bitbake recipe", "memory-bank/recipe.bb", `SRC_URI = "git ` + line + "\"\n" + line + "\n"},
+		{"bitbake allowlist, other file", "memory-bank/recipe.md", `SRC_URI = "git ` + line + "\"\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			content := []byte(c.text)
+			if !hasLongLine(content) {
+				t.Fatal("no long line: the test would not use a twin")
+			}
+			want := keys(s.full().Detect(detect.Fragment{Raw: c.text, FilePath: c.path, StartLine: 1}), findingKey)
+			got := keys(s.detect(c.path, content, 1), findingKey)
+			if len(want) == 0 {
+				t.Fatal("gitleaks finds nothing: the case tests nothing")
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%d findings, gitleaks on the whole text %d", len(got), len(want))
+			}
+		})
+	}
+	// and the twin is a different detector for the first, the same for the recipe
+	p := s.planFor("memory-bank/n.md", []byte(line))
+	if p.generic == nil || twinPicker("memory-bank/n.md", []byte(line))(p.generic) == p.generic {
+		t.Error("a long line with dead allowlists did not get a lean twin")
+	}
 }

@@ -231,8 +231,9 @@ func (s *Detector) Scan(path string, content []byte) ([]scanner.SecretFinding, e
 // file, before .gitleaksignore. They are those of the full detector on the whole of content:
 // see plan.go for why each cut is sound.
 func (s *Detector) detect(path string, content []byte, firstLine int) []report.Finding {
+	twin := twinPicker(path, content)
 	whole := func(d *detect.Detector) []report.Finding {
-		return d.Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})
+		return twin(d).Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})
 	}
 	if mayHoldEncoded(content) {
 		// The decoder found something (or may): the raw text's findings as always, the
@@ -242,26 +243,26 @@ func (s *Detector) detect(path string, content []byte, firstLine int) []report.F
 		if !ok || !foldFree(content, w) {
 			return whole(s.full())
 		}
-		found := s.cut(path, content, firstLine)
+		found := s.cut(path, content, firstLine, twin)
 		if p.whole != nil {
 			found = append(found, decodedOnly(whole(p.whole))...)
 		}
 		if p.win != nil {
 			for _, c := range w {
-				found = append(found, decodedOnly(p.win.Detect(fragment(path, content, c, firstLine)))...)
+				found = append(found, decodedOnly(twin(p.win).Detect(fragment(path, content, c, firstLine)))...)
 			}
 		}
 		return dropGenericDuplicates(found)
 	}
-	return s.cut(path, content, firstLine)
+	return s.cut(path, content, firstLine, twin)
 }
 
 // cut is detect for text without anything gitleaks' decoder would decode: every rule but
 // generic-api-key on fragments as its expression allows, generic-api-key on the windows
-// around its possible matches.
-func (s *Detector) cut(path string, content []byte, firstLine int) []report.Finding {
+// around its possible matches. twin swaps a detector for an equivalent one (pathonly.go).
+func (s *Detector) cut(path string, content []byte, firstLine int, twin func(*detect.Detector) *detect.Detector) []report.Finding {
 	whole := func(d *detect.Detector) []report.Finding {
-		return d.Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})
+		return twin(d).Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})
 	}
 	p := s.planFor(path, content)
 	var found []report.Finding
@@ -273,6 +274,7 @@ func (s *Detector) cut(path string, content []byte, firstLine int) []report.Find
 			}
 			decided = true
 		}
+		d = twin(d)
 		for _, c := range frags {
 			for _, f := range d.Detect(fragment(fpath, content, c, firstLine)) {
 				f.File = path
@@ -411,12 +413,25 @@ func genericWindows(content []byte, index func() *lines) []span {
 // several detectors detect used.
 func dropGenericDuplicates(fs []report.Finding) []report.Finding {
 	isGeneric := func(f report.Finding) bool { return strings.Contains(strings.ToLower(f.RuleID), "generic") }
+	// the specific findings by line: a file of thousands of findings compared each generic
+	// one with every other, which grew with the square of their number
+	type lineOf struct {
+		line   int
+		commit string
+	}
+	specific := map[lineOf][]int{}
+	for i, f := range fs {
+		if !isGeneric(f) {
+			k := lineOf{f.StartLine, f.Commit}
+			specific[k] = append(specific[k], i)
+		}
+	}
 	out := fs[:0:0]
 	for _, f := range fs {
 		drop := false
 		if isGeneric(f) {
-			for _, o := range fs {
-				if o.StartLine == f.StartLine && o.Commit == f.Commit && o.RuleID != f.RuleID && !isGeneric(o) && strings.Contains(o.Secret, f.Secret) {
+			for _, i := range specific[lineOf{f.StartLine, f.Commit}] {
+				if o := fs[i]; o.RuleID != f.RuleID && strings.Contains(o.Secret, f.Secret) {
 					drop = true
 					break
 				}
@@ -463,7 +478,17 @@ func locate(content []byte, lineStart []int, f report.Finding) scanner.SecretFin
 		to = lineStart[f.EndLine]
 	}
 	if f.Secret != "" {
-		if i := bytes.Index(content[from:to], []byte(f.Secret)); i >= 0 {
+		// from the match's column on (the secret is in the match): a search from the line's
+		// start costs the whole line per finding, on a line of megabytes with thousands
+		at := from
+		if f.StartColumn > 1 && f.StartLine == f.EndLine {
+			at = min(max(from, from+f.StartColumn-2), to)
+		}
+		if i := bytes.Index(content[at:to], []byte(f.Secret)); i >= 0 {
+			sf.Start, sf.End = at+i, at+i+len(f.Secret)
+			return sf
+		}
+		if i := bytes.Index(content[from:to], []byte(f.Secret)); at > from && i >= 0 {
 			sf.Start, sf.End = from+i, from+i+len(f.Secret)
 			return sf
 		}
