@@ -192,7 +192,10 @@ func FuzzDetectMatchesFullDetector(f *testing.F) {
 	s := readySecrets(f, "")
 	// Fragments of a line or two make the cuts fall all over the fuzzed text.
 	old, oldLong := fragmentTarget, longLine
-	fragmentTarget, longLine = 8, 16 // and lean twins on most texts
+	fragmentTarget = 8
+	if !raceOn {
+		longLine = 16 // and lean twins on most texts (a twin of the full detector is slow to build under -race)
+	}
 	f.Cleanup(func() { fragmentTarget, longLine = old, oldLong })
 	f.Fuzz(func(t *testing.T, text string) { assertSameAsDetector(t, s, text) })
 }
