@@ -341,3 +341,28 @@ func TestServeCopyOfBankSecretIsRedacted(t *testing.T) {
 		t.Fatalf("a clean read: redact %d texts", len(resp.Redact))
 	}
 }
+
+// A bank file that gains a secret after the bank's secrets were summarised (scanner's bank
+// summary) has it redacted from the next session start's context: MEMORY.md shows the
+// secret's base64, which only the secret in tech.md makes a secret.
+func TestSessionStartRedactsASecretAddedAfterTheSummary(t *testing.T) {
+	defer scanner.SetBankSettle(0)() // summarise the files this test just wrote
+	b64 := injectedBanks(readSecret)["base64"]
+	root := bankRepo(t)
+	testgit.Write(t, root, "memory-bank/MEMORY.md", strings.Replace(testMemory, "- ship the payment retry queue", b64, 1))
+	testgit.Write(t, root, readSecretFile, "# Tech\nuse the queue\n")
+	h := newHookRun(t, root, nil)
+	if ctx := additional(t, h.call("SessionStart", map[string]any{"source": "startup"})); !strings.Contains(ctx, strings.TrimPrefix(b64, "- the key is ")) {
+		t.Fatalf("before tech.md holds the secret, the context should show the text as it is:\n%s", ctx)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git/mbguard", scanner.BankSummaryFile)); err != nil {
+		t.Fatalf("no bank summary after a session start: %v", err)
+	}
+	testgit.Write(t, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\nuse the queue\n")
+	for _, source := range []string{"startup", "resume"} {
+		r := h.call("SessionStart", map[string]any{"source": source})
+		if f := showsSecret(string(r.Stdout)+r.Stderr, readSecret); f != "" {
+			t.Fatalf("%s after tech.md gained the secret shows it as %q:\n%s", source, f, r.Stdout)
+		}
+	}
+}
