@@ -226,6 +226,9 @@ func (s *Scan) scanLine(text string, lineOff, line int) {
 		}
 		visible = string(b)
 	}
+	if !mayOpen(visible, "", "mMuU") {
+		return // neither pattern can match: skip them (and compiling them, in a hook's process)
+	}
 	for _, loc := range nearRe().FindAllStringSubmatchIndex(visible, -1) {
 		frag := visible[loc[0]:loc[1]]
 		if !strings.ContainsAny(frag, "<>") {
@@ -233,12 +236,49 @@ func (s *Scan) scanLine(text string, lineOff, line int) {
 		}
 		s.NearMiss = append(s.NearMiss, NearMiss{Line: line, Text: strings.TrimSpace(frag), Suggest: guess(visible[loc[2]:loc[3]], visible[loc[6]:loc[7]])})
 	}
+	if !mayOpen(visible, "!--", "mM") {
+		return
+	}
 	for _, loc := range tmplRe().FindAllStringSubmatchIndex(visible, -1) {
 		m := parseTemplateMark(visible[loc[4]:loc[5]], line)
 		if loc[3] == loc[2] || visible[loc[0]:loc[1]] != strings.TrimSpace(visible[loc[0]:loc[1]]) || !strings.HasPrefix(visible[loc[0]:loc[1]], "<!-- MEMORY_BANK_TEMPLATE:") {
 			m.Valid = false // no colon, wrong case or spacing: well meant, not well formed
 		}
 		s.Templates = append(s.Templates, m)
+	}
+}
+
+// mayOpen reports whether text has a '<', then open (nearRe's "!?-*" when open is "", tmplRe's
+// "!--"), then white space (\s: tab, newline, form feed, carriage return, space), then one of
+// first: where nearRe (MACHINE|USER, case-folded: M and U fold to nothing else) or tmplRe
+// (MEMORY_BANK_TEMPLATE) can start a match. Most lines of a bank hold none, and the patterns
+// are costly to compile.
+func mayOpen(text, open, first string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(text[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i + 1
+		if open == "" {
+			if k < len(text) && text[k] == '!' {
+				k++
+			}
+			for k < len(text) && text[k] == '-' {
+				k++
+			}
+		} else if strings.HasPrefix(text[k:], open) {
+			k += len(open)
+		} else {
+			continue
+		}
+		for k < len(text) && strings.IndexByte("\t\n\f\r ", text[k]) >= 0 {
+			k++
+		}
+		if k < len(text) && strings.IndexByte(first, text[k]) >= 0 {
+			return true
+		}
 	}
 }
 
