@@ -1,9 +1,11 @@
 package scanner
 
 import (
-	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mbguard/mbguard/bank"
@@ -115,7 +117,7 @@ func (s *Secrets) scanBankFile(stateDir string, f bankFile) (found []SecretFindi
 	return found, b, true
 }
 
-// The bank summary, .git/mbguard/bank-secrets.json, keeps the last BankSecrets answer as the
+// The bank summary, .git/mbguard/bank-secrets, keeps the last BankSecrets answer as the
 // files it walked (name, and the size, times and inode of their lstat) and each file's
 // findings: rule ids and offsets, never a secret. It answers while the walk finds the same
 // files with the same identities under the same rules, so a warm session start neither reads
@@ -126,7 +128,7 @@ func (s *Secrets) scanBankFile(stateDir string, f bankFile) (found []SecretFindi
 // write in the same timestamp tick would not show in its stat.
 
 // BankSummaryFile is the summary's name under the state directory.
-const BankSummaryFile = "bank-secrets.json"
+const BankSummaryFile = "bank-secrets"
 
 // bankSummaryVersion changes whenever the summary's format or meaning does.
 const bankSummaryVersion = "mbguard-bank-1"
@@ -144,24 +146,99 @@ func SetBankSettle(d time.Duration) (restore func()) {
 	return func() { bankSettle = old }
 }
 
+// The summary is lines of text, not JSON: a hook process decodes it once, and encoding/json's
+// first decode of a type costs more than the rest of the summary's reading.
+//
+//	mbguard-bank-1 KEY
+//	f SIZE MTIME CTIME INO REL      one per file, in walk order
+//	s LINE START END RULE           one per finding of the file above
+//	end                             a summary cut short is no summary
 type bankSummary struct {
-	Key   string        `json:"key"`
-	Files []summaryFile `json:"files"`
+	Key   string
+	Files []summaryFile
 }
 
 type summaryFile struct {
-	Rel      string          `json:"rel"`
-	ID       fileID          `json:"id"`
-	Findings []SecretFinding `json:"findings,omitempty"`
+	Rel      string
+	ID       fileID
+	Findings []SecretFinding
 }
 
 // fileID is what a file's lstat says of its content.
 type fileID struct {
-	Size  int64  `json:"size"`
-	MTime int64  `json:"mtime"` // UnixNano
-	CTime int64  `json:"ctime"` // UnixNano; the status change time
-	Ino   uint64 `json:"ino"`
-	ok    bool   // the system tells the change time and inode (idOf)
+	Size  int64
+	MTime int64 // UnixNano
+	CTime int64 // UnixNano; the status change time
+	Ino   uint64
+	ok    bool // the system tells the change time and inode (idOf)
+}
+
+func (sum bankSummary) encode() ([]byte, bool) {
+	var b strings.Builder
+	b.WriteString(bankSummaryVersion + " " + sum.Key + "\n")
+	for _, f := range sum.Files {
+		if strings.ContainsAny(f.Rel, "\n\r") {
+			return nil, false
+		}
+		fmt.Fprintf(&b, "f %d %d %d %d %s\n", f.ID.Size, f.ID.MTime, f.ID.CTime, f.ID.Ino, f.Rel)
+		for _, fd := range f.Findings {
+			if strings.ContainsAny(fd.Rule, "\n\r") {
+				return nil, false
+			}
+			fmt.Fprintf(&b, "s %d %d %d %s\n", fd.Line, fd.Start, fd.End, fd.Rule)
+		}
+	}
+	b.WriteString("end\n")
+	return []byte(b.String()), true
+}
+
+// decodeBankSummary reads what encode wrote; false for anything else.
+func decodeBankSummary(text string) (bankSummary, bool) {
+	var sum bankSummary
+	head, rest, ok := strings.Cut(text, "\n")
+	if !ok {
+		return sum, false
+	}
+	if sum.Key, ok = strings.CutPrefix(head, bankSummaryVersion+" "); !ok {
+		return sum, false
+	}
+	for {
+		var line string
+		line, rest, ok = strings.Cut(rest, "\n")
+		if !ok {
+			return sum, false // cut short
+		}
+		if line == "end" {
+			return sum, rest == ""
+		}
+		kind, fields, _ := strings.Cut(line, " ")
+		var n [4]int64
+		var last string
+		for i := range n {
+			var f string
+			if f, fields, ok = strings.Cut(fields, " "); !ok {
+				return sum, false
+			}
+			v, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return sum, false
+			}
+			n[i] = v
+			if kind == "s" && i == 2 {
+				break
+			}
+		}
+		last = fields
+		switch {
+		case kind == "f":
+			sum.Files = append(sum.Files, summaryFile{Rel: last, ID: fileID{Size: n[0], MTime: n[1], CTime: n[2], Ino: uint64(n[3])}})
+		case kind == "s" && len(sum.Files) > 0 && last != "":
+			f := &sum.Files[len(sum.Files)-1]
+			f.Findings = append(f.Findings, SecretFinding{Rule: last, Line: int(n[0]), Start: int(n[1]), End: int(n[2])})
+		default:
+			return sum, false
+		}
+	}
 }
 
 // settled reports whether the file's times are bankSettle older than now.
@@ -188,8 +265,8 @@ func readBankSummary(stateDir, key string, files []bankFile) ([]BankSecret, bool
 	if err != nil {
 		return nil, false
 	}
-	var sum bankSummary
-	if json.Unmarshal(b, &sum) != nil || sum.Key != key || len(sum.Files) != len(files) {
+	sum, ok := decodeBankSummary(string(b))
+	if !ok || sum.Key != key || len(sum.Files) != len(files) {
 		return nil, false
 	}
 	var out []BankSecret
@@ -221,7 +298,7 @@ func (id fileID) same(o fileID) bool {
 
 // writeBankSummary keeps sum; failing to is not an error (the files are looked up again).
 func writeBankSummary(stateDir string, sum bankSummary) {
-	if b, err := json.Marshal(sum); err == nil && os.MkdirAll(stateDir, 0o700) == nil {
+	if b, ok := sum.encode(); ok && os.MkdirAll(stateDir, 0o700) == nil {
 		_ = fsutil.WriteFileAtomic(filepath.Join(stateDir, BankSummaryFile), b, 0o600)
 	}
 }
