@@ -262,17 +262,8 @@ func mayOpen(text, open, first string) bool {
 			return false
 		}
 		i += j
-		k := i + 1
-		if open == "" {
-			if k < len(text) && text[k] == '!' {
-				k++
-			}
-			for k < len(text) && text[k] == '-' {
-				k++
-			}
-		} else if strings.HasPrefix(text[k:], open) {
-			k += len(open)
-		} else {
+		k, ok := skipOpen(text, i+1, open)
+		if !ok {
 			continue
 		}
 		for k < len(text) && strings.IndexByte("\t\n\f\r ", text[k]) >= 0 {
@@ -283,6 +274,21 @@ func mayOpen(text, open, first string) bool {
 			return true
 		}
 	}
+}
+
+// skipOpen returns where the opening after a '<' ends, from k: open itself, or with open ""
+// nearRe's "!?-*"; false when text does not have open there.
+func skipOpen(text string, k int, open string) (int, bool) {
+	if open != "" {
+		return k + len(open), strings.HasPrefix(text[k:], open)
+	}
+	if k < len(text) && text[k] == '!' {
+		k++
+	}
+	for k < len(text) && text[k] == '-' {
+		k++
+	}
+	return k, true
 }
 
 // hasFoldPrefix reports whether text starts with lower (ASCII letters without another fold)
