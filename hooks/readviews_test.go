@@ -366,3 +366,28 @@ func TestSessionStartRedactsASecretAddedAfterTheSummary(t *testing.T) {
 		}
 	}
 }
+
+// A call's scanners keep the bank's secrets between its scans, but every request to the
+// Service forgets them: the Service may change the bank (an outcome check putting a file
+// back), and what the hook redacts after it must see the bank as it is then.
+func TestCallForgetsBankSecretsAtEachRequest(t *testing.T) {
+	root := bankRepo(t)
+	r := repo.Repo{Root: root, GitDir: filepath.Join(root, ".git")}
+	c := &hookCall{}
+	if got := newSecretScan(c).bank(r); len(got) != 0 {
+		t.Fatalf("secrets in a clean bank: %+v", got)
+	}
+	k := &asking{ctx: context.Background(), c: c, r: r, do: func(context.Context, watcher.Request) (watcher.Response, error) {
+		testgit.Write(t, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\n") // the Service puts a file back
+		return watcher.Response{Context: "the key is " + readSecret}, nil
+	}}
+	resp, ok := k.send(watcher.Request{Op: "context", Session: "s"})
+	if !ok {
+		t.Fatal(k.a.err)
+	}
+	a := hookAnswer{Context: resp.Context}
+	redactAnswer(&a, []repo.Repo{r}, newSecretScan(c))
+	if f := showsSecret(a.Context, readSecret); f != "" {
+		t.Fatalf("the answer after the request shows the secret as %q: %s", f, a.Context)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,32 @@ const MaxBankFiles = 256
 // (bankSummary): the walk, a stat of each file, and a read of only the files that hold a
 // secret. Otherwise each file is read, hashed and looked up in its scan cache (ScanRead).
 func (s *Secrets) BankSecrets(stateDir, root string) []BankSecret {
+	if !s.oneCall {
+		return s.bankSecrets(stateDir, root)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := stateDir + "\x00" + root
+	found, ok := s.banks[k]
+	if !ok {
+		found = s.bankSecrets(stateDir, root)
+		if s.banks == nil {
+			s.banks = map[string][]BankSecret{}
+		}
+		s.banks[k] = found
+	}
+	return slices.Clip(found) // a caller's append never writes into the kept answer
+}
+
+// ForgetBank drops the answers a NewCallSecrets keeps: the bank may have changed since (an
+// outcome check put a file back).
+func (s *Secrets) ForgetBank() {
+	s.mu.Lock()
+	s.banks = nil
+	s.mu.Unlock()
+}
+
+func (s *Secrets) bankSecrets(stateDir, root string) []BankSecret {
 	files := bankFiles(root)
 	key, keyed := s.bankSummaryKey(root)
 	if keyed {

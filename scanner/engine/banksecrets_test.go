@@ -135,3 +135,25 @@ func TestBankSecretsNoSummaryOfAFreshFile(t *testing.T) {
 		t.Fatalf("a summary of a file written just now: %v", err)
 	}
 }
+
+// A NewCallSecrets answers BankSecrets once per bank until ForgetBank; NewSecrets looks every
+// time.
+func TestCallSecretsKeepTheBankUntilForgotten(t *testing.T) {
+	tok := testgit.FakeGitHubToken(t)
+	root, state := bankWith(t, map[string]string{"memory-bank/MEMORY.md": "# Memory\n"})
+	call, plain := NewCallSecrets(root), NewSecrets(root)
+	if len(call.BankSecrets(state, root)) != 0 || len(plain.BankSecrets(state, root)) != 0 {
+		t.Fatal("secrets in a clean bank")
+	}
+	writeRel(t, root, "memory-bank/details/tech.md", "# Tech\n\ntoken: "+tok+"\n")
+	if got := call.BankSecrets(state, root); len(got) != 0 {
+		t.Fatalf("the call's scanner looked again: %+v", got)
+	}
+	if got := plain.BankSecrets(state, root); len(got) != 1 {
+		t.Fatalf("NewSecrets: %+v", got)
+	}
+	call.ForgetBank()
+	if got := call.BankSecrets(state, root); len(got) != 1 || got[0].Secret != tok {
+		t.Fatalf("after ForgetBank: %+v", got)
+	}
+}
