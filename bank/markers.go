@@ -226,12 +226,19 @@ func (s *Scan) scanLine(text string, lineOff, line int) {
 		}
 		visible = string(b)
 	}
-	for _, loc := range nearRe().FindAllStringSubmatchIndex(visible, -1) {
-		frag := visible[loc[0]:loc[1]]
-		if !strings.ContainsAny(frag, "<>") {
-			continue // a bare word such as USER_BLOCK in prose is not a marker attempt
+	// the patterns run only on lines they can match: most lines of a bank match neither, and
+	// a hook's process would otherwise compile both
+	if mayOpen(visible, "", "") {
+		for _, loc := range nearRe().FindAllStringSubmatchIndex(visible, -1) {
+			frag := visible[loc[0]:loc[1]]
+			if !strings.ContainsAny(frag, "<>") {
+				continue // a bare word such as USER_BLOCK in prose is not a marker attempt
+			}
+			s.NearMiss = append(s.NearMiss, NearMiss{Line: line, Text: strings.TrimSpace(frag), Suggest: guess(visible[loc[2]:loc[3]], visible[loc[6]:loc[7]])})
 		}
-		s.NearMiss = append(s.NearMiss, NearMiss{Line: line, Text: strings.TrimSpace(frag), Suggest: guess(visible[loc[2]:loc[3]], visible[loc[6]:loc[7]])})
+	}
+	if !mayOpen(visible, "!--", "mM") {
+		return
 	}
 	for _, loc := range tmplRe().FindAllStringSubmatchIndex(visible, -1) {
 		m := parseTemplateMark(visible[loc[4]:loc[5]], line)
@@ -240,6 +247,71 @@ func (s *Scan) scanLine(text string, lineOff, line int) {
 		}
 		s.Templates = append(s.Templates, m)
 	}
+}
+
+// mayOpen reports whether text has a '<', then open, then white space (\s: tab, newline, form
+// feed, carriage return, space), then what the pattern names next: where nearRe or tmplRe can
+// start a match. With open "" it is nearRe's test ("!?-*", then MACHINE or USER, case-folded:
+// of their letters only S folds to anything else, ſ); otherwise tmplRe's, which needs one of
+// first (the M of MEMORY_BANK_TEMPLATE). Most lines of a bank hold neither, and the patterns
+// are costly to compile.
+func mayOpen(text, open, first string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(text[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j
+		k, ok := skipOpen(text, i+1, open)
+		if !ok {
+			continue
+		}
+		for k < len(text) && strings.IndexByte("\t\n\f\r ", text[k]) >= 0 {
+			k++
+		}
+		if open == "" && (hasFoldPrefix(text[k:], "machine") || startsUser(text[k:])) ||
+			open != "" && k < len(text) && strings.IndexByte(first, text[k]) >= 0 {
+			return true
+		}
+	}
+}
+
+// skipOpen returns where the opening after a '<' ends, from k: open itself, or with open ""
+// nearRe's "!?-*"; false when text does not have open there.
+func skipOpen(text string, k int, open string) (int, bool) {
+	if open != "" {
+		return k + len(open), strings.HasPrefix(text[k:], open)
+	}
+	if k < len(text) && text[k] == '!' {
+		k++
+	}
+	for k < len(text) && text[k] == '-' {
+		k++
+	}
+	return k, true
+}
+
+// hasFoldPrefix reports whether text starts with lower (ASCII letters without another fold)
+// in any case.
+func hasFoldPrefix(text, lower string) bool {
+	return len(text) >= len(lower) && strings.EqualFold(text[:len(lower)], lower)
+}
+
+// startsUser reports whether text starts with USER in any case, its S also as ſ.
+func startsUser(text string) bool {
+	if len(text) == 0 || text[0]|0x20 != 'u' {
+		return false
+	}
+	rest := text[1:]
+	switch {
+	case strings.HasPrefix(rest, "ſ"):
+		rest = rest[len("ſ"):]
+	case len(rest) > 0 && rest[0]|0x20 == 's':
+		rest = rest[1:]
+	default:
+		return false
+	}
+	return hasFoldPrefix(rest, "er")
 }
 
 func guess(block, part string) MarkerKind {

@@ -18,7 +18,7 @@ const prefixConfig = "[mbguard config] "
 // stay allowed). The git directory's entries are spelled under .git/, where a plain checkout
 // keeps it. This is the one list: the gate before a call and the outcome check after it both
 // use it, through Policy.ProtectedPaths.
-var ProtectedPaths = protectedPaths()
+var ProtectedPaths = protectedPaths(hostSpecs)
 
 // UserOnlyPaths are hook files at user level, relative to home, that ProtectedPaths does not
 // already name as the same path below home: the user-level files of hosts whose user file
@@ -27,7 +27,11 @@ var ProtectedPaths = protectedPaths()
 // and Copilot CLI's under ~/.copilot), and mbguard's own user configuration. The gate before a
 // call refuses a write to them in every spelling of home (~, $HOME, the absolute path, a
 // symlinked path: see homeView); the outcome check reports a change.
-var UserOnlyPaths = userOnlyPaths()
+var UserOnlyPaths = userOnlyPaths(hostSpecs)
+
+// hostSpecs is the host registry, copied once for both lists (host.All copies it per call,
+// and the lists are built in every process's start).
+var hostSpecs = host.All()
 
 // projectConfig is mbguard's configuration at the repository root: its own, and gitleaks'
 // files, which tune its secret scan (an agent that broke or loosened them would let a secret
@@ -36,12 +40,12 @@ var projectConfig = []string{".mbguard.yaml", ".gitleaks.toml", ".gitleaksignore
 
 // protectedPaths is mbguard's configuration, then every host's project folders protected whole
 // and project files (host.Spec), then the git directory's entries.
-func protectedPaths() []string {
+func protectedPaths(specs []host.Spec) []string {
 	out := slices.Clone(projectConfig)
-	for _, h := range host.All() {
+	for _, h := range specs {
 		out = append(out, h.ProjectDirs...)
 	}
-	for _, h := range host.All() {
+	for _, h := range specs {
 		out = append(out, h.ProjectFiles...)
 	}
 	return append(out,
@@ -57,9 +61,9 @@ func protectedPaths() []string {
 
 // userOnlyPaths is mbguard's user configuration and every host's user-level file (in its
 // place below home) that ProtectedPaths does not name.
-func userOnlyPaths() []string {
+func userOnlyPaths(specs []host.Spec) []string {
 	out := []string{".config/mbguard/config.yaml"}
-	for _, h := range host.All() {
+	for _, h := range specs {
 		for _, f := range h.UserFiles {
 			if p := f.InHome(); !slices.Contains(ProtectedPaths, p) {
 				out = append(out, p)

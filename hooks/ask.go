@@ -38,7 +38,7 @@ func (h *Hook) ask(ctx context.Context, c *hookCall, r repo.Repo) (asked, bool) 
 	k.refresh()
 	connect := h.Connect
 	if connect == nil {
-		connect = defaultConnect(h.now)
+		connect = defaultConnect(h.now, c.detector(r))
 	}
 	do, done, err := connect(r, cfg)
 	if err != nil {
@@ -97,6 +97,7 @@ func (k *asking) refresh() {
 // send asks the Service. An error the Service reports next to a usable answer is a note for
 // people; any other error leaves the call undecided. An event without a decision is allowed.
 func (k *asking) send(req watcher.Request) (watcher.Response, bool) {
+	k.c.forgetBanks() // the Service may change the bank: its redaction looks again
 	resp, err := k.do(k.ctx, req)
 	if err == nil && resp.Error != "" {
 		if req.Op == "event" && resp.Decision != nil || req.Op == "context" && resp.Context != "" {

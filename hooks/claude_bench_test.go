@@ -3,6 +3,8 @@ package hooks
 import (
 	"context"
 	"testing"
+
+	"github.com/mbguard/mbguard/scanner"
 )
 
 // BenchmarkClaudePreToolUse is mbguard's own work for one PreToolUse in a per-call process:
@@ -28,6 +30,7 @@ func BenchmarkClaudePreToolUse(b *testing.B) {
 // BenchmarkClaudeSessionStart is a session's start in a hook process's pipeline (no watcher):
 // the context block from MEMORY.md, its scan cached, the session's state.
 func BenchmarkClaudeSessionStart(b *testing.B) {
+	defer scanner.SetBankSettle(0)() // the bank was written just now; a user's is older
 	root := bankRepo(b)
 	h := &hookRun{root: root, sess: "bench-session", env: nil}
 	h.t = &testing.T{}

@@ -17,6 +17,7 @@ import (
 	"github.com/mbguard/mbguard/internal/jsonmsg"
 	"github.com/mbguard/mbguard/internal/repo"
 	"github.com/mbguard/mbguard/internal/state"
+	"github.com/mbguard/mbguard/scanner"
 	"github.com/mbguard/mbguard/watcher"
 )
 
@@ -147,6 +148,8 @@ type hookCall struct {
 	// (Auggie's exit 2), and after which no post event comes: a secret read's refusal is not
 	// kept to be told again with the next call's result.
 	DenyTold bool
+
+	dets map[string]*scanner.Secrets // the call's secret scanners, by repository root (detector)
 }
 
 // hookAnswer is what mbguard decided, for the host's protocol to render.
@@ -398,12 +401,12 @@ func severity(d *gating.Decision) int {
 
 // defaultConnect prefers a running `mbguard watch` for r and falls back to a Service in this
 // process (per-call: the session's state file is loaded and saved under its lock).
-func defaultConnect(now func() time.Time) func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
+func defaultConnect(now func() time.Time, det *scanner.Secrets) func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
 	return func(r repo.Repo, cfg *config.Config) (Doer, func(), error) {
 		var svc *watcher.Service
 		local := func(ctx context.Context, req watcher.Request) (watcher.Response, error) {
 			if svc == nil {
-				svc = watcher.NewService(r, cfg, watcher.ServiceOptions{Now: now})
+				svc = watcher.NewService(r, cfg, watcher.ServiceOptions{Now: now, Secrets: det})
 			}
 			return svc.Handle(ctx, req), nil
 		}

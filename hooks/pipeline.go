@@ -104,7 +104,7 @@ func (h *Hook) Handle(ctx context.Context, payload []byte) (reply Reply) {
 	addSecretRefusal(&c, repos, &ans, refusal)
 	addSecretsNotice(&c, repos, &ans, way)
 	addPutBack(&c, &ans, putBack)
-	redactAnswer(&ans, repos, newSecretScan())
+	redactAnswer(&ans, repos, newSecretScan(&c))
 	return p.render(&c, &ans)
 }
 

@@ -44,12 +44,13 @@ func (s bankSecret) String() string {
 // secretScan scans bank files for secrets, each file once, with one detector per repository.
 type secretScan struct {
 	seen  map[string]bool
-	dets  map[string]*scanner.Secrets
+	call  *hookCall                       // whose detectors it uses
 	banks map[string][]scanner.BankSecret // every secret of each repository's bank (bank)
 }
 
-func newSecretScan() *secretScan {
-	return &secretScan{seen: map[string]bool{}, dets: map[string]*scanner.Secrets{}}
+// newSecretScan scans for call c, with its detectors (hookCall.detector).
+func newSecretScan(c *hookCall) *secretScan {
+	return &secretScan{seen: map[string]bool{}, call: c}
 }
 
 // file returns the findings in bank file p (rel in r) and its content; nil for a file already
@@ -79,7 +80,7 @@ func readSecrets(c *hookCall, repos []repo.Repo, ans *hookAnswer, way secretWay)
 	if !readIsOver(c, ans, way) || c.Args == nil || !filepath.IsAbs(c.Cwd) {
 		return "", nil
 	}
-	rd := &readScan{c: c, sc: newSecretScan()}
+	rd := &readScan{c: c, sc: newSecretScan(c)}
 	targets := targetFiles(c)
 	if sweepsCwd(c, targets) {
 		targets = append(targets, filepath.Clean(c.Cwd))
@@ -189,7 +190,7 @@ func secretRefusal(c *hookCall, repos []repo.Repo) (reason string, handed bool) 
 	if c.Kind != callPreTool || c.Args == nil || !filepath.IsAbs(c.Cwd) || gating.ClassifyTool(c.Tool) == gating.ClassWrite {
 		return "", false
 	}
-	rs := &refusalScan{sc: newSecretScan(), left: maxRefusalText}
+	rs := &refusalScan{sc: newSecretScan(c), left: maxRefusalText}
 	sh, isShell := shellOf(c)
 	targets := targetFiles(c)
 	if isShell {

@@ -31,13 +31,29 @@ func (s *secretScan) bank(r repo.Repo) []scanner.BankSecret {
 	return found
 }
 
-func (s *secretScan) detector(r repo.Repo) *scanner.Secrets {
-	det := s.dets[r.Root]
+func (s *secretScan) detector(r repo.Repo) *scanner.Secrets { return s.call.detector(r) }
+
+// detector is the call's secret scanner for r, shared by every scan of the call and by the
+// in-process Service it asks (defaultConnect): the bank's secrets are looked up once, after
+// the last request to the Service (asking.send forgets them: the Service may have put a bank
+// file back).
+func (c *hookCall) detector(r repo.Repo) *scanner.Secrets {
+	if c.dets == nil {
+		c.dets = map[string]*scanner.Secrets{}
+	}
+	det := c.dets[r.Root]
 	if det == nil {
-		det = scanner.NewSecrets(r.Root)
-		s.dets[r.Root] = det
+		det = scanner.NewCallSecrets(r.Root)
+		c.dets[r.Root] = det
 	}
 	return det
+}
+
+// forgetBanks drops what the call's detectors know of the banks' secrets.
+func (c *hookCall) forgetBanks() {
+	for _, det := range c.dets {
+		det.ForgetBank()
+	}
 }
 
 func toBankSecret(f scanner.BankSecret) bankSecret {

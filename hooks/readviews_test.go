@@ -341,3 +341,53 @@ func TestServeCopyOfBankSecretIsRedacted(t *testing.T) {
 		t.Fatalf("a clean read: redact %d texts", len(resp.Redact))
 	}
 }
+
+// A bank file that gains a secret after the bank's secrets were summarised (scanner's bank
+// summary) has it redacted from the next session start's context: MEMORY.md shows the
+// secret's base64, which only the secret in tech.md makes a secret.
+func TestSessionStartRedactsASecretAddedAfterTheSummary(t *testing.T) {
+	defer scanner.SetBankSettle(0)() // summarise the files this test just wrote
+	b64 := injectedBanks(readSecret)["base64"]
+	root := bankRepo(t)
+	testgit.Write(t, root, "memory-bank/MEMORY.md", strings.Replace(testMemory, "- ship the payment retry queue", b64, 1))
+	testgit.Write(t, root, readSecretFile, "# Tech\nuse the queue\n")
+	h := newHookRun(t, root, nil)
+	if ctx := additional(t, h.call("SessionStart", map[string]any{"source": "startup"})); !strings.Contains(ctx, strings.TrimPrefix(b64, "- the key is ")) {
+		t.Fatalf("before tech.md holds the secret, the context should show the text as it is:\n%s", ctx)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git/mbguard", scanner.BankSummaryFile)); err != nil {
+		t.Fatalf("no bank summary after a session start: %v", err)
+	}
+	testgit.Write(t, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\nuse the queue\n")
+	for _, source := range []string{"startup", "resume"} {
+		r := h.call("SessionStart", map[string]any{"source": source})
+		if f := showsSecret(string(r.Stdout)+r.Stderr, readSecret); f != "" {
+			t.Fatalf("%s after tech.md gained the secret shows it as %q:\n%s", source, f, r.Stdout)
+		}
+	}
+}
+
+// A call's scanners keep the bank's secrets between its scans, but every request to the
+// Service forgets them: the Service may change the bank (an outcome check putting a file
+// back), and what the hook redacts after it must see the bank as it is then.
+func TestCallForgetsBankSecretsAtEachRequest(t *testing.T) {
+	root := bankRepo(t)
+	r := repo.Repo{Root: root, GitDir: filepath.Join(root, ".git")}
+	c := &hookCall{}
+	if got := newSecretScan(c).bank(r); len(got) != 0 {
+		t.Fatalf("secrets in a clean bank: %+v", got)
+	}
+	k := &asking{ctx: context.Background(), c: c, r: r, do: func(context.Context, watcher.Request) (watcher.Response, error) {
+		testgit.Write(t, root, readSecretFile, "# Tech\ntoken: "+readSecret+"\n") // the Service puts a file back
+		return watcher.Response{Context: "the key is " + readSecret}, nil
+	}}
+	resp, ok := k.send(watcher.Request{Op: "context", Session: "s"})
+	if !ok {
+		t.Fatal(k.a.err)
+	}
+	a := hookAnswer{Context: resp.Context}
+	redactAnswer(&a, []repo.Repo{r}, newSecretScan(c))
+	if f := showsSecret(a.Context, readSecret); f != "" {
+		t.Fatalf("the answer after the request shows the secret as %q: %s", f, a.Context)
+	}
+}

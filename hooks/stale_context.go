@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,8 +131,10 @@ func staleCachePath(r repo.Repo) string { return filepath.Join(r.StateDir(), "st
 // staleKey hashes what the session-start check's answer depends on.
 func staleKey(r repo.Repo, cfg *config.Config, notes []stale.Note) string {
 	h := sha256.New()
-	field := func(b []byte) {
-		fmt.Fprintf(h, "%d:", len(b))
+	var n []byte
+	field := func(b []byte) { // len(b), ':', b (strconv, not fmt: this runs at every session start)
+		n = append(strconv.AppendInt(n[:0], int64(len(b)), 10), ':')
+		h.Write(n)
 		h.Write(b)
 	}
 	field([]byte(staleCacheVersion))
@@ -149,7 +152,7 @@ func staleKey(r repo.Repo, cfg *config.Config, notes []stale.Note) string {
 	for _, p := range []string{filepath.Join(r.CommonDir, "packed-refs"), filepath.Join(r.CommonDir, "reftable", "tables.list"), filepath.Join(r.GitDir, "index"),
 		filepath.Join(r.Root, ".gitignore"), filepath.Join(r.CommonDir, "info", "exclude")} {
 		if fi, err := os.Stat(p); err == nil {
-			field([]byte(fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())))
+			field([]byte(p + " " + strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10)))
 		} else {
 			field([]byte(p + " none"))
 		}

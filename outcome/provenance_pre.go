@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -145,8 +146,12 @@ func (g *Guard) commitBreaks(c *change, then map[string]treeEnt) string {
 	return strings.Join(s, "; ")
 }
 
-// fromLine is the first line format-patch writes for each commit of a patch file.
-var fromLine = regexp.MustCompile(`(?m)^From ([0-9a-f]{40}|[0-9a-f]{64}) Mon Sep 17 00:00:00 2001$`)
+// fromLine is the first line format-patch writes for each commit of a patch file, compiled on
+// first use: only a `git am` of a patch file needs it, and every hook process would otherwise
+// compile it at start.
+var fromLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^From ([0-9a-f]{40}|[0-9a-f]{64}) Mon Sep 17 00:00:00 2001$`)
+})
 
 // gitBrings lists the revision operands of the git commands in cmd that bring commits into
 // the work tree (bringOps), and the commit ids the patch files handed to `git am` name; shown
@@ -226,7 +231,7 @@ func amRevs(ops []string, cwd string) []string {
 			p = filepath.Join(cwd, p)
 		}
 		if b, err := readHead(p, 4<<20); err == nil {
-			for _, m := range fromLine.FindAllSubmatch(b, 64) {
+			for _, m := range fromLine().FindAllSubmatch(b, 64) {
 				revs = append(revs, string(m[1]))
 			}
 		}

@@ -99,10 +99,9 @@ func (g *Guard) loadInflight() inflight {
 	if err != nil {
 		return inflight{}
 	}
-	var in inflight
+	var recs [][]byte
 	signed := g.userKey() != nil
 	for _, line := range bytes.Split(b, []byte{'\n'}) {
-		var r inflightRecord
 		if len(line) == 0 {
 			continue
 		}
@@ -116,18 +115,52 @@ func (g *Guard) loadInflight() inflight {
 			}
 			line = line[:i]
 		}
-		if json.Unmarshal(line, &r) != nil {
+		recs = append(recs, line)
+	}
+	return replayInflight(recs)
+}
+
+// replayInflight is the calls the records leave in flight, in the order of their last "add"
+// (each add moves its call to the end; an end removes it). Only the last record of a call
+// decides it, so the records are read from the newest, and one a later record of its call
+// overrides is only skimmed for its op and id: the log holds many adds of a long call.
+func replayInflight(recs [][]byte) inflight {
+	var newest []Call
+	decided := map[string]bool{}
+	for i := len(recs) - 1; i >= 0; i-- {
+		var h struct {
+			Op   string `json:"op"`
+			ID   string `json:"id"`
+			Call *struct {
+				ID string `json:"id"`
+			} `json:"call"`
+		}
+		if json.Unmarshal(recs[i], &h) != nil {
+			continue // torn: as if it were not there
+		}
+		id := h.ID
+		if h.Op == "add" {
+			if h.Call == nil {
+				continue
+			}
+			id = h.Call.ID
+		} else if h.Op != "end" {
 			continue
 		}
-		switch {
-		case r.Op == "add" && r.Call != nil:
-			in.Calls = slices.DeleteFunc(in.Calls, func(c Call) bool { return c.ID == r.Call.ID })
-			in.Calls = append(in.Calls, *r.Call)
-		case r.Op == "end":
-			in.Calls = slices.DeleteFunc(in.Calls, func(c Call) bool { return c.ID == r.ID })
+		if decided[id] {
+			continue
+		}
+		var r inflightRecord
+		if json.Unmarshal(recs[i], &r) != nil {
+			continue
+		}
+		decided[id] = true
+		if r.Op == "add" {
+			newest = append(newest, *r.Call)
 		}
 	}
-	return in
+	slices.Reverse(newest)
+	return inflight{Calls: newest}
 }
 
 // saveInflight appends what changed from prev to next.

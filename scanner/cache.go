@@ -44,6 +44,9 @@ func (s *Secrets) ScanCached(dir, path string, content []byte) ([]SecretFinding,
 	}
 	name := filepath.Join(dir, "scan-"+hashHex([]byte(filepath.ToSlash(path)))[:16]+".json")
 	if b, err := os.ReadFile(name); err == nil {
+		if string(b) == `{"key":"`+key+`","findings":null}` {
+			return nil, nil // what json.Marshal writes for no findings: no decoding needed
+		}
 		var c scanCache
 		if json.Unmarshal(b, &c) == nil && c.Key == key && validFindings(c.Findings, len(content)) {
 			return c.Findings, nil

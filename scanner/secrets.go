@@ -51,11 +51,22 @@ type Secrets struct {
 	root string
 	once sync.Once
 	eng  Engine
+
+	// oneCall (NewCallSecrets) keeps BankSecrets' answers in banks for the scanner's life
+	oneCall bool
+	mu      sync.Mutex
+	banks   map[string][]BankSecret
 }
 
 // NewSecrets returns the secret scanner for the repository at root (its .gitleaks.toml and
 // .gitleaksignore tune it as they tune the gitleaks CLI).
 func NewSecrets(root string) *Secrets { return &Secrets{root: root} }
+
+// NewCallSecrets is NewSecrets for one hook call: BankSecrets looks the bank up once and gives
+// the same answer again (until ForgetBank), so the call's Service and the hook redact with the
+// same secrets and a session start does not walk the bank twice. Not for a long-lived process,
+// whose bank changes between calls.
+func NewCallSecrets(root string) *Secrets { return &Secrets{root: root, oneCall: true} }
 
 func (s *Secrets) engine() Engine {
 	s.once.Do(func() {

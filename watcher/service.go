@@ -39,6 +39,10 @@ type ServiceOptions struct {
 	// blocked into the command line the host runs instead: the same command with memory-bank/
 	// read-only (jail.Wrapper). Nil leaves shell calls as they are.
 	Jail func(cmd string) string
+	// Secrets is the secret scanner to use (scanner.NewSecrets of the repository when nil): a
+	// hook's in-process Service shares its call's (scanner.NewCallSecrets), so the bank's
+	// secrets are looked up once per call.
+	Secrets *scanner.Secrets
 }
 
 // Service answers gating requests for one repository with one engine and one state store.
@@ -116,7 +120,12 @@ func NewService(r repo.Repo, cfg *config.Config, o ServiceOptions) *Service {
 // detector is the repository's gitleaks detector, constructed on first use only: building
 // it costs tens of milliseconds and no code-file write needs it.
 func (s *Service) detector() *scanner.Secrets {
-	s.secretsOnce.Do(func() { s.secrets = scanner.NewSecrets(s.Repo.Root) })
+	s.secretsOnce.Do(func() {
+		s.secrets = s.opts.Secrets
+		if s.secrets == nil {
+			s.secrets = scanner.NewSecrets(s.Repo.Root)
+		}
+	})
 	return s.secrets
 }
 

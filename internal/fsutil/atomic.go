@@ -166,7 +166,9 @@ func RemoveStaleTemps(dir string, olderThan time.Duration, now time.Time) (int, 
 	return n, nil
 }
 
-// isTemp reports whether name is a WriteFileAtomic temporary: ".x.tmp123".
+// IsTemp reports whether name is a WriteFileAtomic temporary: ".x.tmp123".
+func IsTemp(name string) bool { return isTemp(name) }
+
 func isTemp(name string) bool {
 	if !strings.HasPrefix(name, ".") {
 		return false

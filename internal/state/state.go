@@ -171,13 +171,7 @@ func (s *Store) RemoveStaleTemps() (int, error) {
 // within the TTL. It returns how many sessions it removed. Hosts call it at session start,
 // not on every tool call.
 func (s *Store) Sweep() (int, error) {
-	if _, err := s.RemoveStaleTemps(); err != nil {
-		return 0, fmt.Errorf("sweeping sessions: %w", err)
-	}
-	if s.ttl <= 0 {
-		return 0, nil
-	}
-	ents, err := os.ReadDir(s.dir)
+	ents, err := os.ReadDir(s.dir) // one listing for both (a session start pays for it)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
@@ -185,21 +179,37 @@ func (s *Store) Sweep() (int, error) {
 		return 0, fmt.Errorf("sweeping sessions: %w", err)
 	}
 	n := 0
-	cut := s.now().Add(-s.ttl)
+	now := s.now()
 	for _, e := range ents {
-		fi, err := e.Info()
-		if err != nil || !fi.ModTime().Before(cut) {
-			continue
-		}
-		name := e.Name()
-		if strings.HasSuffix(name, ".json") && os.Remove(filepath.Join(s.dir, name)) == nil {
+		if s.sweepEntry(e, now.Add(-fsutil.StaleTemp), now.Add(-s.ttl)) {
 			n++
-		}
-		if strings.HasSuffix(name, ".lock") || strings.HasPrefix(name, ".") {
-			os.Remove(filepath.Join(s.dir, name))
 		}
 	}
 	return n, nil
+}
+
+// sweepEntry removes e when it is a temporary older than tempCut (RemoveStaleTemps' rule), or a
+// session file, its lock or a leftover not modified since cut (with a TTL); true when it
+// removed a session.
+func (s *Store) sweepEntry(e os.DirEntry, tempCut, cut time.Time) bool {
+	name := e.Name()
+	if fsutil.IsTemp(name) && e.Type().IsRegular() {
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(tempCut) && os.Remove(filepath.Join(s.dir, name)) == nil {
+			return false
+		}
+	}
+	if s.ttl <= 0 {
+		return false
+	}
+	fi, err := e.Info()
+	if err != nil || !fi.ModTime().Before(cut) {
+		return false
+	}
+	removed := strings.HasSuffix(name, ".json") && os.Remove(filepath.Join(s.dir, name)) == nil
+	if strings.HasSuffix(name, ".lock") || strings.HasPrefix(name, ".") {
+		os.Remove(filepath.Join(s.dir, name))
+	}
+	return removed
 }
 
 func (s *Store) lockPath(session string) string {

@@ -111,3 +111,36 @@ func TestSweepRemovesStaleTemps(t *testing.T) {
 		t.Errorf("a save in progress lost its temporary file: %v", err)
 	}
 }
+
+// Sweep removes, in the same listing as the temporaries, the sessions (and their locks) not
+// modified within the TTL and counts them; a fresh session stays.
+func TestSweepRemovesExpiredSessions(t *testing.T) {
+	now := time.Now()
+	s := New(t.TempDir(), time.Hour, func() time.Time { return now })
+	os.MkdirAll(s.Dir(), 0o755)
+	old := now.Add(-2 * time.Hour)
+	for _, id := range []string{"gone", "kept"} {
+		for _, p := range []string{s.Path(id), s.lockPath(id)} {
+			if err := os.WriteFile(p, []byte(`{}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if id == "gone" {
+				os.Chtimes(p, old, old)
+			}
+		}
+	}
+	temp := filepath.Join(s.Dir(), ".kept.json.tmp9")
+	if err := os.WriteFile(temp, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(temp, old, old)
+	n, err := s.Sweep()
+	if err != nil || n != 1 {
+		t.Fatalf("Sweep = %d, %v; want 1 session removed", n, err)
+	}
+	for p, want := range map[string]bool{s.Path("gone"): false, s.lockPath("gone"): false, s.Path("kept"): true, s.lockPath("kept"): true, temp: false} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+}

@@ -87,3 +87,22 @@ func TestScanCached(t *testing.T) {
 		t.Fatalf("out-of-range cache used: %+v", got)
 	}
 }
+
+// A cached answer of no findings (read without decoding) stands only for the content it was
+// made for: the same path with a secret in it is scanned, and the secret found.
+func TestScanCachedNoFindingsOnlyForItsContent(t *testing.T) {
+	root := testgit.New(t)
+	dir := filepath.Join(root, ".git", "mbguard")
+	const path = "memory-bank/MEMORY.md"
+	clean := []byte("# Memory\n\nnothing to see\n")
+	if got, err := NewSecrets(root).ScanCached(dir, path, clean); err != nil || len(got) != 0 {
+		t.Fatalf("clean text: %+v, %v", got, err)
+	}
+	if got, err := NewSecrets(root).ScanCached(dir, path, clean); err != nil || got != nil {
+		t.Fatalf("clean text from the cache: %+v, %v", got, err)
+	}
+	tok := testgit.FakeGitHubToken(t)
+	if got, err := NewSecrets(root).ScanCached(dir, path, []byte("# Memory\n\ntoken: "+tok+"\n")); err != nil || len(got) != 1 {
+		t.Fatalf("text with a secret after a clean cache: %+v, %v", got, err)
+	}
+}
