@@ -80,10 +80,38 @@ func hasAssertion(re *syntax.Regexp) bool {
 
 // lean returns d's lean twin for content stored at path, or d when it would be d.
 func lean(d *detect.Detector, path string, content []byte) *detect.Detector {
-	cfg := d.Config
-	pathFreeFile := cfg.Path == "" || path != cfg.Path
-	var dead []string
-	deadSet := map[*regexp.Regexp]bool{}
+	dead, names, pathFreeFile := deadParts(d.Config, path, content)
+	if len(dead) == 0 && !pathFreeFile {
+		return d
+	}
+	key := twinKey{d, names}
+	if !pathFreeFile {
+		key.dead += "\x00path"
+	}
+	leanTwins.Lock()
+	defer leanTwins.Unlock()
+	if t, ok := leanTwins.m[key]; ok {
+		return t
+	}
+	t := d
+	if tc, changed := leanConfig(d.Config, dead, pathFreeFile); changed {
+		t = detect.NewDetector(tc)
+		t.MaxDecodeDepth = d.MaxDecodeDepth
+	}
+	if leanTwins.m == nil || len(leanTwins.m) >= 4*maxPlans {
+		leanTwins.m = map[twinKey]*detect.Detector{}
+	}
+	leanTwins.m[key] = t
+	return t
+}
+
+// deadParts finds what of cfg's allowlists cannot allow anything in content stored at path:
+// the line-target expressions (and their names, joined) and, in pathFreeFile, whether every
+// pathOnly allowlist misses the path.
+func deadParts(cfg config.Config, path string, content []byte) (dead map[*regexp.Regexp]bool, names string, pathFreeFile bool) {
+	pathFreeFile = cfg.Path == "" || path != cfg.Path
+	dead = map[*regexp.Regexp]bool{}
+	var list []string
 	look := func(as []*config.Allowlist) {
 		for _, a := range as {
 			if pathOnly(a) && path != "" && a.PathAllowed(path) {
@@ -93,11 +121,10 @@ func lean(d *detect.Detector, path string, content []byte) *detect.Detector {
 				continue
 			}
 			for _, re := range a.Regexes {
-				if deadSet[re] || !noAssertions(re) || re.Match(content) {
-					continue
+				if !dead[re] && noAssertions(re) && !re.Match(content) {
+					dead[re] = true
+					list = append(list, re.String())
 				}
-				deadSet[re] = true
-				dead = append(dead, re.String())
 			}
 		}
 	}
@@ -105,19 +132,12 @@ func lean(d *detect.Detector, path string, content []byte) *detect.Detector {
 	for _, r := range cfg.Rules {
 		look(r.Allowlists)
 	}
-	if len(dead) == 0 && !pathFreeFile {
-		return d
-	}
-	key := twinKey{d, strings.Join(dead, "\x00")}
-	if !pathFreeFile {
-		key.dead += "\x00path"
-	}
-	leanTwins.Lock()
-	defer leanTwins.Unlock()
-	if t, ok := leanTwins.m[key]; ok {
-		return t
-	}
-	changed := false
+	return dead, strings.Join(list, "\x00"), pathFreeFile
+}
+
+// leanConfig is cfg without the dead expressions and, in a pathFreeFile, without the
+// pathOnly allowlists; changed is false when that is cfg itself.
+func leanConfig(cfg config.Config, dead map[*regexp.Regexp]bool, pathFreeFile bool) (tc config.Config, changed bool) {
 	fix := func(as []*config.Allowlist) []*config.Allowlist {
 		out := make([]*config.Allowlist, 0, len(as))
 		for _, a := range as {
@@ -126,7 +146,7 @@ func lean(d *detect.Detector, path string, content []byte) *detect.Detector {
 				continue
 			}
 			if a.RegexTarget == "line" {
-				if c := withoutDead(a, deadSet); c != nil {
+				if c := withoutDead(a, dead); c != nil {
 					a, changed = c, true
 				}
 			}
@@ -134,23 +154,14 @@ func lean(d *detect.Detector, path string, content []byte) *detect.Detector {
 		}
 		return out
 	}
-	tc := cfg
+	tc = cfg
 	tc.Allowlists = fix(cfg.Allowlists)
 	tc.Rules = make(map[string]config.Rule, len(cfg.Rules))
 	for id, r := range cfg.Rules {
 		r.Allowlists = fix(r.Allowlists)
 		tc.Rules[id] = r
 	}
-	t := d
-	if changed {
-		t = detect.NewDetector(tc)
-		t.MaxDecodeDepth = d.MaxDecodeDepth
-	}
-	if leanTwins.m == nil || len(leanTwins.m) >= 4*maxPlans {
-		leanTwins.m = map[twinKey]*detect.Detector{}
-	}
-	leanTwins.m[key] = t
-	return t
+	return tc, changed
 }
 
 // withoutDead returns a copy of a without its dead expressions, or nil when it has none.
