@@ -181,6 +181,11 @@ func (o *objects) readOutside(id string) ([]byte, bool) {
 	}
 	z, ok := o.outsideBatches().Get(id)
 	if !ok {
+		// a miss is rare (git lost the blob): read the batches again rather than trust a
+		// folder time that a coarse file system may not have moved for a batch just added
+		z, ok = gitobj.OpenBatches(o.outside, o.sha256).Get(id)
+	}
+	if !ok {
 		return nil, false
 	}
 	return o.inflateBlob(bytes.NewReader(z), id)
