@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mbguard/mbguard/bank"
@@ -646,14 +647,7 @@ func startGitChecks(o MigrateOptions, plan Plan) func() gitChecked {
 		err := gitChecks(o, plan, &r)
 		ch <- gitChecked{r.Warnings, err}
 	}()
-	var got *gitChecked
-	return func() gitChecked {
-		if got == nil {
-			c := <-ch
-			got = &c
-		}
-		return *got
-	}
+	return sync.OnceValue(func() gitChecked { return <-ch })
 }
 
 // Migrate plans, applies, resumes or rolls back the legacy → v7.1 migration.

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,10 +34,9 @@ type objects struct {
 	outside string
 	// hashed counts the objects id hashed: a check after Prime hashes no unchanged file
 	hashed atomic.Int64
-	// batches caches the index of the outside store's batches while its folder is unchanged
-	batchMu  sync.Mutex
-	batchKey string
-	batches  *gitobj.Batches
+	// batches is the index of the outside store's batches (outsideBatches)
+	batchMu sync.Mutex
+	batches *gitobj.Batches
 }
 
 func newObjects(root, commonDir string) *objects {
@@ -151,22 +149,14 @@ func (o *objects) storeKnown(body []byte, packs *gitobj.Packs, batches *gitobj.B
 	return id, z, nil
 }
 
-// outsideBatches is the index of the outside store's batches, read again when its folder
-// changed (a batch is only ever added; another process may have added one).
+// outsideBatches is the index of the outside store's batches, read once per objects: a batch
+// is only ever added, and a miss reads them again (readOutside), so a stale index costs at
+// most a duplicate loose copy.
 func (o *objects) outsideBatches() *gitobj.Batches {
 	o.batchMu.Lock()
 	defer o.batchMu.Unlock()
-	key := ""
-	if o.outside != "" {
-		if st, err := os.Stat(gitobj.BatchDir(o.outside)); err == nil {
-			key = st.ModTime().String() + "/" + strconv.FormatInt(st.Size(), 10)
-		}
-	}
-	switch {
-	case key == "": // no outside store, or no batch in it
-		o.batches, o.batchKey = nil, ""
-	case o.batches == nil || key != o.batchKey:
-		o.batches, o.batchKey = gitobj.OpenBatches(o.outside, o.sha256), key
+	if o.batches == nil && o.outside != "" {
+		o.batches = gitobj.OpenBatches(o.outside, o.sha256)
 	}
 	return o.batches
 }
@@ -181,8 +171,8 @@ func (o *objects) readOutside(id string) ([]byte, bool) {
 	}
 	z, ok := o.outsideBatches().Get(id)
 	if !ok {
-		// a miss is rare (git lost the blob): read the batches again rather than trust a
-		// folder time that a coarse file system may not have moved for a batch just added
+		// a miss is rare (git lost the blob): read the batches again, another process may
+		// have added one since
 		z, ok = gitobj.OpenBatches(o.outside, o.sha256).Get(id)
 	}
 	if !ok {

@@ -133,7 +133,7 @@ func (g *Guard) buildAll(disk map[string]Entry) (*manifest, error) {
 		}
 		m.Entries[c.path] = e
 	}
-	if len(outside) > 0 && os.MkdirAll(g.obj.outside, 0o700) == nil {
+	if len(outside) > 0 {
 		_ = gitobj.WriteBatch(g.obj.outside, g.obj.sha256, outside) // best effort: git's copy counts first
 	}
 	return m, g.saveManifest(m, true)

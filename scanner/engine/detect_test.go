@@ -200,7 +200,7 @@ func FuzzDetectMatchesFullDetector(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) { assertSameAsDetector(t, s, text) })
 }
 
-// A scan of content with a long line swaps detectors for lean twins (pathonly.go): the
+// A scan of content with a long line swaps detectors for lean twins (lean.go): the
 // findings stay gitleaks' on the whole text, whether an allowlist is dead (its expressions
 // match nowhere, or its paths miss the file) or alive (an import line, a BitBake recipe).
 func TestLeanTwinMatchesFullDetector(t *testing.T) {

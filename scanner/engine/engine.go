@@ -259,7 +259,7 @@ func (s *Detector) detect(path string, content []byte, firstLine int) []report.F
 
 // cut is detect for text without anything gitleaks' decoder would decode: every rule but
 // generic-api-key on fragments as its expression allows, generic-api-key on the windows
-// around its possible matches. twin swaps a detector for an equivalent one (pathonly.go).
+// around its possible matches. twin swaps a detector for an equivalent one (lean.go).
 func (s *Detector) cut(path string, content []byte, firstLine int, twin func(*detect.Detector) *detect.Detector) []report.Finding {
 	whole := func(d *detect.Detector) []report.Finding {
 		return twin(d).Detect(detect.Fragment{Raw: string(content), FilePath: path, StartLine: firstLine})

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -78,9 +80,11 @@ func hasAssertion(re *syntax.Regexp) bool {
 	return false
 }
 
-// lean returns d's lean twin for content stored at path, or d when it would be d.
-func lean(d *detect.Detector, path string, content []byte) *detect.Detector {
-	dead, names, pathFreeFile := deadParts(d.Config, path, content)
+// lean returns d's lean twin for content stored at path, or d when it would be d. memo keeps,
+// for the one scan, whether each line expression is dead, so the detectors of a scan that
+// share allowlists run each expression over the content once.
+func lean(d *detect.Detector, path string, content []byte, memo map[*regexp.Regexp]bool) *detect.Detector {
+	dead, names, pathFreeFile := deadParts(d.Config, path, content, memo)
 	if len(dead) == 0 && !pathFreeFile {
 		return d
 	}
@@ -106,33 +110,48 @@ func lean(d *detect.Detector, path string, content []byte) *detect.Detector {
 }
 
 // deadParts finds what of cfg's allowlists cannot allow anything in content stored at path:
-// the line-target expressions (and their names, joined) and, in pathFreeFile, whether every
-// pathOnly allowlist misses the path.
-func deadParts(cfg config.Config, path string, content []byte) (dead map[*regexp.Regexp]bool, names string, pathFreeFile bool) {
-	pathFreeFile = cfg.Path == "" || path != cfg.Path
+// pathFreeFile when every pathOnly allowlist misses the path (they are then left out whole,
+// and their expressions not run), and the line-target expressions of the others that match
+// nowhere (with their names, sorted, for the twin's key).
+func deadParts(cfg config.Config, path string, content []byte, memo map[*regexp.Regexp]bool) (dead map[*regexp.Regexp]bool, names string, pathFreeFile bool) {
+	all := slices.Clone(cfg.Allowlists)
+	for _, r := range cfg.Rules {
+		all = append(all, r.Allowlists...)
+	}
+	pathFreeFile = pathMisses(cfg, all, path)
 	dead = map[*regexp.Regexp]bool{}
 	var list []string
-	look := func(as []*config.Allowlist) {
-		for _, a := range as {
-			if pathOnly(a) && path != "" && a.PathAllowed(path) {
-				pathFreeFile = false
+	for _, a := range all {
+		if a.RegexTarget != "line" || pathFreeFile && pathOnly(a) {
+			continue
+		}
+		for _, re := range a.Regexes {
+			d, ok := memo[re]
+			if !ok {
+				d = noAssertions(re) && !re.Match(content)
+				memo[re] = d
 			}
-			if a.RegexTarget != "line" {
-				continue
-			}
-			for _, re := range a.Regexes {
-				if !dead[re] && noAssertions(re) && !re.Match(content) {
-					dead[re] = true
-					list = append(list, re.String())
-				}
+			if d && !dead[re] {
+				dead[re] = true
+				list = append(list, re.String())
 			}
 		}
 	}
-	look(cfg.Allowlists)
-	for _, r := range cfg.Rules {
-		look(r.Allowlists)
-	}
+	sort.Strings(list) // the rules are a map: the same dead set must give the same key
 	return dead, strings.Join(list, "\x00"), pathFreeFile
+}
+
+// pathMisses reports whether no pathOnly allowlist among all (cfg's) matches path.
+func pathMisses(cfg config.Config, all []*config.Allowlist, path string) bool {
+	if cfg.Path != "" && path == cfg.Path {
+		return false
+	}
+	for _, a := range all {
+		if pathOnly(a) && path != "" && a.PathAllowed(path) {
+			return false
+		}
+	}
+	return true
 }
 
 // leanConfig is cfg without the dead expressions and, in a pathFreeFile, without the
@@ -198,6 +217,7 @@ func twinPicker(path string, content []byte) func(*detect.Detector) *detect.Dete
 		return func(d *detect.Detector) *detect.Detector { return d }
 	}
 	seen := map[*detect.Detector]*detect.Detector{}
+	memo := map[*regexp.Regexp]bool{}
 	var mu sync.Mutex
 	return func(d *detect.Detector) *detect.Detector {
 		if d == nil {
@@ -208,7 +228,7 @@ func twinPicker(path string, content []byte) func(*detect.Detector) *detect.Dete
 		if t, ok := seen[d]; ok {
 			return t
 		}
-		t := lean(d, path, content)
+		t := lean(d, path, content, memo)
 		seen[d] = t
 		return t
 	}
